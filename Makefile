@@ -1,0 +1,137 @@
+# oto: five static programs and their tests.
+#
+#   make              build every tool (static, musl; LIBC=glibc for glibc)
+#   make check        build, then run every test suite; the last line sums them
+#   make run          build, then launch the demo through the stages that exist
+#   make bench        the benchmarks in bench/ (results: bench/RESULTS.md)
+#   make install      PREFIX=/usr/local DESTDIR=
+#
+# Each tool is cmd/TOOL/*.c linked with lib/ (an archive, so only what a tool
+# uses is pulled in). A directory under cmd/ is a tool: nothing to list here.
+
+LIBC    ?= musl
+O       := build/$(LIBC)
+BIN     := $(O)/bin
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+TOOLS   := $(notdir $(wildcard cmd/*))
+LIBSRC  := $(wildcard lib/*.c)
+LIBOBJ  := $(LIBSRC:%.c=$(O)/obj/%.o)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wswitch-default -Wformat=2 -Wpointer-arith -Wundef -Wvla -Wwrite-strings \
+           -Wmissing-declarations -Wold-style-definition
+HARDEN  := -fstack-protector-strong -ffunction-sections -fdata-sections
+CFLAGS  ?= -Os
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Ilib -MMD -MP
+LDFLAGS += -static -Wl,--gc-sections -s -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
+LDLIBS  := -lseccomp -lsodium -lcap
+
+ifeq ($(LIBC),musl)
+# musl has no _FORTIFY_SOURCE; its headers ignore the macro, so it is not set.
+# static-pie: Debian's musl-gcc.specs drops -static-pie and links a dynamic
+# PIE, so the binaries are plain static (see README, "Static binaries").
+CC      := musl-gcc
+DEPS    := build/deps
+DEPSTAMP := $(DEPS)/.seccomp.stamp $(DEPS)/.sodium.stamp $(DEPS)/.cap.stamp
+CFLAGS  += -isystem $(DEPS)/include -isystem $(DEPS)/uapi
+LDFLAGS += -L$(DEPS)/lib
+else ifeq ($(LIBC),glibc)
+CC      := gcc
+DEPSTAMP :=
+CFLAGS  += -D_FORTIFY_SOURCE=2
+# glibc's static NSS needs the shared libc for getpwnam: the linker warns.
+LDFLAGS += -Wl,--no-warn-search-mismatch
+else
+$(error LIBC must be musl or glibc)
+endif
+
+all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%)
+
+# Build tools and libraries the build needs (apt-get as root, else a message).
+$(O)/.hostdeps: scripts/install-deps.sh
+	@mkdir -p $(O)
+	@scripts/install-deps.sh build
+	@touch $@
+
+$(DEPS)/%.stamp: scripts/build-deps.sh | $(O)/.hostdeps
+	scripts/build-deps.sh $(DEPS)
+
+$(O)/obj/%.o: %.c | $(DEPSTAMP) $(O)/.hostdeps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/liboto.a: $(LIBOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+define tool_rule
+$(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/liboto.a
+	@mkdir -p $(BIN)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $$(LDLIBS)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+# ---- tests ---------------------------------------------------------------
+# Unit tests of lib/ and of each tool's pure code: host compiler, sanitizers.
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
+UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
+	-Wno-missing-declarations -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all -Ilib -Icmd
+# A unit test names the sources it covers in a line "// UNIT: lib/x.c cmd/y/z.c".
+build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | $(O)/.hostdeps
+	@mkdir -p build/unit
+	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
+		-lcmocka -lseccomp -lsodium -lcap
+
+unit: $(UNIT_BIN)
+
+# libFuzzer targets: fuzz/fuzz_*.c, each naming its sources in "// FUZZ: ..." lines.
+FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 60
+build/fuzz/%: fuzz/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | $(O)/.hostdeps
+	@mkdir -p build/fuzz
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -Ilib -Icmd -o $@ $< $(shell sed -n 's|^// FUZZ: *||p' $<) \
+		-lseccomp -lsodium -lcap
+
+fuzz-build: $(FUZZ_BIN)
+
+# Each target runs FUZZ_SECONDS on its corpus in fuzz/corpus/NAME (kept in git).
+fuzz: fuzz-build
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p fuzz/corpus/$$n; \
+		echo "== $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 fuzz/corpus/$$n 2>&1 | \
+		grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|crash' || exit 1; done
+
+check: all unit
+	@scripts/install-deps.sh test
+	@OTO_BIN=$(abspath $(BIN)) OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
+
+run: all
+	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
+
+bench: all
+	@scripts/install-deps.sh bench
+	@for b in bench/*.sh; do OTO_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(TOOLS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(wildcard $(TOOLS:%=man/%.1)) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+format:
+	clang-format -i $(wildcard lib/*.[ch] cmd/*/*.[ch] tests/unit/*.c tests/helpers/*.c)
+
+clean:
+	rm -rf build/musl build/glibc build/unit
+
+distclean:
+	rm -rf build
+
+-include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
+
+.PHONY: all unit fuzz fuzz-build check run bench install format clean distclean

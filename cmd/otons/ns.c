@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otons.h"
+
+static void write_file(const char *path, const char *data)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(data);
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		die(EXIT_SYS, errno, "unable to write %s", path);
+	close(fd);
+}
+
+void otons_enter_userns(const struct otons_opts *o)
+{
+	uid_t outer_uid = getuid();
+	gid_t outer_gid = getgid();
+	uid_t uid = o->have_uid ? o->uid : outer_uid;
+	gid_t gid = o->have_gid ? o->gid : outer_gid;
+
+	if (!(o->unshare_flags & CLONE_NEWUSER))
+		return;
+	/* Outer namespace A: the caller's ids become the sandbox's ids. */
+	if (unshare(CLONE_NEWUSER) < 0)
+		die(EXIT_SYS, errno, "unable to create a user namespace: %s", userns_hint());
+	if (userns_map_self(0, uid, outer_uid, gid, outer_gid) < 0)
+		die(EXIT_SYS, errno, "unable to write the uid/gid map of the user namespace");
+	/*
+	 * Limits are per user namespace and counted up the chain: with A's
+	 * max_user_namespaces at 1, the namespace B made below uses up A's only
+	 * slot, and nothing in B or under it can create another (ENOSPC). The
+	 * agent lives in B, where it holds no capability over A's limit. This
+	 * is bubblewrap's --disable-userns; it holds even without seccomp.
+	 */
+	write_file("/proc/sys/user/max_user_namespaces", "1");
+	if (unshare(CLONE_NEWUSER) < 0)
+		die(EXIT_SYS, errno, "unable to create the nested user namespace");
+	if (userns_map_self(0, uid, uid, gid, gid) < 0)
+		die(EXIT_SYS, errno, "unable to write the uid/gid map of the nested user namespace");
+}
+
+void otons_unshare_rest(const struct otons_opts *o)
+{
+	int flags = o->unshare_flags & ~CLONE_NEWUSER;
+
+	if (flags && unshare(flags) < 0)
+		die(EXIT_SYS, errno, "unable to create namespaces");
+	if ((flags & CLONE_NEWUTS) && sethostname(o->hostname, strlen(o->hostname)) < 0)
+		die(EXIT_SYS, errno, "unable to set the host name");
+	/* Nothing mounted in here may ever propagate back to the caller's view. */
+	if ((flags & CLONE_NEWNS) && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die(EXIT_SYS, errno, "unable to make the mount namespace private");
+}
+
+void otons_caps_ambient(void)
+{
+	cap_t caps = cap_get_proc();
+	cap_value_t last = (cap_value_t)cap_max_bits();
+	cap_flag_value_t have;
+
+	if (!caps)
+		die(EXIT_SYS, errno, "unable to read capabilities");
+	/* A capability can be ambient only when it is permitted and inheritable. */
+	for (cap_value_t c = 0; c < last; c++) {
+		if (cap_get_flag(caps, c, CAP_PERMITTED, &have) == 0 && have == CAP_SET &&
+		    cap_set_flag(caps, CAP_INHERITABLE, 1, &c, CAP_SET) < 0)
+			die(EXIT_SYS, errno, "unable to set capability %d inheritable", (int)c);
+	}
+	if (cap_set_proc(caps) < 0)
+		die(EXIT_SYS, errno, "unable to set inheritable capabilities");
+	for (cap_value_t c = 0; c < last; c++) {
+		if (cap_get_flag(caps, c, CAP_PERMITTED, &have) == 0 && have == CAP_SET &&
+		    cap_set_ambient(c, CAP_SET) < 0)
+			die(EXIT_SYS, errno, "unable to make capability %d ambient", (int)c);
+	}
+	cap_free(caps);
+}

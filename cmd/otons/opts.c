@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: ISC */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otons.h"
+
+static const char USAGE[] =
+	"usage: otons [OPTION]... [--] PROG [ARG]...\n"
+	"Run PROG in new user, mount, pid, ipc, uts, cgroup and net namespaces.\n"
+	"\n"
+	"  --share NS         keep the caller's namespace NS (user, mnt, pid, ipc, uts,\n"
+	"                     cgroup, net); repeatable\n"
+	"  --hostname NAME    host name in the new uts namespace (default: agent)\n"
+	"  --uid N, --gid N   ids inside (default: the caller's)\n"
+	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
+	"  --die-with-parent  kill the sandbox when otons' parent dies\n"
+	"  --no-proc          do not mount a new /proc for the new pid namespace\n"
+	"  -v, --verbose      more messages on stderr\n"
+	"  -h, --help         this text\n"
+	"      --version      the version\n"
+	"\n"
+	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
+	"error, 126 not executable, 127 not found.\n";
+
+static const struct {
+	const char *name;
+	int flag;
+} NAMESPACES[] = {
+	{ "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },	  { "mount", CLONE_NEWNS },
+	{ "pid", CLONE_NEWPID },   { "ipc", CLONE_NEWIPC },	  { "uts", CLONE_NEWUTS },
+	{ "cgroup", CLONE_NEWCGROUP }, { "net", CLONE_NEWNET },
+};
+
+int otons_ns_flag(const char *name)
+{
+	for (size_t i = 0; i < sizeof(NAMESPACES) / sizeof(NAMESPACES[0]); i++)
+		if (!strcmp(name, NAMESPACES[i].name))
+			return NAMESPACES[i].flag;
+	return 0;
+}
+
+enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC, OPT_VERSION };
+
+void otons_parse(struct otons_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "share", required_argument, NULL, OPT_SHARE },
+		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+		{ "uid", required_argument, NULL, OPT_UID },
+		{ "gid", required_argument, NULL, OPT_GID },
+		{ "as", required_argument, NULL, OPT_AS },
+		{ "die-with-parent", no_argument, NULL, OPT_DWP },
+		{ "no-proc", no_argument, NULL, OPT_NOPROC },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	int c, flag;
+	unsigned int id;
+
+	memset(o, 0, sizeof(*o));
+	o->unshare_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+			   CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET;
+	o->hostname = "agent";
+	o->mount_proc = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option; musl would permute argv otherwise. */
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SHARE:
+			flag = otons_ns_flag(optarg);
+			if (!flag)
+				die_usage("--share %s: unknown namespace (user mnt pid ipc uts cgroup net)",
+					  optarg);
+			o->unshare_flags &= ~flag;
+			break;
+		case OPT_HOSTNAME:
+			if (!*optarg || strlen(optarg) > 64)
+				die_usage("--hostname %s: must be 1 to 64 characters", optarg);
+			o->hostname = optarg;
+			break;
+		case OPT_UID:
+			if (opt_id(optarg, &id) < 0)
+				die_usage("--uid %s: not a valid id", optarg);
+			o->uid = id;
+			o->have_uid = 1;
+			break;
+		case OPT_GID:
+			if (opt_id(optarg, &id) < 0)
+				die_usage("--gid %s: not a valid id", optarg);
+			o->gid = id;
+			o->have_gid = 1;
+			break;
+		case OPT_AS:
+			o->as = optarg;
+			break;
+		case OPT_DWP:
+			o->die_with_parent = 1;
+			break;
+		case OPT_NOPROC:
+			o->mount_proc = 0;
+			break;
+		case 'v':
+			log_verbosity = LOG_DEBUG;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("otons " OTO_VERSION);
+			exit(0);
+		default:
+			opt_die(c, argv);
+		}
+	}
+	if (optind >= argc)
+		die_usage("no program to run (see --help)");
+	if ((o->have_uid || o->have_gid) && !(o->unshare_flags & CLONE_NEWUSER))
+		die_usage("--uid and --gid need a new user namespace (not --share user)");
+	o->argv = argv + optind;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oto.h"
+
+const char *log_prog = "oto";
+int log_verbosity = LOG_INFO;
+
+static const char *const LEVEL_NAME[] = { "fatal", "warning", "info", "debug" };
+
+void log_init(const char *argv0)
+{
+	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+
+	if (argv0 && *argv0)
+		log_prog = slash ? slash + 1 : argv0;
+}
+
+size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
+		  const char *fmt, va_list ap)
+{
+	size_t n = 0;
+	int r;
+
+	if (size < 2)
+		return 0;
+	r = snprintf(buf, size, "%s: %s: ", prog, LEVEL_NAME[lvl]);
+	n = r < 0 ? 0 : ((size_t)r >= size ? size - 1 : (size_t)r);
+	r = vsnprintf(buf + n, size - n, fmt, ap);
+	n += r < 0 ? 0 : ((size_t)r >= size - n ? size - n - 1 : (size_t)r);
+	if (err) {
+		r = snprintf(buf + n, size - n, ": %s", strerror(err));
+		n += r < 0 ? 0 : ((size_t)r >= size - n ? size - n - 1 : (size_t)r);
+	}
+	/* One line, always: a message cut short still ends with its newline. */
+	if (n >= size - 1)
+		n = size - 2;
+	buf[n++] = '\n';
+	buf[n] = 0;
+	return n;
+}
+
+static void log_write(enum log_level lvl, int err, const char *fmt, va_list ap, char *buf,
+		      size_t size)
+{
+	int saved = errno;
+	size_t n = log_format(buf, size, log_prog, lvl, err, fmt, ap);
+	ssize_t w;
+
+	do
+		w = write(2, buf, n);
+	while (w < 0 && errno == EINTR);
+	errno = saved;
+}
+
+void log_msg(enum log_level lvl, int err, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if ((int)lvl > log_verbosity)
+		return;
+	va_start(ap, fmt);
+	log_write(lvl, err, fmt, ap, buf, sizeof(buf));
+	va_end(ap);
+}
+
+static noreturn void vdie(int code, int err, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t skip = strlen(log_prog) + strlen(": fatal: ");
+
+	log_write(LOG_FATAL, err, fmt, ap, buf, sizeof(buf));
+	/* The status line carries the same message, without prefix and newline. */
+	buf[strcspn(buf, "\n")] = 0;
+	status_report(code, err, strlen(buf) > skip ? buf + skip : buf);
+	_exit(code);
+}
+
+void die(int code, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(code, err, fmt, ap);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(EXIT_USAGE, 0, fmt, ap);
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Install what oto needs for a purpose, when it is missing. An entry PKG:CMD
+# is satisfied by the command CMD on PATH as well (node may come from elsewhere).
+# Run as root, it uses apt-get; otherwise it prints exactly what to install.
+#   scripts/install-deps.sh build|test|bench
+set -eu
+
+build="musl-tools gcc make gperf autoconf automake libtool dpkg-dev debian-archive-keyring
+libseccomp-dev libsodium-dev libcap-dev file"
+test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 iproute2 util-linux
+python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
+nodejs:node iperf3"
+bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
+
+case "${1:-}" in
+build) want=$build ;;
+test) want=$test ;;
+bench) want=$bench ;;
+*) echo "usage: install-deps.sh build|test|bench" >&2; exit 100 ;;
+esac
+
+missing=
+for entry in $want; do
+	p=${entry%%:*} cmd=${entry#*:}
+	[ "$cmd" != "$entry" ] && command -v "$cmd" >/dev/null 2>&1 && continue
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: fatal: missing packages; as root run: apt-get install$missing" >&2
+	exit 111
+fi
+echo "install-deps: info: apt-get install$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# An update first: a fresh machine's package lists may be empty or stale.
+apt-get update -qq >&2 || true
+# shellcheck disable=SC2086
+log=$(mktemp)
+if ! apt-get install -y -qq --no-install-recommends $missing >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	rm -f "$log"
+	echo "install-deps: fatal: apt-get install$missing failed" >&2
+	exit 111
+fi
+rm -f "$log"

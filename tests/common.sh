@@ -1,0 +1,75 @@
+# shellcheck shell=sh
+# Sourced by every integration suite (tests/test_*.sh), before shunit2.
+#
+# OTO_BIN: the directory of the binaries under test.
+# OTO_RESULTS: a file that gets one line per test: PASS|FAIL|SKIP NAME.
+# As root, stages that need it get --as with OTO_TEST_USER (default nobody's id).
+
+: "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
+: "${OTO_RESULTS:=/dev/null}"
+OTO_TESTS=$(cd "$(dirname "$0")" && pwd)
+OTO_TEST_USER=${OTO_TEST_USER:-65534}
+export SHUNIT_COLOR=none
+PATH=$OTO_BIN:$PATH
+
+if [ "$(id -u)" = 0 ]; then
+	AS="--as $OTO_TEST_USER"
+	IS_ROOT=1
+else
+	AS=
+	IS_ROOT=
+fi
+
+# A fresh scratch directory per test, readable by the test user.
+setUp() {
+	_oto_skipped=
+	T=$(mktemp -d /tmp/oto-test.XXXXXX)
+	chmod 1777 "$T"
+	if command -v suite_setUp >/dev/null 2>&1; then suite_setUp; fi
+}
+
+tearDown() {
+	if command -v suite_tearDown >/dev/null 2>&1; then suite_tearDown; fi
+	rm -rf "$T"
+	# shunit2 calls tearDown once more at its exit, outside any test.
+	if [ -z "${_shunit_test_:-}" ]; then
+		return 0
+	elif [ -n "$_oto_skipped" ]; then
+		echo "SKIP $_shunit_test_ $_oto_skipped"
+	elif [ "${__shunit_testSuccess}" = "${SHUNIT_TRUE}" ]; then
+		echo "PASS $_shunit_test_"
+	else
+		echo "FAIL $_shunit_test_"
+	fi >>"$OTO_RESULTS"
+}
+
+# skip REASON: the rest of this test's asserts are skipped, and it counts as skipped.
+skip() {
+	_oto_skipped=${1:-skipped}
+	echo "  skipped: $_oto_skipped"
+	startSkipping
+}
+
+# run CMD...: run it, keeping stdout in $T/out, stderr in $T/err, the code in $rc.
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	return 0
+}
+
+# The one-line error rule: stderr is exactly one line, starting with PROG: fatal:.
+assertOneLine() { # PROG
+	assertEquals "stderr lines: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"
+	assertTrue "stderr starts with $1: fatal: ($(cat "$T/err"))" "grep -q '^$1: fatal: ' '$T/err'"
+}
+
+# wait_gone PID SECONDS: true once PID no longer exists (polls every 50 ms).
+wait_gone() {
+	_n=$(($2 * 20))
+	while [ "$_n" -gt 0 ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+		_n=$((_n - 1))
+	done
+	return 1
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# Run every test suite and print, last, one line: N passed, N failed[, N skipped].
+#
+#   OTO_BIN   directory of the static binaries
+#   OTO_UNIT  the unit-test binaries (cmocka, sanitizers)
+#   OTO_ONLY  run only the integration suites whose name matches (a grep -E pattern)
+#
+# Integration suites (tests/test_*.sh) run as root and, when their header says
+# "# run-as: root user", again as an unprivileged user (uid 65534), from a copy
+# of the tests and binaries that the user can read wherever the checkout lives.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${OTO_BIN:?}"
+work=$(mktemp -d /tmp/oto-check.XXXXXX)
+chmod 0755 "$work"
+trap 'rm -rf "$work"' EXIT INT TERM
+pass=0 fail=0 skip=0
+
+count() { # a results file: PASS/FAIL/SKIP lines
+	p=$(grep -c '^PASS ' "$1") f=$(grep -c '^FAIL ' "$1") s=$(grep -c '^SKIP ' "$1")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	grep '^FAIL ' "$1" | sed 's/^/  /'
+}
+
+echo "== unit tests"
+for u in ${OTO_UNIT:-}; do
+	out=$("$u" 2>&1)
+	code=$?
+	echo "$out" | grep -E '^\[ +(PASSED|FAILED|  OK|ERROR) +\]|^\[  FAILED  \]' | sed 's/^/  /' | grep -v '  OK ' || true
+	p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
+	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
+	p=${p:-0} f=${f:-0}
+	# A crash (sanitizer report, abort) counts even when cmocka printed nothing.
+	if [ "$code" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "$out" | tail -n 20 | sed 's/^/  /'
+	fi
+	echo "  $(basename "$u"): $p passed, $f failed"
+	pass=$((pass + p)) fail=$((fail + f))
+done
+
+echo "== static binaries and size budgets"
+"$top/scripts/check-static.sh" "$OTO_BIN" "$top/tests/budgets.txt" >"$work/static"
+cat "$work/static" | sed 's/^/  /'
+count "$work/static" >/dev/null
+
+# A copy readable by everyone, for the unprivileged run.
+mkdir -p "$work/bin" "$work/tests"
+cp -p "$OTO_BIN"/* "$work/bin/"
+cp -pR "$top/tests/." "$work/tests/"
+chmod -R a+rX "$work"
+
+suite_run() { # SUITE USER
+	name=$(basename "$1" .sh)
+	res="$work/res-$name-$2"
+	: >"$res"
+	chmod 0666 "$res"
+	echo "== $name ($2)"
+	if [ "$2" = root ]; then
+		OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" \
+			timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
+	else
+		(cd "$work" && OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" HOME="$work" \
+			timeout 1200 setpriv --reuid 65534 --regid 65534 --clear-groups \
+			sh "$work/tests/$name.sh") >"$work/log-$name-$2" 2>&1
+	fi
+	code=$?
+	if [ ! -s "$res" ] || [ "$code" -ne 0 ] && ! grep -q '^FAIL ' "$res"; then
+		# The suite died before reporting (or exited non-zero with no failure).
+		echo "FAIL $name-suite-exit-$code" >>"$res"
+	fi
+	if grep -q '^FAIL ' "$res"; then
+		sed 's/^/    /' "$work/log-$name-$2" | tail -n 60
+	fi
+	count "$res"
+	echo "  $(grep -c '^PASS ' "$res") passed, $(grep -c '^FAIL ' "$res") failed, $(grep -c '^SKIP ' "$res") skipped"
+}
+
+for suite in "$top"/tests/test_*.sh; do
+	[ -n "${OTO_ONLY:-}" ] && ! basename "$suite" | grep -qE "$OTO_ONLY" && continue
+	users=$(sed -n "s/^# run-as: *//p" "$suite" | head -n1)
+	[ -n "$users" ] || users=root
+	if [ "$(id -u)" -ne 0 ]; then
+		users=user-self
+	fi
+	for u in $users; do
+		case $u in
+		user-self) suite_run "$suite" root ;; # not root: run once, as ourselves
+		*) suite_run "$suite" "$u" ;;
+		esac
+	done
+done
+
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

@@ -1,0 +1,185 @@
+#!/bin/sh
+# otons alone: namespaces, id maps, exit codes, signals, reaping, errors.
+# run-as: root user
+. "$(dirname "$0")/common.sh"
+
+ns() { otons $AS "$@"; }
+
+test_every_namespace_is_new() {
+	for n in user mnt pid ipc uts cgroup net; do
+		outside=$(readlink /proc/self/ns/$n)
+		inside=$(ns -- readlink /proc/self/ns/$n)
+		assertNotEquals "$n namespace" "$outside" "$inside"
+		assertContains "$n namespace inside" "$inside" "$n:["
+	done
+}
+
+test_share_keeps_a_namespace() {
+	for n in net ipc uts cgroup; do
+		assertEquals "--share $n" "$(readlink /proc/self/ns/$n)" \
+			"$(ns --share $n -- readlink /proc/self/ns/$n)"
+		assertNotEquals "--share $n leaves user" "$(readlink /proc/self/ns/user)" \
+			"$(ns --share $n -- readlink /proc/self/ns/user)"
+	done
+	assertEquals "--share mnt" "$(readlink /proc/self/ns/mnt)" \
+		"$(ns --share mnt --no-proc -- readlink /proc/self/ns/mnt)"
+}
+
+test_id_maps_and_setgroups_deny() {
+	me=$(id -u)
+	[ -n "$IS_ROOT" ] && me=$OTO_TEST_USER
+	run ns -- sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups'
+	assertEquals 0 "$rc"
+	assertEquals "$(printf '%s\n%s\n%s 1\n%s 1\ndeny' "$me" "$me" "$me $me" "$me $me")" \
+		"$(awk 'NF == 3 { print $1, $2, $3; next } { print }' "$T/out")"
+}
+
+test_uid_gid_options() {
+	run ns --uid 1234 --gid 2345 -- sh -c 'id -u; id -g; awk "{print \$1}" /proc/self/uid_map'
+	assertEquals "$(printf '1234\n2345\n1234')" "$(cat "$T/out")"
+	run ns --uid 0 --gid 0 -- id -u
+	assertEquals 0 "$(cat "$T/out")"
+}
+
+test_hostname() {
+	assertEquals agent "$(ns -- hostname)"
+	assertEquals box7 "$(ns --hostname box7 -- hostname)"
+}
+
+test_caps_are_ambient_inside() {
+	run ns -- sh -c 'grep CapAmb /proc/self/status'
+	assertNotEquals "CapAmb:	0000000000000000" "$(cat "$T/out")"
+}
+
+test_nested_userns_refused() {
+	run ns -- unshare -U true
+	assertEquals 1 "$rc"
+	assertContains "$(cat "$T/err")" "No space left on device"
+	# Even root inside with every capability cannot raise the limit.
+	run ns --uid 0 -- sh -c 'echo 100 > /proc/sys/user/max_user_namespaces; unshare -Ur true'
+	assertEquals 1 "$rc"
+}
+
+test_exit_code_passthrough() {
+	run ns -- sh -c 'exit 7'
+	assertEquals 7 "$rc"
+	run ns -- sh -c 'kill -KILL $$'
+	assertEquals 137 "$rc"
+	run ns -- true
+	assertEquals 0 "$rc"
+}
+
+test_sigterm_reaches_the_program() {
+	otons $AS -- sh -c 'trap "exit 42" TERM; echo up > '"$T"'/up; while :; do sleep 0.05; done' &
+	pid=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	kill -TERM "$pid"
+	wait "$pid"
+	assertEquals 42 $?
+}
+
+test_orphan_is_reaped() {
+	# The orphan (sleep 0.1) is reparented to pid 1, which must reap it.
+	run ns -- sh -c 'sh -c "sleep 0.1 &"; sleep 0.6; ps -eo stat=,comm='
+	assertEquals 0 "$rc"
+	assertFalse "no zombie: $(cat "$T/out")" "grep -q '^Z' '$T/out'"
+	assertTrue "ps ran inside: $(cat "$T/out")" "grep -q ps '$T/out'"
+}
+
+test_proc_shows_only_the_sandbox() {
+	run ns -- sh -c 'ls /proc | grep -c "^[0-9]"'
+	# pid 1, sh, ls, grep at most
+	assertTrue "few pids: $(cat "$T/out")" "[ $(cat "$T/out") -le 4 ]"
+}
+
+test_daemon_dies_with_the_sandbox() {
+	start=$(date +%s)
+	out=$(ns -- sh -c 'setsid sh -c "sleep 8" & echo started')
+	end=$(date +%s)
+	assertEquals started "$out"
+	# The daemon holds our pipe: had it survived, this would have taken 8 s.
+	assertTrue "sandbox gone at once ($((end - start)) s)" "[ $((end - start)) -lt 5 ]"
+}
+
+test_die_with_parent() {
+	for mode in --die-with-parent ""; do
+		sh -c 'otons '"$AS"' '"$mode"' -- sleep 30 & echo $! > '"$T"'/pid; wait' &
+		wrapper=$!
+		n=0
+		while [ ! -s "$T/pid" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+		sleep 0.2
+		victim=$(cat "$T/pid")
+		kill -KILL "$wrapper"
+		if [ -n "$mode" ]; then
+			assertTrue "otons gone with its parent" "wait_gone $victim 3"
+		else
+			# The control: without the option, otons outlives its parent.
+			sleep 0.5
+			assertTrue "otons alive without --die-with-parent" "kill -0 $victim"
+			kill -TERM "$victim"
+			wait_gone "$victim" 3
+		fi
+		rm -f "$T/pid"
+	done
+}
+
+test_usage_errors() {
+	run otons $AS --bogus -- true
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	run otons $AS
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	run otons $AS --share nope -- true
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	run otons $AS --uid x -- true
+	assertEquals 100 "$rc"
+	run otons $AS --hostname
+	assertEquals 100 "$rc"
+	assertOneLine otons
+}
+
+test_exec_errors() {
+	run ns -- /nonexistent/prog
+	assertEquals 127 "$rc"
+	assertOneLine otons
+	printf '#!/bin/sh\n' >"$T/noexec"
+	chmod 0644 "$T/noexec"
+	run ns -- "$T/noexec"
+	assertEquals 126 "$rc"
+	assertOneLine otons
+}
+
+test_help_and_version() {
+	run otons --help
+	assertEquals 0 "$rc"
+	assertTrue "usage on stdout" "grep -q '^usage: otons' '$T/out'"
+	run otons --version
+	assertEquals 0 "$rc"
+	assertEquals "otons 0.1.0" "$(cat "$T/out")"
+}
+
+test_status_fd() {
+	OTO_STATUS_FD=3 ns -- /nonexistent 3>"$T/status" 2>/dev/null
+	assertEquals 127 $?
+	assertEquals "otons 127 2 unable to exec /nonexistent: No such file or directory" \
+		"$(cat "$T/status")"
+	OTO_STATUS_FD=3 ns -- true 3>"$T/status2"
+	assertEquals 0 $?
+	assertEquals 0 "$(wc -c <"$T/status2")"
+}
+
+test_root_needs_as() {
+	[ -n "$IS_ROOT" ] || { skip "root only"; return 0; }
+	run otons -- true
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	run otons --as root -- true
+	assertEquals 100 "$rc"
+	run otons --as no-such-user-here -- true
+	assertEquals 100 "$rc"
+}
+
+. shunit2
