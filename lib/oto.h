@@ -77,8 +77,8 @@ size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int ou
 		    unsigned int count);
 /* Map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups denied first. */
 int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t gid_out);
-/* A one-line explanation of why user namespaces are unavailable here, and the fix. */
-const char *userns_hint(void);
+/* Why creating a user namespace failed with err here, and the fix: one line. */
+const char *userns_hint(int err);
 
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */

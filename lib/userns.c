@@ -74,9 +74,13 @@ static int read_int(const char *path, long *v)
 	return sscanf(buf, "%ld", v) == 1 ? 0 : -1;
 }
 
-const char *userns_hint(void)
+const char *userns_hint(int err)
 {
 	long v;
+
+	if (err == ENOSPC)
+		return "the limit of user namespaces is reached (sysctl user.max_user_namespaces, "
+		       "here or in an enclosing namespace such as another oto sandbox)";
 
 	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v)
 		return "AppArmor restricts unprivileged user namespaces "

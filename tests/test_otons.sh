@@ -60,6 +60,14 @@ test_nested_userns_refused() {
 	assertEquals 1 "$rc"
 }
 
+test_userns_unavailable_is_explained() {
+	# Inside a sandbox the user-namespace limit is used up: otons must say so.
+	run ns -- otons -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertEquals "otons: fatal: unable to create a user namespace: No space left on device: the limit of user namespaces is reached (sysctl user.max_user_namespaces, here or in an enclosing namespace such as another oto sandbox)" "$(cat "$T/err")"
+}
+
 test_exit_code_passthrough() {
 	run ns -- sh -c 'exit 7'
 	assertEquals 7 "$rc"

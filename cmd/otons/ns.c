@@ -32,7 +32,8 @@ void otons_enter_userns(const struct otons_opts *o)
 		return;
 	/* Outer namespace A: the caller's ids become the sandbox's ids. */
 	if (unshare(CLONE_NEWUSER) < 0)
-		die(EXIT_SYS, errno, "unable to create a user namespace: %s", userns_hint());
+		die(EXIT_SYS, 0, "unable to create a user namespace: %s: %s", strerror(errno),
+		    userns_hint(errno));
 	if (userns_map_self(0, uid, outer_uid, gid, outer_gid) < 0)
 		die(EXIT_SYS, errno, "unable to write the uid/gid map of the user namespace");
 	/*
