@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "oto.h"
+#include "otosecret.h"
+
+int io_read_all(int fd, size_t max, int secret, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	size_t cap = 65536, n = 0;
+	uint8_t *b;
+	ssize_t r;
+
+	/* A regular file says its size: refuse an oversized one before allocating. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > max) {
+			errno = EFBIG;
+			return -1;
+		}
+		cap = (size_t)st.st_size + 1;
+	}
+	/* Secrets are read once into their final, locked buffer: never realloc'd. */
+	if (secret || cap > max + 1)
+		cap = max + 1;
+	b = secret ? sodium_malloc(cap) : malloc(cap);
+	if (!b)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (secret || cap > max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			nb = realloc(b, cap);
+			if (!nb)
+				goto fail;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	if (secret)
+		sodium_free(b);
+	else
+		free(b);
+	return -1;
+}
+
+int io_write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+uint8_t *xkey_load(int fd, const char *path)
+{
+	const char *what = path ? path : "--key-fd";
+	struct stat st;
+	uint8_t *text, *key;
+	size_t len;
+
+	if (path) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			die(EXIT_SYS, errno, "unable to open key %s", path);
+	}
+	if (fstat(fd, &st) < 0)
+		die(EXIT_SYS, errno, "key %s (fd %d)", what, fd);
+	/* As ssh does for private keys: a key others may read is no longer secret. */
+	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
+		die(EXIT_REJECT, 0, "key %s is accessible by group or others (mode %04o): chmod 600",
+		    what, (unsigned int)(st.st_mode & 07777));
+	if (io_read_all(fd, KEY_TEXT_MAX, 1, &text, &len) < 0)
+		die(errno == EFBIG ? EXIT_REJECT : EXIT_SYS, errno == EFBIG ? 0 : errno,
+		    "unable to read key %s%s", what, errno == EFBIG ? ": too long for a key" : "");
+	close(fd);
+	key = sodium_malloc(STORE_KEY_BYTES);
+	if (!key)
+		die(EXIT_SYS, errno, "unable to allocate locked memory");
+	if (key_decode((const char *)text, len, key) < 0)
+		die(EXIT_REJECT, 0, "key %s is not an otosecret key (oto-key-1:...)", what);
+	sodium_free(text);
+	return key;
+}
+
+uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok)
+{
+	const char *what = path ? path : "--store-fd";
+	uint8_t *buf;
+
+	if (path) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT && missing_ok)
+			return NULL;
+		if (fd < 0)
+			die(EXIT_SYS, errno, "unable to open store %s", path);
+	}
+	if (io_read_all(fd, STORE_MAX_SIZE, 0, &buf, len) < 0) {
+		if (errno == EFBIG)
+			die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(STORE_ETOOBIG));
+		die(EXIT_SYS, errno, "unable to read store %s", what);
+	}
+	close(fd);
+	return buf;
+}

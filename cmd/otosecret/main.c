@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otosecret: decrypt the session's credentials from a sealed store and hand
+ * them to the next program, then exec it.
+ *
+ * Consumes: argv up to "--"; the store fd and the key fd (closed before the
+ * exec); every OTO_* variable but OTO_STATUS_FD (reported to, passed on);
+ * OTO_TEST_PAUSE (a test hook: stop with SIGSTOP while holding plaintext).
+ * Passes on: the rest of argv, exec'd; each --use entry as a variable, a
+ * tmpfs file or a sealed memfd; every other inherited fd.
+ * Exits: 100 usage, 101 store, key or name rejected (nothing injected), 111 a
+ * system call failed, 126/127 exec. Also: keygen, seal, list (see modes.c).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include <sodium.h>
+
+#include "oto.h"
+#include "otosecret.h"
+
+int main(int argc, char **argv)
+{
+	static struct otosecret_opts o;
+	static struct store_view v;
+	const struct rlimit nocore = { 0, 0 };
+	const char *status_fd;
+	uint8_t *key, *store, **plain;
+	size_t len;
+	int err;
+
+	log_init(argv[0]);
+
+	/*
+	 * 1. Before any secret is in memory: no core dump, and not dumpable, so
+	 *    neither a crash nor a ptrace or /proc/PID/mem reader of the same
+	 *    uid can copy the key or a value out of this process.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
+		die(EXIT_SYS, errno, "unable to make the process undumpable");
+	otosecret_parse(&o, argc, argv);
+	if (sodium_init() < 0)
+		die(EXIT_SYS, 0, "unable to initialise libsodium");
+	switch (o.mode) {
+	case MODE_KEYGEN:
+		otosecret_keygen(&o);
+		return 0;
+	case MODE_SEAL:
+		otosecret_seal(&o);
+		return 0;
+	case MODE_LIST:
+		otosecret_list(&o);
+		return 0;
+	case MODE_CHAIN:
+		break;
+	default:
+		die_usage("unknown mode");
+	}
+
+	/* 2. Read the key and the store; both fds are closed once read. */
+	key = xkey_load(o.key_fd, o.key_path);
+	store = xstore_load(o.store_fd, o.store_path, &len, 0);
+	err = store_parse(store, len, &v);
+	if (err)
+		die(EXIT_REJECT, 0, "store %s: %s", o.store_path ? o.store_path : "--store-fd",
+		    store_strerror(err));
+
+	/* 3. Authenticate every entry, decrypt the used ones: all before any injection. */
+	plain = inject_decrypt(&v, &o, key);
+	if (getenv("OTO_TEST_PAUSE"))
+		raise(SIGSTOP);
+	sodium_free(key);
+
+	/*
+	 * 4. The consumed variables go before the new environment is built from
+	 *    what is left. OTO_STATUS_FD stays: the later stages report to it.
+	 */
+	status_fd = getenv("OTO_STATUS_FD");
+	status_fd = status_fd ? strdup(status_fd) : NULL;
+	env_unset_prefix("OTO_");
+	if (status_fd && setenv("OTO_STATUS_FD", status_fd, 1) < 0)
+		die(EXIT_SYS, errno, "unable to keep OTO_STATUS_FD");
+
+	/* 5. Files and fds (all or nothing), then the environment block. */
+	inject_place(&v, &o, plain);
+
+	/* 6. The plaintexts are in place: wipe ours (the env block lives until the exec). */
+	for (size_t i = 0; i < o.nuses; i++)
+		sodium_free(plain[i]);
+	free(plain);
+	free(store);
+
+	inject_exec(o.argv);
+}

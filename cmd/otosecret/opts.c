@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: ISC */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otosecret.h"
+
+static const char USAGE[] =
+	"usage: otosecret --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
+	"                 --use NAME[:HOW]... [--] PROG [ARG]...\n"
+	"       otosecret keygen [--out FILE]\n"
+	"       otosecret seal --key-fd N|--key-file FILE [--store FILE]\n"
+	"       otosecret list --store-fd N|--store FILE\n"
+	"Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
+	"\n"
+	"  --store-fd N, --store FILE   the sealed store (closed before the exec)\n"
+	"  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
+	"  --use NAME[:HOW]   give entry NAME to PROG; repeatable. HOW is one of\n"
+	"                     env          the variable NAME (the default)\n"
+	"                     env=VAR      the variable VAR\n"
+	"                     file=PATH    a new file, mode 0400, on a tmpfs only\n"
+	"                     fd=N         a sealed read-only memfd at fd N (N >= 3)\n"
+	"  --out FILE         keygen: write the key to a new file (mode 0600)\n"
+	"  -v, --verbose      more messages on stderr (names, never values)\n"
+	"  -h, --help         this text\n"
+	"      --version      the version\n"
+	"\n"
+	"seal reads lines NAME=VALUE, NAME:base64=DATA, or NAME then the value on the\n"
+	"next line (no echo on a terminal); it writes the store to FILE (adding to or\n"
+	"replacing in it) or, without --store, a new store to stdout.\n"
+	"\n"
+	"Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
+	"error, 126 not executable, 127 not found.\n";
+
+enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT, OPT_VERSION };
+
+static int parse_fd(const char *s)
+{
+	unsigned long v;
+
+	if (opt_ulong(s, 65535, &v) < 0)
+		return -1;
+	return (int)v;
+}
+
+int use_parse(char *spec, struct use *u, const char **why)
+{
+	char *colon = strchr(spec, ':');
+	int fd;
+
+	memset(u, 0, sizeof(*u));
+	u->name = spec;
+	u->how = HOW_ENV;
+	u->target = spec;
+	u->fd = -1;
+	u->index = -1;
+	if (colon)
+		*colon = 0;
+	if (!store_name_ok(spec, strlen(spec))) {
+		*why = "NAME must be [A-Za-z_][A-Za-z0-9_]*, at most 64 characters";
+		return -1;
+	}
+	if (!colon)
+		return 0;
+	if (!strcmp(colon + 1, "env"))
+		return 0;
+	if (!strncmp(colon + 1, "env=", 4)) {
+		u->target = colon + 5;
+		if (!store_name_ok(u->target, strlen(u->target))) {
+			*why = "env=VAR: VAR must be [A-Za-z_][A-Za-z0-9_]*";
+			return -1;
+		}
+		return 0;
+	}
+	if (!strncmp(colon + 1, "file=", 5)) {
+		u->how = HOW_FILE;
+		u->target = colon + 6;
+		if (u->target[0] != '/' || u->target[strlen(u->target) - 1] == '/') {
+			*why = "file=PATH: PATH must be an absolute path to a file";
+			return -1;
+		}
+		return 0;
+	}
+	if (!strncmp(colon + 1, "fd=", 3)) {
+		u->how = HOW_FD;
+		fd = parse_fd(colon + 4);
+		if (fd < 3) {
+			*why = "fd=N: N must be a number from 3 to 65535";
+			return -1;
+		}
+		u->fd = fd;
+		return 0;
+	}
+	*why = "HOW must be env, env=VAR, file=PATH or fd=N";
+	return -1;
+}
+
+/* Two uses must not aim at the same variable, fd or file. */
+static void check_targets(const struct otosecret_opts *o)
+{
+	int status_fd = status_fd_parse(getenv("OTO_STATUS_FD"));
+
+	for (size_t i = 0; i < o->nuses; i++) {
+		const struct use *a = &o->uses[i];
+
+		if (a->how == HOW_FD && a->fd == status_fd)
+			die_usage("--use %s: fd %d is OTO_STATUS_FD", a->name, a->fd);
+		for (size_t j = 0; j < i; j++) {
+			const struct use *b = &o->uses[j];
+
+			if (a->how != b->how)
+				continue;
+			if (a->how == HOW_FD ? a->fd == b->fd : !strcmp(a->target, b->target))
+				die_usage("--use %s and --use %s name the same target", b->name,
+					  a->name);
+		}
+	}
+}
+
+void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "store-fd", required_argument, NULL, OPT_STORE_FD },
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "key-fd", required_argument, NULL, OPT_KEY_FD },
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "use", required_argument, NULL, OPT_USE },
+		{ "out", required_argument, NULL, OPT_OUT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	static const char *const MODES[] = { [MODE_KEYGEN] = "keygen", [MODE_SEAL] = "seal",
+					     [MODE_LIST] = "list" };
+	const char *why = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->store_fd = o->key_fd = -1;
+	o->mode = MODE_CHAIN;
+	for (int m = MODE_KEYGEN; m <= MODE_LIST; m++)
+		if (argc > 1 && !strcmp(argv[1], MODES[m])) {
+			o->mode = (enum mode)m;
+			argv++;
+			argc--;
+		}
+	opterr = 0;
+	/* '+': stop at the first non-option; musl would permute argv otherwise. */
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE_FD:
+		case OPT_KEY_FD:
+			if (parse_fd(optarg) < 0)
+				die_usage("%s %s: not a file descriptor", argv[optind - 1], optarg);
+			*(c == OPT_STORE_FD ? &o->store_fd : &o->key_fd) = parse_fd(optarg);
+			break;
+		case OPT_STORE:
+			o->store_path = optarg;
+			break;
+		case OPT_KEY_FILE:
+			o->key_path = optarg;
+			break;
+		case OPT_USE:
+			if (o->nuses == STORE_MAX_ENTRIES)
+				die_usage("too many --use (at most %d)", STORE_MAX_ENTRIES);
+			if (use_parse(optarg, &o->uses[o->nuses], &why) < 0)
+				die_usage("--use %s: %s", optarg, why);
+			o->nuses++;
+			break;
+		case OPT_OUT:
+			o->out = optarg;
+			break;
+		case 'v':
+			log_verbosity = LOG_DEBUG;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("otosecret " OTO_VERSION);
+			exit(0);
+		default:
+			opt_die(c, argv);
+		}
+	}
+	if (o->store_fd >= 0 && o->store_path)
+		die_usage("--store-fd and --store are exclusive");
+	if (o->key_fd >= 0 && o->key_path)
+		die_usage("--key-fd and --key-file are exclusive");
+	if (o->store_fd >= 0 && o->store_fd == o->key_fd)
+		die_usage("--store-fd and --key-fd name the same fd");
+	if (o->mode != MODE_CHAIN && optind < argc)
+		die_usage("%s: unexpected argument %s", MODES[o->mode], argv[optind]);
+	if (o->mode != MODE_CHAIN && o->nuses)
+		die_usage("--use is for the chain mode only");
+	if (o->mode != MODE_KEYGEN && o->out)
+		die_usage("--out is for keygen only");
+	switch (o->mode) {
+	case MODE_KEYGEN:
+		if (o->store_fd >= 0 || o->store_path || o->key_fd >= 0 || o->key_path)
+			die_usage("keygen takes no store and no key");
+		return;
+	case MODE_SEAL:
+		if (o->key_fd < 0 && !o->key_path)
+			die_usage("seal needs --key-fd or --key-file");
+		if (o->store_fd >= 0)
+			die_usage("seal writes a store: --store FILE, or stdout without it");
+		return;
+	case MODE_LIST:
+		if (o->store_fd < 0 && !o->store_path)
+			die_usage("list needs --store-fd or --store");
+		if (o->key_fd >= 0 || o->key_path)
+			die_usage("list needs no key");
+		return;
+	case MODE_CHAIN:
+		break;
+	default:
+		die_usage("unknown mode");
+	}
+	if (o->store_fd < 0 && !o->store_path)
+		die_usage("no store: --store-fd N or --store FILE (see --help)");
+	if (o->key_fd < 0 && !o->key_path)
+		die_usage("no key: --key-fd N or --key-file FILE (see --help)");
+	if (!o->nuses)
+		die_usage("nothing to inject: --use NAME[:HOW] (see --help)");
+	if (optind >= argc)
+		die_usage("no program to run (see --help)");
+	check_targets(o);
+	o->argv = argv + optind;
+}
