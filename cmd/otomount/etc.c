@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * /etc in the view: a tmpfs holding an allowlist of the host's entries that
+ * programs need, and generated passwd, group, hostname, hosts, resolv.conf.
+ * Nothing else of the host: no shadow, sudoers, ssh host keys, machine-id.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otomount.h"
+
+/* Small regular files are copied (fewer mounts), directories bound read-only. */
+#define ETC_COPY_MAX (1UL << 20)
+
+static const char *const ETC_ALLOW[] = {
+	/* the dynamic linker, name service, time */
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld-musl-x86_64.path", "nsswitch.conf",
+	"host.conf", "gai.conf", "protocols", "services", "networks", "ethertypes", "rpc",
+	"localtime", "timezone", "locale.alias", "locale.conf", "locale.gen", "default/locale",
+	/* TLS */
+	"ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies",
+	/* the system and its shells */
+	"alternatives", "os-release", "debian_version", "lsb-release", "issue", "shells",
+	"profile", "profile.d", "bash.bashrc", "inputrc", "terminfo", "mtab",
+	"magic", "magic.mime", "mime.types", "mailcap", "manpath.config", "xattr.conf",
+	/* toolchains */
+	"gitconfig", "vim", "nanorc", "wgetrc", "pip.conf", "npmrc", "perl", "python3",
+	"python3.11", "python3.12", "python3.13", "maven", "java-17-openjdk", "java-21-openjdk",
+	"gdb", "fpc.cfg", "fpc-3.2.2.cfg", "subversion", "mercurial", "gnutls", "krb5.conf",
+	NULL,
+};
+
+size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid,
+		  const char *home)
+{
+	int n;
+
+	if (uid == 0)
+		n = snprintf(buf, size, "root:x:0:%u:root:%s:/bin/sh\n", (unsigned)gid, home);
+	else
+		n = snprintf(buf, size,
+			     "root:x:0:0:root:/root:/bin/sh\n%s:x:%u:%u:%s:%s:/bin/sh\n", user,
+			     (unsigned)uid, (unsigned)gid, user, home);
+	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
+size_t etc_group(char *buf, size_t size, const char *user, gid_t gid)
+{
+	int n;
+
+	if (gid == 0)
+		n = snprintf(buf, size, "root:x:0:\n");
+	else
+		n = snprintf(buf, size, "root:x:0:\n%s:x:%u:\n", user, (unsigned)gid);
+	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
+size_t etc_hosts(char *buf, size_t size, const char *hostname)
+{
+	int n = snprintf(buf, size,
+			 "127.0.0.1\tlocalhost\n127.0.1.1\t%s\n"
+			 "::1\tlocalhost ip6-localhost ip6-loopback\n"
+			 "ff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n",
+			 hostname);
+
+	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
+}
+
+static void plan_text(struct view_state *v, const char *dst, size_t len, char *buf)
+{
+	if (!len)
+		die(EXIT_SYS, ENAMETOOLONG, "unable to generate %s", dst);
+	plan_add(v, P_FILE, dst, buf, len, 0644);
+}
+
+static char *xalloc(size_t n)
+{
+	char *p = malloc(n);
+
+	if (!p)
+		die(EXIT_SYS, errno, "out of memory");
+	return p;
+}
+
+static char *etc_path(const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "/etc/%s", name) < 0)
+		die(EXIT_SYS, errno, "out of memory");
+	return p;
+}
+
+/* One host entry: a copy, a read-only bind, or the same symlink. Absent: skipped. */
+static void etc_entry(struct view_state *v, int etc, const char *name)
+{
+	int fd = sys_openat2(etc, name, O_PATH | O_NOFOLLOW,
+			     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char *t = xalloc(PATH_MAX);
+		ssize_t n = readlinkat(fd, "", t, PATH_MAX - 1);
+
+		if (n >= 0) {
+			t[n] = 0;
+			plan_add(v, P_LINK, etc_path(name), t, (size_t)n, 0);
+		}
+	} else if (S_ISDIR(st.st_mode)) {
+		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
+
+		if (tree < 0)
+			die(EXIT_SYS, errno, "unable to bind /etc/%s", name);
+		plan_tree(v, etc_path(name), tree, 1);
+	} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
+		char path[32];
+		int r;
+		ssize_t n;
+		char *buf = xalloc((size_t)st.st_size + 1);
+
+		/* Reopen the O_PATH fd for reading: no second path lookup. */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		r = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		n = r < 0 ? -1 : read(r, buf, (size_t)st.st_size + 1);
+		if (r >= 0)
+			close(r);
+		/* Unreadable to us (a root-only file): it stays out of the view. */
+		if (n >= 0 && n <= st.st_size)
+			plan_add(v, P_FILE, etc_path(name), buf, (size_t)n, st.st_mode & 0755);
+		else
+			free(buf);
+	}
+	close(fd);
+}
+
+void etc_prepare(struct view_state *v, const struct otomount_opts *o)
+{
+	const char *opts[] = { "source", "tmpfs", "size", "16m", "mode", "0755", NULL };
+	int etc = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	int tmpfs = mnt_fs("tmpfs", opts, MNT_RW);
+	char *buf;
+	struct stat st;
+
+	if (etc < 0)
+		die(EXIT_SYS, errno, "unable to open /etc");
+	if (tmpfs < 0)
+		die(EXIT_SYS, errno, "unable to make a tmpfs for /etc");
+	plan_tree(v, "/etc", tmpfs, 1);
+	v->ro_later[v->n_ro_later++] = tmpfs;
+	for (const char *const *p = ETC_ALLOW; *p; p++)
+		etc_entry(v, etc, *p);
+	/* Host private keys live under ssl/: they never enter the view. */
+	if (fstatat(etc, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		plan_add(v, P_MASK, "/etc/ssl/private", NULL, 0, 0);
+	close(etc);
+
+	buf = xalloc(1024);
+	plan_text(v, "/etc/passwd", etc_passwd(buf, 1024, o->user_name, getuid(), getgid(),
+					       o->home), buf);
+	buf = xalloc(512);
+	plan_text(v, "/etc/group", etc_group(buf, 512, o->user_name, getgid()), buf);
+	buf = xalloc(128);
+	snprintf(buf, 128, "%s\n", v->hostname);
+	plan_text(v, "/etc/hostname", strlen(buf), buf);
+	buf = xalloc(512);
+	plan_text(v, "/etc/hosts", etc_hosts(buf, 512, v->hostname), buf);
+	plan_add(v, P_FILE, "/etc/resolv.conf", v->resolv, v->resolv_len, 0644);
+}

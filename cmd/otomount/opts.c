@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otomount.h"
+
+static const char USAGE[] =
+	"usage: otomount [OPTION]... [--] PROG [ARG]...\n"
+	"Build the agent's filesystem view in this mount namespace, pivot_root into it\n"
+	"and run PROG in /work. Run it under otons.\n"
+	"\n"
+	"  --agent-root DIR      the agent's tree: workspace/ knowledge/ config/ people/NAME/\n"
+	"  --role ROLE           manager, member or viewer (needs --agent-root, --person)\n"
+	"  --person NAME         whose people/NAME is /private\n"
+	"  --ro SRC:DST          bind host SRC read-only on DST; repeatable\n"
+	"  --rw SRC:DST          bind host SRC read-write on DST; repeatable\n"
+	"  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng); repeatable\n"
+	"  --hide DST            an empty read-only directory over DST; repeatable\n"
+	"  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
+	"                        repeatable, e.g. /work/.git/hooks\n"
+	"  --tmp-size SIZE       size cap of /tmp, /dev/shm and --tmpfs (default 256m)\n"
+	"  --home DIR            $HOME in the view (default /home/agent)\n"
+	"  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
+	"  -v, --verbose         more messages on stderr\n"
+	"  -h, --help            this text\n"
+	"      --version         the version\n"
+	"\n"
+	"Exit: 100 usage, 111 system error (also: not allowed to change the mount\n"
+	"namespace, or a source is a symlink), 126 not executable, 127 not found.\n";
+
+enum {
+	OPT_AGENT_ROOT = 256,
+	OPT_ROLE,
+	OPT_PERSON,
+	OPT_RO,
+	OPT_RW,
+	OPT_TMPFS,
+	OPT_HIDE,
+	OPT_RO_WITHIN,
+	OPT_TMP_SIZE,
+	OPT_HOME,
+	OPT_USER_NAME,
+	OPT_VERSION,
+};
+
+enum role view_role(const char *s)
+{
+	if (!strcmp(s, "manager"))
+		return ROLE_MANAGER;
+	if (!strcmp(s, "member"))
+		return ROLE_MEMBER;
+	if (!strcmp(s, "viewer"))
+		return ROLE_VIEWER;
+	return ROLE_NONE;
+}
+
+int view_path_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (p[0] != '/' || n < 2 || n >= PATH_MAX || p[n - 1] == '/')
+		goto bad;
+	for (const char *c = p; *c;) {
+		const char *e;
+
+		c++; /* the '/' */
+		e = strchr(c, '/');
+		if (!e)
+			e = c + strlen(c);
+		if (e == c || (e - c == 1 && c[0] == '.') ||
+		    (e - c == 2 && c[0] == '.' && c[1] == '.'))
+			goto bad;
+		c = e;
+	}
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int view_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
+		goto bad;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			goto bad;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int view_parse_size(const char *s, unsigned long *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned long v, mul = 1;
+
+	if (!n || n >= sizeof(num)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': mul = 1UL << 10; break;
+	case 'm': case 'M': mul = 1UL << 20; break;
+	case 'g': case 'G': mul = 1UL << 30; break;
+	default: n++; break;
+	}
+	num[n - 1] = 0;
+	if (opt_ulong(num, ~0UL / mul, &v) < 0)
+		return -1;
+	if (!v) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v * mul;
+	return 0;
+}
+
+int view_parse_bind(const char *arg, char **src, char **dst)
+{
+	const char *colon = strchr(arg, ':');
+	char *s;
+
+	if (!colon) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = strndup(arg, (size_t)(colon - arg));
+	if (!s)
+		return -1;
+	if (view_path_ok(s) < 0 || view_path_ok(colon + 1) < 0) {
+		free(s);
+		errno = EINVAL;
+		return -1;
+	}
+	*src = s;
+	*dst = (char *)colon + 1;
+	return 0;
+}
+
+int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size)
+{
+	const char *colon = strchr(arg, ':');
+	char *d;
+
+	*size = 0;
+	d = colon ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
+	if (!d)
+		return -1;
+	if (view_path_ok(d) < 0 || (colon && view_parse_size(colon + 1, size) < 0)) {
+		free(d);
+		errno = EINVAL;
+		return -1;
+	}
+	*dst = d;
+	return 0;
+}
+
+static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name,
+		   const char *arg)
+{
+	struct view_op *op;
+	struct view_op *ops = realloc(o->ops, (o->nops + 1) * sizeof(*ops));
+
+	if (!ops)
+		die(EXIT_SYS, errno, "out of memory");
+	o->ops = ops;
+	op = &ops[o->nops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	switch (kind) {
+	case OP_RO:
+	case OP_RW:
+		if (view_parse_bind(arg, &op->src, &op->dst) < 0)
+			die_usage("%s %s: want SRC:DST, both absolute, without . or .. (see --help)",
+				  name, arg);
+		break;
+	case OP_TMPFS:
+		if (view_parse_tmpfs(arg, &op->dst, &op->size) < 0)
+			die_usage("%s %s: want DST[:SIZE], DST absolute (see --help)", name, arg);
+		break;
+	case OP_HIDE:
+	case OP_RO_WITHIN:
+	default:
+		if (view_path_ok(arg) < 0)
+			die_usage("%s %s: want an absolute path without . or .. (see --help)", name,
+				  arg);
+		op->dst = (char *)arg;
+		break;
+	}
+}
+
+void otomount_parse(struct otomount_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "agent-root", required_argument, NULL, OPT_AGENT_ROOT },
+		{ "role", required_argument, NULL, OPT_ROLE },
+		{ "person", required_argument, NULL, OPT_PERSON },
+		{ "ro", required_argument, NULL, OPT_RO },
+		{ "rw", required_argument, NULL, OPT_RW },
+		{ "tmpfs", required_argument, NULL, OPT_TMPFS },
+		{ "hide", required_argument, NULL, OPT_HIDE },
+		{ "ro-within", required_argument, NULL, OPT_RO_WITHIN },
+		{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
+		{ "home", required_argument, NULL, OPT_HOME },
+		{ "user-name", required_argument, NULL, OPT_USER_NAME },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->user_name = "agent";
+	o->home = "/home/agent";
+	o->tmp_size = 256UL << 20;
+	opterr = 0;
+	/* '+': stop at the first non-option; musl would permute argv otherwise. */
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_AGENT_ROOT:
+			if (optarg[0] != '/')
+				die_usage("--agent-root %s: must be an absolute path", optarg);
+			o->agent_root = optarg;
+			break;
+		case OPT_ROLE:
+			o->role = view_role(optarg);
+			if (o->role == ROLE_NONE)
+				die_usage("--role %s: unknown role (manager, member, viewer)", optarg);
+			break;
+		case OPT_PERSON:
+			if (view_name_ok(optarg) < 0)
+				die_usage("--person %s: a name is 1 to 64 of [A-Za-z0-9._-]", optarg);
+			o->person = optarg;
+			break;
+		case OPT_RO:
+			add_op(o, OP_RO, "--ro", optarg);
+			break;
+		case OPT_RW:
+			add_op(o, OP_RW, "--rw", optarg);
+			break;
+		case OPT_TMPFS:
+			add_op(o, OP_TMPFS, "--tmpfs", optarg);
+			break;
+		case OPT_HIDE:
+			add_op(o, OP_HIDE, "--hide", optarg);
+			break;
+		case OPT_RO_WITHIN:
+			add_op(o, OP_RO_WITHIN, "--ro-within", optarg);
+			break;
+		case OPT_TMP_SIZE:
+			if (view_parse_size(optarg, &o->tmp_size) < 0)
+				die_usage("--tmp-size %s: want N, Nk, Nm or Ng", optarg);
+			break;
+		case OPT_HOME:
+			if (view_path_ok(optarg) < 0)
+				die_usage("--home %s: want an absolute path without . or ..", optarg);
+			o->home = optarg;
+			break;
+		case OPT_USER_NAME:
+			if (view_name_ok(optarg) < 0 || optarg[0] == '-' || !strcmp(optarg, "root"))
+				die_usage("--user-name %s: a name is 1 to 64 of [A-Za-z0-9._-]", optarg);
+			o->user_name = optarg;
+			break;
+		case 'v':
+			log_verbosity = LOG_DEBUG;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("otomount " OTO_VERSION);
+			exit(0);
+		default:
+			opt_die(c, argv);
+		}
+	}
+	if (optind >= argc)
+		die_usage("no program to run (see --help)");
+	if (o->role != ROLE_NONE && !o->agent_root)
+		die_usage("--role needs --agent-root");
+	if (o->agent_root && o->role == ROLE_NONE)
+		die_usage("--agent-root needs --role");
+	if (o->person && o->role == ROLE_NONE)
+		die_usage("--person needs --role");
+	if (o->role != ROLE_NONE && !o->person)
+		die_usage("--role needs --person (whose people/NAME is /private)");
+	o->argv = argv + optind;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The new mount API through raw syscalls: musl 1.2.3 has no wrappers. Every
+ * mount is made from a file descriptor, never from a path string that could
+ * be swapped for a symlink between a check and its use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "otomount.h"
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#define SYS_fsopen 430
+#define SYS_fsconfig 431
+#define SYS_fsmount 432
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.mode = 0,
+		.resolve = resolve,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+int mnt_setattr(int fd, unsigned int attr, int recursive)
+{
+	struct mount_attr a = { .attr_set = attr, .propagation = MS_PRIVATE };
+
+	return (int)syscall(SYS_mount_setattr, fd, "",
+			    AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a, sizeof(a));
+}
+
+int mnt_clone(int fd, const char *path, unsigned int attr)
+{
+	/* AT_RECURSIVE: submounts come along, and get the same attributes below. */
+	int tree = (int)syscall(SYS_open_tree, fd, path,
+				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+					AT_SYMLINK_NOFOLLOW | (*path ? 0 : AT_EMPTY_PATH));
+	int e;
+
+	if (tree < 0)
+		return -1;
+	if (mnt_setattr(tree, attr, 1) < 0) {
+		e = errno;
+		close(tree);
+		errno = e;
+		return -1;
+	}
+	return tree;
+}
+
+int mnt_fs(const char *type, const char *const *opts, unsigned int attr)
+{
+	int fs = (int)syscall(SYS_fsopen, type, FSOPEN_CLOEXEC);
+	int m = -1, e;
+
+	if (fs < 0)
+		return -1;
+	for (; opts && *opts; opts += 2) {
+		if (syscall(SYS_fsconfig, fs, opts[1] ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+			    opts[0], opts[1], 0) < 0)
+			goto out;
+	}
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto out;
+	m = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attr);
+out:
+	e = errno;
+	close(fs);
+	errno = e;
+	return m;
+}
+
+int mnt_move(int tree, int target_fd)
+{
+	return (int)syscall(SYS_move_mount, tree, "", target_fd, "",
+			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}
