@@ -25,7 +25,12 @@ lib="$out/lib"
 uapi="$out/uapi"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-die() { echo "build-deps: fatal: $*" >&2; exit 111; }
+die() {
+	# The build's own output went to a log: show its end with the error.
+	[ -n "${log:-}" ] && [ -f "$log" ] && tail -n 30 "$log" >&2
+	echo "build-deps: fatal: $*" >&2
+	exit 111
+}
 info() { echo "build-deps: info: $*" >&2; }
 
 command -v musl-gcc >/dev/null || die "musl-gcc not found (apt-get install musl-tools)"
@@ -63,15 +68,18 @@ fetch() { # fetch PKG VERSION: unpack the source package into $src/PKG
 		-o APT::Sandbox::User=root
 	if [ ! -f "$apt/updated" ]; then
 		info "apt-get update (private lists in $apt/lists)"
-		apt-get -qq "$@" update >&2 || die "apt-get update of the private source list failed"
+		log=$out/apt-update.log
+		apt-get -qq "$@" update >"$log" 2>&1 || die "apt-get update of the private source list failed"
 		touch "$apt/updated"
 	fi
 	tmp="$src/.dl-$pkg"
 	rm -rf "$tmp"; mkdir -p "$tmp"
 	info "apt-get source $pkg=$ver"
-	(cd "$tmp" && apt-get -qq "$@" source --download-only "$pkg=$ver" >&2) ||
+	log=$out/fetch-$pkg.log
+	(cd "$tmp" && apt-get -qq "$@" source --download-only "$pkg=$ver") >"$log" 2>&1 ||
 		die "apt-get source $pkg=$ver failed"
-	(cd "$tmp" && dpkg-source -q -x ./*.dsc "$src/$pkg" >&2) || die "dpkg-source -x $pkg failed"
+	(cd "$tmp" && dpkg-source -q -x ./*.dsc "$src/$pkg") >>"$log" 2>&1 ||
+		die "dpkg-source -x $pkg failed"
 	rm -rf "$tmp"
 }
 
@@ -95,38 +103,41 @@ stamp_ok() { [ -f "$out/.$1.stamp" ] && [ "$(cat "$out/.$1.stamp")" = "$2" ]; }
 if ! stamp_ok seccomp "$SECCOMP_VER"; then
 	command -v gperf >/dev/null || die "gperf not found (apt-get install gperf)"
 	fetch libseccomp "$SECCOMP_VER"
-	info "building libseccomp $SECCOMP_VER"
+	info "building libseccomp $SECCOMP_VER (log: $out/seccomp.log)"
+	log=$out/seccomp.log
 	(cd "$src/libseccomp" &&
 		CC=musl-gcc CFLAGS="$CFLAGS_DEPS -isystem $uapi" ./configure -q --enable-static \
 			--disable-shared --disable-python --prefix="$out" >&2 &&
 		make -s -j"$jobs" -C src libseccomp.la >&2 &&
-		cp src/.libs/libseccomp.a "$lib/" && cp include/seccomp.h include/seccomp-syscalls.h "$inc/") ||
+		cp src/.libs/libseccomp.a "$lib/" && cp include/seccomp.h include/seccomp-syscalls.h "$inc/") >"$log" 2>&1 ||
 		die "libseccomp build failed"
 	echo "$SECCOMP_VER" >"$out/.seccomp.stamp"
 fi
 
 if ! stamp_ok sodium "$SODIUM_VER"; then
 	fetch libsodium "$SODIUM_VER"
-	info "building libsodium $SODIUM_VER"
+	info "building libsodium $SODIUM_VER (log: $out/sodium.log)"
+	log=$out/sodium.log
 	(cd "$src/libsodium" &&
 		{ [ -x configure ] || ./autogen.sh -s >&2; } &&
 		CC=musl-gcc CFLAGS="$CFLAGS_DEPS" ./configure -q --enable-static --disable-shared \
 			--disable-pie --prefix="$out" >&2 &&
 		make -s -j"$jobs" -C src/libsodium >&2 &&
 		cp src/libsodium/.libs/libsodium.a "$lib/" &&
-		cp -r src/libsodium/include/sodium src/libsodium/include/sodium.h "$inc/") ||
+		cp -r src/libsodium/include/sodium src/libsodium/include/sodium.h "$inc/") >"$log" 2>&1 ||
 		die "libsodium build failed"
 	echo "$SODIUM_VER" >"$out/.sodium.stamp"
 fi
 
 if ! stamp_ok cap "$CAP_VER"; then
 	fetch libcap2 "$CAP_VER"
-	info "building libcap $CAP_VER"
+	info "building libcap $CAP_VER (log: $out/cap.log)"
+	log=$out/cap.log
 	(cd "$src/libcap2" &&
 		make -s -C libcap CC=musl-gcc BUILD_CC=gcc GOLANG=no SHARED=no PAM_CAP=no \
 			COPTS="$CFLAGS_DEPS -isystem $uapi" libcap.a >&2 &&
 		cp libcap/libcap.a "$lib/" && mkdir -p "$inc/sys" &&
-		cp libcap/include/sys/capability.h "$inc/sys/") ||
+		cp libcap/include/sys/capability.h "$inc/sys/") >"$log" 2>&1 ||
 		die "libcap build failed"
 	echo "$CAP_VER" >"$out/.cap.stamp"
 fi
