@@ -34,7 +34,7 @@ ifeq ($(LIBC),musl)
 # PIE, so the binaries are plain static (see README, "Static binaries").
 CC      := musl-gcc
 DEPS    := build/deps
-DEPSTAMP := $(DEPS)/.seccomp.stamp $(DEPS)/.sodium.stamp $(DEPS)/.cap.stamp
+DEPSTAMP := $(DEPS)/.built
 CFLAGS  += -isystem $(DEPS)/include -isystem $(DEPS)/uapi
 LDFLAGS += -L$(DEPS)/lib
 else ifeq ($(LIBC),glibc)
@@ -55,8 +55,10 @@ $(O)/.hostdeps: scripts/install-deps.sh
 	@scripts/install-deps.sh build
 	@touch $@
 
-$(DEPS)/%.stamp: scripts/build-deps.sh | $(O)/.hostdeps
+# The script keeps a stamp per library and rebuilds only what changed version.
+$(DEPS)/.built: scripts/build-deps.sh | $(O)/.hostdeps
 	scripts/build-deps.sh $(DEPS)
+	@touch $@
 
 $(O)/obj/%.o: %.c | $(DEPSTAMP) $(O)/.hostdeps
 	@mkdir -p $(dir $@)
