@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otonet: run a program in a new user and network namespace whose only link
+ * is a TUN device; stay outside as the relay that turns the sandbox's flows
+ * into host sockets, through the filter (public internet yes, private and
+ * special-purpose addresses no, exact exceptions by --allow).
+ *
+ * Consumes: argv up to "--"; the --log-fd fd; OTO_TEST_NO_KERNEL_LAYER (tests
+ * only); OTO_STATUS_FD (reported to, passed on).
+ * Passes on: the rest of argv, exec'd in the new namespaces with a TUN tun0
+ * configured and /etc/resolv.conf naming the relay's DNS address; every other
+ * inherited fd.
+ * Exits: 100 usage, 111 a system call failed, 126/127 exec, else the
+ * program's own code or 128+N when it died of signal N.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otonet.h"
+
+void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
+
+int main(int argc, char **argv)
+{
+	struct otonet_opts o;
+	static struct filter f;
+	struct relay_cfg cfg;
+	struct ipaddr resolver;
+	const char *nk;
+	int sv[2], tun, sigfd, status, kernel_layer = 1;
+	sigset_t mask, old;
+	pid_t pid;
+
+	log_init(argv[0]);
+	otonet_parse(&o, argc, argv);
+
+	/* 1. Root never runs the relay: become the --as account first. */
+	if (getuid() == 0 || geteuid() == 0) {
+		uid_t uid;
+		gid_t gid;
+
+		if (!o.as)
+			die_usage("run as root: --as USER[:GROUP] names the unprivileged account to use");
+		if (user_lookup(o.as, &uid, &gid) < 0)
+			die_usage("--as %s: no such unprivileged user or group", o.as);
+		if (uid == 0)
+			die_usage("--as %s: the relay must not run as root", o.as);
+		if (user_become(uid, gid) < 0)
+			die(EXIT_SYS, errno, "unable to become %s", o.as);
+	}
+
+	/*
+	 * 2. The filter, complete before any flow exists: exception names
+	 *    resolved and pinned now, the host's addresses and resolver read now.
+	 */
+	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
+	otonet_filter_build(&o, &f, &resolver);
+	nk = getenv("OTO_TEST_NO_KERNEL_LAYER");
+	if (nk && !strcmp(nk, "1")) {
+		kernel_layer = 0;
+		warnx("OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)");
+	}
+	unsetenv("OTO_TEST_NO_KERNEL_LAYER");
+
+	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die(EXIT_SYS, errno, "unable to create a socket pair");
+
+	/* 4. The child builds the sandbox's network, sends the TUN fd, execs. */
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_SYS, errno, "unable to fork");
+	if (pid == 0) {
+		close(sv[0]);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		setup_sandbox(&o, &f, sv[1], kernel_layer);
+		xexec(o.argv);
+	}
+	close(sv[1]);
+	tun = setup_recv_fd(sv[0]);
+	close(sv[0]);
+	if (tun < 0) {
+		/* The child said why on stderr; its code is ours. */
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return wait_code(status);
+	}
+
+	/* 5. The relay holds host sockets for the agent: nobody may inspect it. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to lock the relay down");
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		die(EXIT_SYS, errno, "unable to create a signalfd");
+
+	/* 6. Relay until the child exits; exit with its status. */
+	cfg.f = &f;
+	cfg.resolver = resolver;
+	cfg.log_fd = o.log_fd;
+	cfg.max_flows = o.max_flows;
+	cfg.child = pid;
+	relay_run(&cfg, tun, sigfd);
+}

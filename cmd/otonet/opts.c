@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otonet.h"
+
+static const char USAGE[] =
+	"usage: otonet [OPTION]... [--] PROG [ARG]...\n"
+	"Run PROG in a new user and network namespace whose only link is a TUN\n"
+	"device, relayed to the host's network through a filter: the public\n"
+	"internet is reachable, private and special-purpose addresses are not.\n"
+	"\n"
+	"  --allow PROTO:HOST:PORT  let flows to HOST:PORT through (PROTO tcp or udp;\n"
+	"                     HOST an address, [IPv6] or a name resolved once at start);\n"
+	"                     repeatable\n"
+	"  --public CIDR      treat CIDR as public internet (labs, tests); repeatable\n"
+	"  --no-public        allowlist mode: only --allow exceptions and DNS\n"
+	"  --dns IP           the resolver DNS flows go to (default: the first\n"
+	"                     nameserver of /etc/resolv.conf)\n"
+	"  --log-fd N         one JSON line per filter decision on fd N\n"
+	"  --max-flows N      bound on concurrent flows (default 4096)\n"
+	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
+	"  -v, --verbose      more messages on stderr\n"
+	"  -h, --help         this text\n"
+	"      --version      the version\n"
+	"\n"
+	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
+	"error, 126 not executable, 127 not found.\n";
+
+int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port)
+{
+	const char *p1 = strchr(spec, ':'), *p2 = strrchr(spec, ':');
+	unsigned long n;
+	size_t hl;
+
+	if (!p1 || p1 == p2)
+		goto bad;
+	if ((size_t)(p1 - spec) == 3 && !strncmp(spec, "tcp", 3))
+		*proto = PROTO_TCP;
+	else if ((size_t)(p1 - spec) == 3 && !strncmp(spec, "udp", 3))
+		*proto = PROTO_UDP;
+	else
+		goto bad;
+	hl = (size_t)(p2 - p1 - 1);
+	if (!hl || hl >= hsize)
+		goto bad;
+	memcpy(host, p1 + 1, hl);
+	host[hl] = 0;
+	/* A bare IPv6 address would be ambiguous with the port: brackets only. */
+	if (strchr(host, ':') && host[0] != '[')
+		goto bad;
+	if (opt_ulong(p2 + 1, 65535, &n) < 0 || n == 0)
+		goto bad;
+	*port = (uint16_t)n;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+enum {
+	OPT_ALLOW = 256,
+	OPT_PUBLIC,
+	OPT_NOPUBLIC,
+	OPT_DNS,
+	OPT_LOGFD,
+	OPT_MAXFLOWS,
+	OPT_AS,
+	OPT_VERSION
+};
+
+void otonet_parse(struct otonet_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "public", required_argument, NULL, OPT_PUBLIC },
+		{ "no-public", no_argument, NULL, OPT_NOPUBLIC },
+		{ "dns", required_argument, NULL, OPT_DNS },
+		{ "log-fd", required_argument, NULL, OPT_LOGFD },
+		{ "max-flows", required_argument, NULL, OPT_MAXFLOWS },
+		{ "as", required_argument, NULL, OPT_AS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	char host[256];
+	int c, proto;
+	uint16_t port;
+	unsigned long n;
+	struct ipaddr ip;
+
+	memset(o, 0, sizeof(*o));
+	o->log_fd = -1;
+	o->max_flows = 4096;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ALLOW:
+			if (rule_split(optarg, &proto, host, sizeof(host), &port) < 0)
+				die_usage("--allow %s: expected tcp:HOST:PORT or udp:HOST:PORT",
+					  optarg);
+			if (o->nallow == NET_MAX_ALLOW)
+				die_usage("--allow: at most %d exceptions", NET_MAX_ALLOW);
+			o->allow_spec[o->nallow++] = optarg;
+			break;
+		case OPT_PUBLIC:
+			if (o->npub == NET_MAX_PUBLIC)
+				die_usage("--public: at most %d ranges", NET_MAX_PUBLIC);
+			if (cidr_parse(optarg, &o->pub[o->npub]) < 0)
+				die_usage("--public %s: not a CIDR prefix", optarg);
+			o->npub++;
+			break;
+		case OPT_NOPUBLIC:
+			o->no_public = 1;
+			break;
+		case OPT_DNS:
+			if (ipaddr_parse(optarg, &ip) < 0)
+				die_usage("--dns %s: not an IP address", optarg);
+			o->dns = optarg;
+			break;
+		case OPT_LOGFD:
+			if (opt_ulong(optarg, 1 << 20, &n) < 0)
+				die_usage("--log-fd %s: not a file descriptor", optarg);
+			o->log_fd = (int)n;
+			break;
+		case OPT_MAXFLOWS:
+			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
+				die_usage("--max-flows %s: expected 1 to 65536", optarg);
+			o->max_flows = n;
+			break;
+		case OPT_AS:
+			o->as = optarg;
+			break;
+		case 'v':
+			log_verbosity = LOG_DEBUG;
+			break;
+		case 'h':
+			fputs(USAGE, stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("otonet " OTO_VERSION);
+			exit(0);
+		default:
+			opt_die(c, argv);
+		}
+	}
+	if (optind >= argc)
+		die_usage("no program to run (see --help)");
+	o->argv = argv + optind;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef OTONET_H
+#define OTONET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cidr.h"
+
+#define NET_MAX_ALLOW 64
+#define NET_MAX_PUBLIC 32
+#define NET_MAX_HOST 128
+#define NET_MTU 65520
+
+enum { PROTO_TCP = 6, PROTO_UDP = 17, PROTO_ICMP = 1, PROTO_ICMP6 = 58 };
+
+struct net_rule {
+	int proto; /* PROTO_TCP or PROTO_UDP */
+	struct ipaddr addr;
+	uint16_t port;
+};
+
+/* Everything the filter needs; built at start, read-only afterwards. */
+struct filter {
+	struct net_rule allow[NET_MAX_ALLOW];
+	size_t nallow;
+	struct cidr pub[NET_MAX_PUBLIC];
+	size_t npub;
+	struct ipaddr host[NET_MAX_HOST]; /* the host's own addresses */
+	size_t nhost;
+	int no_public;
+	struct ipaddr dns4, dns6; /* the sandbox-side DNS addresses */
+};
+
+enum verdict { V_DENY, V_ALLOW };
+
+struct decision {
+	enum verdict verdict;
+	int dns;         /* the flow goes to the host's resolver */
+	char rule[64];   /* exception, dns, special:RANGE, public, no-public, host-address */
+};
+
+struct otonet_opts {
+	const char *as;
+	const char *allow_spec[NET_MAX_ALLOW];
+	size_t nallow;
+	struct cidr pub[NET_MAX_PUBLIC];
+	size_t npub;
+	int no_public;
+	const char *dns;      /* --dns IP, or NULL: the host's resolv.conf */
+	int log_fd;           /* -1: none */
+	unsigned long max_flows;
+	char **argv;
+};
+
+/* opts.c */
+void otonet_parse(struct otonet_opts *o, int argc, char **argv);
+/* "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
+int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port);
+
+/* filter.c: pure. proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. */
+void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, uint16_t port,
+		   struct decision *d);
+/* The first "nameserver" of a resolv.conf text, or -1/ENOENT. Pure. */
+int resolv_first(const char *text, struct ipaddr *out);
+
+/* pkt.c: parsing and building packets on the TUN; pure. */
+struct pkt {
+	int family;
+	struct ipaddr src, dst;
+	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP (v4 or v6 echo) */
+	const uint8_t *ip; /* the whole packet, length iplen */
+	size_t iplen;
+	uint16_t sport, dport; /* for echo: dport is 0, sport the echo id */
+	uint32_t seq, ack;
+	uint8_t flags;
+	uint32_t win;
+	uint16_t mss; /* 0 when absent */
+	int wscale;   /* -1 when absent */
+	uint16_t echo_seq;
+	const uint8_t *data;
+	size_t dlen;
+};
+
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
+/* 0 and p filled in, or -1 for anything not strictly well formed. */
+int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p);
+uint16_t pkt_csum(const void *data, size_t len, uint32_t sum);
+/* Where the payload of a TCP (no options)/UDP/echo packet starts in the buffer. */
+size_t pkt_l4_off(int family);
+/*
+ * Builders write headers in front of a payload the caller already placed at
+ * buf + pkt_l4_off(family) + (20 for TCP, 8 for UDP and echo). Return the
+ * packet length.
+ */
+size_t pkt_tcp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
+	       uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+	       size_t dlen);
+/* A SYN-ACK with MSS and (if wscale >= 0) window scale options. */
+size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
+		  uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win,
+		  uint16_t mss, int wscale);
+size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
+	       uint16_t dport, size_t dlen);
+size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
+		      uint16_t id, uint16_t seq, size_t dlen);
+/*
+ * An ICMP error from src about the packet orig (type 3 / ICMPv6 type 1 with
+ * code: 13/1 administratively prohibited, 3/4 port unreachable).
+ */
+size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const uint8_t *orig,
+		    size_t origlen, int unreach_port);
+
+/* nl.c: rtnetlink, in the sandbox's network namespace. -1/errno. */
+int nl_open(void);
+int nl_link_set(int nl, int ifindex, unsigned int mtu, unsigned int txqlen);
+int nl_addr_add(int nl, int ifindex, const struct ipaddr *a, unsigned int plen);
+int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const struct ipaddr *gw,
+		 int replace);
+
+/* setup.c: the child's side. Returns in the child only after the TUN fd was sent. */
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock,
+		   int kernel_layer);
+/* The parent's side: receive the TUN fd. -1 when the child sent none. */
+int setup_recv_fd(int sock);
+
+/* relay.c */
+struct relay_cfg {
+	const struct filter *f;
+	struct ipaddr resolver;
+	int log_fd;
+	unsigned long max_flows;
+	pid_t child;
+};
+void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
+
+#endif

@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay: one thread, one epoll loop, no TCP stack of its own (the design
+ * of passt). The agent's kernel does TCP on the sandbox side, the host's
+ * kernel on the other; the relay only translates:
+ *
+ *  - a SYN from the agent becomes a non-blocking connect(); the SYN-ACK goes
+ *    back only once the host connection exists, a RST if it failed;
+ *  - the agent's data is written to the host socket and acknowledged only as
+ *    far as the socket took it; the window we advertise is the socket's room;
+ *  - the host's data stays in the host socket's receive queue: it is read
+ *    with MSG_PEEK (SO_PEEK_OFF moves on by itself), sent within the agent's
+ *    window, and removed from the queue only when the agent acknowledges it,
+ *    so a retransmission (timeout, three duplicate ACKs) peeks it again;
+ *  - FIN becomes shutdown(SHUT_WR) and back; RST becomes an abortive close
+ *    (SO_LINGER 0) and back.
+ *
+ * UDP: a connected socket per flow, an idle timeout. ICMP echo: ping sockets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otonet.h"
+
+#define TAG_TUN (~0ULL)
+#define TAG_SIG (~0ULL - 1)
+#define BUFSZ (NET_MTU + 128)
+#define MAX_WND (4U << 20)
+#define MY_WS 7
+#define RTO_MS 300
+#define TCP_RETRIES 12
+#define UDP_IDLE_MS 60000
+#define DNS_IDLE_MS 10000
+#define ECHO_IDLE_MS 10000
+
+enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
+
+struct flow {
+	int proto; /* 0: free */
+	int fd;
+	int next; /* hash chain, -1 ends */
+	struct ipaddr asrc, adst;
+	uint16_t sport, dport;
+	uint32_t events;
+	uint64_t last; /* ms, last activity */
+	int dns;
+	/* TCP, agent side: we are the peer the agent believes it talks to. */
+	int st;
+	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
+	uint32_t agent_wnd;
+	int agent_ws, my_ws;
+	uint32_t seg; /* segment size towards the agent */
+	int dup, retries;
+	uint64_t rto_at;
+	unsigned int rto;
+	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1;
+	/* UDP: the start of the last datagram, to quote in an ICMP error. */
+	uint8_t quote[64];
+	size_t quotelen;
+};
+
+static const struct relay_cfg *C;
+static struct flow *flows;
+static int *heads;
+static unsigned int hmask;
+static unsigned long nused;
+static int free_head = -1;
+static int ep, tunfd;
+static uint8_t ibuf[BUFSZ], obuf[BUFSZ];
+static uint64_t now;
+static uint32_t rnd_state;
+
+static uint64_t clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint32_t rnd(void)
+{
+	/* xorshift, seeded from getrandom: initial sequence numbers only. */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+static void tun_write(size_t n)
+{
+	if (n && write(tunfd, obuf, n) < 0)
+		debugx("write to the TUN: %s", strerror(errno));
+}
+
+/* ---- the decision log -------------------------------------------------- */
+
+static void log_decision(int proto, const struct pkt *p, const struct decision *d)
+{
+	char line[512], s[64], t[64];
+	struct timespec ts;
+	int n;
+
+	if (C->log_fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = snprintf(line, sizeof(line),
+		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"}\n",
+		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+		     proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp",
+		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
+		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
+		     d->rule);
+	if (n > 0 && write(C->log_fd, line, (size_t)n) < 0)
+		debugx("--log-fd: %s", strerror(errno));
+}
+
+/* ---- the flow table ----------------------------------------------------- */
+
+static unsigned int flow_hash(int proto, const struct ipaddr *src, const struct ipaddr *dst,
+			      uint16_t sport, uint16_t dport)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)proto;
+	size_t n = src->family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ src->a[i]) * 16777619u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ dst->a[i]) * 16777619u;
+	h = (h ^ sport) * 16777619u;
+	h = (h ^ dport) * 16777619u;
+	return h & hmask;
+}
+
+static struct flow *flow_find(const struct pkt *p)
+{
+	unsigned int h = flow_hash(p->proto, &p->src, &p->dst, p->sport, p->dport);
+
+	for (int i = heads[h]; i >= 0; i = flows[i].next) {
+		struct flow *f = &flows[i];
+
+		if (f->proto == p->proto && f->sport == p->sport && f->dport == p->dport &&
+		    ipaddr_equal(&f->asrc, &p->src) && ipaddr_equal(&f->adst, &p->dst))
+			return f;
+	}
+	return NULL;
+}
+
+static struct flow *flow_new(const struct pkt *p, int fd)
+{
+	struct flow *f;
+	unsigned int h;
+	int i = free_head;
+
+	if (i < 0)
+		return NULL;
+	f = &flows[i];
+	free_head = f->next;
+	memset(f, 0, sizeof(*f));
+	f->proto = p->proto;
+	f->fd = fd;
+	f->asrc = p->src;
+	f->adst = p->dst;
+	f->sport = p->sport;
+	f->dport = p->dport;
+	f->last = now;
+	h = flow_hash(p->proto, &p->src, &p->dst, p->sport, p->dport);
+	f->next = heads[h];
+	heads[h] = i;
+	nused++;
+	return f;
+}
+
+static void flow_free(struct flow *f)
+{
+	unsigned int h = flow_hash(f->proto, &f->asrc, &f->adst, f->sport, f->dport);
+	int idx = (int)(f - flows);
+
+	for (int *pp = &heads[h]; *pp >= 0; pp = &flows[*pp].next) {
+		if (*pp == idx) {
+			*pp = f->next;
+			break;
+		}
+	}
+	if (f->fd >= 0)
+		close(f->fd); /* also leaves the epoll set */
+	f->proto = 0;
+	f->fd = -1;
+	f->next = free_head;
+	free_head = idx;
+	nused--;
+}
+
+static int flow_watch(struct flow *f, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = (uint64_t)(f - flows) };
+	int op = f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+
+	if (f->events == events)
+		return 0;
+	f->events = events;
+	return epoll_ctl(ep, op, f->fd, &ev);
+}
+
+/* The host-side address of a flow: the resolver for DNS, else the destination. */
+static socklen_t host_sa(const struct flow *f, struct sockaddr_storage *ss)
+{
+	const struct ipaddr *a = f->dns ? &C->resolver : &f->adst;
+	uint16_t port = f->proto == PROTO_ICMP ? 0 : f->dns ? 53 : f->dport;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		memcpy(&s->sin_addr, a->a, 4);
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->a, 16);
+	return sizeof(*s6);
+}
+
+/* The filter, then a connected host socket. NULL when refused or impossible. */
+static struct flow *flow_open(const struct pkt *p, int type, int sproto)
+{
+	struct decision d;
+	struct flow *f;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, fam;
+
+	filter_decide(C->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
+	if (d.verdict == V_ALLOW && d.dns && !C->resolver.family) {
+		d.verdict = V_DENY;
+		snprintf(d.rule, sizeof(d.rule), "dns");
+	}
+	log_decision(p->proto, p, &d);
+	if (d.verdict != V_ALLOW)
+		return NULL;
+	if (nused >= C->max_flows) {
+		warnx("--max-flows %lu reached: refusing a new flow", C->max_flows);
+		return NULL;
+	}
+	fam = d.dns ? C->resolver.family : p->dst.family;
+	if (p->proto == PROTO_ICMP && fam == AF_INET6)
+		sproto = IPPROTO_ICMPV6;
+	fd = socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
+	if (fd < 0) {
+		debugx("socket for a new flow: %s", strerror(errno));
+		return NULL;
+	}
+	f = flow_new(p, fd);
+	f->dns = d.dns;
+	sl = host_sa(f, &ss);
+	if (p->proto == PROTO_TCP) {
+		int one = 1, zero = 0;
+
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0) {
+			warnx("SO_PEEK_OFF is not supported for TCP by this kernel (6.10 or later)");
+			flow_free(f);
+			return NULL;
+		}
+	}
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+		debugx("connect for a new flow: %s", strerror(errno));
+		flow_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* ---- TCP ---------------------------------------------------------------- */
+
+static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
+{
+	uint32_t win = 0;
+
+	if (!f->wr_blocked && !f->agent_fin) {
+		int outq = 0, sndbuf = 0;
+		socklen_t l = sizeof(sndbuf);
+		long room;
+
+		ioctl(f->fd, SIOCOUTQ, &outq);
+		getsockopt(f->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &l);
+		/* The kernel counts overhead in SO_SNDBUF: promise three quarters. */
+		room = (long)sndbuf * 3 / 4 - outq;
+		win = room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
+	} else if (f->agent_fin) {
+		win = 65535U << f->my_ws;
+	}
+	win >>= f->my_ws;
+	if (win > 65535)
+		win = 65535;
+	tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt, flags,
+			  (uint16_t)win, dlen));
+}
+
+static void tcp_synack(struct flow *f)
+{
+	uint16_t mss = (uint16_t)(NET_MTU - pkt_l4_off(f->asrc.family) - 20);
+
+	tun_write(pkt_synack(obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
+			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
+	f->rto_at = now + 1000;
+}
+
+/* A RST answering a packet that has no flow, or that the filter refused. */
+static void tcp_rst_reply(const struct pkt *p)
+{
+	uint32_t seq = 0, ack = p->seq + (uint32_t)p->dlen + !!(p->flags & TH_SYN) +
+			      !!(p->flags & TH_FIN);
+	uint8_t flags = TH_RST | TH_ACK;
+
+	if (p->flags & TH_RST)
+		return;
+	if (p->flags & TH_ACK) {
+		seq = p->ack;
+		flags = TH_RST;
+		ack = 0;
+	}
+	tun_write(pkt_tcp(obuf, &p->dst, &p->src, p->dport, p->sport, seq, ack, flags, 0, 0));
+}
+
+/* The host side reset or failed: tell the agent, forget the flow. */
+static void tcp_reset_agent(struct flow *f)
+{
+	if (f->st == ST_CONNECTING)
+		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
+				  TH_RST | TH_ACK, 0, 0));
+	else
+		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
+				  f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
+	flow_free(f);
+}
+
+/* The agent reset: an abortive close, so the host's peer sees a RST too. */
+static void tcp_abort_host(struct flow *f)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	flow_free(f);
+}
+
+static void tcp_events(struct flow *f)
+{
+	uint32_t ev = EPOLLET | EPOLLIN | EPOLLRDHUP;
+
+	if (f->st == ST_CONNECTING || f->wr_blocked)
+		ev |= EPOLLOUT;
+	if (flow_watch(f, ev) < 0)
+		debugx("epoll_ctl: %s", strerror(errno));
+}
+
+/* Send what the host sent, as far as the agent's window reaches. */
+static int tcp_flush(struct flow *f)
+{
+	size_t off = pkt_l4_off(f->asrc.family) + 20;
+
+	if (f->st != ST_EST || f->fin_sent)
+		return 0;
+	for (int i = 0; i < 256; i++) {
+		uint32_t inflight = f->snd_nxt - f->snd_una, len;
+		ssize_t n;
+
+		if (inflight >= f->agent_wnd)
+			break;
+		len = f->agent_wnd - inflight;
+		if (len > f->seg)
+			len = f->seg;
+		n = recv(f->fd, obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				break;
+			tcp_reset_agent(f);
+			return -1;
+		}
+		if (n == 0) {
+			tcp_out(f, f->snd_nxt, TH_FIN | TH_ACK, 0);
+			f->snd_nxt++;
+			f->fin_sent = 1;
+			if (!f->rto_at)
+				f->rto_at = now + f->rto;
+			break;
+		}
+		tcp_out(f, f->snd_nxt, TH_ACK | TH_PSH, (size_t)n);
+		f->snd_nxt += (uint32_t)n;
+		if (!f->rto_at)
+			f->rto_at = now + f->rto;
+		if ((uint32_t)n < len)
+			break;
+	}
+	return 0;
+}
+
+/* Go back to the last byte the agent acknowledged and send again from there. */
+static int tcp_rewind(struct flow *f)
+{
+	int zero = 0;
+
+	if (f->snd_una == f->snd_nxt)
+		return 0;
+	f->snd_nxt = f->snd_una;
+	f->fin_sent = 0;
+	f->dup = 0;
+	setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
+	return tcp_flush(f);
+}
+
+static void tcp_new(const struct pkt *p)
+{
+	struct flow *f = flow_open(p, SOCK_STREAM, 0);
+	size_t maxseg;
+
+	if (!f) {
+		tcp_rst_reply(p);
+		return;
+	}
+	f->st = ST_CONNECTING;
+	f->iss = rnd();
+	f->snd_una = f->snd_nxt = f->iss + 1;
+	f->rcv_nxt = p->seq + 1;
+	f->agent_ws = p->wscale;
+	f->my_ws = p->wscale >= 0 ? MY_WS : 0;
+	f->agent_wnd = p->win; /* a SYN's window is never scaled */
+	maxseg = NET_MTU - pkt_l4_off(p->family) - 20;
+	f->seg = p->mss ? p->mss : (p->family == AF_INET ? 536 : 1220);
+	if (f->seg > maxseg)
+		f->seg = (uint32_t)maxseg;
+	f->rto = RTO_MS;
+	tcp_events(f);
+}
+
+static void tcp_connected(struct flow *f)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
+		tcp_reset_agent(f);
+		return;
+	}
+	f->st = ST_SYNACK;
+	tcp_synack(f);
+	tcp_events(f);
+}
+
+static void tcp_agent_data(struct flow *f, const struct pkt *p)
+{
+	int32_t skip = (int32_t)(f->rcv_nxt - p->seq);
+	ssize_t w;
+
+	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
+		return;
+	w = send(f->fd, p->data + skip, p->dlen - (size_t)skip, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			tcp_reset_agent(f);
+			return;
+		}
+		w = 0;
+	}
+	f->rcv_nxt += (uint32_t)w;
+	if ((size_t)w < p->dlen - (size_t)skip) {
+		f->wr_blocked = 1;
+		tcp_events(f);
+	}
+}
+
+static void tcp_input(const struct pkt *p)
+{
+	struct flow *f = flow_find(p);
+	int32_t acked;
+	uint32_t old_wnd;
+	int need_ack = 0;
+
+	if (!f) {
+		if ((p->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
+			tcp_new(p);
+		else
+			tcp_rst_reply(p);
+		return;
+	}
+	f->last = now;
+	if (p->flags & TH_RST) {
+		tcp_abort_host(f);
+		return;
+	}
+	if (p->flags & TH_SYN) {
+		/* The agent sent its SYN again: answer again if we already did. */
+		if (!(p->flags & TH_ACK) && f->st == ST_SYNACK && p->seq + 1 == f->rcv_nxt)
+			tcp_synack(f);
+		return;
+	}
+	if (!(p->flags & TH_ACK) || f->st == ST_CONNECTING)
+		return;
+	if (f->st == ST_SYNACK) {
+		if (p->ack != f->iss + 1) {
+			tcp_rst_reply(p);
+			return;
+		}
+		f->st = ST_EST;
+		f->rto_at = 0;
+	}
+	old_wnd = f->agent_wnd;
+	f->agent_wnd = (uint32_t)p->win << (f->agent_ws > 0 ? f->agent_ws : 0);
+	acked = (int32_t)(p->ack - f->snd_una);
+	if (acked > 0 && (int32_t)(f->snd_nxt - p->ack) >= 0) {
+		uint32_t n = (uint32_t)acked;
+
+		if (f->fin_sent && p->ack == f->snd_nxt) {
+			f->fin_acked = 1;
+			n--;
+		}
+		/* Acknowledged: now, and only now, the bytes leave the host socket. */
+		while (n) {
+			ssize_t r = recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
+
+			if (r <= 0)
+				break;
+			n -= (uint32_t)r;
+		}
+		f->snd_una = p->ack;
+		f->dup = 0;
+		f->retries = 0;
+		f->rto = RTO_MS;
+		f->rto_at = f->snd_una == f->snd_nxt ? 0 : now + f->rto;
+	} else if (acked == 0 && !p->dlen && !(p->flags & TH_FIN) && f->snd_nxt != f->snd_una &&
+		   f->agent_wnd == old_wnd) {
+		if (++f->dup == 3 && tcp_rewind(f) < 0)
+			return;
+	}
+	if (p->dlen) {
+		tcp_agent_data(f, p);
+		if (!f->proto)
+			return;
+		need_ack = 1;
+	}
+	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
+		shutdown(f->fd, SHUT_WR);
+		f->rcv_nxt++;
+		f->agent_fin = 1;
+		need_ack = 1;
+	} else if (p->flags & TH_FIN) {
+		need_ack = 1;
+	}
+	if (need_ack)
+		tcp_out(f, f->snd_nxt, TH_ACK, 0);
+	if (tcp_flush(f) < 0)
+		return;
+	if (f->agent_fin && f->fin_acked)
+		flow_free(f);
+}
+
+static void tcp_sock_event(struct flow *f, uint32_t ev)
+{
+	if (f->st == ST_CONNECTING) {
+		if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			tcp_connected(f);
+		return;
+	}
+	if (ev & EPOLLERR) {
+		int err = 0;
+		socklen_t l = sizeof(err);
+
+		getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+		if (err) {
+			tcp_reset_agent(f);
+			return;
+		}
+	}
+	if ((ev & EPOLLOUT) && f->wr_blocked) {
+		f->wr_blocked = 0;
+		tcp_events(f);
+		tcp_out(f, f->snd_nxt, TH_ACK, 0); /* a window update */
+	}
+	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+		tcp_flush(f);
+}
+
+static void tcp_timer(struct flow *f)
+{
+	if (!f->rto_at || now < f->rto_at)
+		return;
+	if (++f->retries > TCP_RETRIES) {
+		tcp_reset_agent(f);
+		return;
+	}
+	if (f->st == ST_SYNACK) {
+		tcp_synack(f);
+		return;
+	}
+	f->rto = f->rto * 2 > 8000 ? 8000 : f->rto * 2;
+	f->rto_at = now + f->rto;
+	tcp_rewind(f);
+}
+
+/* ---- UDP and ICMP echo -------------------------------------------------- */
+
+static void icmp_refuse(const struct pkt *p, int port_unreach)
+{
+	/* From the gateway: the agent learns the flow was refused, not by whom. */
+	struct ipaddr gw;
+
+	ipaddr_parse(p->family == AF_INET ? "10.0.2.2" : "fd00::2", &gw);
+	tun_write(pkt_icmp_err(obuf, sizeof(obuf), &gw, p->ip, p->iplen, port_unreach));
+}
+
+static void udp_input(const struct pkt *p)
+{
+	struct flow *f = flow_find(p);
+
+	if (!f) {
+		f = flow_open(p, SOCK_DGRAM, 0);
+		if (!f) {
+			icmp_refuse(p, 0);
+			return;
+		}
+		flow_watch(f, EPOLLIN);
+	}
+	f->last = now;
+	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
+	memcpy(f->quote, p->ip, f->quotelen);
+	if (send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	    errno == ECONNREFUSED)
+		icmp_refuse(p, 1);
+}
+
+static void icmp_input(const struct pkt *p)
+{
+	struct flow *f = flow_find(p);
+	uint8_t *e = ibuf; /* p points into ibuf: build in obuf, then send */
+
+	(void)e;
+	if (!f) {
+		f = flow_open(p, SOCK_DGRAM, IPPROTO_ICMP);
+		if (!f) {
+			icmp_refuse(p, 0);
+			return;
+		}
+		flow_watch(f, EPOLLIN);
+	}
+	f->last = now;
+	if (8 + p->dlen > sizeof(obuf))
+		return;
+	obuf[0] = p->family == AF_INET ? 8 : 128;
+	obuf[1] = 0;
+	memset(obuf + 2, 0, 4); /* the kernel sets the id and checksum */
+	obuf[6] = (uint8_t)(p->echo_seq >> 8);
+	obuf[7] = (uint8_t)p->echo_seq;
+	memcpy(obuf + 8, p->data, p->dlen);
+	send(f->fd, obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void dgram_sock_event(struct flow *f)
+{
+	size_t off = pkt_l4_off(f->asrc.family);
+	size_t room = NET_MTU - off - 8;
+
+	for (int i = 0; i < 64; i++) {
+		ssize_t n;
+
+		if (f->proto == PROTO_UDP)
+			n = recv(f->fd, obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
+		else
+			n = recv(f->fd, obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0) {
+			if (errno == ECONNREFUSED && f->proto == PROTO_UDP && f->quotelen) {
+				struct pkt q;
+
+				/* The quote is the start of the agent's datagram. */
+				memset(&q, 0, sizeof(q));
+				q.family = f->asrc.family;
+				q.ip = ibuf;
+				memcpy(ibuf, f->quote, f->quotelen);
+				q.iplen = f->quotelen;
+				icmp_refuse(&q, 1);
+			}
+			break;
+		}
+		f->last = now;
+		if (f->proto == PROTO_UDP) {
+			if ((size_t)n > room)
+				continue; /* too big for the TUN's MTU: dropped */
+			tun_write(pkt_udp(obuf, &f->adst, &f->asrc, f->dport, f->sport, (size_t)n));
+		} else {
+			uint8_t *ih = obuf + off;
+
+			if (n < 8 || (size_t)n > room + 8 || ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
+				continue;
+			tun_write(pkt_echo_reply(obuf, &f->adst, &f->asrc, f->sport,
+						 (uint16_t)(ih[6] << 8 | ih[7]), (size_t)n - 8));
+		}
+	}
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static int agent_addr_ok(const struct pkt *p)
+{
+	static const uint8_t A4[4] = { 10, 0, 2, 100 };
+	static const uint8_t A6[16] = { 0xfd, [14] = 0x01, [15] = 0x00 };
+
+	if (p->family == AF_INET)
+		return !memcmp(p->src.a, A4, 4);
+	return !memcmp(p->src.a, A6, 16);
+}
+
+static void tun_input(void)
+{
+	for (int i = 0; i < 256; i++) {
+		ssize_t n = read(tunfd, ibuf, sizeof(ibuf));
+		struct pkt p;
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR) {
+				/* The sandbox's namespace is gone: nothing more to relay. */
+				epoll_ctl(ep, EPOLL_CTL_DEL, tunfd, NULL);
+			}
+			return;
+		}
+		/* Only the agent's own address: no spoofed flows, no reflections. */
+		if (pkt_parse(ibuf, (size_t)n, &p) < 0 || !agent_addr_ok(&p))
+			continue;
+		now = clock_ms();
+		if (p.proto == PROTO_TCP)
+			tcp_input(&p);
+		else if (p.proto == PROTO_UDP)
+			udp_input(&p);
+		else
+			icmp_input(&p);
+	}
+}
+
+static void timers(void)
+{
+	for (unsigned long i = 0; i < C->max_flows; i++) {
+		struct flow *f = &flows[i];
+		uint64_t idle;
+
+		if (!f->proto)
+			continue;
+		if (f->proto == PROTO_TCP) {
+			tcp_timer(f);
+			continue;
+		}
+		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : f->dns ? DNS_IDLE_MS : UDP_IDLE_MS;
+		if (now - f->last > idle)
+			flow_free(f);
+	}
+}
+
+static void signals(int sigfd)
+{
+	struct signalfd_siginfo si;
+	int status;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD) {
+			kill(C->child, (int)si.ssi_signo);
+			continue;
+		}
+		if (waitpid(C->child, &status, WNOHANG) == C->child)
+			exit(wait_code(status));
+	}
+}
+
+void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
+{
+	struct epoll_event ev, evs[64];
+	unsigned int hsize = 1;
+	uint64_t last_tick = 0;
+
+	C = cfg;
+	tunfd = tun;
+	if (getrandom(&rnd_state, sizeof(rnd_state), 0) != sizeof(rnd_state) || !rnd_state)
+		rnd_state = (uint32_t)clock_ms() | 1;
+	while (hsize < 2 * cfg->max_flows)
+		hsize <<= 1;
+	hmask = hsize - 1;
+	flows = calloc(cfg->max_flows, sizeof(*flows));
+	heads = malloc(hsize * sizeof(*heads));
+	if (!flows || !heads)
+		die(EXIT_SYS, ENOMEM, "unable to allocate the flow table");
+	for (unsigned int i = 0; i < hsize; i++)
+		heads[i] = -1;
+	for (unsigned long i = cfg->max_flows; i-- > 0;) {
+		flows[i].fd = -1;
+		flows[i].next = free_head;
+		free_head = (int)i;
+	}
+	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
+		die(EXIT_SYS, errno, "unable to make the TUN non-blocking");
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die(EXIT_SYS, errno, "unable to create an epoll instance");
+	ev.events = EPOLLIN;
+	ev.data.u64 = TAG_TUN;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, tun, &ev) < 0)
+		die(EXIT_SYS, errno, "unable to watch the TUN");
+	ev.data.u64 = TAG_SIG;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+		die(EXIT_SYS, errno, "unable to watch signals");
+	/* The child may have exited before the signalfd existed. */
+	signals(sigfd);
+	for (;;) {
+		int n = epoll_wait(ep, evs, 64, 100);
+
+		if (n < 0 && errno != EINTR)
+			die(EXIT_SYS, errno, "epoll_wait");
+		now = clock_ms();
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+
+			if (tag == TAG_TUN) {
+				tun_input();
+			} else if (tag == TAG_SIG) {
+				signals(sigfd);
+			} else {
+				struct flow *f = &flows[tag];
+
+				if (!f->proto)
+					continue;
+				if (f->proto == PROTO_TCP)
+					tcp_sock_event(f, evs[i].events);
+				else
+					dgram_sock_event(f);
+			}
+		}
+		if (now - last_tick >= 50) {
+			last_tick = now;
+			timers();
+		}
+	}
+}

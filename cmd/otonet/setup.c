@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The child's side: a user namespace owning a new network and mount
+ * namespace, the TUN device and its configuration, /etc/resolv.conf, and the
+ * TUN fd handed to the relay.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <linux/mount.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otonet.h"
+
+static int open_tun(void)
+{
+	struct ifreq ifr;
+	struct stat st;
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		if (stat("/dev/net/tun", &st) == 0)
+			die(EXIT_SYS, e,
+			    "unable to open /dev/net/tun (mode %04o, owner %u); the fix: "
+			    "chmod 0666 /dev/net/tun (the Debian default), or map it into the container",
+			    (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid);
+		die(EXIT_SYS, e, "unable to open /dev/net/tun; the fix: mknod /dev/net/tun c 10 200 "
+				 "and chmod 0666 it, or map it into the container");
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "tun0");
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+		die(EXIT_SYS, errno, "unable to create tun0 (TUNSETIFF)");
+	return fd;
+}
+
+static void route(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
+		  int replace)
+{
+	char t[64];
+
+	if (nl_route_add(nl, type, c, ifindex, gw, replace) < 0)
+		die(EXIT_SYS, errno, "unable to add the %s route to %s",
+		    type == RTN_PROHIBIT ? "prohibit" : "tun0", cidr_str(c, t, sizeof(t)));
+}
+
+static struct cidr host_cidr(const struct ipaddr *a)
+{
+	struct cidr c = { .addr = *a, .len = a->family == AF_INET ? 32 : 128 };
+
+	return c;
+}
+
+/* Ping sockets for the agent's group, so echo goes through the relay's. */
+static void allow_ping(void)
+{
+	char buf[64];
+	int fd = open("/proc/sys/net/ipv4/ping_group_range", O_WRONLY | O_CLOEXEC);
+	int n = snprintf(buf, sizeof(buf), "%u %u\n", (unsigned int)getegid(),
+			 (unsigned int)getegid());
+
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		debugx("ping_group_range: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+static void configure(const struct otonet_opts *o, const struct filter *f, int kernel_layer)
+{
+	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
+	struct ipaddr a4, a6, gw4, gw6;
+	struct cidr def4 = { .addr.family = AF_INET }, def6 = { .addr.family = AF_INET6 };
+	const struct cidr_special_range *sp;
+	size_t nsp;
+
+	if (nl < 0 || !tun || !lo)
+		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
+	ipaddr_parse("10.0.2.100", &a4);
+	ipaddr_parse("fd00::100", &a6);
+	ipaddr_parse("10.0.2.2", &gw4);
+	ipaddr_parse("fd00::2", &gw6);
+	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, NET_MTU, 16384) < 0)
+		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
+	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
+		die(EXIT_SYS, errno, "unable to add tun0's addresses");
+	route(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
+	route(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
+	allow_ping();
+	if (!kernel_layer)
+		goto out;
+	/*
+	 * The kernel layer: a second wall in front of the relay. A connect to a
+	 * blocked range fails at once with EACCES inside the sandbox, and no
+	 * packet for it ever reaches the TUN.
+	 */
+	sp = cidr_special_table(&nsp);
+	for (size_t i = 0; i < nsp; i++)
+		route(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+	for (size_t i = 0; i < f->nhost; i++) {
+		struct cidr c = host_cidr(&f->host[i]);
+
+		route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+	}
+	/* Then the holes: --public ranges and exceptions go back to tun0. */
+	for (size_t i = 0; i < f->npub; i++)
+		route(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
+	for (size_t i = 0; i < f->nallow; i++) {
+		struct cidr c = host_cidr(&f->allow[i].addr);
+
+		route(nl, RTN_UNICAST, &c, tun, NULL, 1);
+	}
+	/* The host addresses stay walled even inside a --public range. */
+	for (size_t i = 0; i < f->nhost; i++) {
+		struct cidr c = host_cidr(&f->host[i]);
+		int allowed = 0;
+
+		for (size_t j = 0; j < f->nallow; j++)
+			allowed |= ipaddr_equal(&f->allow[j].addr, &f->host[i]);
+		if (!allowed)
+			route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+	}
+out:
+	(void)o;
+	close(nl);
+}
+
+/*
+ * The sandbox's resolv.conf names the relay's DNS address. The file lives on
+ * a detached tmpfs (new mount API), so no directory of the host is covered,
+ * and it is mounted over /etc/resolv.conf itself without following a
+ * symlink: a link to a systemd-resolved stub is covered the same way.
+ */
+static void overlay_resolv(void)
+{
+	static const char TEXT[] = "# otonet: the relay forwards this to the host's resolver\n"
+				   "nameserver 10.0.2.3\n"
+				   "nameserver fd00::3\n";
+	int fs, mnt, fd, tree;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die(EXIT_SYS, errno, "unable to make the mount namespace private");
+	fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16k", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		die(EXIT_SYS, errno, "unable to create a tmpfs for resolv.conf");
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+								   MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		die(EXIT_SYS, errno, "unable to mount a tmpfs for resolv.conf");
+	fd = openat(mnt, "resolv.conf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, TEXT, sizeof(TEXT) - 1) != (ssize_t)sizeof(TEXT) - 1)
+		die(EXIT_SYS, errno, "unable to write resolv.conf");
+	close(fd);
+	tree = (int)syscall(SYS_open_tree, mnt, "resolv.conf", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		die(EXIT_SYS, errno, "unable to clone resolv.conf's mount");
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, "/etc/resolv.conf",
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		die(EXIT_SYS, errno, "unable to mount over /etc/resolv.conf");
+	if (mount(NULL, "/etc/resolv.conf", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+							 MS_NODEV | MS_NOEXEC, NULL) < 0)
+		die(EXIT_SYS, errno, "unable to make /etc/resolv.conf read-only");
+	close(tree);
+	close(mnt);
+	close(fs);
+}
+
+static void send_fd(int sock, int fd)
+{
+	char c = 'T';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	memset(&u, 0, sizeof(u));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
+		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
+}
+
+int setup_recv_fd(int sock)
+{
+	char c;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	int fd;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	cm = CMSG_FIRSTHDR(&m);
+	if (n != 1 || !cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock,
+		   int kernel_layer)
+{
+	pid_t parent = getppid();
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int tun;
+
+	/* Fail closed: if the relay dies, so does the sandbox. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(EXIT_SYS);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) < 0) {
+		int e = errno;
+
+		die(EXIT_SYS, e, "unable to create the user and network namespaces (%s)",
+		    userns_hint(e));
+	}
+	if (userns_map_self(0, uid, uid, gid, gid) < 0)
+		die(EXIT_SYS, errno, "unable to map uid %u in the new user namespace",
+		    (unsigned int)uid);
+	/* Credentials changed: set the death signal again, and re-check the race. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(EXIT_SYS);
+	tun = open_tun();
+	configure(o, f, kernel_layer);
+	overlay_resolv();
+	send_fd(sock, tun);
+	close(tun);
+	close(sock);
+}

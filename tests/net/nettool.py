@@ -1,0 +1,353 @@
+#!/usr/bin/python3
+"""Servers of the otonet test topology, and the clients the tests run inside
+the sandbox. Every client prints one line: "ok ..." or the errno name."""
+import errno, hashlib, os, random, socket, struct, sys, threading, time
+
+CHUNK = 1 << 20
+
+
+def blob(n):
+    """n deterministic bytes, in chunks (the same on both sides)."""
+    i = 0
+    while n > 0:
+        k = min(CHUNK, n)
+        yield random.Random(i).randbytes(k)
+        n -= k
+        i += 1
+
+
+def recv_all(s):
+    h, n = hashlib.sha256(), 0
+    while True:
+        d = s.recv(1 << 18)
+        if not d:
+            return h.hexdigest(), n
+        h.update(d)
+        n += len(d)
+
+
+def listener(port, kind=socket.SOCK_STREAM):
+    s = socket.socket(socket.AF_INET6, kind)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", port))
+    if kind == socket.SOCK_STREAM:
+        s.listen(512)
+    return s
+
+
+def serve_tcp(port, handler):
+    s = listener(port)
+
+    def loop():
+        while True:
+            c, a = s.accept()
+            threading.Thread(target=guard, args=(handler, c), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+
+
+def guard(handler, c):
+    try:
+        handler(c)
+    except OSError:
+        pass
+    finally:
+        c.close()
+
+
+def serve_inet(d):
+    def sink(c):  # everything until EOF, then its sha256
+        h, n = recv_all(c)
+        c.sendall(f"{h} {n}\n".encode())
+
+    def source(c):  # "N\n", then N bytes, then EOF
+        line = b""
+        while not line.endswith(b"\n"):
+            x = c.recv(64)
+            if not x:
+                return
+            line += x
+        for chunk in blob(int(line)):
+            c.sendall(chunk)
+
+    def echo(c):
+        while True:
+            x = c.recv(1 << 18)
+            if not x:
+                return
+            c.sendall(x)
+
+    def rst(c):
+        c.recv(16)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    def watch(c):  # how the client left: eof or rst
+        try:
+            while c.recv(4096):
+                pass
+            r = "eof"
+        except ConnectionResetError:
+            r = "rst"
+        with open(os.path.join(d, "watch"), "a") as f:
+            f.write(r + "\n")
+
+    def halfclose(c):  # server's FIN first, then the client still talks
+        c.sendall(b"banner\n")
+        c.shutdown(socket.SHUT_WR)
+        h = b""
+        while True:
+            x = c.recv(4096)
+            if not x:
+                break
+            h += x
+        with open(os.path.join(d, "hc"), "wb") as f:
+            f.write(h)
+
+    for port, h in ((9000, sink), (9001, source), (9002, echo), (9003, rst), (9004, watch),
+                    (9006, halfclose)):
+        serve_tcp(port, h)
+    u = listener(9005, socket.SOCK_DGRAM)
+
+    def uecho():
+        while True:
+            x, a = u.recvfrom(65535)
+            u.sendto(x, a)
+    threading.Thread(target=uecho, daemon=True).start()
+    open(os.path.join(d, "inet.ready"), "w").close()
+    while True:
+        time.sleep(3600)
+
+
+LAN_PORTS = (22, 80, 443, 8086, 8087, 9000)
+
+
+def serve_lan(seen):
+    lock = threading.Lock()
+
+    def record(line):
+        with lock, open(seen, "a") as f:
+            f.write(line + "\n")
+
+    for port in LAN_PORTS:
+        def tcp_handler(c, port=port):
+            record(f"tcp {c.getsockname()[0]} {port} from {c.getpeername()[0]}")
+            c.sendall(b"lan\n")
+        serve_tcp(port, tcp_handler)
+        u = listener(port, socket.SOCK_DGRAM)
+
+        def uloop(u=u, port=port):
+            while True:
+                x, a = u.recvfrom(65535)
+                record(f"udp {port} from {a[0]}")
+                u.sendto(b"lan\n", a)
+        threading.Thread(target=uloop, daemon=True).start()
+    open(seen + ".ready", "w").close()
+    while True:
+        time.sleep(3600)
+
+
+def family(host):
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def connect(host, port, timeout=10):
+    s = socket.socket(family(host), socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect((host, port))
+    return s
+
+
+def errname(e):
+    return errno.errorcode.get(e.errno, str(e.errno)) if e.errno else type(e).__name__
+
+
+def c_up(host, n):
+    n = int(n)
+    s = connect(host, 9000, 60)
+    h = hashlib.sha256()
+    for chunk in blob(n):
+        s.sendall(chunk)
+        h.update(chunk)
+    s.shutdown(socket.SHUT_WR)
+    reply = s.makefile().readline().split()
+    return "ok" if reply == [h.hexdigest(), str(n)] else f"mismatch {reply}"
+
+
+def c_down(host, n):
+    n = int(n)
+    s = connect(host, 9001, 60)
+    s.sendall(f"{n}\n".encode())
+    got, m = recv_all(s)
+    h = hashlib.sha256()
+    for chunk in blob(n):
+        h.update(chunk)
+    return "ok" if (got, m) == (h.hexdigest(), n) else f"mismatch {m}"
+
+
+def c_many(host, k, size):
+    k, size = int(k), int(size)
+    res = []
+
+    def one(i):
+        try:
+            s = connect(host, 9002, 60)
+            data = random.Random(1000 + i).randbytes(size)
+            threading.Thread(target=lambda: (s.sendall(data), s.shutdown(socket.SHUT_WR)),
+                             daemon=True).start()
+            got = b""
+            while True:
+                x = s.recv(1 << 16)
+                if not x:
+                    break
+                got += x
+            res.append(got == data)
+        except OSError as e:
+            res.append(errname(e))
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(k)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    good = sum(1 for r in res if r is True)
+    return f"ok {good}" if good == k else f"bad {good} {[r for r in res if r is not True][:3]}"
+
+
+def c_halfclose(host):
+    # Our FIN first: the server still answers after it.
+    s = connect(host, 9000)
+    s.sendall(b"hello")
+    s.shutdown(socket.SHUT_WR)
+    first = s.makefile().readline().split()
+    # The server's FIN first: we still send after it.
+    s2 = connect(host, 9006)
+    got = b""
+    while True:
+        x = s2.recv(64)
+        if not x:
+            break
+        got += x
+    s2.sendall(b"after\n")
+    s2.shutdown(socket.SHUT_WR)
+    s2.recv(1)
+    ok = first == [hashlib.sha256(b"hello").hexdigest(), "5"] and got == b"banner\n"
+    return "ok" if ok else f"bad {first} {got}"
+
+
+def c_rst(host):
+    s = connect(host, 9003)
+    s.sendall(b"x")
+    try:
+        s.recv(10)
+        return "no-error"
+    except OSError as e:
+        return errname(e)
+
+
+def c_agent_rst(host):
+    s = connect(host, 9004)
+    s.sendall(b"x")
+    time.sleep(0.2)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    return "ok"
+
+
+def c_connect(host, port, timeout="3"):
+    t = time.monotonic()
+    try:
+        s = connect(host, int(port), float(timeout))
+        r = "ok " + s.recv(16).decode().strip() if int(port) in LAN_PORTS else "ok"
+    except OSError as e:
+        r = errname(e)
+    return f"{r} {int((time.monotonic() - t) * 1000)}"
+
+
+def c_udp(host, port, msg="ping", timeout="2"):
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    s.settimeout(float(timeout))
+    try:
+        s.connect((host, int(port)))
+        s.send(msg.encode())
+        return "ok " + s.recv(65535).decode()
+    except OSError as e:
+        return errname(e)
+
+
+def dns_query(name, qtype):
+    q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
+    for part in name.split("."):
+        q += bytes([len(part)]) + part.encode()
+    return q + b"\0" + struct.pack(">HH", qtype, 1)
+
+
+def dns_answer(r, qtype):
+    n = struct.unpack(">H", r[6:8])[0]
+    i = 12
+    while r[i]:
+        i += r[i] + 1
+    i += 5
+    out = []
+    for _ in range(n):
+        if r[i] & 0xC0 == 0xC0:
+            i += 2
+        else:
+            while r[i]:
+                i += r[i] + 1
+            i += 1
+        t, _, _, ln = struct.unpack(">HHIH", r[i:i + 10])
+        i += 10
+        if t == qtype:
+            out.append(socket.inet_ntop(socket.AF_INET if t == 1 else socket.AF_INET6,
+                                        r[i:i + ln]))
+        i += ln
+    return " ".join(out)
+
+
+def c_dns(name, proto="udp", server="10.0.2.3", qtype="A"):
+    qt = 1 if qtype == "A" else 28
+    q = dns_query(name, qt)
+    try:
+        if proto == "udp":
+            s = socket.socket(family(server), socket.SOCK_DGRAM)
+            s.settimeout(3)
+            s.connect((server, 53))
+            s.send(q)
+            r = s.recv(4096)
+        else:
+            s = connect(server, 53, 3)
+            s.sendall(struct.pack(">H", len(q)) + q)
+            f = s.makefile("rb")
+            ln = struct.unpack(">H", f.read(2))[0]
+            r = f.read(ln)
+        return "ok " + dns_answer(r, qt)
+    except OSError as e:
+        return errname(e)
+
+
+def c_ping(host):
+    fam = family(host)
+    s = socket.socket(fam, socket.SOCK_DGRAM,
+                      socket.IPPROTO_ICMP if fam == socket.AF_INET else socket.IPPROTO_ICMPV6)
+    s.settimeout(2)
+    t = 128 if fam == socket.AF_INET6 else 8
+    try:
+        s.connect((host, 0))
+        s.send(struct.pack(">BBHHH", t, 0, 0, 0, 7) + b"otonet-echo")
+        r = s.recv(1024)
+        return "ok" if r[8:] == b"otonet-echo" and r[6:8] == b"\0\7" else "bad"
+    except OSError as e:
+        return errname(e)
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "serve-inet":
+        serve_inet(*args)
+    elif cmd == "serve-lan":
+        serve_lan(*args)
+    else:
+        print(globals()["c_" + cmd.replace("-", "_")](*args), flush=True)
+
+
+if __name__ == "__main__":
+    main()

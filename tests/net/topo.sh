@@ -1,0 +1,105 @@
+# shellcheck shell=sh
+# The test topology, sourced by tests/test_otonet.sh and bench/net.sh.
+#
+#   oto-host-$$   the fake host: otonet runs here; resolv.conf names the LAN resolver
+#   oto-inet-$$   the fake internet: 203.0.113.10/24, 2001:db8:1::10/64, servers
+#   oto-lan-$$    the fake office LAN: 10.1.0.10/16 and one address of every
+#                 special-purpose range, a listener that records every contact,
+#                 and dnsmasq as the host's resolver
+#
+# Nothing leaves these namespaces: they are linked only to each other by veth.
+# topo_up builds everything, topo_down removes it (call it from a trap).
+
+TOPO_ID=${TOPO_ID:-$$}
+NH=oto-host-$TOPO_ID
+NI=oto-inet-$TOPO_ID
+NL=oto-lan-$TOPO_ID
+TOPO_DIR=${TOPO_DIR:-/tmp/oto-topo-$TOPO_ID}
+NETTOOL=${NETTOOL:-$(cd "$(dirname "$0")" && pwd)/net/nettool.py}
+PY=/usr/bin/python3
+INET4=203.0.113.10
+INET6=2001:db8:1::10
+HOST_INET4=203.0.113.1
+HOST_INET6=2001:db8:1::1
+HOST_LAN4=10.1.0.1
+LAN4=10.1.0.10
+LAN6=fd12:3456::10
+HOST_LAN6=fd12:3456::1
+# One address of each special-purpose range, routed by the host to the LAN,
+# where the listener would see any packet that got through.
+LAN_EXTRA4="10.0.0.1 172.16.0.1 192.168.1.1 169.254.169.254 100.64.0.1 198.18.0.1 192.0.0.192 198.51.100.7 192.0.2.7"
+LAN_EXTRA6="fd00::1 fec0::1 100::1 2001:2::1 2002:a9fe:a9fe::1 64:ff9b::a9fe:a9fe 64:ff9b:1::a01:1"
+TUN_MODE=
+
+topo_up() {
+	mkdir -p "$TOPO_DIR" && chmod 0755 "$TOPO_DIR"
+	ip netns add "$NH" && ip netns add "$NI" && ip netns add "$NL" || return 1
+	ip link add hi0 netns "$NH" type veth peer name ih0 netns "$NI" || return 1
+	ip link add hl0 netns "$NH" type veth peer name lh0 netns "$NL" || return 1
+	for ns in "$NH" "$NI" "$NL"; do ip -n "$ns" link set lo up; done
+	ip -n "$NH" addr add $HOST_INET4/24 dev hi0
+	ip -n "$NH" addr add $HOST_INET6/64 dev hi0 nodad
+	ip -n "$NH" addr add $HOST_LAN4/16 dev hl0
+	ip -n "$NH" addr add $HOST_LAN6/64 dev hl0 nodad
+	ip -n "$NI" addr add $INET4/24 dev ih0
+	ip -n "$NI" addr add $INET6/64 dev ih0 nodad
+	ip -n "$NL" addr add $LAN4/16 dev lh0
+	ip -n "$NL" addr add $LAN6/64 dev lh0 nodad
+	for ns in "$NH" "$NI" "$NL"; do
+		for l in hi0 hl0 ih0 lh0; do ip -n "$ns" link set "$l" up mtu 65520 2>/dev/null; done
+	done
+	ip -n "$NI" route add default via $HOST_INET4
+	ip -n "$NI" -6 route add default via $HOST_INET6
+	ip -n "$NL" route add default via $HOST_LAN4
+	ip -n "$NL" -6 route add default via $HOST_LAN6
+	for a in $LAN_EXTRA4; do
+		ip -n "$NL" addr add "$a/32" dev lo
+		ip -n "$NH" route add "$a/32" via $LAN4
+	done
+	for a in $LAN_EXTRA6; do
+		ip -n "$NL" addr add "$a/128" dev lo nodad
+		ip -n "$NH" -6 route add "$a/128" via $LAN6
+	done
+	ip netns exec "$NH" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	# Ping sockets for the relay's user (uid 65534 included).
+	ip netns exec "$NH" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+	# ip netns exec bind-mounts /etc/netns/NAME/* over /etc/*.
+	mkdir -p "/etc/netns/$NH"
+	echo "nameserver $LAN4" >"/etc/netns/$NH/resolv.conf"
+	printf '127.0.0.1 localhost\n%s lanbox\n' "$LAN4" >"/etc/netns/$NH/hosts"
+	# /dev/net/tun: stock Debian mode for the test, restored by topo_down.
+	TUN_MODE=$(stat -c %a /dev/net/tun)
+	chmod 0666 /dev/net/tun
+	ip netns exec "$NI" $PY "$NETTOOL" serve-inet "$TOPO_DIR" >"$TOPO_DIR/inet.log" 2>&1 &
+	echo $! >"$TOPO_DIR/inet.pid"
+	ip netns exec "$NL" $PY "$NETTOOL" serve-lan "$TOPO_DIR/lan.seen" >"$TOPO_DIR/lan.log" 2>&1 &
+	echo $! >"$TOPO_DIR/lan.pid"
+	ip netns exec "$NL" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
+		--listen-address=$LAN4 --bind-interfaces --user=root --pid-file= \
+		--address=/example.test/$INET4 --address=/example.test/$INET6 \
+		>"$TOPO_DIR/dns.log" 2>&1 &
+	echo $! >"$TOPO_DIR/dns.pid"
+	# Wait for the servers (bounded).
+	n=0
+	while [ $n -lt 100 ]; do
+		[ -e "$TOPO_DIR/inet.ready" ] && [ -e "$TOPO_DIR/lan.seen.ready" ] && break
+		sleep 0.05
+		n=$((n + 1))
+	done
+	: >"$TOPO_DIR/lan.seen"
+	return 0
+}
+
+topo_down() {
+	for p in inet lan dns; do
+		[ -f "$TOPO_DIR/$p.pid" ] && kill "$(cat "$TOPO_DIR/$p.pid")" 2>/dev/null
+	done
+	for ns in "$NH" "$NI" "$NL"; do ip netns del "$ns" 2>/dev/null; done
+	rm -rf "/etc/netns/$NH" "$TOPO_DIR"
+	[ -n "$TUN_MODE" ] && chmod "$TUN_MODE" /dev/net/tun
+	TUN_MODE=
+	return 0
+}
+
+# in_host CMD...: run CMD in the fake host (as root: otonet needs --as).
+in_host() { ip netns exec "$NH" "$@"; }
