@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A profile becomes two libseccomp filters:
+ *
+ *  1. the allowlist: the profile's default action, one rule per call, the
+ *     conditional rules of calls without an unconditional rule (their
+ *     misses fall to the default), and the unknown action for every number
+ *     below 1024 that this build's table does not name;
+ *  2. the argument denials: default allow, and the conditional rules that are
+ *     stricter than their call's unconditional rule (ioctl TIOCSTI). One
+ *     libseccomp filter cannot hold both, because an unconditional rule
+ *     overrides the conditional ones of the same call; the kernel runs every
+ *     filter and keeps the strictest answer.
+ *
+ * Both accept only the native architecture: the x86-64 filter also refuses x32
+ * numbers (bit 30), and int 0x80 arrives with the i386 audit arch; a process
+ * that tries either is killed, since no honest program does.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otoexec.h"
+
+#define UNKNOWN_LIMIT 1024
+
+static uint32_t action(const struct prof_action *a)
+{
+	switch (a->act) {
+	case PACT_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case PACT_KILL:
+		return SCMP_ACT_KILL_PROCESS;
+	case PACT_ERRNO:
+	default:
+		return SCMP_ACT_ERRNO((uint32_t)a->err);
+	}
+}
+
+static const enum scmp_compare OPMAP[] = {
+	[POP_EQ] = SCMP_CMP_EQ, [POP_NE] = SCMP_CMP_NE, [POP_LT] = SCMP_CMP_LT,
+	[POP_LE] = SCMP_CMP_LE, [POP_GT] = SCMP_CMP_GT, [POP_GE] = SCMP_CMP_GE,
+	[POP_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
+};
+
+static int add(scmp_filter_ctx ctx, uint32_t def, const struct prof_rule *r)
+{
+	struct scmp_arg_cmp c[PROF_MAX_CONDS];
+	uint32_t act = action(&r->a);
+	int rc;
+
+	/* A name this architecture lacks (chown32 on x86-64) compiles to nothing. */
+	if (r->nr < 0 || act == def)
+		return 0;
+	for (unsigned int i = 0; i < r->ncond; i++) {
+		c[i].arg = r->cond[i].arg;
+		c[i].op = OPMAP[r->cond[i].op];
+		if (r->cond[i].op == POP_MASKED_EQ) {
+			c[i].datum_a = r->cond[i].mask;
+			c[i].datum_b = r->cond[i].value;
+		} else {
+			c[i].datum_a = r->cond[i].value;
+			c[i].datum_b = 0;
+		}
+	}
+	rc = seccomp_rule_add_array(ctx, act, r->nr, r->ncond, c);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+static scmp_filter_ctx new_ctx(uint32_t def)
+{
+	scmp_filter_ctx ctx = seccomp_init(def);
+
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/*
+	 * A binary tree of syscall numbers keeps the cost per call flat (about
+	 * log2 of the rules), where the default linear list grows with them.
+	 */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) < 0 ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
+	    /* no_new_privs is set by otoexec itself, in its place in the order. */
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) < 0) {
+		seccomp_release(ctx);
+		errno = EINVAL;
+		return NULL;
+	}
+	return ctx;
+}
+
+static int named(const struct profile *p, int nr)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].nr == nr)
+			return 1;
+	return 0;
+}
+
+static scmp_filter_ctx build_main(const struct profile *p)
+{
+	uint32_t def = action(&p->def);
+	scmp_filter_ctx ctx = new_ctx(def);
+
+	if (!ctx)
+		return NULL;
+	for (size_t i = 0; i < p->nrules; i++)
+		if (!profile_rule_is_arg_denial(p, &p->rules[i]) && add(ctx, def, &p->rules[i]) < 0)
+			goto bad;
+	if (p->have_unknown && action(&p->unknown) != def) {
+		struct prof_rule r = { .a = p->unknown };
+
+		for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
+			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+			if (name) {
+				free(name);
+				continue;
+			}
+			r.nr = nr;
+			if (!named(p, nr) && add(ctx, def, &r) < 0)
+				goto bad;
+		}
+	}
+	return ctx;
+bad:
+	seccomp_release(ctx);
+	return NULL;
+}
+
+/* NULL with errno 0 when the profile has no argument denials. */
+static scmp_filter_ctx build_args(const struct profile *p)
+{
+	scmp_filter_ctx ctx = NULL;
+
+	errno = 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		if (!profile_rule_is_arg_denial(p, &p->rules[i]))
+			continue;
+		if (!ctx && !(ctx = new_ctx(SCMP_ACT_ALLOW)))
+			return NULL;
+		if (add(ctx, SCMP_ACT_ALLOW, &p->rules[i]) < 0) {
+			int e = errno;
+
+			seccomp_release(ctx);
+			errno = e;
+			return NULL;
+		}
+	}
+	return ctx;
+}
+
+static int wr(int fd, const char *s)
+{
+	return write(fd, s, strlen(s)) < 0 ? -1 : 0;
+}
+
+int filter_explain(const struct profile *p, int fd)
+{
+	scmp_filter_ctx m = build_main(p), a;
+	int rc;
+
+	if (!m)
+		return -1;
+	a = build_args(p);
+	if (!a && errno) {
+		seccomp_release(m);
+		return -1;
+	}
+	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
+	if (!rc)
+		rc = seccomp_export_pfc(m, fd);
+	if (!rc && a) {
+		rc = wr(fd, "# filter 2 of 2: argument denials (the kernel keeps the stricter result)\n");
+		if (!rc)
+			rc = seccomp_export_pfc(a, fd);
+	}
+	seccomp_release(m);
+	if (a)
+		seccomp_release(a);
+	if (rc < 0 && rc != -1)
+		errno = -rc;
+	return rc < 0 ? -1 : 0;
+}
+
+int filter_load(const struct profile *p)
+{
+	scmp_filter_ctx m = build_main(p), a;
+	int rc = 0;
+
+	if (!m)
+		return -1;
+	a = build_args(p);
+	if (!a && errno) {
+		seccomp_release(m);
+		return -1;
+	}
+	/*
+	 * The argument filter first: the allowlist may refuse seccomp() itself,
+	 * so it must be the last filter installed.
+	 */
+	if (a)
+		rc = seccomp_load(a);
+	if (!rc)
+		rc = seccomp_load(m);
+	/* Not released: the calls that would free them are not needed before execve. */
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otoexec: the last stage. Drop every privilege, apply a seccomp profile, and
+ * exec the agent.
+ *
+ * Consumes: argv up to "--"; a profile file (--profile); OTO_STATUS_FD
+ * (reported to on failure, closed by the final execve).
+ * Passes on: the rest of argv, exec'd in this process with a clean
+ * environment; fds 0, 1, 2 and those --keep-fd names, nothing else.
+ * Exits: 100 usage, 101 bad profile, 111 a system call failed, 126/127 exec.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otoexec.h"
+
+#define PROFILE_MAX (1 << 20)
+
+static void load_profile(const char *name, struct profile *p)
+{
+	struct prof_error e;
+	const char *text = OTOEXEC_DEFAULT_PROFILE;
+	size_t len = strlen(OTOEXEC_DEFAULT_PROFILE);
+	char *buf = NULL;
+
+	if (strcmp(name, "default")) {
+		int fd = open(name, O_RDONLY | O_CLOEXEC);
+		ssize_t r;
+
+		if (fd < 0)
+			die(EXIT_REJECT, errno, "profile %s", name);
+		buf = malloc(PROFILE_MAX + 1);
+		if (!buf)
+			die(EXIT_SYS, ENOMEM, "profile %s", name);
+		len = 0;
+		while ((r = read(fd, buf + len, PROFILE_MAX + 1 - len)) > 0)
+			len += (size_t)r;
+		if (r < 0)
+			die(EXIT_REJECT, errno, "profile %s", name);
+		if (len > PROFILE_MAX)
+			die(EXIT_REJECT, 0, "%s: larger than 1 MiB", name);
+		close(fd);
+		text = buf;
+	}
+	if (profile_parse(text, len, p, &e) < 0) {
+		if (e.line == 0)
+			die(EXIT_SYS, errno, "%s", name);
+		die(EXIT_REJECT, 0, "%s:%d: %s", name, e.line, e.msg);
+	}
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct otoexec_opts o;
+	struct profile prof;
+	char **env;
+
+	log_init(argv[0]);
+	otoexec_parse(&o, argc, argv);
+	if (o.print_profile) {
+		fputs(OTOEXEC_DEFAULT_PROFILE, stdout);
+		return fflush(stdout) ? EXIT_SYS : 0;
+	}
+
+	/* 0. The profile is checked before anything changes: a bad one is exit 101. */
+	load_profile(o.profile, &prof);
+	if (o.explain) {
+		if (filter_explain(&prof, STDOUT_FILENO) < 0)
+			die(EXIT_SYS, errno, "unable to compile the profile");
+		return 0;
+	}
+	env = sb_build_env(&o);
+
+	/* 1. Close every inherited fd above 2 that --keep-fd does not name, first,
+	 *    so that no later step can hand one on by accident. */
+	sb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")));
+
+	/* 2. Resource limits: raising a hard limit needs CAP_SYS_RESOURCE, still held. */
+	sb_rlimits(&o);
+
+	if (o.new_session && setsid() < 0)
+		die(EXIT_SYS, errno, "unable to start a new session");
+
+	/* 3. Landlock: opening the rule paths may need the current ids' access. */
+	sb_landlock(&o);
+
+	/* 4. uid/gid: needs CAP_SETUID/CAP_SETGID, so before the capabilities go. */
+	sb_switch_ids(&o);
+
+	/* 5. Capabilities: bounding, ambient, securebits, then the process sets. */
+	sb_drop_caps(&o);
+
+	/* 6. no_new_privs: execve can never again grant privileges (setuid bits,
+	 *    file capabilities), and an unprivileged process may load a filter. */
+	sb_no_new_privs();
+
+	/* 7. seccomp, last: the filter need not allow any of the steps above. */
+	if (filter_load(&prof) < 0)
+		die(EXIT_SYS, errno, "unable to load the seccomp filter");
+
+	/* 8. execve, with the clean environment; the status fd closes here. */
+	sb_exec(o.argv, env);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef OTOEXEC_H
+#define OTOEXEC_H
+
+#include <stddef.h>
+#include <stdnoreturn.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- profile.c: the text format of a seccomp profile. Pure. ---- */
+
+enum prof_act { PACT_ALLOW, PACT_ERRNO, PACT_KILL };
+
+enum prof_op { POP_EQ, POP_NE, POP_LT, POP_LE, POP_GT, POP_GE, POP_MASKED_EQ };
+
+#define PROF_MAX_CONDS 6
+
+struct prof_cond {
+	unsigned int arg; /* 0..5 */
+	enum prof_op op;
+	uint64_t mask; /* POP_MASKED_EQ only */
+	uint64_t value;
+};
+
+struct prof_action {
+	enum prof_act act;
+	int err; /* PACT_ERRNO */
+};
+
+struct prof_rule {
+	struct prof_action a;
+	int nr;   /* native syscall number */
+	int line; /* where the rule was written */
+	unsigned int ncond;
+	struct prof_cond cond[PROF_MAX_CONDS];
+};
+
+struct profile {
+	struct prof_action def;     /* calls and arguments no rule matches */
+	struct prof_action unknown; /* numbers this build's syscall table does not know */
+	int have_unknown;
+	struct prof_rule *rules;
+	size_t nrules, cap;
+};
+
+struct prof_error {
+	int line;
+	char msg[160];
+};
+
+/*
+ * Parse text (len bytes, need not be NUL-terminated) into p. 0 on success; -1
+ * with e filled (line and reason) when the text does not parse, names an
+ * unknown call, or combines rules the filter cannot express; -1 with errno
+ * ENOMEM and e->line 0 when out of memory. p is freed on failure.
+ */
+int profile_parse(const char *text, size_t len, struct profile *p, struct prof_error *e);
+void profile_free(struct profile *p);
+int profile_errno_parse(const char *s); /* "EPERM", "1" -> 1; -1 when unknown */
+const char *profile_errno_name(int err); /* NULL when it has no name here */
+/* 1 when r's action must be enforced by the second (argument) filter. */
+int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *r);
+
+/* default_profile.c */
+extern const char OTOEXEC_DEFAULT_PROFILE[];
+
+/* ---- filter.c ---- */
+/* Build both filters, export them as pfc to fd (explain), or load them. */
+int filter_explain(const struct profile *p, int fd);
+int filter_load(const struct profile *p);
+
+/* ---- opts.c ---- */
+#define MAX_KEEP 64
+
+struct rlim_opt {
+	int resource;
+	uint64_t soft, hard;
+};
+
+struct otoexec_opts {
+	const char *profile; /* "default" or a file */
+	int explain;
+	const char *print_profile;
+	int keep_fd[MAX_KEEP];
+	size_t nkeep_fd;
+	int keep_cap[MAX_KEEP];
+	size_t nkeep_cap;
+	struct rlim_opt rlim[32];
+	size_t nrlim;
+	const char *ll_ro[MAX_KEEP], *ll_rw[MAX_KEEP];
+	size_t nll_ro, nll_rw;
+	int ll_strict;
+	uid_t uid;
+	gid_t gid;
+	int have_uid, have_gid;
+	const char *env_set[MAX_KEEP]; /* NAME=VALUE */
+	size_t nenv_set;
+	const char *env_keep[MAX_KEEP];
+	size_t nenv_keep;
+	int new_session;
+	char **argv;
+};
+
+void otoexec_parse(struct otoexec_opts *o, int argc, char **argv);
+/* Pure parsers, unit-tested. 0 on success, -1 on a bad value. */
+int rlimit_parse(const char *s, struct rlim_opt *r);
+int cap_parse(const char *s); /* capability number, -1 when unknown */
+int env_name_refused(const char *name); /* 1 for LD_* and the like */
+
+/* ---- sandbox.c: the steps with side effects ---- */
+void sb_close_fds(const struct otoexec_opts *o, int status_fd);
+void sb_rlimits(const struct otoexec_opts *o);
+void sb_landlock(const struct otoexec_opts *o);
+void sb_switch_ids(const struct otoexec_opts *o);
+void sb_drop_caps(const struct otoexec_opts *o);
+void sb_no_new_privs(void);
+char **sb_build_env(const struct otoexec_opts *o);
+noreturn void sb_exec(char **argv, char **envp);
+
+#endif

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: ISC */
+/* The steps of otoexec that change the process, in the order main calls them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/landlock.h>
+#include <linux/securebits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otoexec.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#define LL_REFER (1ULL << 13)	  /* ABI 2 */
+#define LL_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_RO (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
+	       LANDLOCK_ACCESS_FS_READ_DIR)
+/* The rights that make sense on a file (the rest apply to directories). */
+#define LL_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		 LANDLOCK_ACCESS_FS_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
+
+static int fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+void sb_close_fds(const struct otoexec_opts *o, int status_fd)
+{
+	int keep[MAX_KEEP + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nkeep_fd; i++) {
+		if (!fd_open(o->keep_fd[i]))
+			die_usage("--keep-fd %d: not an open fd", o->keep_fd[i]);
+		keep[n++] = o->keep_fd[i];
+	}
+	/*
+	 * The status fd stays open until the final execve (close-on-exec), so a
+	 * failure in a later step can still be reported on it; the launcher then
+	 * reads EOF exactly when the agent starts.
+	 */
+	if (status_fd >= 0 && fd_open(status_fd)) {
+		keep[n++] = status_fd;
+		if (fd_cloexec(status_fd, 1) < 0)
+			die(EXIT_SYS, errno, "unable to mark the status fd close-on-exec");
+	}
+	if (fd_close_from(3, keep, n) < 0)
+		die(EXIT_SYS, errno, "unable to close inherited fds");
+	for (size_t i = 0; i < o->nkeep_fd; i++)
+		if (fd_cloexec(o->keep_fd[i], 0) < 0)
+			die(EXIT_SYS, errno, "unable to pass fd %d on", o->keep_fd[i]);
+}
+
+void sb_rlimits(const struct otoexec_opts *o)
+{
+	int core_set = 0;
+
+	for (size_t i = 0; i < o->nrlim; i++) {
+		struct rlimit r = { .rlim_cur = o->rlim[i].soft, .rlim_max = o->rlim[i].hard };
+
+		if (o->rlim[i].resource == RLIMIT_CORE)
+			core_set = 1;
+		if (setrlimit(o->rlim[i].resource, &r) < 0)
+			die(EXIT_SYS, errno, "unable to set resource limit %d", o->rlim[i].resource);
+	}
+	/* No core dumps unless asked: a core holds whatever secrets the agent read. */
+	if (!core_set) {
+		struct rlimit r = { 0, 0 };
+
+		if (setrlimit(RLIMIT_CORE, &r) < 0)
+			die(EXIT_SYS, errno, "unable to set the core limit to 0");
+	}
+}
+
+static int ll_add(int ruleset, const char *path, uint64_t access, uint64_t handled)
+{
+	struct landlock_path_beneath_attr pb = { 0 };
+	struct stat st;
+	int rc, e;
+
+	/* O_PATH: a rule needs no read permission on the path itself. */
+	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0)
+		return -1;
+	if (fstat(pb.parent_fd, &st) < 0) {
+		e = errno;
+		close(pb.parent_fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		access &= LL_FILE;
+	pb.allowed_access = access & handled;
+	rc = (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	e = errno;
+	close(pb.parent_fd);
+	errno = e;
+	return rc;
+}
+
+void sb_landlock(const struct otoexec_opts *o)
+{
+	struct landlock_ruleset_attr attr = { 0 };
+	int abi, ruleset;
+	uint64_t handled;
+
+	if (!o->nll_ro && !o->nll_rw)
+		return;
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		int e = errno;
+
+		if (o->ll_strict)
+			die(EXIT_SYS, e, "Landlock is unavailable (kernel >= 5.13 with landlock in "
+					 "CONFIG_LSM or the lsm= boot parameter)");
+		warnx("Landlock is unavailable (%s): continuing without it; hint: a kernel >= 5.13 "
+		      "with landlock in the lsm= boot parameter, or --landlock-strict to refuse",
+		      strerror(e));
+		return;
+	}
+	/* Handle every right this kernel knows, so none is left unrestricted. */
+	handled = (1ULL << 13) - 1;
+	if (abi >= 2)
+		handled |= LL_REFER;
+	if (abi >= 3)
+		handled |= LL_TRUNCATE;
+	if (abi >= 5)
+		handled |= LL_IOCTL_DEV;
+	if (abi < 3) {
+		if (o->ll_strict)
+			die(EXIT_SYS, 0, "Landlock ABI %d cannot restrict truncate (ABI 3 needed)", abi);
+		warnx("Landlock ABI %d: truncate is not restricted; hint: a kernel >= 6.2", abi);
+	}
+	attr.handled_access_fs = handled;
+	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		die(EXIT_SYS, errno, "unable to create a Landlock ruleset");
+	for (size_t i = 0; i < o->nll_ro; i++)
+		if (ll_add(ruleset, o->ll_ro[i], LL_RO, handled) < 0)
+			die(EXIT_SYS, errno, "--landlock-ro %s", o->ll_ro[i]);
+	for (size_t i = 0; i < o->nll_rw; i++)
+		if (ll_add(ruleset, o->ll_rw[i], handled, handled) < 0)
+			die(EXIT_SYS, errno, "--landlock-rw %s", o->ll_rw[i]);
+	/*
+	 * restrict_self needs no_new_privs (or CAP_SYS_ADMIN); it is set here,
+	 * earlier than its own step, which only repeats it.
+	 */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to set no_new_privs");
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		die(EXIT_SYS, errno, "unable to enforce the Landlock ruleset");
+	close(ruleset);
+}
+
+void sb_switch_ids(const struct otoexec_opts *o)
+{
+	cap_t c;
+
+	if (!o->have_uid && !o->have_gid)
+		return;
+	/* Keep the permitted set across setuid: the next step still needs CAP_SETPCAP. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to set keep-caps");
+	if (o->have_gid) {
+		/* Denied in a user namespace with setgroups "deny": nothing to drop then. */
+		if (setgroups(0, NULL) < 0 && errno != EPERM)
+			die(EXIT_SYS, errno, "unable to clear supplementary groups");
+		if (setresgid(o->gid, o->gid, o->gid) < 0)
+			die(EXIT_SYS, errno, "unable to switch to gid %u (is it mapped?)", o->gid);
+	}
+	if (o->have_uid && setresuid(o->uid, o->uid, o->uid) < 0)
+		die(EXIT_SYS, errno, "unable to switch to uid %u (is it mapped?)", o->uid);
+	/* setuid cleared the effective set: raise it back from permitted for the next step. */
+	c = cap_get_proc();
+	if (!c)
+		die(EXIT_SYS, errno, "unable to read capabilities");
+	for (cap_value_t v = 0; v <= CAP_LAST_CAP && v < (cap_value_t)cap_max_bits(); v++) {
+		cap_flag_value_t f;
+
+		if (cap_get_flag(c, v, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
+			cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+	}
+	if (cap_set_proc(c) < 0)
+		die(EXIT_SYS, errno, "unable to raise effective capabilities");
+	cap_free(c);
+}
+
+static int kept_cap(const struct otoexec_opts *o, cap_value_t v)
+{
+	for (size_t i = 0; i < o->nkeep_cap; i++)
+		if (o->keep_cap[i] == v)
+			return 1;
+	return 0;
+}
+
+void sb_drop_caps(const struct otoexec_opts *o)
+{
+	cap_t cur = cap_get_proc(), want = cap_init();
+	cap_value_t last = (cap_value_t)cap_max_bits(), setpcap = CAP_SETPCAP;
+	cap_flag_value_t f = CAP_CLEAR;
+	int have_setpcap;
+
+	if (!cur || !want)
+		die(EXIT_SYS, errno, "unable to read capabilities");
+	cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &f);
+	have_setpcap = f == CAP_SET;
+	for (size_t i = 0; i < o->nkeep_cap; i++) {
+		cap_value_t v = o->keep_cap[i];
+
+		if (cap_get_flag(cur, v, CAP_PERMITTED, &f) < 0 || f != CAP_SET)
+			die(EXIT_SYS, EPERM, "--keep-cap %s: not held, cannot be kept", cap_to_name(v));
+		cap_set_flag(want, CAP_PERMITTED, 1, &v, CAP_SET);
+		cap_set_flag(want, CAP_INHERITABLE, 1, &v, CAP_SET);
+		cap_set_flag(want, CAP_EFFECTIVE, 1, &v, CAP_SET);
+	}
+	/*
+	 * 1. The bounding set, first, while CAP_SETPCAP is still effective: what
+	 *    is not in it can never come back, not even from a file capability.
+	 *    Without CAP_SETPCAP (a plain user on the host) it cannot change, and
+	 *    the empty permitted set plus no_new_privs leave nothing to gain.
+	 */
+	if (have_setpcap)
+		for (cap_value_t v = 0; v < last; v++)
+			if (!kept_cap(o, v) && cap_drop_bound(v) < 0)
+				die(EXIT_SYS, errno, "unable to drop capability %d from the bounding set",
+				    (int)v);
+	/*
+	 * 2. Ambient: cleared (otons made every capability ambient), then the
+	 *    kept ones raised, which needs them permitted and inheritable, and
+	 *    CAP_SETPCAP kept effective for step 3.
+	 */
+	if (have_setpcap) {
+		cap_t tmp = cap_dup(want);
+
+		if (!tmp || cap_set_flag(tmp, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
+		    cap_set_flag(tmp, CAP_PERMITTED, 1, &setpcap, CAP_SET) < 0 ||
+		    cap_set_proc(tmp) < 0)
+			die(EXIT_SYS, errno, "unable to reduce capabilities");
+		cap_free(tmp);
+	}
+	if (cap_reset_ambient() < 0)
+		die(EXIT_SYS, errno, "unable to clear ambient capabilities");
+	for (size_t i = 0; i < o->nkeep_cap; i++)
+		if (cap_set_ambient(o->keep_cap[i], CAP_SET) < 0)
+			die(EXIT_SYS, errno, "unable to keep %s ambient", cap_to_name(o->keep_cap[i]));
+	/*
+	 * 3. Securebits, locked: uid 0 gets no capabilities from execve
+	 *    (NOROOT), a uid change does not adjust them (NO_SETUID_FIXUP),
+	 *    KEEP_CAPS off, and no new ambient capability can be raised.
+	 */
+	if (have_setpcap) {
+		unsigned bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+				SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+				SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+
+		if (cap_set_secbits(bits) < 0)
+			die(EXIT_SYS, errno, "unable to lock the securebits");
+	} else if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0 && errno != EPERM) {
+		die(EXIT_SYS, errno, "unable to clear keep-caps");
+	}
+	/* 4. Permitted, inheritable, effective: only what --keep-cap named. */
+	if (cap_set_proc(want) < 0)
+		die(EXIT_SYS, errno, "unable to drop capabilities");
+	cap_free(cur);
+	cap_free(want);
+}
+
+void sb_no_new_privs(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to set no_new_privs");
+}
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+static int env_keep_default(const char *entry)
+{
+	static const char *const KEEP[] = { "HOME=", "TERM=", "LANG=", "TZ=", "USER=", "LOGNAME=" };
+
+	if (!strncmp(entry, "LC_", 3))
+		return 1;
+	for (size_t i = 0; i < sizeof(KEEP) / sizeof(KEEP[0]); i++)
+		if (!strncmp(entry, KEEP[i], strlen(KEEP[i])))
+			return 1;
+	return 0;
+}
+
+static int env_named(const struct otoexec_opts *o, const char *entry)
+{
+	for (size_t i = 0; i < o->nenv_keep; i++) {
+		size_t l = strlen(o->env_keep[i]);
+
+		if (!strncmp(entry, o->env_keep[i], l) && entry[l] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+static void env_put(char **env, size_t *n, const char *entry)
+{
+	size_t l = strcspn(entry, "=") + 1;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strncmp(env[i], entry, l)) {
+			env[i] = (char *)entry;
+			return;
+		}
+	env[(*n)++] = (char *)entry;
+}
+
+char **sb_build_env(const struct otoexec_opts *o)
+{
+	size_t max = 2 + o->nenv_set, n = 0;
+	char **env;
+
+	for (char **e = environ; e && *e; e++)
+		max++;
+	env = calloc(max, sizeof(*env));
+	if (!env)
+		die(EXIT_SYS, ENOMEM, "unable to build the environment");
+	env[n++] = (char *)"PATH=" DEFAULT_PATH;
+	/*
+	 * An allowlist, never the launcher's whole environment; the names the
+	 * loader acts on were refused when parsing the options. The value of LC_*
+	 * and the others is the user's locale, harmless.
+	 */
+	for (char **e = environ; e && *e; e++)
+		if (strchr(*e, '=') && (env_keep_default(*e) || env_named(o, *e)) &&
+		    strncmp(*e, "LD_", 3))
+			env_put(env, &n, *e);
+	for (size_t i = 0; i < o->nenv_set; i++)
+		env_put(env, &n, o->env_set[i]);
+	env[n] = NULL;
+	return env;
+}
+
+/* execvp, but searching the agent's PATH (in envp), not otoexec's. */
+void sb_exec(char **argv, char **envp)
+{
+	const char *path = DEFAULT_PATH, *p;
+	char buf[4096];
+	int err = ENOENT;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		die(exec_code(errno), errno, "unable to exec %s", argv[0]);
+	}
+	for (char **e = envp; *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		int l = (int)(end - p);
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", l, p, l ? "/" : "", argv[0]) <
+		    (int)sizeof(buf)) {
+			execve(buf, argv, envp);
+			/* Like execvp: a file found but not executable wins over not found. */
+			if (errno != ENOENT && errno != ENOTDIR)
+				err = errno;
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	die(exec_code(err), err, "unable to exec %s", argv[0]);
+}
