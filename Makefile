@@ -47,7 +47,12 @@ else
 $(error LIBC must be musl or glibc)
 endif
 
-all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%)
+all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
+
+# otorun, the launcher, is a POSIX sh script installed beside the binaries.
+$(BIN)/otorun: scripts/otorun
+	@mkdir -p $(BIN)
+	install -m 0755 $< $@
 
 # Build tools and libraries the build needs (apt-get as root, else a message).
 $(O)/.hostdeps: scripts/install-deps.sh
@@ -122,8 +127,8 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(TOOLS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(wildcard $(TOOLS:%=man/%.1)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0755 $(TOOLS:%=$(BIN)/%) $(BIN)/otorun $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 format:
 	clang-format -i $(wildcard lib/*.[ch] cmd/*/*.[ch] tests/unit/*.c tests/helpers/*.c)
