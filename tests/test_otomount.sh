@@ -1,0 +1,414 @@
+#!/bin/sh
+# otomount under otons: the role views, mounts and their flags, /etc, /proc,
+# /dev, symlink attacks on the agent's tree, custom views, errors.
+# run-as: root user
+. "$(dirname "$0")/common.sh"
+
+# The agent's tree, owned by the agent's uid, and a canary outside it.
+suite_setUp() {
+	A=$T/agent
+	mkdir -p "$A/workspace" "$A/knowledge" "$A/config" "$A/people/alice" "$A/people/bob"
+	echo w >"$A/workspace/w.txt"
+	echo k >"$A/knowledge/k.txt"
+	echo c >"$A/config/c.txt"
+	echo a >"$A/people/alice/a.txt"
+	echo b >"$A/people/bob/b.txt"
+	mkdir "$T/canary"
+	echo CANARY-SECRET >"$T/canary/secret"
+	chmod 0644 "$T/canary/secret"
+	# relatime updates an atime older than the mtime: any read would show.
+	touch -a -d @946684800 "$T/canary/secret"
+	canary_stat=$(stat -c '%X %Y %s' "$T/canary/secret")
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+	ME=$(id -u)
+	[ -n "$IS_ROOT" ] && ME=$OTO_TEST_USER
+	return 0
+}
+
+canary_untouched() {
+	assertEquals "canary unread and unchanged" "$canary_stat" "$(stat -c '%X %Y %s' "$T/canary/secret")"
+	assertEquals "CANARY-SECRET" "$(cat "$T/canary/secret")"
+}
+
+om() { otons $AS -- otomount "$@"; }
+role() {
+	_r=$1
+	shift
+	om --agent-root "$A" --role "$_r" --person alice "$@"
+}
+
+# For each path: absent, rw (a file can be created in it) or erofs.
+PROBE='for p; do
+	if [ ! -e "$p" ] && [ ! -L "$p" ]; then echo "$p absent"; continue; fi
+	e=$( (: >"$p/.probe") 2>&1) && { rm -f "$p/.probe"; echo "$p rw"; continue; }
+	case $e in *"Read-only file system"*) echo "$p erofs" ;; *) echo "$p other: $e" ;; esac
+done'
+PATHS="/ /work /knowledge /config /private /usr /bin /etc /home/agent /tmp /dev /dev/shm \
+/sys /run /root /var /mnt /opt /srv /boot /media /people /agent /home/bob /farm"
+
+expected_matrix() { # WORK KNOWLEDGE CONFIG
+	printf '%s\n' "/ erofs" "/work $1" "/knowledge $2" "/config $3" "/private rw" "/usr erofs" \
+		"/bin erofs" "/etc erofs" "/home/agent rw" "/tmp rw" "/dev erofs" "/dev/shm rw"
+	for p in /sys /run /root /var /mnt /opt /srv /boot /media /people /agent /home/bob /farm; do
+		echo "$p absent"
+	done
+}
+
+check_role() { # ROLE WORK KNOWLEDGE CONFIG
+	r=$1
+	shift
+	run otons $AS -- otomount --agent-root "$A" --role "$r" --person alice -- sh -c "$PROBE" probe $PATHS
+	assertEquals "$r: rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "$r: the view" "$(expected_matrix "$@")" "$(cat "$T/out")"
+}
+
+test_role_manager() { check_role manager rw rw rw; }
+test_role_member() { check_role member rw erofs absent; }
+test_role_viewer() { check_role viewer erofs erofs absent; }
+
+test_role_contents_and_cwd() {
+	run otons $AS -- otomount --agent-root "$A" --role manager --person alice -- \
+		sh -c 'pwd; cat /work/w.txt /knowledge/k.txt /config/c.txt; ls -A /private; ls -A /home; echo "$HOME"'
+	assertEquals "$(printf '/work\nw\nk\nc\na.txt\nagent\n/home/agent')" "$(cat "$T/out")"
+	# bob's space is nowhere: no file of his, no mount of people/.
+	run otons $AS -- otomount --agent-root "$A" --role member --person alice -- \
+		sh -c 'find / -path /proc -prune -o -name b.txt -print; grep -c people/ /proc/self/mountinfo'
+	assertEquals "people/alice only" "1" "$(cat "$T/out")"
+}
+
+# Mount point and options, without the atime flavour (the host's).
+mounts_of() { # mountinfo on stdin
+	awk '{ o = $6; gsub(/,?(relatime|noatime|strictatime|nodiratime)/, "", o); print $5, o }' | sort
+}
+
+test_mountinfo_member_exact() {
+	run otons $AS -- otomount --agent-root "$A" --role member --person alice -- cat /proc/self/mountinfo
+	assertEquals 0 "$rc"
+	cp "$T/out" "$T/mi"
+	{
+		echo "/ ro,nosuid,nodev"
+		for d in /usr /bin /sbin /lib /lib32 /lib64 /libx32; do
+			[ -d $d ] && [ ! -L $d ] && echo "$d ro,nosuid,nodev"
+		done
+		echo "/etc ro,nosuid,nodev,noexec"
+		echo "/home/agent rw,nosuid,nodev"
+		echo "/tmp rw,nosuid,nodev"
+		echo "/proc rw,nosuid,nodev,noexec"
+		for p in acpi asound interrupts kcore keys latency_stats timer_list timer_stats \
+			sched_debug scsi bus fs irq sys sysrq-trigger; do
+			[ -e /proc/$p ] && echo "/proc/$p ro,nosuid,nodev,noexec"
+		done
+		echo "/dev ro,nosuid,nodev,noexec"
+		for d in null zero full random urandom tty; do echo "/dev/$d ro,nosuid,noexec"; done
+		echo "/dev/pts rw,nosuid,noexec"
+		echo "/dev/shm rw,nosuid,nodev"
+		echo "/work rw,nosuid,nodev"
+		echo "/knowledge ro,nosuid,nodev"
+		echo "/private rw,nosuid,nodev"
+	} | sort >"$T/want"
+	grep -v ' /etc/' "$T/mi" | mounts_of >"$T/got"
+	assertEquals "mounts outside /etc" "$(cat "$T/want")" "$(cat "$T/got")"
+	# /etc's binds: read-only host directories of the allowlist, ssl/private masked.
+	assertEquals "/etc binds" "" \
+		"$(grep ' /etc/' "$T/mi" | mounts_of | grep -v ' ro,nosuid,nodev,noexec$')"
+	assertTrue "ssl/private masked" "grep -q ' /etc/ssl/private ro,' '$T/mi' || [ ! -d /etc/ssl/private ]"
+	# No propagation tags: field 7 is the separator at once.
+	assertEquals "no optional fields" "" "$(awk '$7 != "-"' "$T/mi")"
+	# Host paths only where configured: the agent's tree, /usr and /etc entries.
+	assertEquals "bind roots" "" "$(awk '{print $4}' "$T/mi" | sort -u |
+		grep -vE "^/$|^/usr$|^/etc/[a-z0-9.-]+$|^/(null|zero|full|random|urandom|tty|empty|bus|fs|irq|sys)$|^$A/(workspace|knowledge|people/alice)$")"
+	assertFalse "no old root" "grep -q ' /old\\|/tmp/oto' '$T/mi' && ! grep -q '$A' '$T/mi'"
+	assertEquals "old root gone: 1 root mount" 1 "$(awk '$5 == "/"' "$T/mi" | wc -l)"
+}
+
+test_mountinfo_roles() {
+	for r in manager viewer; do
+		run otons $AS -- otomount --agent-root "$A" --role $r --person alice -- cat /proc/self/mountinfo
+		grep -E ' /(work|knowledge|config|private) ' "$T/out" | mounts_of >"$T/got"
+		if [ $r = manager ]; then
+			want=$(printf '%s\n' "/config rw,nosuid,nodev" "/knowledge rw,nosuid,nodev" \
+				"/private rw,nosuid,nodev" "/work rw,nosuid,nodev")
+		else
+			want=$(printf '%s\n' "/knowledge ro,nosuid,nodev" "/private rw,nosuid,nodev" \
+				"/work ro,nosuid,nodev")
+		fi
+		assertEquals "$r mounts" "$want" "$(cat "$T/got")"
+	done
+}
+
+test_submount_under_ro_bind_is_ro() {
+	mkdir -p "$T/src/sub"
+	chmod -R 0777 "$T/src"
+	# uid 0 inside, so mount(8) may mount: a tmpfs under the source, then the view.
+	run otons $AS --uid 0 --gid 0 -- sh -c "mount -t tmpfs sub '$T/src/sub' && touch '$T/src/sub/x' &&
+		exec otomount --ro '$T/src:/data' -- sh -c 'grep \" /data/sub \" /proc/self/mountinfo | cut -d\" \" -f6; : >/data/sub/y'"
+	assertEquals 2 "$rc"
+	assertContains "$(cut -d, -f1 "$T/out")" "ro"
+	assertContains "$(cat "$T/err")" "Read-only file system"
+	# The control: the same submount written through a --rw bind.
+	run otons $AS --uid 0 --gid 0 -- sh -c "mount -t tmpfs sub '$T/src/sub' &&
+		exec otomount --rw '$T/src:/data' -- sh -c ': >/data/sub/y'"
+	assertEquals 0 "$rc"
+}
+
+test_secrets_absent() {
+	run otons $AS -- otomount --agent-root "$A" --role manager --person alice -- sh -c '
+		for p in ~/.ssh ~/.aws ~/.config ~/.netrc /root /run /sys /var/run/docker.sock \
+			/etc/shadow /etc/gshadow /etc/sudoers /etc/ssh /etc/machine-id; do
+			[ -e "$p" ] && echo "present: $p"
+		done
+		ls -A /home; ls -A /etc/ssl/private
+		find / -path /proc -prune -o -type s -print 2>/dev/null; true'
+	assertEquals 0 "$rc"
+	assertEquals "only agent in /home, nothing else" "agent" "$(cat "$T/out")"
+}
+
+test_etc_generated() {
+	run otons $AS -- otomount --agent-root "$A" --role member --person alice -- \
+		sh -c 'cat /etc/passwd; echo --; cat /etc/group; echo --; cat /etc/hostname; id -un; id -gn'
+	assertEquals "$(printf 'root:x:0:0:root:/root:/bin/sh\nagent:x:%s:%s:agent:/home/agent:/bin/sh\n--\nroot:x:0:\nagent:x:%s:\n--\nagent\nagent\nagent' "$ME" "$ME" "$ME")" \
+		"$(cat "$T/out")"
+	run otons $AS -- otomount --user-name bot --home /home/bot -- sh -c 'grep ^bot: /etc/passwd; echo "$HOME"; pwd; stat -c "%a %u" "$HOME"'
+	assertEquals "$(printf 'bot:x:%s:%s:bot:/home/bot:/bin/sh\n/home/bot\n/home/bot\n700 %s' "$ME" "$ME" "$ME")" "$(cat "$T/out")"
+	run otons $AS -- otomount -- sha256sum /etc/resolv.conf
+	assertEquals "resolv.conf copied" "$(sha256sum </etc/resolv.conf | cut -d' ' -f1)" "$(cut -d' ' -f1 "$T/out")"
+	run otons $AS -- otomount -- sh -c 'grep -c "	agent$" /etc/hosts; : >/etc/passwd'
+	assertEquals 1 "$(cat "$T/out")"
+	assertContains "$(cat "$T/err")" "Read-only file system"
+}
+
+test_resolv_conf_symlink_followed() {
+	mkdir "$T/fakeetc"
+	echo "nameserver 192.0.2.53" >"$T/stub-resolv.conf"
+	ln -s "$T/stub-resolv.conf" "$T/fakeetc/resolv.conf"
+	chmod -R a+rX "$T/fakeetc"
+	run otons $AS --uid 0 --gid 0 -- sh -c "mount --bind '$T/fakeetc' /etc &&
+		exec otomount -- sh -c 'cat /etc/resolv.conf; [ -L /etc/resolv.conf ] || echo regular'"
+	assertEquals "$(printf 'nameserver 192.0.2.53\nregular')" "$(cat "$T/out")"
+}
+
+test_proc() {
+	run otons $AS -- otomount -- sh -c '
+		echo x >/proc/sys/kernel/core_pattern 2>/dev/null && echo core_pattern-written
+		echo x >/proc/sysrq-trigger 2>/dev/null && echo sysrq-written
+		head -c 1 /proc/kcore >/dev/null 2>&1 && echo kcore-read
+		for f in keys timer_list interrupts; do [ -e /proc/$f ] && printf "%s %s\n" $f "$(wc -c </proc/$f)"; done
+		[ -d /proc/acpi ] && ls -A /proc/acpi | wc -l
+		ls /proc | grep "^[0-9]" | sort -n | tr "\n" " "'
+	assertEquals 0 "$rc"
+	want=""
+	for f in keys timer_list interrupts; do [ -e /proc/$f ] && want="$want$f 0
+"; done
+	[ -d /proc/acpi ] && want="${want}0
+"
+	# pid 1 (otons init), sh, ls, grep, sort, tr: nothing of the host.
+	assertEquals "masks" "$want" "$(sed '$d' "$T/out")
+"
+	assertEquals "pid 1 and 2 first" "1 2 " "$(tail -n1 "$T/out" | cut -d' ' -f1-2) "
+	assertTrue "only sandbox pids: $(tail -n1 "$T/out")" "[ \$(tail -n1 '$T/out' | wc -w) -le 6 ]"
+	# A masked file is unreadable once capabilities are gone (as otoexec leaves it).
+	run otons $AS -- otomount -- setpriv --inh-caps=-all --ambient-caps=-all cat /proc/keys
+	assertEquals 1 "$rc"
+	assertContains "$(cat "$T/err")" "Permission denied"
+	run otons $AS --uid 0 --gid 0 -- otomount -- sh -c 'echo core >/proc/sys/kernel/core_pattern'
+	assertContains "$(cat "$T/err")" "Read-only file system"
+}
+
+test_dev() {
+	run otons $AS -- otomount -- sh -c 'ls -A /dev | tr "\n" " "; echo; readlink /dev/ptmx
+		echo x >/dev/null && head -c 4 /dev/zero | od -An -tx1 && head -c 8 /dev/urandom | wc -c
+		mknod /dev/x c 1 3 2>/dev/null && echo mknod-dev; mknod /tmp/x c 1 3 2>/dev/null && echo mknod-tmp
+		python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))"
+		ls -A /dev/pts | tr "\n" " "'
+	assertEquals "$(printf 'full null ptmx pts random shm tty urandom zero \npts/ptmx\n 00 00 00 00\n8\n/dev/pts/0\nptmx ')" \
+		"$(cat "$T/out")"
+}
+
+test_workspace_symlink_refused() {
+	mv "$A/workspace" "$A/workspace.real"
+	ln -s "$T/canary" "$A/workspace"
+	run role member -- cat /work/secret
+	assertEquals 111 "$rc"
+	assertOneLine otomount
+	assertContains "$(cat "$T/err")" "$A/workspace"
+	canary_untouched
+}
+
+test_people_and_path_symlinks_refused() {
+	rm -rf "$A/people/alice"
+	ln -s ../../canary "$A/people/alice"
+	run role member -- cat /private/secret
+	assertEquals 111 "$rc"
+	assertContains "$(cat "$T/err")" "people/alice"
+	# An agent root reached through a symlink.
+	ln -s "$T" "$T/link"
+	rm "$A/people/alice" && mkdir "$A/people/alice" && chmod 0777 "$A/people/alice"
+	run om --agent-root "$T/link/agent" --role member --person alice -- true
+	assertEquals 111 "$rc"
+	assertOneLine otomount
+	# knowledge/../ tricks: a person that climbs, knowledge as a relative link out.
+	run role member --person ../../canary -- true
+	assertEquals 100 "$rc"
+	rm -rf "$A/knowledge"
+	ln -s ../canary "$A/knowledge"
+	run role member -- cat /knowledge/secret
+	assertEquals 111 "$rc"
+	assertContains "$(cat "$T/err")" "knowledge"
+	# --ro from a symlink, --ro-within on a planted one.
+	run om --ro "$T/link/canary:/c" -- cat /c/secret
+	assertEquals 111 "$rc"
+	rm "$A/knowledge" && mkdir "$A/knowledge" && chmod 0777 "$A/knowledge"
+	mkdir -p "$A/workspace/.git" && ln -s "$T/canary" "$A/workspace/.git/hooks"
+	chmod -R a+rwX "$A/workspace/.git"
+	run role member --ro-within /work/.git/hooks -- cat /work/.git/hooks/secret
+	assertEquals 111 "$rc"
+	assertOneLine otomount
+	canary_untouched
+}
+
+test_symlink_inside_workspace_dangles() {
+	ln -s "$T/canary/secret" "$A/workspace/leak"
+	ln -s "$T/canary" "$A/workspace/leakdir"
+	run role member -- sh -c 'readlink /work/leak; cat /work/leak /work/leakdir/secret; ls /work/leakdir'
+	# The links are there, as links; ls names the dangling one itself.
+	assertEquals "$(printf '%s\n/work/leakdir' "$T/canary/secret")" "$(cat "$T/out")"
+	assertEquals 2 "$(grep -c 'No such file or directory' "$T/err")"
+	assertNotContains "$(cat "$T/out" "$T/err")" "CANARY"
+	canary_untouched
+}
+
+test_symlink_swap_race() {
+	gcc -O2 -o "$T/swap" "$OTO_TESTS/helpers/otomount_swap.c" || { fail "helper build"; return; }
+	mkdir "$A/ws.real"
+	echo real >"$A/ws.real/secret"
+	rmdir "$A/workspace" 2>/dev/null || rm -rf "$A/workspace"
+	mv "$A/ws.real" "$A/workspace"
+	ln -s "$T/canary" "$A/ws.link"
+	chmod -R a+rwX "$A"
+	"$T/swap" "$A" workspace ws.link 120 >/dev/null &
+	swapper=$!
+	n=0 ok=0 refused=0 other=0 start=$(date +%s)
+	while [ $n -lt 200 ] && [ $(($(date +%s) - start)) -lt 120 ]; do
+		out=$(otons $AS -- otomount --agent-root "$A" --role member --person alice -- cat /work/secret 2>&1)
+		code=$?
+		case "$code:$out" in
+		0:real) ok=$((ok + 1)) ;;
+		111:*workspace*) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)); echo "  launch $n: $code $out" ;;
+		esac
+		n=$((n + 1))
+	done
+	kill "$swapper"
+	wait "$swapper" 2>/dev/null
+	echo "  $n launches: $ok saw the real workspace, $refused refused"
+	assertEquals "every launch: real or refused" 0 "$other"
+	assertTrue "the race was run ($n)" "[ $n -ge 100 ]"
+	canary_untouched
+}
+
+test_files_owned_by_the_agent() {
+	run role member -- sh -c 'echo made >/work/new.txt; mkdir /work/d; echo p >/private/p.txt'
+	assertEquals 0 "$rc"
+	assertEquals "$ME $ME made" "$(stat -c '%u %g' "$A/workspace/new.txt") $(cat "$A/workspace/new.txt")"
+	assertEquals "$ME" "$(stat -c '%u' "$A/workspace/d")"
+	assertEquals "p" "$(cat "$A/people/alice/p.txt")"
+}
+
+test_custom_views() {
+	mkdir -p "$T/ro" "$T/rw"
+	echo r >"$T/ro/f"
+	echo single >"$T/file"
+	chmod -R a+rwX "$T/ro" "$T/rw" "$T/file"
+	run om --ro "$T/ro:/data/ro" --rw "$T/rw:/data/rw" --ro "$T/file:/opt/file" --tmpfs /scratch:1m \
+		--hide /usr/share/doc -- sh -c '
+		cat /data/ro/f /opt/file; true >/data/ro/x; echo w >/data/rw/w
+		head -c 2000000 /dev/zero >/scratch/big; ls -A /usr/share/doc | wc -l; true >/usr/share/doc/x
+		grep -E " /(data/ro|data/rw|opt/file|scratch|usr/share/doc) " /proc/self/mountinfo | cut -d" " -f5,6'
+	assertEquals "$(printf 'r\nsingle\n0\n/data/ro ro,nosuid,nodev,relatime\n/data/rw rw,nosuid,nodev,relatime\n/opt/file ro,nosuid,nodev,relatime\n/scratch rw,nosuid,nodev,relatime\n/usr/share/doc ro,nosuid,nodev,noexec,relatime')" \
+		"$(cat "$T/out")"
+	assertEquals 2 "$(grep -c 'Read-only file system' "$T/err")"
+	assertEquals 1 "$(grep -c 'No space left on device' "$T/err")"
+	assertEquals w "$(cat "$T/rw/w")"
+}
+
+test_ro_within_workspace() {
+	mkdir -p "$A/workspace/.git/hooks"
+	echo "[core]" >"$A/workspace/.git/config"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER" "$A/workspace/.git"
+	run role member --ro-within /work/.git/hooks --ro-within /work/.git/config -- sh -c '
+		echo evil >/work/.git/hooks/pre-commit; echo evil >>/work/.git/config; echo ok >/work/.git/HEAD; echo done'
+	assertEquals "done" "$(cat "$T/out")"
+	assertEquals 2 "$(grep -c 'Read-only file system' "$T/err")"
+	assertFalse "no hook planted" "[ -e '$A/workspace/.git/hooks/pre-commit' ]"
+	assertEquals "[core]" "$(cat "$A/workspace/.git/config")"
+	assertEquals ok "$(cat "$A/workspace/.git/HEAD")"
+	# The control: without the option, the hook lands on the host.
+	run role member -- sh -c 'echo evil >/work/.git/hooks/pre-commit'
+	assertTrue "hook written without --ro-within" "[ -e '$A/workspace/.git/hooks/pre-commit' ]"
+}
+
+test_bad_input() {
+	run om --agent-root "$A" --role boss --person alice -- true
+	assertEquals "unknown role" 100 "$rc"
+	assertOneLine otomount
+	run om --agent-root "$A" --role member -- true
+	assertEquals "missing --person" 100 "$rc"
+	assertOneLine otomount
+	run om --agent-root "$T/nope" --role member --person alice -- true
+	assertEquals "agent root missing" 111 "$rc"
+	assertOneLine otomount
+	: >"$T/afile"
+	run om --agent-root "$T/afile" --role member --person alice -- true
+	assertEquals "agent root a file" 111 "$rc"
+	assertOneLine otomount
+	run om --agent-root "$A" --role member --person carol -- true
+	assertEquals "no such person" 111 "$rc"
+	for bad in /a /a: :/b a:/b /a:b /a:/ /a:/b/../c /a/./b:/c; do
+		run om --ro "$bad" -- true
+		assertEquals "--ro $bad" 100 "$rc"
+		assertOneLine otomount
+	done
+	for bad in x /t:0 /t:1q /t:; do
+		run om --tmpfs "$bad" -- true
+		assertEquals "--tmpfs $bad" 100 "$rc"
+	done
+	run om --tmp-size lots -- true
+	assertEquals 100 "$rc"
+	run om --bogus -- true
+	assertEquals 100 "$rc"
+	run om
+	assertEquals 100 "$rc"
+	run om -- /nonexistent
+	assertEquals 127 "$rc"
+	assertOneLine otomount
+}
+
+test_refused_without_privilege() {
+	if [ -n "$IS_ROOT" ]; then
+		run setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups otomount -- true
+	else
+		run otomount -- true
+	fi
+	assertEquals 111 "$rc"
+	assertOneLine otomount
+	assertContains "$(cat "$T/err")" "not allowed to change the mount namespace"
+}
+
+test_host_unchanged_when_run_by_root() {
+	[ -n "$IS_ROOT" ] || { skip "needs root"; return; }
+	before=$(sha256sum </proc/self/mountinfo)
+	run otomount --tmpfs /x -- sh -c 'grep -c . /proc/self/mountinfo >/dev/null; ls /x'
+	assertEquals 0 "$rc"
+	assertEquals "host mounts unchanged" "$before" "$(sha256sum </proc/self/mountinfo)"
+}
+
+test_help_and_version() {
+	run otomount --help
+	assertEquals 0 "$rc"
+	assertContains "$(cat "$T/out")" "usage: otomount"
+	assertEquals "" "$(cat "$T/err")"
+	assertEquals "otomount 0.1.0" "$(otomount --version)"
+}
+
+. shunit2
