@@ -57,7 +57,7 @@ int cidr_parse(const char *s, struct cidr *out)
 	size_t n = slash ? (size_t)(slash - s) : strlen(s);
 	unsigned int max;
 
-	if (n >= sizeof(buf))
+	if (n >= sizeof(buf) || s[0] == '[')
 		goto bad;
 	memcpy(buf, s, n);
 	buf[n] = 0;
