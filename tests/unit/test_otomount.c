@@ -1,0 +1,148 @@
+// UNIT: lib/opt.c lib/log.c lib/status.c lib/optdie.c cmd/otomount/opts.c cmd/otomount/etcgen.c
+/* Unit tests of otomount's pure parts: option values and the generated /etc files. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oto.h"
+#include "otomount/otomount.h"
+
+static void test_view_path_ok(void **state)
+{
+	const char *good[] = { "/a", "/work/.git/hooks", "/a/b.c/..d", "/.x", NULL };
+	const char *bad[] = { "", "/", "a", "a/b", "/a/", "//a", "/a//b", "/a/./b", "/a/../b",
+			      "/..", "/.", "/a/..", NULL };
+
+	(void)state;
+	for (int i = 0; good[i]; i++)
+		assert_int_equal(view_path_ok(good[i]), 0);
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(view_path_ok(bad[i]), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+static void test_view_name_ok(void **state)
+{
+	const char *good[] = { "alice", "a.b-c_D9", "..a", NULL };
+	const char *bad[] = { "", ".", "..", "a/b", "../x", "a b", "é",
+			      "12345678901234567890123456789012345678901234567890123456789012345", NULL };
+
+	(void)state;
+	for (int i = 0; good[i]; i++)
+		assert_int_equal(view_name_ok(good[i]), 0);
+	for (int i = 0; bad[i]; i++)
+		assert_int_equal(view_name_ok(bad[i]), -1);
+}
+
+static void test_view_parse_size(void **state)
+{
+	unsigned long v;
+
+	(void)state;
+	assert_int_equal(view_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(view_parse_size("1k", &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(view_parse_size("256m", &v), 0);
+	assert_int_equal(v, 256UL << 20);
+	assert_int_equal(view_parse_size("2G", &v), 0);
+	assert_int_equal(v, 2UL << 30);
+	const char *bad[] = { "", "0", "0m", "k", "1q", "-1", " 1", "1 m", "99999999999999999999g",
+			      NULL };
+	for (int i = 0; bad[i]; i++)
+		assert_int_equal(view_parse_size(bad[i], &v), -1);
+}
+
+static void test_view_parse_bind(void **state)
+{
+	char *src, *dst;
+
+	(void)state;
+	assert_int_equal(view_parse_bind("/srv/a:/data", &src, &dst), 0);
+	assert_string_equal(src, "/srv/a");
+	assert_string_equal(dst, "/data");
+	free(src);
+	const char *bad[] = { "/a", "/a:", ":/b", "a:/b", "/a:b", "/a:/", "/a:/b/../c",
+			      "", NULL };
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(view_parse_bind(bad[i], &src, &dst), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+static void test_view_parse_tmpfs(void **state)
+{
+	char *dst;
+	unsigned long size;
+
+	(void)state;
+	assert_int_equal(view_parse_tmpfs("/scratch", &dst, &size), 0);
+	assert_string_equal(dst, "/scratch");
+	assert_int_equal(size, 0);
+	free(dst);
+	assert_int_equal(view_parse_tmpfs("/s:16m", &dst, &size), 0);
+	assert_string_equal(dst, "/s");
+	assert_int_equal(size, 16UL << 20);
+	free(dst);
+	const char *bad[] = { "s", "/s:", "/s:0", "/s:x", "/:1m", NULL };
+	for (int i = 0; bad[i]; i++)
+		assert_int_equal(view_parse_tmpfs(bad[i], &dst, &size), -1);
+}
+
+static void test_view_role(void **state)
+{
+	(void)state;
+	assert_int_equal(view_role("manager"), ROLE_MANAGER);
+	assert_int_equal(view_role("member"), ROLE_MEMBER);
+	assert_int_equal(view_role("viewer"), ROLE_VIEWER);
+	assert_int_equal(view_role("Manager"), ROLE_NONE);
+	assert_int_equal(view_role(""), ROLE_NONE);
+}
+
+static void test_etc_files(void **state)
+{
+	char buf[256];
+	size_t n;
+
+	(void)state;
+	n = etc_passwd(buf, sizeof(buf), "agent", 65534, 65534, "/home/agent");
+	assert_string_equal(buf, "root:x:0:0:root:/root:/bin/sh\n"
+				 "agent:x:65534:65534:agent:/home/agent:/bin/sh\n");
+	assert_int_equal(n, strlen(buf));
+	/* The agent as uid 0 in its namespace: one root line, with the view's home. */
+	etc_passwd(buf, sizeof(buf), "agent", 0, 0, "/home/agent");
+	assert_string_equal(buf, "root:x:0:0:root:/home/agent:/bin/sh\n");
+	etc_group(buf, sizeof(buf), "bot", 1000);
+	assert_string_equal(buf, "root:x:0:\nbot:x:1000:\n");
+	etc_group(buf, sizeof(buf), "bot", 0);
+	assert_string_equal(buf, "root:x:0:\n");
+	n = etc_hosts(buf, sizeof(buf), "agent");
+	assert_string_equal(buf, "127.0.0.1\tlocalhost\n127.0.1.1\tagent\n"
+				 "::1\tlocalhost ip6-localhost ip6-loopback\n"
+				 "ff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n");
+	assert_int_equal(n, strlen(buf));
+	/* Too small: 0, never a truncated file. */
+	assert_int_equal(etc_passwd(buf, 10, "agent", 1, 1, "/h"), 0);
+	assert_int_equal(etc_hosts(buf, 10, "agent"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_view_path_ok),   cmocka_unit_test(test_view_name_ok),
+		cmocka_unit_test(test_view_parse_size), cmocka_unit_test(test_view_parse_bind),
+		cmocka_unit_test(test_view_parse_tmpfs), cmocka_unit_test(test_view_role),
+		cmocka_unit_test(test_etc_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
