@@ -23,7 +23,7 @@ static const char USAGE[] =
 	"  --hide DST            an empty read-only directory over DST; repeatable\n"
 	"  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
 	"                        repeatable, e.g. /work/.git/hooks\n"
-	"  --tmp-size SIZE       size cap of /tmp, /dev/shm and --tmpfs (default 256m)\n"
+	"  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
 	"  --home DIR            $HOME in the view (default /home/agent)\n"
 	"  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
 	"  -v, --verbose         more messages on stderr\n"
