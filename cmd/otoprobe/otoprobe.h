@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef OTOPROBE_H
+#define OTOPROBE_H
+
+#include <stddef.h>
+
+enum verdict { V_OK, V_GAP, V_INFO };
+
+/* The namespaces otoprobe compares, in the order it reports them. */
+enum { NS_USER, NS_MNT, NS_PID, NS_IPC, NS_UTS, NS_CGROUP, NS_NET, NS_COUNT };
+extern const char *const NS_NAMES[NS_COUNT];
+
+struct otoprobe_opts {
+	int json;
+	int no_net;
+	unsigned long net_timeout_ms;
+	unsigned long host_ns[NS_COUNT]; /* inode of the launcher's namespace */
+	int have_host_ns[NS_COUNT];
+};
+
+/* opts.c */
+void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv);
+
+/* parse.c: pure. */
+/* "net:4026531833" -> NS_NET and the id; -1/EINVAL when malformed or unknown. */
+int hostns_parse(const char *s, int *ns, unsigned long *id);
+/* The value of "Key:\tvalue" in /proc/PID/status text, copied into out. -1/ENOENT. */
+int status_field(const char *text, const char *key, char *out, size_t size);
+struct mountinfo_ent {
+	char *mountpoint; /* unescaped, points into the line */
+	char *options;    /* per-mount options: "rw,nosuid,..." */
+	char *fstype;
+	int writable;
+};
+/* Parse one /proc/self/mountinfo line in place. -1/EINVAL when malformed. */
+int mountinfo_parse(char *line, struct mountinfo_ent *e);
+/* /proc/self/uid_map text: V_GAP when it is the initial namespace's map or
+ * maps an id onto outer 0, V_OK otherwise. */
+enum verdict uidmap_verdict(const char *text);
+/* A syscall probe's outcome (0 = it succeeded): refused (EPERM, EACCES,
+ * ENOSYS, or one of extra) is V_OK; success or any other error, which shows
+ * the call reached the kernel's own argument checks, is V_GAP. */
+enum verdict syscall_verdict(int err, const int *extra, size_t nextra);
+/* A TCP connect's outcome (0 = connected, ETIMEDOUT = no answer). */
+enum verdict connect_verdict(int err);
+/* Whether an environment variable's name looks like it holds a credential. */
+int env_name_is_secret(const char *name);
+/* Write s as a JSON string body (no quotes) into out: escapes, invalid UTF-8
+ * as U+FFFD. Returns the length it needed, like snprintf. */
+size_t json_escape(char *out, size_t size, const char *s);
+/* Write s for a terminal: control bytes as \xNN. Returns the length needed. */
+size_t text_escape(char *out, size_t size, const char *s);
+/* "EPERM" for EPERM; "errno N" for one it does not list. */
+const char *errno_name(int err);
+
+/* report.c */
+void report_add(const char *check, enum verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int report_print(int json); /* prints every row; returns the number of gaps */
+
+/* checks.c: the process's own state. */
+void check_fds(void);
+void check_status(void);
+void check_namespaces(const struct otoprobe_opts *o);
+void check_uidmap(void);
+void check_mounts(void);
+void check_paths(void);
+void check_env(void);
+
+/* syscalls.c */
+void check_syscalls(void);
+
+/* net.c */
+void check_net(const struct otoprobe_opts *o);
+
+#endif

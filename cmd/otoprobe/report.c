@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: ISC */
+/* The rows otoprobe reports, and the two ways it prints them. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otoprobe.h"
+
+struct row {
+	char *check;
+	enum verdict v;
+	char *detail;
+};
+
+static struct row *rows;
+static size_t nrows, cap;
+
+static const char *const VERDICTS[] = { "ok", "GAP", "info" };
+
+void report_add(const char *check, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+	char *detail;
+
+	if (nrows == cap) {
+		size_t ncap = cap ? cap * 2 : 64;
+		struct row *r = realloc(rows, ncap * sizeof(*r));
+		if (!r)
+			die(EXIT_SYS, ENOMEM, "unable to grow the report");
+		rows = r;
+		cap = ncap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		die(EXIT_SYS, ENOMEM, "unable to format the report");
+	va_end(ap);
+	rows[nrows].check = strdup(check);
+	if (!rows[nrows].check)
+		die(EXIT_SYS, ENOMEM, "unable to format the report");
+	rows[nrows].v = v;
+	rows[nrows].detail = detail;
+	nrows++;
+}
+
+/* s escaped by fn into a buffer of the right size; the caller frees it. */
+static char *escaped(size_t (*fn)(char *, size_t, const char *), const char *s)
+{
+	size_t n = fn(NULL, 0, s) + 1;
+	char *b = malloc(n);
+
+	if (!b)
+		die(EXIT_SYS, ENOMEM, "unable to format the report");
+	fn(b, n, s);
+	return b;
+}
+
+/* Display width of escaped text: bytes minus UTF-8 continuation bytes. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+int report_print(int json)
+{
+	size_t ok = 0, gaps = 0, info = 0, w = 5;
+
+	for (size_t i = 0; i < nrows; i++) {
+		ok += rows[i].v == V_OK;
+		gaps += rows[i].v == V_GAP;
+		info += rows[i].v == V_INFO;
+		char *c = escaped(text_escape, rows[i].check);
+		if (width(c) > w)
+			w = width(c);
+		free(c);
+	}
+	if (json) {
+		fputs("{\"checks\":[", stdout);
+		for (size_t i = 0; i < nrows; i++) {
+			char *c = escaped(json_escape, rows[i].check);
+			char *d = escaped(json_escape, rows[i].detail);
+			printf("%s\n{\"check\":\"%s\",\"verdict\":\"%s\",\"detail\":\"%s\"}",
+			       i ? "," : "", c, VERDICTS[rows[i].v], d);
+			free(c);
+			free(d);
+		}
+		printf("\n],\"gaps\":%zu,\"contained\":%s}\n", gaps, gaps ? "false" : "true");
+	} else {
+		printf("%-*s  %-7s %s\n", (int)w, "CHECK", "VERDICT", "DETAIL");
+		for (size_t i = 0; i < nrows; i++) {
+			char *c = escaped(text_escape, rows[i].check);
+			char *d = escaped(text_escape, rows[i].detail);
+			printf("%s%*s  %-7s %s\n", c, (int)(w - width(c)), "", VERDICTS[rows[i].v], d);
+			free(c);
+			free(d);
+		}
+		printf("otoprobe: %zu checks, %zu contained, %zu gaps; %zu for information\n",
+		       ok + gaps, ok, gaps, info);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die(EXIT_SYS, errno, "unable to write the report");
+	return (int)(gaps > 0x7fffffff ? 0x7fffffff : gaps);
+}
