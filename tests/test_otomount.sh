@@ -236,11 +236,27 @@ test_workspace_symlink_refused() {
 }
 
 test_people_and_path_symlinks_refused() {
+	# A link that stays inside the agent root: bob's space as alice's /work.
+	mv "$A/workspace" "$A/workspace.real"
+	ln -s people/bob "$A/workspace"
+	run role member -- cat /work/b.txt
+	assertEquals 111 "$rc"
+	assertEquals "" "$(cat "$T/out")"
+	rm "$A/workspace" && mv "$A/workspace.real" "$A/workspace"
 	rm -rf "$A/people/alice"
 	ln -s ../../canary "$A/people/alice"
 	run role member -- cat /private/secret
 	assertEquals 111 "$rc"
 	assertContains "$(cat "$T/err")" "people/alice"
+	# people/ itself a link: a symlink crossed in the middle of the path.
+	mkdir -p "$T/canary/alice" && echo CANARY-SECRET >"$T/canary/alice/secret"
+	chmod -R a+rX "$T/canary"
+	mv "$A/people" "$A/people.real"
+	ln -s ../canary "$A/people"
+	run role member -- cat /private/secret
+	assertEquals 111 "$rc"
+	assertContains "$(cat "$T/err")" "people/alice"
+	rm "$A/people" && mv "$A/people.real" "$A/people"
 	# An agent root reached through a symlink.
 	ln -s "$T" "$T/link"
 	rm "$A/people/alice" && mkdir "$A/people/alice" && chmod 0777 "$A/people/alice"
