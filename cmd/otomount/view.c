@@ -250,27 +250,67 @@ static void make_scratch(struct view_state *v)
 		die(EXIT_SYS, errno, "unable to open the masks");
 }
 
+/*
+ * A writable fd of the directory that will hold dst's last component, kept
+ * for the next entry in the same directory (the /etc files come in a row).
+ * Forgotten whenever a mount is attached: it could cover the directory.
+ */
+static char cached_dir[PATH_MAX];
+static int cached_fd = -1;
+
+static void dir_forget(void)
+{
+	if (cached_fd >= 0)
+		close(cached_fd);
+	cached_fd = -1;
+	cached_dir[0] = 0;
+}
+
+static int dir_of(int rootfd, const char *dst, const char **name)
+{
+	const char *slash = strrchr(dst, '/');
+	size_t len = (size_t)(slash - dst);
+	int dir;
+
+	*name = slash + 1;
+	if (cached_fd >= 0 && len == strlen(cached_dir) && !strncmp(dst, cached_dir, len))
+		return cached_fd;
+	dir_forget();
+	if (len >= sizeof(cached_dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(cached_dir, dst, len);
+	cached_dir[len] = 0;
+	dir = path_make_beneath(rootfd, len ? cached_dir : "/", 1);
+	if (dir < 0)
+		return -1;
+	/* O_PATH fds cannot be written through: reopen it as a directory. */
+	cached_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(dir);
+	return cached_fd;
+}
+
 static void write_file(int rootfd, const struct plan *p)
 {
-	int dir, fd;
-	char *slash = strrchr(p->dst, '/');
-	char *parent = strndup(p->dst, (size_t)(slash - p->dst));
+	const char *name;
+	int dir = dir_of(rootfd, p->dst, &name);
+	int fd = dir < 0 ? -1 :
+			   openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				  p->mode);
 
-	dir = parent ? path_make_beneath(rootfd, *parent ? parent : "/", 1) : -1;
-	if (dir < 0)
-		die(EXIT_SYS, errno, "unable to make the directory of %s", p->dst);
-	/* O_PATH dir fds cannot be written through: reopen it as a directory. */
-	fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(dir);
-	dir = fd;
-	fd = dir < 0 ? -1 :
-		       openat(dir, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			      p->mode);
 	if (fd < 0 || write(fd, p->data, p->len) != (ssize_t)p->len || fchmod(fd, p->mode) < 0)
 		die(EXIT_SYS, errno, "unable to write %s", p->dst);
 	close(fd);
-	close(dir);
-	free(parent);
+}
+
+static void make_link(int rootfd, const struct plan *p)
+{
+	const char *name;
+	int dir = dir_of(rootfd, p->dst, &name);
+
+	if (dir < 0 || symlinkat(p->data, dir, name) < 0)
+		die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
 }
 
 static void mask(struct view_state *v, const char *dst)
@@ -322,8 +362,9 @@ void view_build(struct view_state *v)
 	make_scratch(v);
 	for (size_t i = 0; i < v->nplan; i++) {
 		const struct plan *p = &v->plan[i];
-		int dir;
 
+		if (p->kind != P_FILE && p->kind != P_LINK)
+			dir_forget();
 		switch (p->kind) {
 		case P_TREE:
 			if (path_mount_at(v->root, p->tree, p->dst, p->is_dir) < 0)
@@ -331,22 +372,9 @@ void view_build(struct view_state *v)
 			if (!is_ro_later(v, p->tree))
 				close(p->tree);
 			break;
-		case P_LINK: {
-			char *slash = strrchr(p->dst, '/');
-			char *parent = strndup(p->dst, (size_t)(slash - p->dst));
-
-			dir = parent ? path_make_beneath(v->root, *parent ? parent : "/", 1) : -1;
-			if (dir < 0)
-				die(EXIT_SYS, errno, "unable to make the directory of %s", p->dst);
-			/* symlinkat needs a real directory fd, not O_PATH: reopen. */
-			int d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (d < 0 || symlinkat(p->data, d, slash + 1) < 0)
-				die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
-			close(d);
-			close(dir);
-			free(parent);
+		case P_LINK:
+			make_link(v->root, p);
 			break;
-		}
 		case P_FILE:
 			write_file(v->root, p);
 			break;
@@ -359,6 +387,7 @@ void view_build(struct view_state *v)
 			break;
 		}
 	}
+	dir_forget();
 	proc_mask(v);
 }
 
