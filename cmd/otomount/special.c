@@ -52,8 +52,11 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 			die(EXIT_SYS, errno, "out of memory");
 		plan_tree(v, dst, tree, 0);
 	}
-	/* A devpts of our own: the host's ptys are not visible. */
-	pts = mnt_fs("devpts", pts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	/*
+	 * A devpts of our own: the host's ptys are not visible. Read-only is
+	 * enough: opening ptmx makes a pty without writing through the mount.
+	 */
+	pts = mnt_fs("devpts", pts_opts, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (pts < 0)
 		die(EXIT_SYS, errno, "unable to mount a new devpts instance");
 	plan_tree(v, "/dev/pts", pts, 1);
