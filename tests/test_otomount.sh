@@ -173,6 +173,29 @@ test_etc_generated() {
 	assertContains "$(cat "$T/err")" "Read-only file system"
 }
 
+test_etc_allowlist() {
+	run otons $AS -- otomount -- sh -c 'ls -A /etc; echo --; sha256sum /etc/nsswitch.conf /etc/ld.so.cache'
+	assertEquals 0 "$rc"
+	sed '/^--$/,$d' "$T/out" >"$T/names"
+	for n in shadow gshadow shadow- gshadow- passwd- group- sudoers sudoers.d ssh machine-id \
+		subuid subgid security pam.d fstab crontab cron.d; do
+		assertFalse "/etc/$n absent" "grep -qx '$n' '$T/names'"
+	done
+	for n in passwd group hostname hosts resolv.conf nsswitch.conf ld.so.cache; do
+		assertTrue "/etc/$n present" "grep -qx '$n' '$T/names'"
+	done
+	# Everything else is a host entry, copied as it is.
+	assertEquals "only host names" "" "$(while read -r n; do [ -e "/etc/$n" ] || [ -L "/etc/$n" ] || echo "$n"; done <"$T/names")"
+	assertEquals "copies" "$(cd /etc && sha256sum nsswitch.conf ld.so.cache | sed 's|  |  /etc/|')" \
+		"$(sed '1,/^--$/d' "$T/out")"
+}
+
+test_status_fd() {
+	run sh -c "OTO_STATUS_FD=3 otons $AS -- otomount --agent-root '$T/nope' --role member --person alice -- true 3>'$T/status'"
+	assertEquals 111 "$rc"
+	assertEquals "otomount 111 2 " "$(cut -d' ' -f1-3 "$T/status") "
+}
+
 test_resolv_conf_symlink_followed() {
 	mkdir "$T/fakeetc"
 	echo "nameserver 192.0.2.53" >"$T/stub-resolv.conf"

@@ -63,51 +63,51 @@ static char *etc_path(const char *name)
 	return p;
 }
 
-/* One host entry: a copy, a read-only bind, or the same symlink. Absent: skipped. */
+/*
+ * One host entry: a copy, a read-only bind, or the same symlink. Absent or
+ * unreadable to us (a root-only file): it stays out of the view. One lookup
+ * per entry, whatever its type, and no symlink followed.
+ */
 static void etc_entry(struct view_state *v, int etc, const char *name)
 {
-	int fd = sys_openat2(etc, name, O_PATH | O_NOFOLLOW,
-			     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	const unsigned long long res = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	int fd = sys_openat2(etc, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, res);
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (S_ISLNK(st.st_mode)) {
+	if (fd < 0 && errno == ELOOP) {
+		/* The last component is a symlink: recreate it as it is. */
 		char *t = xalloc(PATH_MAX);
-		ssize_t n = readlinkat(fd, "", t, PATH_MAX - 1);
+		ssize_t n;
 
+		fd = sys_openat2(etc, name, O_PATH | O_NOFOLLOW, res);
+		n = fd < 0 ? -1 : readlinkat(fd, "", t, PATH_MAX - 1);
 		if (n >= 0) {
 			t[n] = 0;
 			plan_add(v, P_LINK, etc_path(name), t, (size_t)n, 0);
+		} else {
+			free(t);
 		}
-	} else if (S_ISDIR(st.st_mode)) {
+	} else if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
 
 		if (tree < 0)
 			die(EXIT_SYS, errno, "unable to bind /etc/%s", name);
 		plan_tree(v, etc_path(name), tree, 1);
-	} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
-		char path[32];
-		int r;
-		ssize_t n;
+	} else if (fd >= 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
 		char *buf = xalloc((size_t)st.st_size + 1);
+		size_t len = 0;
+		ssize_t n;
 
-		/* Reopen the O_PATH fd for reading: no second path lookup. */
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		r = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		n = r < 0 ? -1 : read(r, buf, (size_t)st.st_size + 1);
-		if (r >= 0)
-			close(r);
-		/* Unreadable to us (a root-only file): it stays out of the view. */
-		if (n >= 0 && n <= st.st_size)
-			plan_add(v, P_FILE, etc_path(name), buf, (size_t)n, st.st_mode & 0755);
+		while ((n = read(fd, buf + len, (size_t)st.st_size + 1 - len)) > 0)
+			len += (size_t)n;
+		/* A file that grew while read would be cut: leave it out instead. */
+		if (n == 0 && len <= (size_t)st.st_size)
+			plan_add(v, P_FILE, etc_path(name), buf, len, st.st_mode & 0755);
 		else
 			free(buf);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 void etc_prepare(struct view_state *v, const struct otomount_opts *o)
