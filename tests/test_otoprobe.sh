@@ -252,11 +252,13 @@ print("ok" if r == ["open: " + sys.argv[2]] else r)' "$T/out" "$name")"
 
 test_no_proc_cannot_run() {
 	# Without /proc nothing can be judged: 111, one line.
-	run otons $AS -- sh -c 'mount -t tmpfs none /proc && exec otoprobe --no-net'
+	run otons $AS -- sh -c 'mount -t tmpfs none /proc &&
+		OTO_STATUS_FD=3 exec otoprobe --no-net 3>'"$T"'/status'
 	assertEquals 111 "$rc"
 	assertOneLine otoprobe
 	assertEquals "otoprobe: fatal: unable to list /proc/self/fd: No such file or directory" "$(cat "$T/err")"
 	assertEquals "" "$(cat "$T/out")"
+	assertEquals "otoprobe 111 2 unable to list /proc/self/fd: No such file or directory" "$(cat "$T/status")"
 }
 
 . shunit2
