@@ -278,18 +278,22 @@ static int check(const struct profile *p, struct prof_error *e)
 {
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct prof_rule *r = &p->rules[i], *u = unconditional(p, r->nr);
-		const char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, r->nr);
-		char buf[64];
+		const char *fmt;
+		char *name, buf[64];
 
 		if (!u || u == r)
 			continue;
-		snprintf(buf, sizeof(buf), "%.30s (line %d)", name ? name : "?", u->line);
 		if (r->ncond == 0)
-			return fail(e, r->line, "a second unconditional rule for %s", buf);
-		if (strictness(&r->a) <= strictness(&u->a))
-			return fail(e, r->line,
-				    "a conditional rule must be stricter than the unconditional one for %s",
-				    buf);
+			fmt = "a second unconditional rule for %s";
+		else if (strictness(&r->a) <= strictness(&u->a))
+			fmt = "a conditional rule must be stricter than the unconditional one for %s";
+		else
+			continue;
+		/* libseccomp returns the name in malloc'd memory. */
+		name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, r->nr);
+		snprintf(buf, sizeof(buf), "%.30s (line %d)", name ? name : "?", u->line);
+		free(name);
+		return fail(e, r->line, fmt, buf);
 	}
 	return 0;
 }
