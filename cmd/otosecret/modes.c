@@ -216,7 +216,7 @@ void otosecret_seal(const struct otosecret_opts *o)
 	const char *line, *val;
 
 	/* Adding to a store: the old entries are verified and kept, under the same id. */
-	old = xstore_load(-1, o->store_path, &len, 1);
+	old = o->store_path ? xstore_load(-1, o->store_path, &len, 1) : NULL;
 	randombytes_buf(id, sizeof(id));
 	if (old) {
 		int err = store_parse(old, len, &v);

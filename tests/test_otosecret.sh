@@ -1,0 +1,417 @@
+#!/bin/sh
+# otosecret: keygen, seal, list, and the chain mode alone and under otons:
+# round trips for every HOW, hygiene of the next program, all-or-nothing failures.
+# run-as: root user
+. "$(dirname "$0")/common.sh"
+
+# The probe (tests/helpers/otosecret_probe.c), built once per suite.
+oneTimeSetUp() {
+	HELP=$(mktemp -d /tmp/oto-secret-help.XXXXXX)
+	chmod 0755 "$HELP"
+	gcc -O1 -o "$HELP/probe" "$OTO_TESTS/helpers/otosecret_probe.c" || exit 1
+	PROBE=$HELP/probe
+	# file= targets on the host: /dev/shm when it is a tmpfs.
+	SHM=
+	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && SHM=/dev/shm
+}
+
+oneTimeTearDown() {
+	rm -rf "$HELP"
+}
+
+suite_setUp() {
+	otosecret keygen --out "$T/key"
+	# A value with NUL bytes, newlines and every byte value.
+	{ printf 'a\0b\n\nc\r\n'; head -c 300 /dev/urandom; printf '\0'; } >"$T/bin"
+	printf 'plain value with spaces = and : signs' >"$T/txt"
+	printf 'CANARY-%s' "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$T/canary"
+	{
+		printf 'TXT=%s\n' "$(cat "$T/txt")"
+		printf 'BIN:base64=%s\n' "$(base64 -w0 <"$T/bin")"
+		printf 'OTHER=%s\n' "$(cat "$T/canary")"
+		printf '# a comment\n\nLAST=x\n'
+	} | otosecret seal --key-file "$T/key" --store "$T/store"
+	SHMF=
+	[ -n "$SHM" ] && SHMF=$SHM/oto-secret-test-$$
+	rm -f "$SHMF"-*
+}
+
+suite_tearDown() {
+	[ -n "$SHMF" ] && rm -f "$SHMF"-*
+	return 0
+}
+
+hash() { sha256sum | cut -d' ' -f1; }
+
+# chain MODE ARGS...: otosecret with the store on fd 3 and the key on fd 4, run
+# alone (MODE plain) or under otons (MODE otons).
+chain() {
+	_m=$1
+	shift
+	if [ "$_m" = otons ]; then
+		otons $AS -- otosecret --store-fd 3 --key-fd 4 "$@" 3<"$T/store" 4<"$T/key"
+	else
+		otosecret --store-fd 3 --key-fd 4 "$@" 3<"$T/store" 4<"$T/key"
+	fi
+}
+
+test_help_and_version() {
+	run otosecret --help
+	assertEquals 0 "$rc"
+	assertContains "$(cat "$T/out")" "usage: otosecret --store-fd N"
+	assertContains "$(cat "$T/out")" "fd=N"
+	assertEquals "otosecret 0.1.0" "$(otosecret --version)"
+}
+
+test_usage_errors() {
+	for args in "--use A -- true" "--store-fd 3 --use A -- true" \
+		"--store-fd 3 --key-fd 4 -- true" "--store-fd 3 --key-fd 4 --use A" \
+		"--store-fd 3 --key-fd 4 --use A:fd=2 -- true" "--store-fd 3 --key-fd 4 --use A:file=rel -- true" \
+		"--store-fd 3 --key-fd 4 --use A:tty -- true" "--store-fd 3 --key-fd 4 --use 9A -- true" \
+		"--store-fd 3 --key-fd 4 --use A:fd=5 --use B:fd=5 -- true" \
+		"--store-fd 3 --key-fd 3 --use A -- true" "--bogus" "list" "seal" "keygen --store x" \
+		"list --store x --key-fd 4"; do
+		run otosecret $args
+		assertEquals "$args" 100 "$rc"
+		assertOneLine otosecret
+	done
+}
+
+test_keygen() {
+	assertEquals 600 "$(stat -c %a "$T/key")"
+	assertTrue "key text: $(cat "$T/key")" "grep -qE '^oto-key-1:[A-Za-z0-9_-]{43}$' '$T/key'"
+	assertEquals 54 "$(wc -c <"$T/key")"
+	# --out never overwrites.
+	run otosecret keygen --out "$T/key"
+	assertEquals 111 "$rc"
+	assertOneLine otosecret
+	# "keygen > FILE": the file the shell made with the umask's mode becomes 0600.
+	(umask 022 && otosecret keygen >"$T/k2")
+	assertEquals 600 "$(stat -c %a "$T/k2")"
+	assertNotEquals "$(cat "$T/key")" "$(cat "$T/k2")"
+	# A key made by keygen > FILE is accepted (and this one does not open the store).
+	run otosecret --store "$T/store" --key-file "$T/k2" --use TXT -- true
+	assertEquals 101 "$rc"
+	assertContains "$(cat "$T/err")" "does not verify"
+}
+
+test_list_names_only() {
+	run otosecret list --store "$T/store"
+	assertEquals 0 "$rc"
+	assertEquals "$(printf 'TXT\nBIN\nOTHER\nLAST')" "$(cat "$T/out")"
+	assertFalse "no value listed" "grep -q CANARY '$T/out'"
+	run otosecret list --store-fd 3 3<"$T/store"
+	assertEquals 4 "$(wc -l <"$T/out")"
+}
+
+test_env_round_trip() {
+	for m in plain otons; do
+		run chain $m --use TXT -- sh -c 'printf %s "$TXT" | sha256sum'
+		assertEquals "$m rc" 0 "$rc"
+		assertEquals "$m env" "$(hash <"$T/txt")" "$(cut -d' ' -f1 "$T/out")"
+		run chain $m --use TXT:env=GH_TOKEN -- sh -c 'printf %s "$GH_TOKEN" | sha256sum; echo "${TXT-unset}"'
+		assertEquals "$m env=" "$(printf '%s  -\nunset' "$(hash <"$T/txt")")" "$(cat "$T/out")"
+	done
+}
+
+test_env_replaces_inherited() {
+	run env TXT=old otosecret --store-fd 3 --key-fd 4 --use TXT -- env 3<"$T/store" 4<"$T/key"
+	assertEquals 0 "$rc"
+	assertEquals 1 "$(grep -c '^TXT=' "$T/out")"
+	assertEquals "TXT=$(cat "$T/txt")" "$(grep '^TXT=' "$T/out")"
+}
+
+test_fd_round_trip_binary() {
+	for m in plain otons; do
+		run chain $m --use BIN:fd=5 --use TXT:fd=7 -- sh -c 'sha256sum <&5; sha256sum <&7; '"$PROBE"' memfd 5'
+		assertEquals "$m rc: $(cat "$T/err")" 0 "$rc"
+		# Sealed: F_SEAL_SEAL|SHRINK|GROW|WRITE, and a write fails with EPERM.
+		assertEquals "$m fd" "$(printf '%s  -\n%s  -\nseals=0xf write=EPERM' "$(hash <"$T/bin")" "$(hash <"$T/txt")")" \
+			"$(cat "$T/out")"
+	done
+}
+
+test_file_round_trip_binary() {
+	if [ -n "$SHM" ]; then
+		run chain plain --use BIN:file="$SHMF-bin" --use TXT:file="$SHMF-txt" -- \
+			sh -c 'sha256sum <"$0"; sha256sum <"$1"; stat -c "%a %u" "$0"' "$SHMF-bin" "$SHMF-txt"
+		assertEquals "plain rc: $(cat "$T/err")" 0 "$rc"
+		assertEquals "$(printf '%s  -\n%s  -\n400 %s' "$(hash <"$T/bin")" "$(hash <"$T/txt")" "$(id -u)")" \
+			"$(cat "$T/out")"
+	fi
+	# Under otons: a tmpfs of the sandbox's own.
+	mkdir "$T/mnt"
+	run otons $AS -- sh -c 'mount -t tmpfs none "$0" && exec otosecret --store-fd 3 --key-fd 4 \
+		--use BIN:file="$0/bin" -- sh -c "sha256sum <\"\$0/bin\"; stat -c \"%a %u\" \"\$0/bin\"; id -u" "$0"' \
+		"$T/mnt" 3<"$T/store" 4<"$T/key"
+	assertEquals "otons rc: $(cat "$T/err")" 0 "$rc"
+	me=$(id -u)
+	[ -n "$IS_ROOT" ] && me=$OTO_TEST_USER
+	assertEquals "$(printf '%s  -\n400 %s\n%s' "$(hash <"$T/bin")" "$me" "$me")" "$(cat "$T/out")"
+	# The tmpfs went with the sandbox: nothing was written on the host's disk.
+	assertEquals "" "$(ls -A "$T/mnt")"
+}
+
+test_only_named_entries_arrive() {
+	[ -n "$SHM" ] || { skip "/dev/shm is not a tmpfs"; return; }
+	for m in plain otons; do
+		run chain $m --use TXT --use BIN:fd=5 -- sh -c \
+			'env; for f in /proc/self/fd/*; do case $(readlink "$f") in /memfd:*|/dev/shm/*|'"$T"'/*) cat "$f";; esac; done
+			cat '"$SHM"'/* 2>/dev/null; echo fds: $(ls /proc/self/fd)'
+		assertEquals "$m rc" 0 "$rc"
+		assertFalse "$m: OTHER's value arrived" "grep -qF '$(cat "$T/canary")' '$T/out'"
+		assertFalse "$m: LAST arrived" "grep -q '^LAST=' '$T/out'"
+		assertTrue "$m: TXT arrived" "grep -q '^TXT=' '$T/out'"
+		assertTrue "$m: fd 5 passed on" "grep -qE '^fds: .* 5( |$)' '$T/out'"
+	done
+}
+
+test_fds_closed_and_oto_vars_removed() {
+	base=$("$PROBE" fds 3<"$T/store" 4<"$T/key")
+	want=$(echo "$base" | tr ' ' '\n' | grep -vxE '3|4' | tr '\n' ' ' | sed 's/ $//')
+	run env OTO_FOO=1 OTO_TEST_X=2 otosecret --store-fd 3 --key-fd 4 --use TXT -- "$PROBE" fds \
+		3<"$T/store" 4<"$T/key"
+	assertEquals 0 "$rc"
+	assertEquals "fds (before: $base)" "$want" "$(cat "$T/out")"
+	run env OTO_FOO=1 OTO_TEST_X=2 otosecret --store-fd 3 --key-fd 4 --use TXT -- env \
+		3<"$T/store" 4<"$T/key"
+	assertEquals "" "$(grep '^OTO_' "$T/out")"
+	# Under otons, the same: only otons' own fds, none of ours.
+	run otons $AS -- otosecret --store-fd 3 --key-fd 4 --use TXT --use BIN:fd=9 -- "$PROBE" fds \
+		3<"$T/store" 4<"$T/key"
+	assertFalse "otons: fd 3 or 4 open: $(cat "$T/out")" "tr ' ' '\n' <'$T/out' | grep -qxE '3|4'"
+	assertTrue "otons: fd 9 placed: $(cat "$T/out")" "tr ' ' '\n' <'$T/out' | grep -qx 9"
+	# OTO_STATUS_FD is passed on to the later stages.
+	run env OTO_STATUS_FD=8 OTO_X=1 otosecret --store-fd 3 --key-fd 4 --use TXT -- env 3<"$T/store" 4<"$T/key"
+	assertEquals "OTO_STATUS_FD=8" "$(grep '^OTO_' "$T/out")"
+}
+
+test_canary_in_no_proc_cmdline_or_environ() {
+	# fd: the canary is in no process's cmdline or environ, the program's own included.
+	run chain plain --use OTHER:fd=5 -- "$PROBE" scan "$T/canary"
+	assertEquals 0 "$rc"
+	assertEquals "fd: $(cat "$T/out")" 1 "$(wc -l <"$T/out")"
+	# env: only in the program's own environ.
+	run chain plain --use OTHER -- "$PROBE" scan "$T/canary"
+	self=$(sed -n 's/^self=//p' "$T/out")
+	assertEquals "env: $(cat "$T/out")" "$(printf 'environ %s\nself=%s' "$self" "$self")" "$(cat "$T/out")"
+	run chain otons --use OTHER -- "$PROBE" scan "$T/canary"
+	self=$(sed -n 's/^self=//p' "$T/out")
+	assertEquals "otons env: $(cat "$T/out")" "$(printf 'environ %s\nself=%s' "$self" "$self")" "$(cat "$T/out")"
+}
+
+# Stopped while it holds the plaintext (OTO_TEST_PAUSE): not dumpable, memory locked,
+# no core, and the canary in no /proc cmdline or environ.
+test_while_holding_plaintext() {
+	# As uid 65534 in both runs, so that the /proc owner tells dumpability:
+	# the kernel shows a non-dumpable task's /proc/PID files as owned by root.
+	if [ -n "$IS_ROOT" ]; then
+		as="setpriv --reuid $OTO_TEST_USER --regid $OTO_TEST_USER --clear-groups"
+	else
+		as=
+	fi
+	$as sleep 3 &
+	ctl=$!
+	sleep 0.1
+	assertEquals "a dumpable process shows its owner" "$OTO_TEST_USER" "$(stat -c %u /proc/$ctl/status)"
+	kill $ctl
+	OTO_TEST_PAUSE=1 $as otosecret --store-fd 3 --key-fd 4 --use OTHER:fd=5 -- touch "$T/ran" \
+		3<"$T/store" 4<"$T/key" &
+	pid=$!
+	n=0
+	while [ "$(awk '/^State:/ {print $2}' /proc/$pid/status 2>/dev/null)" != T ] && [ $n -lt 100 ]; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	assertEquals "stopped" T "$(awk '/^State:/ {print $2}' /proc/$pid/status)"
+	assertEquals "not dumpable: /proc owner" 0 "$(stat -c %u /proc/$pid/status)"
+	lck=$(awk '/^VmLck:/ {print $2}' /proc/$pid/status)
+	assertTrue "VmLck $lck kB > 0" "[ ${lck:-0} -gt 0 ]"
+	assertEquals "core limit" "0 0" "$(awk '/^Max core file size/ {print $5, $6}' /proc/$pid/limits)"
+	"$PROBE" scan "$T/canary" >"$T/scan"
+	assertEquals "scan: $(cat "$T/scan")" 1 "$(wc -l <"$T/scan")"
+	assertFalse "not run yet" "[ -e '$T/ran' ]"
+	kill -CONT $pid
+	wait $pid
+	assertEquals 0 $?
+	assertTrue "ran after" "[ -e '$T/ran' ]"
+}
+
+# reject CODE ARGS...: otosecret ARGS fails with CODE and one line, the program never runs.
+reject() {
+	_code=$1
+	shift
+	run otosecret "$@" -- touch "$T/ran"
+	assertEquals "$* ($(cat "$T/err"))" "$_code" "$rc"
+	assertOneLine otosecret
+	assertFalse "$*: the program ran" "[ -e '$T/ran' ]"
+	assertEquals "$*: stdout" "" "$(cat "$T/out")"
+}
+
+test_failures_are_all_or_nothing() {
+	otosecret keygen --out "$T/wrong"
+	reject 101 --store "$T/store" --key-file "$T/wrong" --use TXT
+	assertContains "$(cat "$T/err")" "does not verify"
+	# One tampered byte, in an entry not even asked for.
+	cp "$T/store" "$T/bad"
+	printf 'Z' | dd of="$T/bad" bs=1 seek=$(($(wc -c <"$T/store") - 3)) conv=notrunc 2>/dev/null
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	# Truncated: the last entry cut off whole, and cut in the middle.
+	last=$(($(wc -c <"$T/store") - 29 - 4 - 1 - 16))
+	head -c $last "$T/store" >"$T/bad"
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	assertContains "$(cat "$T/err")" "truncated"
+	head -c 100 "$T/store" >"$T/bad"
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	# Oversized, from a file and from a pipe.
+	{ head -c 32 "$T/store"; head -c 1100000 /dev/zero; } >"$T/bad"
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	assertContains "$(cat "$T/err")" "larger than 1 MiB"
+	run sh -c 'cat "$0" | otosecret --store-fd 0 --key-file "$1" --use TXT -- touch "$2"' "$T/bad" "$T/key" "$T/ran"
+	assertEquals 101 "$rc"
+	assertFalse "[ -e '$T/ran' ]"
+	# Malformed, empty.
+	printf 'not a store at all, really' >"$T/bad"
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	: >"$T/bad"
+	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
+	# A name not in the store.
+	reject 101 --store "$T/store" --key-file "$T/key" --use TXT --use NOPE
+	assertContains "$(cat "$T/err")" "NOPE: no such name"
+	# A value with NUL bytes cannot go into the environment.
+	reject 101 --store "$T/store" --key-file "$T/key" --use BIN
+	# Key: readable by others, not a key, too long.
+	cp "$T/key" "$T/k644" && chmod 644 "$T/k644"
+	reject 101 --store "$T/store" --key-file "$T/k644" --use TXT
+	assertContains "$(cat "$T/err")" "group or others"
+	printf 'oto-key-1:short\n' >"$T/kbad" && chmod 600 "$T/kbad"
+	reject 101 --store "$T/store" --key-file "$T/kbad" --use TXT
+	head -c 4000 /dev/zero >"$T/kbad"
+	reject 101 --store "$T/store" --key-file "$T/kbad" --use TXT
+	# file= on a persistent file system: refused before anything is created.
+	reject 101 --store "$T/store" --key-file "$T/key" --use TXT:file="$T/txt-out"
+	assertContains "$(cat "$T/err")" "not on a tmpfs"
+	assertFalse "[ -e '$T/txt-out' ]"
+	# No secret in any message.
+	assertFalse "a value in a message" "grep -qE 'CANARY|plain value' '$T/err'"
+}
+
+test_file_target_failures() {
+	[ -n "$SHM" ] || { skip "/dev/shm is not a tmpfs"; return; }
+	# An existing file is never replaced.
+	printf keep >"$SHMF-exists"
+	reject 101 --store "$T/store" --key-file "$T/key" --use TXT:file="$SHMF-exists"
+	assertEquals keep "$(cat "$SHMF-exists")"
+	# Nor a symlink followed.
+	ln -s "$T/victim" "$SHMF-link"
+	reject 101 --store "$T/store" --key-file "$T/key" --use TXT:file="$SHMF-link"
+	assertFalse "[ -e '$T/victim' ]"
+	# Half-way: the first file is made, the second exists: the first is removed again,
+	# and the fd and env uses before it are not passed on either.
+	reject 101 --store "$T/store" --key-file "$T/key" --use LAST --use TXT:fd=6 \
+		--use BIN:file="$SHMF-first" --use TXT:file="$SHMF-exists"
+	assertFalse "first file removed" "[ -e '$SHMF-first' ]"
+	assertEquals keep "$(cat "$SHMF-exists")"
+	# A missing directory: a system failure, 111.
+	reject 111 --store "$T/store" --key-file "$T/key" --use TXT:file="$SHM/oto-no-such-dir-$$/x"
+}
+
+test_failures_under_otons() {
+	otosecret keygen --out "$T/wrong"
+	run otons $AS -- otosecret --store-fd 3 --key-fd 4 --use TXT -- touch "$T/ran" 3<"$T/store" 4<"$T/wrong"
+	assertEquals 101 "$rc"
+	assertOneLine otosecret
+	assertFalse "[ -e '$T/ran' ]"
+	run otons $AS -- otosecret --store-fd 3 --key-fd 4 --use NOPE -- touch "$T/ran" 3<"$T/store" 4<"$T/key"
+	assertEquals 101 "$rc"
+	assertFalse "[ -e '$T/ran' ]"
+}
+
+# xor_byte FILE OFFSET: flip every bit of one byte in place.
+xor_byte() {
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf %03o $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+test_flip_every_byte() {
+	printf 'K=ab\n' | otosecret seal --key-file "$T/key" >"$T/small"
+	size=$(wc -c <"$T/small")
+	assertEquals "32 + 29 + 1 + 2 + 16" 80 "$size"
+	run otosecret --store "$T/small" --key-file "$T/key" --use K -- sh -c 'printf %s "$K"'
+	assertEquals "the intact store works" "0 ab" "$rc $(cat "$T/out")"
+	i=0
+	bad=
+	while [ $i -lt "$size" ]; do
+		cp "$T/small" "$T/flip"
+		xor_byte "$T/flip" $i
+		cmp -s "$T/small" "$T/flip" || true
+		otosecret --store "$T/flip" --key-file "$T/key" --use K -- touch "$T/ran" 2>/dev/null
+		code=$?
+		[ "$code" = 101 ] && [ ! -e "$T/ran" ] || bad="$bad $i:$code"
+		rm -f "$T/ran"
+		i=$((i + 1))
+	done
+	assertEquals "bytes not rejected (offset:code)" "" "$bad"
+}
+
+test_seal_adds_and_replaces() {
+	printf 'A=1\nB=2\n' | otosecret seal --key-file "$T/key" --store "$T/s"
+	id1=$(od -An -tx1 -j12 -N16 "$T/s")
+	printf 'B=3\nC=4\n' | otosecret seal --key-fd 4 --store "$T/s" 4<"$T/key"
+	assertEquals 0 $?
+	assertEquals 600 "$(stat -c %a "$T/s")"
+	assertEquals "$(printf 'A\nB\nC')" "$(otosecret list --store "$T/s")"
+	assertEquals "the store keeps its id" "$id1" "$(od -An -tx1 -j12 -N16 "$T/s")"
+	run otosecret --store "$T/s" --key-file "$T/key" --use A --use B --use C -- sh -c 'echo $A$B$C'
+	assertEquals 134 "$(cat "$T/out")"
+	# The last of two lines with one name wins.
+	printf 'D=1\nD=2\n' | otosecret seal --key-file "$T/key" --store "$T/s"
+	assertEquals 2 "$(otosecret --store "$T/s" --key-file "$T/key" --use D -- sh -c 'echo $D')"
+	# Re-sealing with another key is refused, and the store is unchanged.
+	cp "$T/s" "$T/s.orig"
+	otosecret keygen --out "$T/wrong"
+	run sh -c 'echo E=5 | otosecret seal --key-file "$0" --store "$1"' "$T/wrong" "$T/s"
+	assertEquals 101 "$rc"
+	assertOneLine otosecret
+	assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
+	# Bad input lines: one line naming the line number, nothing written.
+	for input in 'bad-name=1' 'A:hex=00' 'A:base64=@@@' 'TOKEN'; do
+		run sh -c 'printf "%s\n" "$0" | otosecret seal --key-file "$1" --store "$2"' "$input" "$T/key" "$T/s"
+		assertEquals "$input" 101 "$rc"
+		assertOneLine otosecret
+		assertContains "$(cat "$T/err")" "stdin line 1"
+		assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
+	done
+	# "NAME" then the value on the next line.
+	printf 'P\nvalue: of P\n' | otosecret seal --key-file "$T/key" --store "$T/s"
+	assertEquals "value: of P" "$(otosecret --store "$T/s" --key-file "$T/key" --use P -- sh -c 'echo "$P"')"
+	# Over the limits: a value of 65537 bytes, 257 entries.
+	run sh -c 'printf "BIG:base64=%s\n" "$(head -c 65537 /dev/zero | base64 -w0)" | otosecret seal --key-file "$0"' "$T/key"
+	assertEquals 101 "$rc"
+	assertOneLine otosecret
+	run sh -c 'i=0; while [ $i -lt 257 ]; do echo "N$i=v"; i=$((i+1)); done | otosecret seal --key-file "$0"' "$T/key"
+	assertEquals 101 "$rc"
+	assertOneLine otosecret
+}
+
+test_seal_prompt_without_echo() {
+	command -v script >/dev/null || { skip "script(1) not installed"; return; }
+	# On a terminal, the value after a "NAME" line is read with echo off.
+	(printf 'TOKEN\n'; sleep 0.5; printf 'hidden-%s\n' tty-value; sleep 0.5) |
+		script -qec "otosecret seal --key-file '$T/key' --store '$T/s'" /dev/null >"$T/tty" 2>&1
+	assertEquals "script: $(cat "$T/tty")" 0 $?
+	assertTrue "prompt shown: $(cat "$T/tty")" "grep -q 'TOKEN: ' '$T/tty'"
+	assertFalse "value echoed: $(cat "$T/tty")" "grep -q hidden- '$T/tty'"
+	assertEquals hidden-tty-value "$(otosecret --store "$T/s" --key-file "$T/key" --use TOKEN -- sh -c 'echo "$TOKEN"')"
+}
+
+test_exec_errors() {
+	run otosecret --store "$T/store" --key-file "$T/key" --use TXT -- /nonexistent/prog
+	assertEquals 127 "$rc"
+	assertOneLine otosecret
+	run otosecret --store "$T/store" --key-file "$T/key" --use TXT -- "$T"
+	assertEquals 126 "$rc"
+	assertOneLine otosecret
+}
+
+. shunit2
