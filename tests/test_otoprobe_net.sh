@@ -1,0 +1,88 @@
+#!/bin/sh
+# otoprobe at the end of the whole chain, behind otonet, in the test topology
+# of tests/net/topo.sh: a fake host (where otonet runs) whose routes lead every
+# private destination otoprobe tries to a fake office LAN that records every
+# contact. Nothing leaves these namespaces. Needs root for ip netns; otonet
+# and everything after it run as the --as user.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'topo_down' EXIT
+	trap 'topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] && topo_down
+	return 0
+}
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return; }
+	: >"$TOPO_DIR/lan.seen"
+}
+
+# row CHECK: "VERDICT|DETAIL" of that row in $T/out (JSON), or "missing N".
+row() {
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [c for c in d["checks"] if c["check"] == sys.argv[2]]
+print(r[0]["verdict"] + "|" + r[0]["detail"] if len(r) == 1 else "missing %d" % len(r))' "$T/out" "$1"
+}
+
+# The launcher's namespaces: the fake host's network, the test's others.
+host_ns() {
+	echo "--host-ns net:$(in_host stat -L -c %i /proc/self/ns/net)"
+	for n in user mnt pid ipc uts cgroup; do
+		echo "--host-ns $n:$(stat -L -c %i /proc/self/ns/$n)"
+	done
+}
+
+# What each destination must meet behind otonet: its prohibit routes refuse
+# at once (EACCES); fd00::1 is on the sandbox's own fd00::/64 link to the
+# relay, which answers with a reset; loopback is the sandbox's own, closed.
+EXPECT="10.0.0.1:80=EACCES 172.16.0.1:80=EACCES 192.168.1.1:80=EACCES
+169.254.169.254:80=EACCES 100.64.0.1:80=EACCES 127.0.0.1:80=ECONNREFUSED
+198.18.0.1:80=EACCES 192.0.0.192:80=EACCES [fd00::1]:80=ECONNREFUSED
+[::1]:80=ECONNREFUSED [::ffff:10.0.0.1]:80=EACCES [64:ff9b::a9fe:a9fe]:80=EACCES
+[2002:a9fe:a9fe::1]:80=EACCES"
+
+assertNetRefused() {
+	for e in $EXPECT; do
+		assertEquals "net ${e%=*}" "ok|refused at once: ${e#*=}" "$(row "net ${e%=*}" | sed 's/ (.*//')"
+	done
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
+test_whole_chain_behind_otonet_is_contained() {
+	for t in otoexec otomount; do
+		[ -x "$OTO_BIN/$t" ] || { skip "$t is not built"; return; }
+	done
+	# shellcheck disable=SC2046 # one word per option
+	run in_host "$OTO_BIN/otonet" $AS --public 203.0.113.0/24 -- "$OTO_BIN/otons" --share net -- \
+		"$OTO_BIN/otomount" --ro "$OTO_BIN:/opt/oto" -- /opt/oto/otoexec -- \
+		/opt/oto/otoprobe --json $(host_ns)
+	assertEquals "gaps: $(grep -o '"check":"[^"]*","verdict":"GAP"' "$T/out")" 0 "$rc"
+	assertEquals '"contained":true}' "$(tail -c 18 "$T/out")"
+	assertEquals "ok|none in any set (inheritable, permitted, effective, bounding, ambient)" \
+		"$(row capabilities)"
+	assertContains "$(row 'ns net')" "ok|"
+	assertNetRefused
+}
+
+test_otonet_alone_refuses_but_caps_are_held() {
+	# otonet's own user namespace: the network is walled, the rest is not.
+	# shellcheck disable=SC2046
+	run in_host "$OTO_BIN/otonet" $AS --public 203.0.113.0/24 -- "$OTO_BIN/otoprobe" --json \
+		--host-ns "net:$(in_host stat -L -c %i /proc/self/ns/net)"
+	assertEquals 1 "$rc"
+	assertContains "$(row capabilities)" "GAP|held: "
+	assertEquals "GAP|0" "$(row no_new_privs)"
+	assertContains "$(row 'ns net')" "ok|"
+	assertNetRefused
+}
+
+. shunit2
