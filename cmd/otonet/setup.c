@@ -68,18 +68,25 @@ static struct cidr host_cidr(const struct ipaddr *a)
 	return c;
 }
 
+static int sysctl_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = -1;
+
+	if (fd >= 0) {
+		r = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+		close(fd);
+	}
+	return r;
+}
+
 /* Ping sockets for the agent's group, so echo goes through the relay's. */
 static void allow_ping(void)
 {
 	char buf[64];
-	int fd = open("/proc/sys/net/ipv4/ping_group_range", O_WRONLY | O_CLOEXEC);
-	int n = snprintf(buf, sizeof(buf), "%u %u\n", (unsigned int)getegid(),
-			 (unsigned int)getegid());
 
-	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+	snprintf(buf, sizeof(buf), "%u %u\n", (unsigned int)getegid(), (unsigned int)getegid());
+	if (sysctl_write("/proc/sys/net/ipv4/ping_group_range", buf) < 0)
 		debugx("ping_group_range: %s", strerror(errno));
-	if (fd >= 0)
-		close(fd);
 }
 
 static void configure(const struct otonet_opts *o, const struct filter *f, int kernel_layer)
@@ -96,6 +103,12 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	ipaddr_parse("fd00::100", &a6);
 	ipaddr_parse("10.0.2.2", &gw4);
 	ipaddr_parse("fd00::2", &gw6);
+	/*
+	 * No link-local address on tun0: the agent's only IPv6 source is
+	 * fd00::100, the one the relay accepts, so even fe80::1%tun0 gets a RST.
+	 */
+	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
+		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
 	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, NET_MTU, 16384) < 0)
 		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
 	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)

@@ -150,10 +150,16 @@ def family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def sockaddr(host, port):
+    if "%" in host:  # a scoped link-local address
+        return socket.getaddrinfo(host, port, socket.AF_INET6)[0][4]
+    return (host, port)
+
+
 def connect(host, port, timeout=10):
     s = socket.socket(family(host), socket.SOCK_STREAM)
     s.settimeout(timeout)
-    s.connect((host, port))
+    s.connect(sockaddr(host, port))
     return s
 
 
@@ -266,11 +272,32 @@ def c_udp(host, port, msg="ping", timeout="2"):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
     s.settimeout(float(timeout))
     try:
-        s.connect((host, int(port)))
+        s.connect(sockaddr(host, int(port)))
         s.send(msg.encode())
         return "ok " + s.recv(65535).decode()
     except OSError as e:
         return errname(e)
+
+
+def c_probe(port, *addrs):
+    """For each address: the TCP outcome, its time, and the UDP outcome."""
+    out = []
+    for a in addrs:
+        t = c_connect(a, port, "2").split()
+        out.append(f"{a} {t[0]} {t[-1]} {c_udp(a, port, 'probe', '1').split()[0]}")
+    return "\n".join(out)
+
+
+def c_hold(host, k):
+    """Open k connections to the echo server and keep them all open."""
+    socks, res = [], []
+    for _ in range(int(k)):
+        try:
+            socks.append(connect(host, 9002, 3))
+            res.append("ok")
+        except OSError as e:
+            res.append(errname(e))
+    return " ".join(res)
 
 
 def dns_query(name, qtype):

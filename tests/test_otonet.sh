@@ -1,0 +1,372 @@
+#!/bin/sh
+# otonet in its own topology of network namespaces (tests/net/topo.sh): a fake
+# host where otonet runs, a fake internet (203.0.113.0/24, 2001:db8:1::/64,
+# declared with --public), a fake office LAN on private addresses that records
+# every contact, and its DNS server as the host's resolver. Nothing leaves
+# these namespaces. Needs root for ip netns; the relay itself runs as --as.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+NT="$PY $NETTOOL"
+PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
+BIG=${OTO_NET_BULK:-104857600} # 100 MiB each way
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'topo_down' EXIT
+	trap 'topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] && topo_down
+	return 0
+}
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || skip "needs root (ip netns)"
+	[ -d "$TOPO_DIR" ] && : >"$TOPO_DIR/lan.seen" && rm -f "$TOPO_DIR/watch" "$TOPO_DIR/hc"
+}
+
+# onet [OTONET OPTIONS] -- CMD...: otonet in the fake host, as the test user.
+onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
+# agent CMD ARGS: one nettool client inside a default sandbox; its line in $T/out.
+agent() { run onet $PUB -- $NT "$@"; }
+
+assertLanUntouched() {
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
+# ---- TCP through the relay --------------------------------------------------
+
+test_tcp_bulk_upload_and_download_sha256() {
+	agent up 203.0.113.10 "$BIG"
+	assertEquals "upload $BIG bytes: $(cat "$T/err")" "ok" "$(cat "$T/out")"
+	agent down 203.0.113.10 "$BIG"
+	assertEquals "download $BIG bytes: $(cat "$T/err")" "ok" "$(cat "$T/out")"
+	assertEquals 0 "$rc"
+}
+
+test_tcp_200_concurrent_connections() {
+	agent many 203.0.113.10 200 200000
+	assertEquals "$(cat "$T/err")" "ok 200" "$(cat "$T/out")"
+}
+
+test_tcp_half_close_both_ways() {
+	agent halfclose 203.0.113.10
+	assertEquals "ok" "$(cat "$T/out")"
+	# The server, after its own FIN, still received what the agent sent.
+	assertEquals "after" "$(cat "$TOPO_DIR/hc")"
+}
+
+test_tcp_remote_rst_reaches_the_agent() {
+	agent rst 203.0.113.10
+	assertEquals "ECONNRESET" "$(cat "$T/out")"
+}
+
+test_tcp_closed_port_is_refused_promptly() {
+	agent connect 203.0.113.10 9999
+	set -- $(cat "$T/out")
+	assertEquals "ECONNREFUSED" "$1"
+	assertTrue "refused in $2 ms" "[ $2 -lt 200 ]"
+}
+
+test_tcp_agent_rst_resets_the_remote_side() {
+	agent agent-rst 203.0.113.10
+	assertEquals ok "$(cat "$T/out")"
+	n=0
+	while [ ! -s "$TOPO_DIR/watch" ] && [ $n -lt 40 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "rst" "$(cat "$TOPO_DIR/watch")"
+}
+
+test_tcp_ipv6_bulk_and_refused() {
+	agent up 2001:db8:1::10 20000000
+	assertEquals "ok" "$(cat "$T/out")"
+	agent down 2001:db8:1::10 20000000
+	assertEquals "ok" "$(cat "$T/out")"
+	agent connect 2001:db8:1::10 9999
+	assertEquals "ECONNREFUSED" "$(cut -d' ' -f1 "$T/out")"
+}
+
+# ---- UDP, DNS, echo ---------------------------------------------------------
+
+test_udp_echo_v4_v6() {
+	agent udp 203.0.113.10 9005 hello4
+	assertEquals "ok hello4" "$(cat "$T/out")"
+	agent udp 2001:db8:1::10 9005 hello6
+	assertEquals "ok hello6" "$(cat "$T/out")"
+}
+
+test_dns_over_udp_and_tcp_v4_v6() {
+	run onet $PUB -- sh -c "cat /etc/resolv.conf; for p in udp tcp; do
+		$NT dns example.test \$p 10.0.2.3 A; $NT dns example.test \$p fd00::3 AAAA; done"
+	assertEquals 0 "$rc"
+	assertEquals "$(printf '# otonet: the relay forwards this to the host'"'"'s resolver\nnameserver 10.0.2.3\nnameserver fd00::3\nok 203.0.113.10\nok 2001:db8:1::10\nok 203.0.113.10\nok 2001:db8:1::10')" \
+		"$(cat "$T/out")"
+	# The host's /etc/resolv.conf (the LAN resolver) is untouched outside.
+	assertEquals "nameserver $LAN4" "$(in_host cat /etc/resolv.conf)"
+}
+
+test_dns_follows_dns_option() {
+	run onet $PUB --dns $LAN4 -- $NT dns example.test tcp
+	assertEquals "ok 203.0.113.10" "$(cat "$T/out")"
+	# --dns names another resolver: here a host with nothing on port 53.
+	run onet $PUB --dns 203.0.113.10 -- $NT dns example.test udp
+	assertEquals "ECONNREFUSED" "$(cat "$T/out")"
+	run onet $PUB --dns 203.0.113.10 -- $NT dns example.test tcp
+	assertEquals "ECONNREFUSED" "$(cat "$T/out")"
+}
+
+test_icmp_echo_v4_v6() {
+	agent ping 203.0.113.10
+	assertEquals "ok" "$(cat "$T/out")"
+	agent ping 2001:db8:1::10
+	assertEquals "ok" "$(cat "$T/out")"
+	# Echo to a private address: prohibited by the kernel layer.
+	agent ping 10.1.0.10
+	assertEquals "EACCES" "$(cat "$T/out")"
+}
+
+# ---- the filter ---------------------------------------------------------------
+
+# ADDRESS  TCP(kernel layer)  UDP(kernel layer)  TCP(relay alone)  UDP(relay alone)
+# Loopback and "this host" never leave the sandbox (its own lo refuses); the
+# sandbox's own subnet (10.0.2.x, fd00::x, fe80::%tun0) reaches only the relay.
+SPECIAL_TABLE='10.0.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+172.16.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+192.168.1.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+127.0.0.1 ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED
+169.254.169.254 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+100.64.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+0.0.0.0 ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED
+224.0.0.1 EACCES EACCES ENETUNREACH EHOSTUNREACH
+255.255.255.255 EACCES EACCES ENETUNREACH EACCES
+198.18.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+192.0.0.192 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+198.51.100.7 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+192.0.2.7 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+240.0.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+::1 ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED
+fd00::1 ECONNREFUSED EACCES ECONNREFUSED EACCES
+fe80::1%tun0 ECONNREFUSED EACCES ECONNREFUSED EACCES
+::ffff:10.0.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+::ffff:169.254.169.254 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+64:ff9b::a9fe:a9fe EACCES EACCES ECONNREFUSED EACCES
+64:ff9b:1::a01:1 EACCES EACCES ECONNREFUSED EACCES
+2002:a9fe:a9fe::1 EACCES EACCES ECONNREFUSED EACCES
+2001::a9fe:a9fe EACCES EACCES ECONNREFUSED EACCES
+fec0::1 EACCES EACCES ECONNREFUSED EACCES
+100::1 EACCES EACCES ECONNREFUSED EACCES
+2001:2::1 EACCES EACCES ECONNREFUSED EACCES
+10.0.2.2 ECONNREFUSED EHOSTUNREACH ECONNREFUSED EHOSTUNREACH
+fd00::2 ECONNREFUSED EACCES ECONNREFUSED EACCES
+203.0.113.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+10.1.0.1 EACCES EACCES ECONNREFUSED EHOSTUNREACH
+2001:db8:1::1 EACCES EACCES ECONNREFUSED EACCES
+fd12:3456::1 EACCES EACCES ECONNREFUSED EACCES'
+
+# probe_all COLUMN [ENV]: every address of the table, TCP and UDP to port 80.
+probe_all() {
+	col=$1
+	shift
+	addrs=$(echo "$SPECIAL_TABLE" | awk '{print $1}' | tr '\n' ' ')
+	run in_host env "$@" "$OTO_BIN/otonet" $AS $PUB --log-fd 3 -- $NT probe 80 $addrs 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	echo "$SPECIAL_TABLE" | while read -r a tk uk tr ur; do
+		if [ "$col" = kernel ]; then et=$tk eu=$uk; else et=$tr eu=$ur; fi
+		line=$(grep "^$a " "$T/out")
+		set -- $line
+		assertEquals "TCP to $a" "$et" "$2"
+		assertTrue "TCP to $a failed in $3 ms" "[ ${3:-999} -lt 100 ]"
+		assertEquals "UDP to $a" "$eu" "$4"
+	done
+	assertLanUntouched
+}
+
+test_special_ranges_refused_by_kernel_layer() {
+	probe_all kernel OTO_TEST_NO_KERNEL_LAYER=0
+	# Nothing reached the relay for the ranges the kernel walled.
+	assertEquals "decisions: $(cat "$T/log")" 0 "$(grep -vc '"dst":"\(10.0.2.[23]\|fd00::[12]\|fe80::1\)"' "$T/log")"
+}
+
+test_special_ranges_refused_by_the_relay_alone() {
+	probe_all relay OTO_TEST_NO_KERNEL_LAYER=1
+	assertContains "$(cat "$T/err")" "OTO_TEST_NO_KERNEL_LAYER=1"
+	# Each refusal was the relay's, with the range named.
+	assertTrue "$(cat "$T/log")" 'grep -q "\"dst\":\"169.254.169.254\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"special:169.254.0.0/16\"" "$T/log"'
+	assertTrue 'grep -q "\"dst\":\"203.0.113.1\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"host-address\"" "$T/log"'
+	assertTrue 'grep -q "\"dst\":\"64:ff9b::a9fe:a9fe\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"special:64:ff9b::/96\"" "$T/log"'
+	assertEquals "no allow at all" 0 "$(grep -c '"verdict":"allow"' "$T/log")"
+}
+
+test_exceptions_are_exact() {
+	# The kernel layer routes the exception's host to the relay (a route has
+	# no port), so there the relay's RST and ICMP answer the other ports.
+	for nk in 0 1; do
+		: >"$TOPO_DIR/lan.seen"
+		run in_host env OTO_TEST_NO_KERNEL_LAYER=$nk "$OTO_BIN/otonet" $AS $PUB \
+			--allow tcp:$LAN4:8086 -- sh -c "$NT connect $LAN4 8086; $NT connect $LAN4 8087;
+			$NT udp $LAN4 8086; $NT connect 10.1.0.11 8086; $NT connect 192.168.1.1 8086"
+		assertEquals "kernel layer off=$nk: the exception" "ok lan" "$(sed -n 1p "$T/out" | cut -d' ' -f1,2)"
+		got=$(sed 1d "$T/out" | awk '{print $1}' | tr '\n' ' ')
+		if [ $nk = 0 ]; then
+			assertEquals "ECONNREFUSED EHOSTUNREACH EACCES EACCES " "$got"
+		else
+			assertEquals "ECONNREFUSED EHOSTUNREACH ECONNREFUSED ECONNREFUSED " "$got"
+		fi
+		assertEquals "only the exception reached the LAN" "tcp ::ffff:$LAN4 8086 from ::ffff:$HOST_LAN4" \
+			"$(cat "$TOPO_DIR/lan.seen")"
+	done
+}
+
+test_exception_host_name_is_resolved_once_at_start() {
+	hosts=/etc/netns/$NH/hosts
+	cp "$hosts" "$T/hosts.orig"
+	# lanbox is 10.1.0.10 when otonet starts; the agent then points it at
+	# 192.168.1.1, which must stay refused: the exception was pinned.
+	run onet $PUB --allow tcp:lanbox:80 -- sh -c "
+		printf '127.0.0.1 localhost\n192.168.1.1 lanbox\n' > $T/hosts.new
+		$NT connect $LAN4 80; $NT connect 192.168.1.1 80"
+	in_host sh -c "cat '$T/hosts.new' > /etc/hosts" 2>/dev/null
+	cat "$T/hosts.orig" >"$hosts"
+	assertEquals "ok lan" "$(sed -n 1p "$T/out" | cut -d' ' -f1,2)"
+	assertEquals "EACCES" "$(sed -n 2p "$T/out" | cut -d' ' -f1)"
+	run onet --allow tcp:no-such-host.invalid:80 -- true
+	assertEquals 101 "$rc"
+	assertOneLine otonet
+}
+
+test_no_public_only_exceptions_and_dns() {
+	run onet $PUB --no-public --allow tcp:$LAN4:8086 -- sh -c "
+		$NT connect $LAN4 8086; $NT connect 203.0.113.10 9002; $NT udp 203.0.113.10 9005;
+		$NT dns example.test udp; $NT dns example.test tcp;
+		$NT connect 10.0.2.3 80; $NT connect $LAN4 53; $NT connect $LAN4 22"
+	assertEquals "$(cat "$T/err")" "ok lan
+ECONNREFUSED
+EHOSTUNREACH
+ok 203.0.113.10
+ok 203.0.113.10
+ECONNREFUSED
+ECONNREFUSED
+ECONNREFUSED" "$(cut -d' ' -f1,2 "$T/out" | sed 's/ [0-9]*$//')"
+	assertEquals "tcp ::ffff:$LAN4 8086 from ::ffff:$HOST_LAN4" "$(cat "$TOPO_DIR/lan.seen")"
+}
+
+test_log_fd_one_json_line_per_decision() {
+	run onet $PUB --log-fd 3 --allow tcp:$LAN4:8086 -- sh -c "
+		$NT connect 203.0.113.10 9002; $NT connect $LAN4 8086; $NT dns example.test udp;
+		$NT udp 2001:db8:1::10 9005" 3>"$T/log"
+	assertEquals 4 "$(wc -l <"$T/log")"
+	"$PY" - "$T/log" >"$T/parsed" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    assert set(d) == {"time", "proto", "src", "dst", "port", "verdict", "rule"}, d
+    assert isinstance(d["time"], float) and isinstance(d["port"], int)
+    print(d["proto"], d["src"], d["dst"], d["port"], d["verdict"], d["rule"])
+PYEOF
+	assertEquals "tcp 10.0.2.100 203.0.113.10 9002 allow public
+tcp 10.0.2.100 $LAN4 8086 allow exception
+udp 10.0.2.100 10.0.2.3 53 allow dns
+udp fd00::100 2001:db8:1::10 9005 allow public" "$(cat "$T/parsed")"
+}
+
+test_max_flows_bounds_the_table() {
+	run onet $PUB --max-flows 3 -- $NT hold 203.0.113.10 5
+	assertEquals "ok ok ok ECONNREFUSED ECONNREFUSED" "$(cat "$T/out")"
+	assertContains "$(cat "$T/err")" "--max-flows 3 reached"
+}
+
+# ---- fail closed, the chain, the inside ----------------------------------------
+
+test_fail_closed_when_the_relay_dies() {
+	# The agent leaves a grandchild behind, which tries the network after the
+	# relay is gone; the agent itself must be killed with the relay.
+	ip netns exec "$NH" "$OTO_BIN/otonet" $AS $PUB -- sh -c "
+		( sleep 1; ip link show tun0 >/dev/null 2>&1 && echo tun-present >$T/gc || echo tun-gone >$T/gc
+		  $NT connect 203.0.113.10 9002 >>$T/gc; $NT udp 203.0.113.10 9005 >>$T/gc ) &
+		echo \$\$ >$T/agent; $NT connect 203.0.113.10 9002 >$T/before; sleep 30" 2>/dev/null &
+	relay=$!
+	n=0
+	while [ ! -s "$T/before" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "ok" "$(cut -d' ' -f1 "$T/before")"
+	kill -KILL "$relay"
+	wait "$relay" 2>/dev/null
+	assertTrue "the agent died with the relay" "wait_gone $(cat "$T/agent") 2"
+	n=0
+	while [ "$(wc -l <"$T/gc" 2>/dev/null)" != 3 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "tun-gone
+ENETUNREACH
+ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
+}
+
+test_inside_the_network_cannot_be_reconfigured() {
+	for cmd in "ip addr add 10.9.9.9/32 dev tun0" "ip route add 10.1.0.0/16 dev tun0" \
+		"ip link set tun0 down" "ip route del 10.0.0.0/8"; do
+		run onet $PUB -- "$OTO_BIN/otons" --share net -- $cmd
+		assertEquals "$cmd" 2 "$rc"
+		assertContains "$cmd: $(cat "$T/err")" "$(cat "$T/err")" "Operation not permitted"
+	done
+}
+
+test_whole_chain_otonet_otons() {
+	run onet $PUB -- "$OTO_BIN/otons" --share net -- sh -c "
+		id -u; readlink /proc/self/ns/user >$T/userns; $NT down 203.0.113.10 10000000;
+		$NT dns example.test tcp; $NT connect 10.0.0.1 80"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "65534
+ok
+ok 203.0.113.10
+EACCES" "$(cut -d' ' -f1,2 "$T/out" | sed 's/^\(EACCES\) [0-9]*$/\1/')"
+}
+
+# ---- the process: exit codes, signals, errors ---------------------------------------
+
+test_exit_status_and_signals() {
+	run onet -- sh -c 'exit 7'
+	assertEquals 7 "$rc"
+	run onet -- sh -c 'kill -KILL $$'
+	assertEquals 137 "$rc"
+	ip netns exec "$NH" "$OTO_BIN/otonet" $AS -- sh -c "trap 'exit 42' TERM; echo up >$T/up; while :; do sleep 0.05; done" &
+	pid=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	kill -TERM "$pid"
+	wait "$pid"
+	assertEquals 42 $?
+	run onet -- /nonexistent/prog
+	assertEquals 127 "$rc"
+}
+
+test_usage_errors() {
+	run in_host "$OTO_BIN/otonet" -- true
+	assertEquals 100 "$rc"
+	assertOneLine otonet
+	run in_host "$OTO_BIN/otonet" --as root -- true
+	assertEquals 100 "$rc"
+	for bad in "--allow tcp:1.2.3.4" "--allow icmp:1.2.3.4:1" "--public 10.0.0.1/8" \
+		"--dns nope" "--log-fd x" "--max-flows 0" "--bogus"; do
+		run onet $bad -- true
+		assertEquals "$bad" 100 "$rc"
+		assertOneLine otonet
+	done
+	run onet --log-fd 77 -- true
+	assertEquals 100 "$rc"
+	run "$OTO_BIN/otonet" --help
+	assertEquals 0 "$rc"
+	assertContains "$(cat "$T/out")" "--allow PROTO:HOST:PORT"
+	assertEquals "otonet 0.1.0" "$("$OTO_BIN/otonet" --version)"
+}
+
+test_tun_unavailable_is_one_clear_line() {
+	chmod 0600 /dev/net/tun
+	run onet -- true
+	chmod 0666 /dev/net/tun
+	assertEquals 111 "$rc"
+	assertOneLine otonet
+	assertContains "$(cat "$T/err")" "/dev/net/tun (mode 0600"
+	assertContains "$(cat "$T/err")" "chmod 0666 /dev/net/tun"
+}
+
+. shunit2
