@@ -1,14 +1,15 @@
 #!/bin/sh
 # Launch latency of the filesystem view: otons + otomount (member role)
 # running /bin/true, against bubblewrap building the equivalent view, both as
-# the same unprivileged user. Prints a markdown table of medians and the ratio.
+# the same unprivileged user, in one interleaved timed loop. Prints a markdown
+# table of medians and the ratio.
 #
 #   OTO_BIN  the directory of the static binaries
 #   RUNS     runs per command (default 200)
 set -eu
 : "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
 RUNS=${RUNS:-200}
-for t in hyperfine bwrap python3; do
+for t in bwrap python3; do
 	command -v $t >/dev/null || { echo "mount.sh: $t is needed" >&2; exit 111; }
 done
 
@@ -42,20 +43,37 @@ bwrap="${as}bwrap --unshare-all --unshare-user --disable-userns --ro-bind /usr /
 --bind $A/people/alice /private --tmpfs /home/agent --tmpfs /tmp --proc /proc --dev /dev \
 --chdir /work /bin/true"
 
-hyperfine -N --warmup 10 --runs "$RUNS" --export-json "$w/r.json" -n otons+otomount "$oto" \
-	-n bwrap "$bwrap" >&2
-
-python3 - "$w/r.json" "$RUNS" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-o, b = r["otons+otomount"], r["bwrap"]
+# Interleaved runs (A B, then B A, ...): on a shared machine the load changes
+# from second to second, and both commands must see the same load.
+python3 - "$RUNS" "$oto" "$bwrap" <<'PY'
+import shlex, statistics, subprocess, sys, time
+runs = int(sys.argv[1])
+cmds = {"otons + otomount (member)": shlex.split(sys.argv[2]),
+        "bwrap (equivalent view)": shlex.split(sys.argv[3])}
+names = list(cmds)
+times = {n: [] for n in names}
+def once(n):
+    t = time.perf_counter()
+    r = subprocess.run(cmds[n], stdin=subprocess.DEVNULL)
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        sys.exit("mount.sh: %s exited %d" % (n, r.returncode))
+    return dt
+for n in names:                      # warm-up: page cache, binaries
+    for _ in range(10):
+        once(n)
+for i in range(runs):
+    for n in (names if i % 2 == 0 else names[::-1]):
+        times[n].append(once(n))
 ms = lambda s: "%.2f ms" % (s * 1000)
 print("| command | median | mean ± σ | min | max | runs |")
 print("|---|---|---|---|---|---|")
-for name, x in (("otons + otomount (member)", o), ("bwrap (equivalent view)", b)):
-    print("| %s | %s | %s ± %s | %s | %s | %d |" % (name, ms(x["median"]), ms(x["mean"]),
-          ms(x["stddev"]), ms(x["min"]), ms(x["max"]), len(x["times"])))
+for n in names:
+    t = times[n]
+    print("| %s | %s | %s ± %s | %s | %s | %d |" % (n, ms(statistics.median(t)),
+          ms(statistics.mean(t)), ms(statistics.stdev(t)), ms(min(t)), ms(max(t)), len(t)))
+o, b = (statistics.median(times[n]) for n in names)
 print()
-print("Ratio of medians, bwrap / otons+otomount: %.2fx (%s)" % (b["median"] / o["median"],
-      "faster than bubblewrap" if o["median"] < b["median"] else "slower than bubblewrap"))
+print("Ratio of medians, bwrap / otons+otomount: %.2fx (%s)" % (b / o,
+      "faster than bubblewrap" if o < b else "slower than bubblewrap"))
 PY
