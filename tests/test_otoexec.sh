@@ -155,6 +155,16 @@ test_tiocsti_refused_benign_ioctl_works() {
 		assertEquals "$m TIOCSTI|1<<32" EPERM "$($m -- "$D/probe" tiocsti-high)"
 		assertEquals "$m TIOCGWINSZ" OK "$($m -- "$D/probe" tiocgwinsz)"
 	done
+	# Without CAP_SYS_ADMIN the kernel itself may refuse TIOCSTI with EPERM
+	# (dev.tty.legacy_tiocsti=0): the same rules with errno 77 show the filter's own answer.
+	otoexec --print-profile default | sed 's/^errno EPERM ioctl if/errno 77 ioctl if/' >"$T/p"
+	for m in alone chain; do
+		for c in tiocsti tiocsti-high tioclinux tioclinux-high; do
+			assertEquals "$m $c" EBADFD "$($m --profile "$T/p" -- "$D/probe" $c)"
+		done
+		assertEquals "$m TIOCGWINSZ" OK "$($m --profile "$T/p" -- "$D/probe" tiocgwinsz)"
+	done
+	assertEquals "control TIOCLINUX" ENOTTY "$(control "$D/probe" tioclinux)"
 	if [ -n "$IS_ROOT" ]; then
 		# The control: root outside may push a byte into a tty.
 		assertEquals "control TIOCSTI as root" OK "$("$D/probe" tiocsti)"

@@ -186,6 +186,10 @@ static long call(const char *n)
 		return tiocsti(TIOCSTI);
 	if (!strcmp(n, "tiocsti-high")) /* the kernel only sees the low 32 bits */
 		return tiocsti(0x100000000UL | TIOCSTI);
+	if (!strcmp(n, "tioclinux"))
+		return tiocsti(TIOCLINUX);
+	if (!strcmp(n, "tioclinux-high"))
+		return tiocsti(0xffffffff00000000UL | TIOCLINUX);
 	if (!strcmp(n, "tiocgwinsz"))
 		return winsz();
 	if (!strcmp(n, "int80"))
