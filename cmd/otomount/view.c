@@ -221,6 +221,8 @@ void view_prepare(struct view_state *v, const struct otomount_opts *o)
 }
 
 /* The scratch tmpfs on the old root: gone with it after pivot_root. */
+static const char *const SCRATCH_AT[] = { "/tmp", "/mnt", "/dev", NULL };
+
 static void make_scratch(struct view_state *v)
 {
 	int tmp, f, mp;
@@ -236,9 +238,19 @@ static void make_scratch(struct view_state *v)
 	close(f);
 	if (fchmodat(v->scratch, "null", 0, 0) < 0 || mnt_setattr(v->scratch, MNT_RO, 0) < 0)
 		die(EXIT_SYS, errno, "unable to fill the scratch tmpfs");
-	tmp = host_open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW);
-	if (tmp < 0 || mnt_move(v->scratch, tmp) < 0)
-		die(EXIT_SYS, errno, "unable to mount the scratch tmpfs on /tmp");
+	/*
+	 * Any directory of the old root will do: every source is a detached
+	 * clone by now, so what the scratch covers is never looked up again.
+	 */
+	for (const char *const *d = SCRATCH_AT;; d++) {
+		if (!*d)
+			die(EXIT_SYS, errno, "unable to mount the scratch tmpfs on /tmp, /mnt or /dev");
+		tmp = host_open(*d, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+		if (tmp >= 0 && mnt_move(v->scratch, tmp) == 0)
+			break;
+		if (tmp >= 0)
+			close(tmp);
+	}
 	close(tmp);
 	mp = sys_openat2(v->scratch, "root", O_PATH | O_DIRECTORY, RESOLVE_BENEATH);
 	if (mp < 0 || mnt_move(v->root, mp) < 0)
