@@ -437,6 +437,16 @@ test_host_unchanged_when_run_by_root() {
 	assertEquals "host mounts unchanged" "$before" "$(sha256sum </proc/self/mountinfo)"
 }
 
+test_verbose() {
+	run role member -v --tmpfs /scratch -- true
+	assertEquals 0 "$rc"
+	assertTrue "mount /work logged" "grep -qx 'otomount: debug: mount /work' '$T/err'"
+	assertTrue "file /etc/passwd logged" "grep -qx 'otomount: debug: file /etc/passwd' '$T/err'"
+	assertEquals "last line" "otomount: debug: pivot_root, then /work" "$(tail -n1 "$T/err")"
+	run role member -- true
+	assertEquals "quiet without -v" "" "$(cat "$T/err")"
+}
+
 test_help_and_version() {
 	run otomount --help
 	assertEquals 0 "$rc"

@@ -26,7 +26,7 @@ static const char USAGE[] =
 	"  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
 	"  --home DIR            $HOME in the view (default /home/agent)\n"
 	"  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
-	"  -v, --verbose         more messages on stderr\n"
+	"  -v, --verbose         one line on stderr per entry of the view as it is made\n"
 	"  -h, --help            this text\n"
 	"      --version         the version\n"
 	"\n"

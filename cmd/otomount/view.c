@@ -375,6 +375,9 @@ void view_build(struct view_state *v)
 	for (size_t i = 0; i < v->nplan; i++) {
 		const struct plan *p = &v->plan[i];
 
+		static const char *const what[] = { "mount", "symlink", "file", "hide", "read-only" };
+
+		debugx("%s %s", what[p->kind], p->dst);
 		if (p->kind != P_FILE && p->kind != P_LINK)
 			dir_forget();
 		switch (p->kind) {
@@ -413,6 +416,7 @@ noreturn void view_enter(struct view_state *v, const struct otomount_opts *o)
 			die(EXIT_SYS, errno, "unable to make a tmpfs read-only");
 	if (mnt_setattr(v->root, MNT_RO, 0) < 0)
 		die(EXIT_SYS, errno, "unable to make the new root read-only");
+	debugx("pivot_root, then %s", cwd);
 	if (mnt_pivot(v->root) < 0)
 		die(EXIT_SYS, errno, "unable to pivot_root into the new root");
 	if (chdir(cwd) < 0)
