@@ -138,7 +138,9 @@ void check_status(void)
 	if (held.count)
 		report_add("capabilities", V_GAP, "held: %s", held.buf);
 	else
-		report_add("capabilities", V_OK, "none in any set (inheritable, permitted, effective, bounding, ambient)");
+		report_add(
+		    "capabilities", V_OK,
+		    "none in any set (inheritable, permitted, effective, bounding, ambient)");
 
 	if (status_field(st, "NoNewPrivs", val, sizeof(val)) < 0)
 		report_add("no_new_privs", V_GAP, "unknown: no NoNewPrivs line");
@@ -328,10 +330,11 @@ void check_paths(void)
 	/* core_pattern runs a program as root on the host at the next crash. */
 	check_open("/proc/sys/kernel/core_pattern", O_WRONLY, "/proc/sys is writable");
 	if (!home || *home != '/') {
-		report_add("path ~", V_INFO, "HOME is unset: no credential directories to look for");
+		report_add("path ~", V_INFO,
+			   "HOME is unset: no credential directories to look for");
 		return;
 	}
-	static const char *const CRED_DIRS[] = { ".ssh", ".aws", ".kube", ".docker",
+	static const char *const CRED_DIRS[] = { ".ssh",   ".aws",	     ".kube", ".docker",
 						 ".gnupg", ".config/gcloud", ".netrc" };
 	for (size_t i = 0; i < sizeof(CRED_DIRS) / sizeof(CRED_DIRS[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", strcmp(home, "/") ? home : "", CRED_DIRS[i]);

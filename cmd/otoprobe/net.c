@@ -109,8 +109,9 @@ static void report(const struct otoprobe_opts *o, const struct dest *d, int err,
 		report_add(name, own_lo ? V_INFO : V_GAP, "connected (%s%s)", d->what,
 			   own_lo ? " of the sandbox's own network namespace" : "");
 	else if (err == ETIMEDOUT)
-		report_add(name, V_GAP, "no answer in %ld ms: the SYN left and nothing refused it (%s)",
-			   waited, d->what);
+		report_add(name, V_GAP,
+			   "no answer in %ld ms: the SYN left and nothing refused it (%s)", waited,
+			   d->what);
 	else
 		report_add(name, V_GAP, "%s, not a refusal (%s)", errno_name(err), d->what);
 }

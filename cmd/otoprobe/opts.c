@@ -8,22 +8,22 @@
 #include "otoprobe.h"
 
 static const char USAGE[] =
-	"usage: otoprobe [OPTION]...\n"
-	"Report what a program could do here: capabilities, no_new_privs, seccomp,\n"
-	"namespaces, uid map, mounts and host paths, open fds, credential-like\n"
-	"variables (names only), refused system calls, and private destinations.\n"
-	"\n"
-	"  --json             one JSON object instead of the table\n"
-	"  --host-ns NS:ID    the launcher's namespace NS has inode ID: ours must\n"
-	"                     differ (NS: user mnt pid ipc uts cgroup net); repeatable\n"
-	"  --no-net           skip the network probes (use it outside a sandbox: they\n"
-	"                     would reach this machine's private networks)\n"
-	"  --net-timeout MS   how long a connect may wait for a refusal (default 300)\n"
-	"  -h, --help         this text\n"
-	"      --version      the version\n"
-	"\n"
-	"Exit: 0 everything contained, 1 a gap was found, 100 usage, 111 the probe\n"
-	"itself could not run.\n";
+    "usage: otoprobe [OPTION]...\n"
+    "Report what a program could do here: capabilities, no_new_privs, seccomp,\n"
+    "namespaces, uid map, mounts and host paths, open fds, credential-like\n"
+    "variables (names only), refused system calls, and private destinations.\n"
+    "\n"
+    "  --json             one JSON object instead of the table\n"
+    "  --host-ns NS:ID    the launcher's namespace NS has inode ID: ours must\n"
+    "                     differ (NS: user mnt pid ipc uts cgroup net); repeatable\n"
+    "  --no-net           skip the network probes (use it outside a sandbox: they\n"
+    "                     would reach this machine's private networks)\n"
+    "  --net-timeout MS   how long a connect may wait for a refusal (default 300)\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "Exit: 0 everything contained, 1 a gap was found, 100 usage, 111 the probe\n"
+    "itself could not run.\n";
 
 enum { OPT_JSON = 256, OPT_HOSTNS, OPT_NONET, OPT_TIMEOUT, OPT_VERSION };
 
@@ -52,7 +52,8 @@ void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOSTNS:
 			if (hostns_parse(optarg, &ns, &id) < 0)
-				die_usage("--host-ns %s: expected NS:ID, NS one of user mnt pid ipc uts cgroup net",
+				die_usage("--host-ns %s: expected NS:ID, NS one of user mnt pid "
+					  "ipc uts cgroup net",
 					  optarg);
 			o->host_ns[ns] = id;
 			o->have_host_ns[ns] = 1;
@@ -62,7 +63,8 @@ void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			if (opt_ulong(optarg, 60000, &o->net_timeout_ms) < 0 || !o->net_timeout_ms)
-				die_usage("--net-timeout %s: expected 1 to 60000 milliseconds", optarg);
+				die_usage("--net-timeout %s: expected 1 to 60000 milliseconds",
+					  optarg);
 			break;
 		case 'h':
 			fputs(USAGE, stdout);

@@ -28,7 +28,7 @@ int hostns_parse(const char *s, int *ns, unsigned long *id);
 int status_field(const char *text, const char *key, char *out, size_t size);
 struct mountinfo_ent {
 	char *mountpoint; /* unescaped, points into the line */
-	char *options;    /* per-mount options: "rw,nosuid,..." */
+	char *options;	  /* per-mount options: "rw,nosuid,..." */
 	char *fstype;
 	int writable;
 };
@@ -55,7 +55,7 @@ const char *errno_name(int err);
 
 /* report.c */
 void report_add(const char *check, enum verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 int report_print(int json); /* prints every row; returns the number of gaps */
 
 /* checks.c: the process's own state. */

@@ -149,12 +149,12 @@ enum verdict connect_verdict(int err)
 
 int env_name_is_secret(const char *name)
 {
-	static const char *const words[] = { "KEY",	   "TOKEN",   "SECRET", "PASSWORD",
-					     "PASSWD",	   "PASSPHRASE", "CREDENTIAL", "AUTH",
-					     "SESSION",	   "COOKIE",  "PRIVATE", "BEARER",
+	static const char *const words[] = { "KEY",	 "TOKEN",      "SECRET",     "PASSWORD",
+					     "PASSWD",	 "PASSPHRASE", "CREDENTIAL", "AUTH",
+					     "SESSION",	 "COOKIE",     "PRIVATE",    "BEARER",
 					     "SIGNATURE" };
-	static const char *const prefixes[] = { "AWS_", "AZURE_", "GOOGLE_", "GCP_", "GH_",
-						"GITHUB_", "GITLAB_", "NPM_", "PYPI_" };
+	static const char *const prefixes[] = { "AWS_",	   "AZURE_",  "GOOGLE_", "GCP_", "GH_",
+						"GITHUB_", "GITLAB_", "NPM_",	 "PYPI_" };
 	char up[256];
 	size_t n = strlen(name), i;
 

@@ -96,7 +96,8 @@ int report_print(int json)
 		for (size_t i = 0; i < nrows; i++) {
 			char *c = escaped(text_escape, rows[i].check);
 			char *d = escaped(text_escape, rows[i].detail);
-			printf("%s%*s  %-7s %s\n", c, (int)(w - width(c)), "", VERDICTS[rows[i].v], d);
+			printf("%s%*s  %-7s %s\n", c, (int)(w - width(c)), "", VERDICTS[rows[i].v],
+			       d);
 			free(c);
 			free(d);
 		}

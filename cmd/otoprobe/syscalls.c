@@ -145,7 +145,7 @@ static int p_tiocsti(void)
 
 static const int E_USERNS[] = { ENOSPC, EUSERS }; /* the user-namespace limit is used up */
 static const int E_FAMILY[] = { EAFNOSUPPORT, EPROTONOSUPPORT }; /* not in this kernel */
-static const int E_TIOCSTI[] = { EIO }; /* dev.tty.legacy_tiocsti = 0 */
+static const int E_TIOCSTI[] = { EIO };				 /* dev.tty.legacy_tiocsti = 0 */
 
 static const struct probe {
 	const char *name;

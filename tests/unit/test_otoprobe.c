@@ -25,8 +25,9 @@ static void test_hostns_parse(void **state)
 	assert_int_equal(ns, NS_USER);
 	assert_int_equal(hostns_parse("cgroup:4294967295", &ns, &id), 0);
 	assert_int_equal(ns, NS_CGROUP);
-	const char *bad[] = { "net",	  "net:",      ":5",	    "mount:5", "time:5", "net:0",
-			      "net:-1",	  "net:12a",   "net:4294967296", "NET:5",   "",	     NULL };
+	const char *bad[] = { "net",   "net:",	 ":5",	    "mount:5",	      "time:5",
+			      "net:0", "net:-1", "net:12a", "net:4294967296", "NET:5",
+			      "",      NULL };
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
 		assert_int_equal(hostns_parse(bad[i], &ns, &id), -1);
@@ -56,7 +57,7 @@ static void test_status_field(void **state)
 	assert_int_equal(status_field(STATUS, "CapAmb", v, sizeof(v)), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(status_field(STATUS, "Cap", v, sizeof(v)), -1); /* a prefix only */
-	assert_int_equal(status_field(STATUS, "CapPrm", v, 16), -1);     /* 16 + NUL */
+	assert_int_equal(status_field(STATUS, "CapPrm", v, 16), -1);	 /* 16 + NUL */
 	assert_int_equal(errno, ERANGE);
 	assert_int_equal(status_field("", "Name", v, sizeof(v)), -1);
 }
@@ -64,7 +65,8 @@ static void test_status_field(void **state)
 static void test_mountinfo_parse(void **state)
 {
 	struct mountinfo_ent e;
-	char l1[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
+	char l1[] =
+	    "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
 	char l2[] = "40 36 0:5 / /a\\040b\\134c ro,nosuid - tmpfs tmpfs rw";
 	char l3[] = "41 36 0:6 / /x rw shared:3 master:4 - proc proc rw";
 	char l4[] = "42 36 0:7 / /read rwx - tmpfs t rw"; /* "rwx" is not "rw" */
@@ -124,8 +126,8 @@ static void test_syscall_verdict(void **state)
 
 static void test_connect_verdict(void **state)
 {
-	static const int ok[] = { EACCES,	EPERM,	       ENETUNREACH,  EHOSTUNREACH,
-				  ENETDOWN,	EADDRNOTAVAIL, EAFNOSUPPORT, ECONNREFUSED };
+	static const int ok[] = { EACCES,   EPERM,	   ENETUNREACH,	 EHOSTUNREACH,
+				  ENETDOWN, EADDRNOTAVAIL, EAFNOSUPPORT, ECONNREFUSED };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
@@ -138,9 +140,10 @@ static void test_connect_verdict(void **state)
 
 static void test_env_name_is_secret(void **state)
 {
-	const char *yes[] = { "OPENAI_API_KEY", "GITHUB_TOKEN", "db_password", "AWS_REGION",
-			      "MY_SECRET",	"GH_PAT",	"x_pat",       "SSH_AUTH_SOCK",
-			      "HTTP_PASSWD",	"SESSION_ID",	"CREDENTIALS_FILE", NULL };
+	const char *yes[] = { "OPENAI_API_KEY", "GITHUB_TOKEN",	    "db_password",
+			      "AWS_REGION",	"MY_SECRET",	    "GH_PAT",
+			      "x_pat",		"SSH_AUTH_SOCK",    "HTTP_PASSWD",
+			      "SESSION_ID",	"CREDENTIALS_FILE", NULL };
 	const char *no[] = { "PATH", "HOME", "TERM", "LANG", "PATTERN", "PWD", "SHLVL", "", NULL };
 
 	(void)state;
@@ -163,7 +166,8 @@ static void test_json_escape(void **state)
 	assert_string_equal(b, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); /* valid UTF-8 kept */
 	/* Invalid: lone continuation, overlong, surrogate, truncated, 0xff. */
 	json_escape(b, sizeof(b), "\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82|\xff");
-	assert_string_equal(b, "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd|\\ufffd");
+	assert_string_equal(b,
+			    "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd|\\ufffd");
 	/* Truncation: the length needed, and a terminated prefix. */
 	assert_int_equal(json_escape(b, 4, "a\"bc"), 5);
 	assert_string_equal(b, "a\\\"");
@@ -180,7 +184,9 @@ static void test_text_escape(void **state)
 	/* An escape sequence planted in a file name stays inert. */
 	text_escape(b, sizeof(b), "x\x1b[2Jy\n\\");
 	assert_string_equal(b, "x\\x1b[2Jy\\x0a\\x5c");
-	text_escape(b, sizeof(b), "\xc2\x9b" "31m\xff");
+	text_escape(b, sizeof(b),
+		    "\xc2\x9b"
+		    "31m\xff");
 	assert_string_equal(b, "\\xc2\\x9b31m\\xff"); /* C1 CSI */
 	assert_int_equal(text_escape(NULL, 0, "\x01"), 4);
 }
@@ -197,11 +203,11 @@ static void test_errno_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostns_parse),	 cmocka_unit_test(test_status_field),
-		cmocka_unit_test(test_mountinfo_parse),	 cmocka_unit_test(test_uidmap_verdict),
-		cmocka_unit_test(test_syscall_verdict),	 cmocka_unit_test(test_connect_verdict),
+		cmocka_unit_test(test_hostns_parse),	   cmocka_unit_test(test_status_field),
+		cmocka_unit_test(test_mountinfo_parse),	   cmocka_unit_test(test_uidmap_verdict),
+		cmocka_unit_test(test_syscall_verdict),	   cmocka_unit_test(test_connect_verdict),
 		cmocka_unit_test(test_env_name_is_secret), cmocka_unit_test(test_json_escape),
-		cmocka_unit_test(test_text_escape),	 cmocka_unit_test(test_errno_name),
+		cmocka_unit_test(test_text_escape),	   cmocka_unit_test(test_errno_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
