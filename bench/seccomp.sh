@@ -8,8 +8,8 @@
 #   OTO_BIN=build/musl/bin sh bench/seccomp.sh [ITERATIONS] [REPS]
 set -eu
 : "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
-ITER=${1:-1000000}
-REPS=${2:-5}
+ITER=${1:-200000}
+REPS=${2:-21}
 W=$(mktemp -d /tmp/oto-bench-seccomp.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 
