@@ -22,7 +22,9 @@
 
 uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key)
 {
-	uint8_t **plain = calloc(o->nuses, sizeof(*plain));
+	/* plain[nuses] is the one locked block that holds every value. */
+	uint8_t **plain = calloc(o->nuses + 1, sizeof(*plain)), *p;
+	size_t total = 0;
 
 	if (!plain)
 		die(EXIT_SYS, errno, "out of memory");
@@ -30,7 +32,18 @@ uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, c
 		o->uses[i].index = store_find(v, o->uses[i].name);
 		if (o->uses[i].index < 0)
 			die(EXIT_REJECT, 0, "--use %s: no such name in the store", o->uses[i].name);
+		/* env: room for "VAR=" before the value, so the block is the environment string. */
+		total += v->e[o->uses[i].index].value_len + 1;
+		if (o->uses[i].how == HOW_ENV)
+			total += strlen(o->uses[i].target) + 1;
 	}
+	/*
+	 * One sodium_malloc for all: each one costs an mmap, guard pages, mprotect
+	 * and mlock, and 100 of them would dominate the run time.
+	 */
+	p = plain[o->nuses] = sodium_malloc(total);
+	if (!p)
+		die(EXIT_SYS, errno, "unable to allocate locked memory");
 	/*
 	 * Every entry, used or not: a store with one tampered byte anywhere is
 	 * refused, so a forged store cannot pass as long as the forged entry is
@@ -44,10 +57,16 @@ uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, c
 		const struct use *u = &o->uses[i];
 		const struct store_entry *e = &v->e[u->index];
 
+		if (u->how == HOW_ENV) {
+			size_t tl = strlen(u->target);
+
+			memcpy(p, u->target, tl);
+			p[tl] = '=';
+			p += tl + 1;
+		}
 		/* +1: a NUL after the value, for the environment. */
-		plain[i] = sodium_malloc(e->value_len + 1);
-		if (!plain[i])
-			die(EXIT_SYS, errno, "unable to allocate locked memory");
+		plain[i] = p;
+		p += e->value_len + 1;
 		if (store_open(v, (uint32_t)u->index, key, plain[i]))
 			die(EXIT_REJECT, 0, "%s: %s", u->name, store_strerror(STORE_EVERIFY));
 		plain[i][e->value_len] = 0;
@@ -150,22 +169,17 @@ fail:
 	return -1;
 }
 
-/* The environment for the exec, built in locked memory and wiped if the exec fails. */
+/* The environment for the exec: the inherited strings, then "VAR=VALUE" strings in the locked block. */
 static char **env_new;
-static uint8_t *env_block;
-static size_t env_block_len;
 
 static void build_env(const struct store_view *v, const struct otosecret_opts *o,
 		      uint8_t **plain)
 {
-	size_t n = 0, k = 0, total = 0;
-	char *p;
+	size_t n = 0, k = 0;
 
+	(void)v;
 	for (char **e = environ; e && *e; e++)
 		n++;
-	for (size_t i = 0; i < o->nuses; i++)
-		if (o->uses[i].how == HOW_ENV)
-			total += strlen(o->uses[i].target) + 1 + v->e[o->uses[i].index].value_len + 1;
 	env_new = calloc(n + o->nuses + 1, sizeof(char *));
 	if (!env_new)
 		die(EXIT_SYS, errno, "out of memory");
@@ -182,25 +196,9 @@ static void build_env(const struct store_view *v, const struct otosecret_opts *o
 		if (!replaced)
 			env_new[k++] = *e;
 	}
-	if (total) {
-		env_block = sodium_malloc(total);
-		if (!env_block)
-			die(EXIT_SYS, errno, "unable to allocate locked memory");
-		env_block_len = total;
-	}
-	p = (char *)env_block;
-	for (size_t i = 0; i < o->nuses; i++) {
-		const struct use *u = &o->uses[i];
-		size_t tl = strlen(u->target), vl = v->e[u->index].value_len;
-
-		if (u->how != HOW_ENV)
-			continue;
-		env_new[k++] = p;
-		memcpy(p, u->target, tl);
-		p[tl] = '=';
-		memcpy(p + tl + 1, plain[i], vl + 1);
-		p += tl + 1 + vl + 1;
-	}
+	for (size_t i = 0; i < o->nuses; i++)
+		if (o->uses[i].how == HOW_ENV)
+			env_new[k++] = (char *)plain[i] - strlen(o->uses[i].target) - 1;
 	env_new[k] = NULL;
 }
 
@@ -222,6 +220,9 @@ void inject_place(const struct store_view *v, const struct otosecret_opts *o, ui
 			err = errno;
 			break;
 		}
+		/* Written to its file or memfd: our copy goes at once. */
+		if (u->how != HOW_ENV)
+			sodium_memzero(plain[done], vl);
 		debugx("%s: injected", u->name);
 	}
 	if (code) {
@@ -234,11 +235,15 @@ void inject_place(const struct store_view *v, const struct otosecret_opts *o, ui
 	build_env(v, o, plain);
 }
 
-void inject_exec(char **argv)
+void inject_exec(char **argv, uint8_t **plain, size_t nuses)
 {
 	char **old = environ;
 
-	/* musl's execvp passes environ: point it at the block built above. */
+	/*
+	 * musl's execvp passes environ: point it at the strings built above.
+	 * The locked block is not freed (an munmap and TLB flush for memory the
+	 * exec discards anyway): what is left in it is the environment itself.
+	 */
 	environ = env_new;
 	execvp(argv[0], argv);
 	{
@@ -246,8 +251,7 @@ void inject_exec(char **argv)
 
 		/* die() reads OTO_STATUS_FD: give it the environment without the secrets. */
 		environ = old;
-		if (env_block)
-			sodium_free(env_block);
+		sodium_free(plain[nuses]);
 		die(exec_code(err), err, "unable to exec %s", argv[0]);
 	}
 }

@@ -11,7 +11,7 @@
 #include "oto.h"
 #include "otosecret.h"
 
-int io_read_all(int fd, size_t max, int secret, uint8_t **buf, size_t *len)
+int io_read_all(int fd, size_t max, uint8_t **buf, size_t *len)
 {
 	struct stat st;
 	size_t cap = 65536, n = 0;
@@ -26,17 +26,16 @@ int io_read_all(int fd, size_t max, int secret, uint8_t **buf, size_t *len)
 		}
 		cap = (size_t)st.st_size + 1;
 	}
-	/* Secrets are read once into their final, locked buffer: never realloc'd. */
-	if (secret || cap > max + 1)
+	if (cap > max + 1)
 		cap = max + 1;
-	b = secret ? sodium_malloc(cap) : malloc(cap);
+	b = malloc(cap);
 	if (!b)
 		return -1;
 	for (;;) {
 		if (n == cap) {
 			uint8_t *nb;
 
-			if (secret || cap > max) {
+			if (cap > max) {
 				errno = EFBIG;
 				goto fail;
 			}
@@ -63,10 +62,7 @@ int io_read_all(int fd, size_t max, int secret, uint8_t **buf, size_t *len)
 	*len = n;
 	return 0;
 fail:
-	if (secret)
-		sodium_free(b);
-	else
-		free(b);
+	free(b);
 	return -1;
 }
 
@@ -91,9 +87,13 @@ uint8_t *xkey_load(int fd, const char *path)
 {
 	const char *what = path ? path : "--key-fd";
 	struct stat st;
-	uint8_t *text, *key;
-	size_t len;
+	/* One locked block: the key, then its text (wiped once decoded). */
+	uint8_t *key = sodium_malloc(STORE_KEY_BYTES + KEY_TEXT_MAX + 1), *text;
+	size_t len = 0;
 
+	if (!key)
+		die(EXIT_SYS, errno, "unable to allocate locked memory");
+	text = key + STORE_KEY_BYTES;
 	if (path) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0)
@@ -105,16 +105,23 @@ uint8_t *xkey_load(int fd, const char *path)
 	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
 		die(EXIT_REJECT, 0, "key %s is accessible by group or others (mode %04o): chmod 600",
 		    what, (unsigned int)(st.st_mode & 07777));
-	if (io_read_all(fd, KEY_TEXT_MAX, 1, &text, &len) < 0)
-		die(errno == EFBIG ? EXIT_REJECT : EXIT_SYS, errno == EFBIG ? 0 : errno,
-		    "unable to read key %s%s", what, errno == EFBIG ? ": too long for a key" : "");
+	for (;;) {
+		ssize_t r = read(fd, text + len, KEY_TEXT_MAX + 1 - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die(EXIT_SYS, errno, "unable to read key %s", what);
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > KEY_TEXT_MAX)
+			die(EXIT_REJECT, 0, "unable to read key %s: too long for a key", what);
+	}
 	close(fd);
-	key = sodium_malloc(STORE_KEY_BYTES);
-	if (!key)
-		die(EXIT_SYS, errno, "unable to allocate locked memory");
 	if (key_decode((const char *)text, len, key) < 0)
 		die(EXIT_REJECT, 0, "key %s is not an otosecret key (oto-key-1:...)", what);
-	sodium_free(text);
+	sodium_memzero(text, KEY_TEXT_MAX + 1);
 	return key;
 }
 
@@ -130,7 +137,7 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok)
 		if (fd < 0)
 			die(EXIT_SYS, errno, "unable to open store %s", path);
 	}
-	if (io_read_all(fd, STORE_MAX_SIZE, 0, &buf, len) < 0) {
+	if (io_read_all(fd, STORE_MAX_SIZE, &buf, len) < 0) {
 		if (errno == EFBIG)
 			die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(STORE_ETOOBIG));
 		die(EXIT_SYS, errno, "unable to read store %s", what);

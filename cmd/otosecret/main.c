@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	plain = inject_decrypt(&v, &o, key);
 	if (getenv("OTO_TEST_PAUSE"))
 		raise(SIGSTOP);
-	sodium_free(key);
+	sodium_memzero(key, STORE_KEY_BYTES);
 
 	/*
 	 * 4. The consumed variables go before the new environment is built from
@@ -88,11 +88,11 @@ int main(int argc, char **argv)
 	/* 5. Files and fds (all or nothing), then the environment block. */
 	inject_place(&v, &o, plain);
 
-	/* 6. The plaintexts are in place: wipe ours (the env block lives until the exec). */
-	for (size_t i = 0; i < o.nuses; i++)
-		sodium_free(plain[i]);
-	free(plain);
+	/*
+	 * 6. The values for files and fds were wiped as each was placed; those
+	 *    for variables are the new environment's strings, in locked memory
+	 *    until the exec replaces this address space.
+	 */
 	free(store);
-
-	inject_exec(o.argv);
+	inject_exec(o.argv, plain, o.nuses);
 }

@@ -113,10 +113,10 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv);
 int use_parse(char *spec, struct use *u, const char **why);
 
 /* ---- io.c ---- */
-/* Read fd to EOF, at most max bytes, into a malloc'd (or sodium_malloc'd) buffer. */
-int io_read_all(int fd, size_t max, int secret, uint8_t **buf, size_t *len);
+/* Read fd to EOF, at most max bytes (else EFBIG), into a malloc'd buffer. */
+int io_read_all(int fd, size_t max, uint8_t **buf, size_t *len);
 int io_write_all(int fd, const void *buf, size_t len);
-/* Open a key (fd or path), refuse group/other access, decode; dies on failure. */
+/* Read a key (fd or path), refuse group/other access, decode into locked memory; dies on failure. */
 uint8_t *xkey_load(int fd, const char *path);
 /* Read the store (fd or path) into a malloc'd buffer; dies on failure. */
 uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok);
@@ -131,6 +131,7 @@ void otosecret_list(const struct otosecret_opts *o);
 uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key);
 /* Create files and fds, build the new environment; all or nothing. */
 void inject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
-noreturn void inject_exec(char **argv);
+/* Exec with the new environment; on failure the locked block is freed (wiped) first. */
+noreturn void inject_exec(char **argv, uint8_t **plain, size_t nuses);
 
 #endif
