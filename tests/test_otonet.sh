@@ -321,6 +321,13 @@ ok 203.0.113.10
 EACCES" "$(cut -d' ' -f1,2 "$T/out" | sed 's/^\(EACCES\) [0-9]*$/\1/')"
 }
 
+test_unprivileged_caller_needs_no_as() {
+	run in_host setpriv --reuid 65534 --regid 65534 --clear-groups "$OTO_BIN/otonet" $PUB -- \
+		sh -c "id -u; $NT connect 203.0.113.10 9002; $NT connect 10.0.0.1 80"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "65534 ok EACCES" "$(awk '{print $1}' "$T/out" | tr '\n' ' ' | sed 's/ $//')"
+}
+
 # ---- the process: exit codes, signals, errors ---------------------------------------
 
 test_exit_status_and_signals() {
