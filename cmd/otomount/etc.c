@@ -76,17 +76,15 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 
 	if (fd < 0 && errno == ELOOP) {
 		/* The last component is a symlink: recreate it as it is. */
-		char *t = xalloc(PATH_MAX);
+		char t[PATH_MAX];
 		ssize_t n;
+		char *link;
 
 		fd = sys_openat2(etc, name, O_PATH | O_NOFOLLOW, res);
-		n = fd < 0 ? -1 : readlinkat(fd, "", t, PATH_MAX - 1);
-		if (n >= 0) {
-			t[n] = 0;
-			plan_add(v, P_LINK, etc_path(name), t, (size_t)n, 0);
-		} else {
-			free(t);
-		}
+		n = fd < 0 ? -1 : readlinkat(fd, "", t, sizeof(t) - 1);
+		link = n < 0 ? NULL : strndup(t, (size_t)n);
+		if (link)
+			plan_add(v, P_LINK, etc_path(name), link, (size_t)n, 0);
 	} else if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
 
@@ -94,17 +92,10 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 			die(EXIT_SYS, errno, "unable to bind /etc/%s", name);
 		plan_tree(v, etc_path(name), tree, 1);
 	} else if (fd >= 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
-		char *buf = xalloc((size_t)st.st_size + 1);
-		size_t len = 0;
-		ssize_t n;
-
-		while ((n = read(fd, buf + len, (size_t)st.st_size + 1 - len)) > 0)
-			len += (size_t)n;
-		/* A file that grew while read would be cut: leave it out instead. */
-		if (n == 0 && len <= (size_t)st.st_size)
-			plan_add(v, P_FILE, etc_path(name), buf, len, st.st_mode & 0755);
-		else
-			free(buf);
+		/* Copied at build time from this fd: what was checked is what is copied. */
+		plan_add(v, P_FILE, etc_path(name), NULL, (size_t)st.st_size, st.st_mode & 0755);
+		v->plan[v->nplan - 1].src_fd = fd;
+		return;
 	}
 	if (fd >= 0)
 		close(fd);

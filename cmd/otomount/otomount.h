@@ -76,7 +76,8 @@ struct plan {
 	const char *dst; /* absolute, in the view */
 	int tree;        /* P_TREE */
 	int is_dir;      /* P_TREE: the mount point is a directory, not a file */
-	char *data;      /* P_LINK: the target; P_FILE: the content */
+	char *data;      /* P_LINK: the target; P_FILE: the content, or */
+	int src_fd;      /* P_FILE: a host file to copy (read-only fd), or -1 */
 	size_t len;
 	mode_t mode;
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *
 	p->kind = kind;
 	p->dst = dst;
 	p->tree = -1;
+	p->src_fd = -1;
 	p->data = data;
 	p->len = len;
 	p->mode = mode;
@@ -137,13 +139,13 @@ static void prepare_system(struct view_state *v)
 		if (fd < 0 || fstat(fd, &st) < 0)
 			die(EXIT_SYS, errno, "unable to open %s", *p);
 		if (S_ISLNK(st.st_mode)) {
-			char *t = malloc(PATH_MAX);
-			ssize_t n = t ? readlinkat(fd, "", t, PATH_MAX - 1) : -1;
+			char t[PATH_MAX];
+			ssize_t n = readlinkat(fd, "", t, sizeof(t) - 1);
+			char *link = n < 0 ? NULL : strndup(t, (size_t)n);
 
-			if (n < 0)
+			if (!link)
 				die(EXIT_SYS, errno, "unable to read the symlink %s", *p);
-			t[n] = 0;
-			plan_add(v, P_LINK, *p, t, (size_t)n, 0);
+			plan_add(v, P_LINK, *p, link, (size_t)n, 0);
 		} else if (S_ISDIR(st.st_mode)) {
 			int tree = mnt_clone(fd, "", MNT_RO);
 
@@ -311,7 +313,22 @@ static void write_file(int rootfd, const struct plan *p)
 			   openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				  p->mode);
 
-	if (fd < 0 || write(fd, p->data, p->len) != (ssize_t)p->len || fchmod(fd, p->mode) < 0)
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to write %s", p->dst);
+	if (p->src_fd >= 0) {
+		/* In the kernel, host file to tmpfs: no copy through our memory. */
+		size_t left = p->len;
+		ssize_t n;
+
+		while (left && (n = sendfile(fd, p->src_fd, NULL, left)) > 0)
+			left -= (size_t)n;
+		if (left)
+			die(EXIT_SYS, left == p->len ? errno : EIO, "unable to copy %s", p->dst);
+		close(p->src_fd);
+	} else if (write(fd, p->data, p->len) != (ssize_t)p->len) {
+		die(EXIT_SYS, errno, "unable to write %s", p->dst);
+	}
+	if (fchmod(fd, p->mode) < 0)
 		die(EXIT_SYS, errno, "unable to write %s", p->dst);
 	close(fd);
 }
