@@ -242,11 +242,12 @@ void sb_drop_caps(const struct otoexec_opts *o)
 	 *    kept ones raised, which needs them permitted and inheritable, and
 	 *    CAP_SETPCAP kept effective for step 3.
 	 */
-	if (have_setpcap) {
+	{
 		cap_t tmp = cap_dup(want);
 
-		if (!tmp || cap_set_flag(tmp, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
-		    cap_set_flag(tmp, CAP_PERMITTED, 1, &setpcap, CAP_SET) < 0 ||
+		if (!tmp || (have_setpcap &&
+			     (cap_set_flag(tmp, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
+			      cap_set_flag(tmp, CAP_PERMITTED, 1, &setpcap, CAP_SET) < 0)) ||
 		    cap_set_proc(tmp) < 0)
 			die(EXIT_SYS, errno, "unable to reduce capabilities");
 		cap_free(tmp);
