@@ -103,7 +103,7 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 
 void etc_prepare(struct view_state *v, const struct otomount_opts *o)
 {
-	const char *opts[] = { "source", "tmpfs", "size", "16m", "mode", "0755", NULL };
+	const char *opts[] = { "source", "tmpfs", "size", "64m", "mode", "0755", NULL };
 	int etc = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
 	int tmpfs = mnt_fs("tmpfs", opts, MNT_RW);
 	char *buf;
