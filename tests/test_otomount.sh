@@ -437,6 +437,14 @@ test_host_unchanged_when_run_by_root() {
 	assertEquals "host mounts unchanged" "$before" "$(sha256sum </proc/self/mountinfo)"
 }
 
+test_no_fd_leaks_into_the_program() {
+	# The same fds as without otomount (inherited ones pass, ours never do).
+	want=$(otons $AS -- ls /proc/self/fd 5</dev/null)
+	assertContains "fd 5 inherited" "$(echo $want)" "5"
+	run sh -c "otons $AS -- otomount --agent-root '$A' --role manager --person alice --tmpfs /s -- ls /proc/self/fd 5</dev/null"
+	assertEquals "$want" "$(cat "$T/out")"
+}
+
 test_verbose() {
 	run role member -v --tmpfs /scratch -- true
 	assertEquals 0 "$rc"
