@@ -105,6 +105,31 @@ test_outside_reports_the_gaps() {
 	assertEquals "GAP|reached the kernel: EOPNOTSUPP (Not supported)" "$(row 'syscall keyctl')"
 }
 
+test_initial_namespaces_are_gaps_without_host_ns() {
+	# No --host-ns: the kernel's fixed inodes of the initial namespaces tell.
+	run otoprobe --json --no-net
+	assertEquals 1 "$rc"
+	for n in user mnt pid ipc uts cgroup net; do
+		assertEquals "ns $n" \
+			"GAP|$(stat -L -c %i /proc/self/ns/$n): the host's initial namespace" "$(row "ns $n")"
+	done
+	run otons $AS -- otoprobe --json --no-net
+	for n in user mnt pid ipc uts cgroup net; do
+		assertTrue "ns $n: $(row "ns $n")" \
+			"row 'ns $n' | grep -Eq '^info\|[0-9]+ \(not the initial one; no --host-ns to compare with\)$'"
+	done
+}
+
+test_no_probe_sent_from_the_launchers_network() {
+	# In otons' empty network namespace (nothing could leave it anyway), told
+	# that it is the launcher's: otoprobe must send nothing and say why.
+	run otons $AS -- sh -c 'exec otoprobe --json --host-ns net:$(stat -L -c %i /proc/self/ns/net)'
+	assertEquals 1 "$rc"
+	assertEquals "GAP|the launcher's own network namespace: no probe sent, it would reach the host's networks" \
+		"$(row net)"
+	assertEquals "no destination tried" "" "$(verdicts '^net .')"
+}
+
 test_fds_are_named() {
 	run otoprobe --json --no-net 7</dev/null 9>"$T/held"
 	assertEquals "GAP|open: $T/held" "$(row 'fd 9')"

@@ -161,26 +161,37 @@ void check_status(void)
 	free(st);
 }
 
-void check_namespaces(const struct otoprobe_opts *o)
+int ns_inode(int ns, unsigned long *ino)
 {
-	char path[64], name[32];
+	char path[64];
 	struct stat sb;
 
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", NS_NAMES[ns]);
+	if (stat(path, &sb) < 0)
+		return -1;
+	*ino = (unsigned long)sb.st_ino;
+	return 0;
+}
+
+void check_namespaces(const struct otoprobe_opts *o)
+{
+	char name[32];
+	unsigned long ino;
+
 	for (int i = 0; i < NS_COUNT; i++) {
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", NS_NAMES[i]);
 		snprintf(name, sizeof(name), "ns %s", NS_NAMES[i]);
-		if (stat(path, &sb) < 0)
-			report_add(name, o->have_host_ns[i] ? V_GAP : V_INFO, "unknown: %s: %s",
-				   path, strerror(errno));
-		else if (!o->have_host_ns[i])
-			report_add(name, V_INFO, "%lu (no --host-ns to compare with)",
-				   (unsigned long)sb.st_ino);
-		else if (sb.st_ino == o->host_ns[i])
-			report_add(name, V_GAP, "%lu: the launcher's own namespace",
-				   (unsigned long)sb.st_ino);
+		if (ns_inode(i, &ino) < 0)
+			report_add(name, o->have_host_ns[i] ? V_GAP : V_INFO,
+				   "unknown: /proc/self/ns/%s: %s", NS_NAMES[i], strerror(errno));
+		else if (o->have_host_ns[i] && ino == o->host_ns[i])
+			report_add(name, V_GAP, "%lu: the launcher's own namespace", ino);
+		else if (ns_is_initial(i, ino))
+			report_add(name, V_GAP, "%lu: the host's initial namespace", ino);
+		else if (o->have_host_ns[i])
+			report_add(name, V_OK, "%lu (launcher's %lu)", ino, o->host_ns[i]);
 		else
-			report_add(name, V_OK, "%lu (launcher's %lu)", (unsigned long)sb.st_ino,
-				   o->host_ns[i]);
+			report_add(name, V_INFO,
+				   "%lu (not the initial one; no --host-ns to compare with)", ino);
 	}
 }
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,12 +94,8 @@ static void report(const struct otoprobe_opts *o, const struct dest *d, int err,
 	char name[80];
 	enum verdict v = connect_verdict(err);
 	/* Connecting to loopback in a network namespace of our own reaches only
-	 * the sandbox itself; in the launcher's, it reaches the host. */
+	 * the sandbox itself (check_net ran only where ours is not the host's). */
 	int own_lo = d->loopback && o->have_host_ns[NS_NET];
-	struct stat sb;
-
-	if (own_lo)
-		own_lo = stat("/proc/self/ns/net", &sb) == 0 && sb.st_ino != o->host_ns[NS_NET];
 	snprintf(name, sizeof(name), strchr(d->addr, ':') ? "net [%s]:%d" : "net %s:%d", d->addr,
 		 PORT);
 	if (v == V_OK)
@@ -122,7 +117,24 @@ void check_net(const struct otoprobe_opts *o)
 	int err[NDEST];
 	long t0 = now_ms(), left;
 	size_t pending = 0;
+	unsigned long ino;
 
+	/*
+	 * In the host's network namespace these connects would reach this
+	 * machine's real private networks: that is the gap, and nothing is sent.
+	 */
+	if (ns_inode(NS_NET, &ino) < 0) {
+		report_add("net", V_GAP, "unknown network namespace (%s): no probe sent",
+			   strerror(errno));
+		return;
+	}
+	if ((o->have_host_ns[NS_NET] && ino == o->host_ns[NS_NET]) || ns_is_initial(NS_NET, ino)) {
+		report_add(
+		    "net", V_GAP,
+		    "%s network namespace: no probe sent, it would reach the host's networks",
+		    ns_is_initial(NS_NET, ino) ? "the host's initial" : "the launcher's own");
+		return;
+	}
 	for (size_t i = 0; i < NDEST; i++) {
 		pfd[i].fd = start(&DESTS[i], &err[i]);
 		pfd[i].events = POLLOUT;

@@ -22,6 +22,9 @@ struct otoprobe_opts {
 void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv);
 
 /* parse.c: pure. */
+/* Whether ino is the fixed inode of the initial namespace of kind ns (the
+ * host's own: include/linux/proc_ns.h, PROC_*_INIT_INO). */
+int ns_is_initial(int ns, unsigned long ino);
 /* "net:4026531833" -> NS_NET and the id; -1/EINVAL when malformed or unknown. */
 int hostns_parse(const char *s, int *ns, unsigned long *id);
 /* The value of "Key:\tvalue" in /proc/PID/status text, copied into out. -1/ENOENT. */
@@ -62,6 +65,7 @@ int report_print(int json); /* prints every row; returns the number of gaps */
 void check_fds(void);
 void check_status(void);
 void check_namespaces(const struct otoprobe_opts *o);
+int ns_inode(int ns, unsigned long *ino); /* of /proc/self/ns/NAME; -1 with errno */
 void check_uidmap(void);
 void check_mounts(void);
 void check_paths(void);

@@ -10,6 +10,18 @@
 
 const char *const NS_NAMES[NS_COUNT] = { "user", "mnt", "pid", "ipc", "uts", "cgroup", "net" };
 
+int ns_is_initial(int ns, unsigned long ino)
+{
+	/* The kernel gives the initial namespaces these inodes, on every boot. */
+	static const unsigned long INIT_INO[NS_COUNT] = {
+		[NS_USER] = 0xEFFFFFFDUL, [NS_MNT] = 0xEFFFFFF8UL, [NS_PID] = 0xEFFFFFFCUL,
+		[NS_IPC] = 0xEFFFFFFFUL,  [NS_UTS] = 0xEFFFFFFEUL, [NS_CGROUP] = 0xEFFFFFFBUL,
+		[NS_NET] = 0xEFFFFFF9UL,
+	};
+
+	return ns >= 0 && ns < NS_COUNT && ino == INIT_INO[ns];
+}
+
 int hostns_parse(const char *s, int *ns, unsigned long *id)
 {
 	char name[16], num[32];

@@ -35,6 +35,22 @@ static void test_hostns_parse(void **state)
 	}
 }
 
+static void test_ns_is_initial(void **state)
+{
+	(void)state;
+	assert_true(ns_is_initial(NS_NET, 4026531833UL));
+	assert_true(ns_is_initial(NS_USER, 4026531837UL));
+	assert_true(ns_is_initial(NS_MNT, 4026531832UL));
+	assert_true(ns_is_initial(NS_PID, 4026531836UL));
+	assert_true(ns_is_initial(NS_IPC, 4026531839UL));
+	assert_true(ns_is_initial(NS_UTS, 4026531838UL));
+	assert_true(ns_is_initial(NS_CGROUP, 4026531835UL));
+	assert_false(ns_is_initial(NS_NET, 4026531837UL)); /* the user one */
+	assert_false(ns_is_initial(NS_NET, 4026532542UL));
+	assert_false(ns_is_initial(NS_COUNT, 4026531833UL));
+	assert_false(ns_is_initial(-1, 4026531833UL));
+}
+
 static const char STATUS[] = "Name:\totoprobe\nUmask:\t0022\nCapInh:\t0000000000000000\n"
 			     "CapPrm:\t000001ffffffffff\nNoNewPrivs:\t1\nSeccomp:\t2\n"
 			     "Seccomp_filters:\t2\n";
@@ -203,11 +219,12 @@ static void test_errno_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostns_parse),	   cmocka_unit_test(test_status_field),
-		cmocka_unit_test(test_mountinfo_parse),	   cmocka_unit_test(test_uidmap_verdict),
-		cmocka_unit_test(test_syscall_verdict),	   cmocka_unit_test(test_connect_verdict),
-		cmocka_unit_test(test_env_name_is_secret), cmocka_unit_test(test_json_escape),
-		cmocka_unit_test(test_text_escape),	   cmocka_unit_test(test_errno_name),
+		cmocka_unit_test(test_hostns_parse),	cmocka_unit_test(test_ns_is_initial),
+		cmocka_unit_test(test_status_field),	cmocka_unit_test(test_mountinfo_parse),
+		cmocka_unit_test(test_uidmap_verdict),	cmocka_unit_test(test_syscall_verdict),
+		cmocka_unit_test(test_connect_verdict), cmocka_unit_test(test_env_name_is_secret),
+		cmocka_unit_test(test_json_escape),	cmocka_unit_test(test_text_escape),
+		cmocka_unit_test(test_errno_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
