@@ -5,6 +5,8 @@
  */
 #include "otoexec.h"
 
+/* clang-format off */
+
 const char OTOEXEC_DEFAULT_PROFILE[] =
 	"# otoexec default seccomp profile.\n"
 	"#\n"
@@ -138,3 +140,4 @@ const char OTOEXEC_DEFAULT_PROFILE[] =
 	"errno EPERM get_mempolicy mbind set_mempolicy set_mempolicy_home_node\n"
 	"errno EPERM migrate_pages move_pages vhangup\n"
 	"";
+/* clang-format on */

@@ -41,8 +41,12 @@ static uint32_t action(const struct prof_action *a)
 }
 
 static const enum scmp_compare OPMAP[] = {
-	[POP_EQ] = SCMP_CMP_EQ, [POP_NE] = SCMP_CMP_NE, [POP_LT] = SCMP_CMP_LT,
-	[POP_LE] = SCMP_CMP_LE, [POP_GT] = SCMP_CMP_GT, [POP_GE] = SCMP_CMP_GE,
+	[POP_EQ] = SCMP_CMP_EQ,
+	[POP_NE] = SCMP_CMP_NE,
+	[POP_LT] = SCMP_CMP_LT,
+	[POP_LE] = SCMP_CMP_LE,
+	[POP_GT] = SCMP_CMP_GT,
+	[POP_GE] = SCMP_CMP_GE,
 	[POP_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
 };
 
@@ -179,7 +183,9 @@ int filter_explain(const struct profile *p, int fd)
 	if (!rc)
 		rc = seccomp_export_pfc(m, fd);
 	if (!rc && a) {
-		rc = wr(fd, "# filter 2 of 2: argument denials (the kernel keeps the stricter result)\n");
+		rc = wr(
+		    fd,
+		    "# filter 2 of 2: argument denials (the kernel keeps the stricter result)\n");
 		if (!rc)
 			rc = seccomp_export_pfc(a, fd);
 	}

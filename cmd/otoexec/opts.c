@@ -11,37 +11,37 @@
 #include "otoexec.h"
 
 static const char USAGE[] =
-	"usage: otoexec [OPTION]... [--] PROG [ARG]...\n"
-	"       otoexec --explain [--profile P]  |  otoexec --print-profile default\n"
-	"Drop every privilege, apply a seccomp profile, and exec PROG in a clean\n"
-	"environment. Order: close fds, rlimits, Landlock, uid/gid, capabilities,\n"
-	"no_new_privs, seccomp, exec.\n"
-	"\n"
-	"  --profile P          seccomp profile: 'default' or a profile file\n"
-	"  --explain            print the compiled filter (libseccomp pfc) and exit\n"
-	"  --print-profile default  print the built-in profile's text and exit\n"
-	"  --keep-cap CAP       keep capability CAP (e.g. net_bind_service); repeatable\n"
-	"  --uid N, --gid N     switch to these (mapped) ids\n"
-	"  --rlimit NAME=SOFT[:HARD]  set a resource limit (core defaults to 0);\n"
-	"                       NAME: as core cpu data fsize locks memlock msgqueue nice\n"
-	"                       nofile nproc rss rtprio rttime sigpending stack;\n"
-	"                       a value is a number or 'unlimited'\n"
-	"  --landlock-ro PATH   Landlock: PATH readable and executable; repeatable\n"
-	"  --landlock-rw PATH   Landlock: PATH fully accessible; repeatable\n"
-	"  --landlock-strict    fail (111) when the kernel lacks Landlock\n"
-	"  --env NAME=VALUE     set a variable for PROG; repeatable\n"
-	"  --env-keep NAME      pass NAME from the environment; repeatable\n"
-	"  --keep-fd N          leave fd N open for PROG; repeatable\n"
-	"  --new-session        start a new session (setsid)\n"
-	"  -v, --verbose        more messages on stderr\n"
-	"  -h, --help           this text\n"
-	"      --version        the version\n"
-	"\n"
-	"PROG gets PATH (a default unless set), HOME TERM LANG LC_* TZ USER LOGNAME\n"
-	"if present, and what --env and --env-keep name. LD_* and other variables the\n"
-	"loader or a shell acts on are refused (100).\n"
-	"Exit: PROG's; 100 usage, 101 bad profile, 111 system error, 126 not\n"
-	"executable, 127 not found.\n";
+    "usage: otoexec [OPTION]... [--] PROG [ARG]...\n"
+    "       otoexec --explain [--profile P]  |  otoexec --print-profile default\n"
+    "Drop every privilege, apply a seccomp profile, and exec PROG in a clean\n"
+    "environment. Order: close fds, rlimits, Landlock, uid/gid, capabilities,\n"
+    "no_new_privs, seccomp, exec.\n"
+    "\n"
+    "  --profile P          seccomp profile: 'default' or a profile file\n"
+    "  --explain            print the compiled filter (libseccomp pfc) and exit\n"
+    "  --print-profile default  print the built-in profile's text and exit\n"
+    "  --keep-cap CAP       keep capability CAP (e.g. net_bind_service); repeatable\n"
+    "  --uid N, --gid N     switch to these (mapped) ids\n"
+    "  --rlimit NAME=SOFT[:HARD]  set a resource limit (core defaults to 0);\n"
+    "                       NAME: as core cpu data fsize locks memlock msgqueue nice\n"
+    "                       nofile nproc rss rtprio rttime sigpending stack;\n"
+    "                       a value is a number or 'unlimited'\n"
+    "  --landlock-ro PATH   Landlock: PATH readable and executable; repeatable\n"
+    "  --landlock-rw PATH   Landlock: PATH fully accessible; repeatable\n"
+    "  --landlock-strict    fail (111) when the kernel lacks Landlock\n"
+    "  --env NAME=VALUE     set a variable for PROG; repeatable\n"
+    "  --env-keep NAME      pass NAME from the environment; repeatable\n"
+    "  --keep-fd N          leave fd N open for PROG; repeatable\n"
+    "  --new-session        start a new session (setsid)\n"
+    "  -v, --verbose        more messages on stderr\n"
+    "  -h, --help           this text\n"
+    "      --version        the version\n"
+    "\n"
+    "PROG gets PATH (a default unless set), HOME TERM LANG LC_* TZ USER LOGNAME\n"
+    "if present, and what --env and --env-keep name. LD_* and other variables the\n"
+    "loader or a shell acts on are refused (100).\n"
+    "Exit: PROG's; 100 usage, 101 bad profile, 111 system error, 126 not\n"
+    "executable, 127 not found.\n";
 
 static const struct {
 	const char *name;
@@ -140,10 +140,10 @@ int cap_parse(const char *s)
 int env_name_refused(const char *name)
 {
 	static const char *const REFUSED[] = {
-		"BASH_ENV",  "ENV",	    "GCONV_PATH", "GETCONF_DIR", "HOSTALIASES",
-		"LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH", "NLSPATH",
-		"RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR", "MUSL_LOCPATH", "SHELLOPTS",
-		"BASHOPTS", "PS4", "GLIBC_TUNABLES",
+		"BASH_ENV",	    "ENV",	   "GCONV_PATH",     "GETCONF_DIR",  "HOSTALIASES",
+		"LOCALDOMAIN",	    "LOCPATH",	   "MALLOC_TRACE",   "NIS_PATH",     "NLSPATH",
+		"RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",	     "MUSL_LOCPATH", "SHELLOPTS",
+		"BASHOPTS",	    "PS4",	   "GLIBC_TUNABLES",
 	};
 
 	if (!strncmp(name, "LD_", 3) || !strncmp(name, "MALLOC_", 7) ||
@@ -166,8 +166,20 @@ static int env_name_valid(const char *s, size_t n)
 }
 
 enum {
-	OPT_PROFILE = 256, OPT_EXPLAIN, OPT_PRINT, OPT_KEEPCAP, OPT_UID, OPT_GID, OPT_RLIMIT,
-	OPT_LLRO, OPT_LLRW, OPT_LLSTRICT, OPT_ENV, OPT_ENVKEEP, OPT_KEEPFD, OPT_SESSION,
+	OPT_PROFILE = 256,
+	OPT_EXPLAIN,
+	OPT_PRINT,
+	OPT_KEEPCAP,
+	OPT_UID,
+	OPT_GID,
+	OPT_RLIMIT,
+	OPT_LLRO,
+	OPT_LLRW,
+	OPT_LLSTRICT,
+	OPT_ENV,
+	OPT_ENVKEEP,
+	OPT_KEEPFD,
+	OPT_SESSION,
 	OPT_VERSION,
 };
 
@@ -247,8 +259,10 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			if (o->nrlim == sizeof(o->rlim) / sizeof(o->rlim[0]))
 				die_usage("--rlimit: too many given");
 			if (rlimit_parse(optarg, &o->rlim[o->nrlim]) < 0)
-				die_usage("--rlimit %s: expected NAME=SOFT[:HARD] with a known NAME "
-					  "and SOFT <= HARD (see --help)", optarg);
+				die_usage(
+				    "--rlimit %s: expected NAME=SOFT[:HARD] with a known NAME "
+				    "and SOFT <= HARD (see --help)",
+				    optarg);
 			o->nrlim++;
 			break;
 		case OPT_LLRO:
@@ -277,8 +291,9 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			if (!env_name_valid(optarg, strlen(optarg)))
 				die_usage("--env-keep %s: not a variable name", optarg);
 			if (env_name_refused(optarg))
-				die_usage("--env-keep %s: refused, the loader or a shell acts on it",
-					  optarg);
+				die_usage(
+				    "--env-keep %s: refused, the loader or a shell acts on it",
+				    optarg);
 			push(o->env_keep, &o->nenv_keep, optarg, "--env-keep");
 			break;
 		case OPT_KEEPFD:

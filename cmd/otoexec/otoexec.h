@@ -29,14 +29,14 @@ struct prof_action {
 
 struct prof_rule {
 	struct prof_action a;
-	int nr;   /* native syscall number */
+	int nr;	  /* native syscall number */
 	int line; /* where the rule was written */
 	unsigned int ncond;
 	struct prof_cond cond[PROF_MAX_CONDS];
 };
 
 struct profile {
-	struct prof_action def;     /* calls and arguments no rule matches */
+	struct prof_action def;	    /* calls and arguments no rule matches */
 	struct prof_action unknown; /* numbers this build's syscall table does not know */
 	int have_unknown;
 	struct prof_rule *rules;
@@ -56,7 +56,7 @@ struct prof_error {
  */
 int profile_parse(const char *text, size_t len, struct profile *p, struct prof_error *e);
 void profile_free(struct profile *p);
-int profile_errno_parse(const char *s); /* "EPERM", "1" -> 1; -1 when unknown */
+int profile_errno_parse(const char *s);	 /* "EPERM", "1" -> 1; -1 when unknown */
 const char *profile_errno_name(int err); /* NULL when it has no name here */
 /* 1 when r's action must be enforced by the second (argument) filter. */
 int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *r);
@@ -104,7 +104,7 @@ struct otoexec_opts {
 void otoexec_parse(struct otoexec_opts *o, int argc, char **argv);
 /* Pure parsers, unit-tested. 0 on success, -1 on a bad value. */
 int rlimit_parse(const char *s, struct rlim_opt *r);
-int cap_parse(const char *s); /* capability number, -1 when unknown */
+int cap_parse(const char *s);		/* capability number, -1 when unknown */
 int env_name_refused(const char *name); /* 1 for LD_* and the like */
 
 /* ---- sandbox.c: the steps with side effects ---- */

@@ -22,18 +22,34 @@
 #include "otoexec.h"
 
 #define LINE_MAX_LEN 4096
-#define MAX_WORDS 512
+#define MAX_WORDS    512
 
 static const struct {
 	const char *name;
 	int err;
 } ERRNOS[] = {
-	{ "EPERM", EPERM },   { "ENOENT", ENOENT }, { "EIO", EIO },       { "E2BIG", E2BIG },
-	{ "EBADF", EBADF },   { "EAGAIN", EAGAIN }, { "ENOMEM", ENOMEM }, { "EACCES", EACCES },
-	{ "EFAULT", EFAULT }, { "EBUSY", EBUSY },   { "EEXIST", EEXIST }, { "EINVAL", EINVAL },
-	{ "ENOSPC", ENOSPC }, { "EROFS", EROFS },   { "ENOSYS", ENOSYS }, { "ENOTSUP", ENOTSUP },
-	{ "EAFNOSUPPORT", EAFNOSUPPORT },	    { "EPROTONOSUPPORT", EPROTONOSUPPORT },
-	{ "ENOTTY", ENOTTY }, { "ESRCH", ESRCH },   { "ECHILD", ECHILD }, { "ENODEV", ENODEV },
+	{ "EPERM", EPERM },
+	{ "ENOENT", ENOENT },
+	{ "EIO", EIO },
+	{ "E2BIG", E2BIG },
+	{ "EBADF", EBADF },
+	{ "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM },
+	{ "EACCES", EACCES },
+	{ "EFAULT", EFAULT },
+	{ "EBUSY", EBUSY },
+	{ "EEXIST", EEXIST },
+	{ "EINVAL", EINVAL },
+	{ "ENOSPC", ENOSPC },
+	{ "EROFS", EROFS },
+	{ "ENOSYS", ENOSYS },
+	{ "ENOTSUP", ENOTSUP },
+	{ "EAFNOSUPPORT", EAFNOSUPPORT },
+	{ "EPROTONOSUPPORT", EPROTONOSUPPORT },
+	{ "ENOTTY", ENOTTY },
+	{ "ESRCH", ESRCH },
+	{ "ECHILD", ECHILD },
+	{ "ENODEV", ENODEV },
 };
 
 int profile_errno_parse(const char *s)
@@ -62,8 +78,8 @@ const char *profile_errno_name(int err)
 	return NULL;
 }
 
-__attribute__((format(printf, 3, 0)))
-static int fail(struct prof_error *e, int line, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 0))) static int fail(struct prof_error *e, int line,
+						      const char *fmt, const char *arg)
 {
 	e->line = line;
 #pragma GCC diagnostic push
@@ -106,7 +122,8 @@ static int parse_action(char **w, size_t n, struct prof_action *a, struct prof_e
 	}
 	if (!strcmp(w[0], "errno")) {
 		if (n < 2)
-			return fail(e, line, "errno needs a value (EPERM, ENOSYS, or 1-4095)", NULL);
+			return fail(e, line, "errno needs a value (EPERM, ENOSYS, or 1-4095)",
+				    NULL);
 		a->act = PACT_ERRNO;
 		a->err = profile_errno_parse(w[1]);
 		if (a->err < 0)
@@ -141,7 +158,8 @@ static int parse_cond(char **w, size_t n, struct prof_cond *c, struct prof_error
 		if (parse_u64(w[2], &c->mask) < 0)
 			return fail(e, line, "bad mask '%.60s'", w[2]);
 		if (strcmp(w[3], "=="))
-			return fail(e, line, "a masked condition compares with ==, not '%.60s'", w[3]);
+			return fail(e, line, "a masked condition compares with ==, not '%.60s'",
+				    w[3]);
 		if (parse_u64(w[4], &c->value) < 0)
 			return fail(e, line, "bad value '%.60s'", w[4]);
 		c->op = POP_MASKED_EQ;
@@ -240,7 +258,8 @@ static int parse_words(char **w, size_t n, struct profile *p, struct prof_error 
 				return -1;
 			for (unsigned int j = 0; j < r.ncond; j++)
 				if (r.cond[j].arg == r.cond[r.ncond].arg)
-					return fail(e, line, "an argument is compared twice in one rule",
+					return fail(e, line,
+						    "an argument is compared twice in one rule",
 						    NULL);
 			r.ncond++;
 			i += (size_t)k;
@@ -286,7 +305,8 @@ static int check(const struct profile *p, struct prof_error *e)
 		if (r->ncond == 0)
 			fmt = "a second unconditional rule for %s";
 		else if (strictness(&r->a) <= strictness(&u->a))
-			fmt = "a conditional rule must be stricter than the unconditional one for %s";
+			fmt =
+			    "a conditional rule must be stricter than the unconditional one for %s";
 		else
 			continue;
 		/* libseccomp returns the name in malloc'd memory. */

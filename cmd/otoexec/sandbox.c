@@ -20,17 +20,18 @@
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
+#define SYS_landlock_add_rule	    445
+#define SYS_landlock_restrict_self  446
 #endif
-#define LL_REFER (1ULL << 13)	  /* ABI 2 */
-#define LL_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_REFER     (1ULL << 13) /* ABI 2 */
+#define LL_TRUNCATE  (1ULL << 14) /* ABI 3 */
 #define LL_IOCTL_DEV (1ULL << 15) /* ABI 5 */
-#define LL_RO (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
-	       LANDLOCK_ACCESS_FS_READ_DIR)
+#define LL_RO                                                                                      \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 /* The rights that make sense on a file (the rest apply to directories). */
-#define LL_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-		 LANDLOCK_ACCESS_FS_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
+#define LL_FILE                                                                                    \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |                              \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
 
 static int fd_open(int fd)
 {
@@ -74,7 +75,8 @@ void sb_rlimits(const struct otoexec_opts *o)
 		if (o->rlim[i].resource == RLIMIT_CORE)
 			core_set = 1;
 		if (setrlimit(o->rlim[i].resource, &r) < 0)
-			die(EXIT_SYS, errno, "unable to set resource limit %d", o->rlim[i].resource);
+			die(EXIT_SYS, errno, "unable to set resource limit %d",
+			    o->rlim[i].resource);
 	}
 	/* No core dumps unless asked: a core holds whatever secrets the agent read. */
 	if (!core_set) {
@@ -124,8 +126,9 @@ void sb_landlock(const struct otoexec_opts *o)
 		int e = errno;
 
 		if (o->ll_strict)
-			die(EXIT_SYS, e, "Landlock is unavailable (kernel >= 5.13 with landlock in "
-					 "CONFIG_LSM or the lsm= boot parameter)");
+			die(EXIT_SYS, e,
+			    "Landlock is unavailable (kernel >= 5.13 with landlock in "
+			    "CONFIG_LSM or the lsm= boot parameter)");
 		warnx("Landlock is unavailable (%s): continuing without it; hint: a kernel >= 5.13 "
 		      "with landlock in the lsm= boot parameter, or --landlock-strict to refuse",
 		      strerror(e));
@@ -141,7 +144,8 @@ void sb_landlock(const struct otoexec_opts *o)
 		handled |= LL_IOCTL_DEV;
 	if (abi < 3) {
 		if (o->ll_strict)
-			die(EXIT_SYS, 0, "Landlock ABI %d cannot restrict truncate (ABI 3 needed)", abi);
+			die(EXIT_SYS, 0, "Landlock ABI %d cannot restrict truncate (ABI 3 needed)",
+			    abi);
 		warnx("Landlock ABI %d: truncate is not restricted; hint: a kernel >= 6.2", abi);
 	}
 	attr.handled_access_fs = handled;
@@ -221,7 +225,8 @@ void sb_drop_caps(const struct otoexec_opts *o)
 		cap_value_t v = o->keep_cap[i];
 
 		if (cap_get_flag(cur, v, CAP_PERMITTED, &f) < 0 || f != CAP_SET)
-			die(EXIT_SYS, EPERM, "--keep-cap %s: not held, cannot be kept", cap_to_name(v));
+			die(EXIT_SYS, EPERM, "--keep-cap %s: not held, cannot be kept",
+			    cap_to_name(v));
 		cap_set_flag(want, CAP_PERMITTED, 1, &v, CAP_SET);
 		cap_set_flag(want, CAP_INHERITABLE, 1, &v, CAP_SET);
 		cap_set_flag(want, CAP_EFFECTIVE, 1, &v, CAP_SET);
@@ -235,8 +240,8 @@ void sb_drop_caps(const struct otoexec_opts *o)
 	if (have_setpcap)
 		for (cap_value_t v = 0; v < last; v++)
 			if (!kept_cap(o, v) && cap_drop_bound(v) < 0)
-				die(EXIT_SYS, errno, "unable to drop capability %d from the bounding set",
-				    (int)v);
+				die(EXIT_SYS, errno,
+				    "unable to drop capability %d from the bounding set", (int)v);
 	/*
 	 * 2. Ambient: cleared (otons made every capability ambient), then the
 	 *    kept ones raised, which needs them permitted and inheritable, and
@@ -245,9 +250,10 @@ void sb_drop_caps(const struct otoexec_opts *o)
 	{
 		cap_t tmp = cap_dup(want);
 
-		if (!tmp || (have_setpcap &&
-			     (cap_set_flag(tmp, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
-			      cap_set_flag(tmp, CAP_PERMITTED, 1, &setpcap, CAP_SET) < 0)) ||
+		if (!tmp ||
+		    (have_setpcap &&
+		     (cap_set_flag(tmp, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
+		      cap_set_flag(tmp, CAP_PERMITTED, 1, &setpcap, CAP_SET) < 0)) ||
 		    cap_set_proc(tmp) < 0)
 			die(EXIT_SYS, errno, "unable to reduce capabilities");
 		cap_free(tmp);
@@ -256,7 +262,8 @@ void sb_drop_caps(const struct otoexec_opts *o)
 		die(EXIT_SYS, errno, "unable to clear ambient capabilities");
 	for (size_t i = 0; i < o->nkeep_cap; i++)
 		if (cap_set_ambient(o->keep_cap[i], CAP_SET) < 0)
-			die(EXIT_SYS, errno, "unable to keep %s ambient", cap_to_name(o->keep_cap[i]));
+			die(EXIT_SYS, errno, "unable to keep %s ambient",
+			    cap_to_name(o->keep_cap[i]));
 	/*
 	 * 3. Securebits, locked: uid 0 gets no capabilities from execve
 	 *    (NOROOT), a uid change does not adjust them (NO_SETUID_FIXUP),

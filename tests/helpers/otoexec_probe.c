@@ -33,10 +33,14 @@ static long ns_flag(const char *s)
 	static const struct {
 		const char *n;
 		long f;
-	} F[] = { { "newns", CLONE_NEWNS },	  { "newuser", CLONE_NEWUSER },
-		  { "newpid", CLONE_NEWPID },	  { "newnet", CLONE_NEWNET },
-		  { "newipc", CLONE_NEWIPC },	  { "newuts", CLONE_NEWUTS },
-		  { "newcgroup", CLONE_NEWCGROUP }, { "newtime", 0x80 },
+	} F[] = { { "newns", CLONE_NEWNS },
+		  { "newuser", CLONE_NEWUSER },
+		  { "newpid", CLONE_NEWPID },
+		  { "newnet", CLONE_NEWNET },
+		  { "newipc", CLONE_NEWIPC },
+		  { "newuts", CLONE_NEWUTS },
+		  { "newcgroup", CLONE_NEWCGROUP },
+		  { "newtime", 0x80 },
 		  { "none", 0 } };
 
 	for (size_t i = 0; i < sizeof(F) / sizeof(F[0]); i++)

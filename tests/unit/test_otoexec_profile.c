@@ -1,5 +1,8 @@
-// UNIT: cmd/otoexec/profile.c cmd/otoexec/default_profile.c cmd/otoexec/opts.c lib/opt.c lib/optdie.c lib/log.c lib/status.c
-/* Unit tests of otoexec's pure parts: the profile parser, rlimits, capability and variable names. */
+// UNIT: cmd/otoexec/[dop]*.c lib/opt.c lib/optdie.c lib/log.c lib/status.c
+/*
+ * Unit tests of otoexec's pure parts (default_profile.c, opts.c, profile.c: the glob
+ * above): the profile parser, rlimits, capability and variable names.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,9 +83,18 @@ static void test_default_profile(void **state)
 	assert_int_equal(r->cond[1].arg, 2);
 	assert_int_equal(r->cond[1].value, 0);
 	/* Refused ones are written out; none is allowed anywhere. */
-	static const char *const refused[] = { "mount", "keyctl", "bpf", "ptrace", "io_uring_setup",
-					       "userfaultfd", "open_by_handle_at", "init_module",
-					       "unshare", "setns", "perf_event_open", "kexec_load" };
+	static const char *const refused[] = { "mount",
+					       "keyctl",
+					       "bpf",
+					       "ptrace",
+					       "io_uring_setup",
+					       "userfaultfd",
+					       "open_by_handle_at",
+					       "init_module",
+					       "unshare",
+					       "setns",
+					       "perf_event_open",
+					       "kexec_load" };
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		r = find(&p, refused[i], 0);
 		assert_non_null(r);
@@ -99,12 +111,13 @@ static void test_syntax(void **state)
 
 	(void)state;
 	/* Comments, blanks, tabs, CRLF, no final newline, several names, numbers. */
-	assert_int_equal(parse("# c\n\n  default\tkill # x\r\nallow read write\r\n"
-			       "errno 13 mkdir if arg1 & 0x1c0 == 0x40 and arg0 != 0\n"
-			       "errno EACCES open if arg2 <= 5\nkill getppid if arg0 > 0x10 and arg1 >= 1 "
-			       "and arg2 < 2\nunknown allow",
-			       &p, &e),
-			 0);
+	assert_int_equal(
+	    parse("# c\n\n  default\tkill # x\r\nallow read write\r\n"
+		  "errno 13 mkdir if arg1 & 0x1c0 == 0x40 and arg0 != 0\n"
+		  "errno EACCES open if arg2 <= 5\nkill getppid if arg0 > 0x10 and arg1 >= 1 "
+		  "and arg2 < 2\nunknown allow",
+		  &p, &e),
+	    0);
 	assert_int_equal(p.def.act, PACT_KILL);
 	assert_int_equal(p.unknown.act, PACT_ALLOW);
 	assert_int_equal(p.nrules, 5);
@@ -175,7 +188,8 @@ static void test_errors(void **state)
 	    "a conditional rule must be stricter than the unconditional one for read (line 2)");
 	bad("default allow\nerrno EPERM read\nerrno EACCES read if arg0 == 1\n", 3,
 	    "a conditional rule must be stricter than the unconditional one for read (line 2)");
-	bad("default allow\nfrobnicate read\n", 2, "unknown action 'frobnicate' (allow, kill, errno E)");
+	bad("default allow\nfrobnicate read\n", 2,
+	    "unknown action 'frobnicate' (allow, kill, errno E)");
 }
 
 static void test_nul_and_long_lines(void **state)
