@@ -331,6 +331,13 @@ print(t(lambda: open(d + "/ro/f").read()), t(lambda: open(d + "/outside/f").read
 		assertEquals "$m" "OK EACCES EACCES EACCES OK EACCES OK OK" "$(cat "$T/out")"
 		rmdir "$T/rw/sub" 2>/dev/null
 	done
+	# A rule on a single file: only the rights that apply to files.
+	echo a >"$T/rwfile"
+	chmod 666 "$T/rwfile"
+	run chain --landlock-ro /usr --landlock-rw "$T/rwfile" -- sh -c \
+		"echo b >> $T/rwfile && cat $T/rwfile && cat $T/ro/f"
+	assertEquals "file rule" "$(printf 'a\nb')" "$(cat "$T/out")"
+	assertNotEquals "file rule: nothing else" 0 "$rc"
 	# The control: without Landlock everything here is reachable.
 	run alone -- python3 -c "$py" "$T"
 	assertEquals "control" "OK OK OK OK OK OK OK OK" "$(cat "$T/out")"
