@@ -317,6 +317,15 @@ test_file_target_failures() {
 	reject 111 --store "$T/store" --key-file "$T/key" --use TXT:file="$SHM/oto-no-such-dir-$$/x"
 }
 
+test_status_fd_line() {
+	otosecret keygen --out "$T/wrong"
+	run env OTO_STATUS_FD=5 otosecret --store "$T/store" --key-file "$T/wrong" --use TXT -- touch "$T/ran" 5>"$T/status"
+	assertEquals 101 "$rc"
+	assertEquals "otosecret 101 0 entry 0 (TXT): store does not verify (wrong key or tampered store)" \
+		"$(cat "$T/status")"
+	assertFalse "[ -e '$T/ran' ]"
+}
+
 test_failures_under_otons() {
 	otosecret keygen --out "$T/wrong"
 	run otons $AS -- otosecret --store-fd 3 --key-fd 4 --use TXT -- touch "$T/ran" 3<"$T/store" 4<"$T/wrong"
