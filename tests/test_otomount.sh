@@ -366,6 +366,14 @@ test_custom_views() {
 	assertEquals w "$(cat "$T/rw/w")"
 }
 
+test_tmp_size() {
+	run om --tmp-size 1m -- sh -c 'for d in /tmp /dev/shm "$HOME"; do
+		head -c 2000000 /dev/zero >$d/big 2>/dev/null || echo "$d full at $(wc -c <$d/big)"; done'
+	assertEquals "$(printf '/tmp full at 1048576\n/dev/shm full at 1048576\n/home/agent full at 1048576')" "$(cat "$T/out")"
+	run om -- sh -c 'head -c 2000000 /dev/zero >/tmp/big && wc -c </tmp/big'
+	assertEquals "default is larger" 2000000 "$(cat "$T/out")"
+}
+
 test_ro_within_workspace() {
 	mkdir -p "$A/workspace/.git/hooks"
 	echo "[core]" >"$A/workspace/.git/config"

@@ -93,7 +93,7 @@ struct view_state {
 	int ro_later[4];  /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
 	struct plan *plan;
-	size_t nplan;
+	size_t nplan, cap;
 	char hostname[65];
 	char resolv[8192]; /* the host's resolv.conf, read before anything else */
 	size_t resolv_len;

@@ -16,11 +16,16 @@
 void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data,
 	      size_t len, mode_t mode)
 {
-	struct plan *p = realloc(v->plan, (v->nplan + 1) * sizeof(*p));
+	struct plan *p = v->plan;
 
-	if (!p)
-		die(EXIT_SYS, errno, "out of memory");
-	v->plan = p;
+	/* Grown by doubling: about a hundred entries, one allocation or two. */
+	if (v->nplan == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 64;
+		p = realloc(v->plan, v->cap * sizeof(*p));
+		if (!p)
+			die(EXIT_SYS, errno, "out of memory");
+		v->plan = p;
+	}
 	p += v->nplan++;
 	memset(p, 0, sizeof(*p));
 	p->kind = kind;
