@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int ok = store_verify(&v, i, key) == STORE_OK;
 
 		/* The view must lie inside the input. */
-		if (e->ct + e->value_len + STORE_TAG_BYTES > data + size || e->name_len > STORE_MAX_NAME)
+		if (e->ct + e->value_len + STORE_TAG_BYTES > data + size ||
+		    e->name_len > STORE_MAX_NAME)
 			abort();
 		if ((store_open(&v, i, key, out) == STORE_OK) != ok)
 			abort();

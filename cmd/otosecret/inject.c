@@ -71,8 +71,8 @@ uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, c
 			die(EXIT_REJECT, 0, "%s: %s", u->name, store_strerror(STORE_EVERIFY));
 		plain[i][e->value_len] = 0;
 		if (u->how == HOW_ENV && memchr(plain[i], 0, e->value_len))
-			die(EXIT_REJECT, 0, "--use %s: the value holds a NUL byte: use file= or fd=",
-			    u->name);
+			die(EXIT_REJECT, 0,
+			    "--use %s: the value holds a NUL byte: use file= or fd=", u->name);
 	}
 	return plain;
 }
@@ -114,8 +114,8 @@ static int place_file(const char *path, const uint8_t *val, size_t len, const ch
 		return t < 0 ? EXIT_SYS : EXIT_REJECT;
 	}
 	/* O_EXCL|O_NOFOLLOW: never an existing file, never through a planted symlink. */
-	fd = openat(dfd, basename(base), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0400);
+	fd =
+	    openat(dfd, basename(base), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
 	saved = errno;
 	close(dfd);
 	if (fd < 0) {
@@ -169,11 +169,11 @@ fail:
 	return -1;
 }
 
-/* The environment for the exec: the inherited strings, then "VAR=VALUE" strings in the locked block. */
+/* The environment for the exec: the inherited strings, then "VAR=VALUE" strings in the locked
+ * block. */
 static char **env_new;
 
-static void build_env(const struct store_view *v, const struct otosecret_opts *o,
-		      uint8_t **plain)
+static void build_env(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t n = 0, k = 0;
 
@@ -190,7 +190,8 @@ static void build_env(const struct store_view *v, const struct otosecret_opts *o
 		for (size_t i = 0; i < o->nuses && !replaced; i++) {
 			size_t tl = strlen(o->uses[i].target);
 
-			replaced = o->uses[i].how == HOW_ENV && !strncmp(*e, o->uses[i].target, tl) &&
+			replaced = o->uses[i].how == HOW_ENV &&
+				   !strncmp(*e, o->uses[i].target, tl) &&
 				   ((*e)[tl] == '=' || (*e)[tl] == 0);
 		}
 		if (!replaced)

@@ -13,8 +13,7 @@
 #include "oto.h"
 #include "otosecret.h"
 
-int input_line(const char *line, size_t len, size_t *name_len, const char **val,
-	       size_t *val_len)
+int input_line(const char *line, size_t len, size_t *name_len, const char **val, size_t *val_len)
 {
 	size_t n = 0;
 

@@ -103,8 +103,9 @@ uint8_t *xkey_load(int fd, const char *path)
 		die(EXIT_SYS, errno, "key %s (fd %d)", what, fd);
 	/* As ssh does for private keys: a key others may read is no longer secret. */
 	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
-		die(EXIT_REJECT, 0, "key %s is accessible by group or others (mode %04o): chmod 600",
-		    what, (unsigned int)(st.st_mode & 07777));
+		die(EXIT_REJECT, 0,
+		    "key %s is accessible by group or others (mode %04o): chmod 600", what,
+		    (unsigned int)(st.st_mode & 07777));
 	for (;;) {
 		ssize_t r = read(fd, text + len, KEY_TEXT_MAX + 1 - len);
 

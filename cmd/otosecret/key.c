@@ -15,8 +15,8 @@
 int key_encode(const uint8_t key[STORE_KEY_BYTES], char *out, size_t outsz)
 {
 	size_t pl = strlen(KEY_PREFIX);
-	size_t bl = sodium_base64_ENCODED_LEN(STORE_KEY_BYTES,
-					       sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	size_t bl =
+	    sodium_base64_ENCODED_LEN(STORE_KEY_BYTES, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
 
 	if (outsz < pl + bl + 1)
 		return -1;
@@ -35,8 +35,8 @@ int key_decode(const char *text, size_t len, uint8_t key[STORE_KEY_BYTES])
 	const char *end = NULL;
 
 	/* Trailing white space (the newline, a pasted CR) is not part of the key. */
-	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
-			   text[len - 1] == ' ' || text[len - 1] == '\t'))
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' ' ||
+			   text[len - 1] == '\t'))
 		len--;
 	if (len <= pl || memcmp(text, KEY_PREFIX, pl))
 		return -1;

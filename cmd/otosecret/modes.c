@@ -155,8 +155,7 @@ static void put_entry(struct sealed *s, uint32_t *n, const char *name, size_t nl
 }
 
 /* Read the value of a "NAME" line: the next line, with echo off on a terminal. */
-static int read_hidden(struct reader *r, const char *name, size_t nl, const char **val,
-		       size_t *vl)
+static int read_hidden(struct reader *r, const char *name, size_t nl, const char **val, size_t *vl)
 {
 	struct termios old, quiet;
 	int tty = isatty(0) && tcgetattr(0, &old) == 0, rc;
@@ -264,7 +263,8 @@ void otosecret_seal(const struct otosecret_opts *o)
 			memcpy(name, line, nl);
 			name[nl] = 0;
 			if (read_hidden(&r, name, nl, &val, &vl) < 0)
-				die(EXIT_REJECT, 0, "stdin line %zu: %s: no value follows", no, name);
+				die(EXIT_REJECT, 0, "stdin line %zu: %s: no value follows", no,
+				    name);
 			put_entry(s, &n, name, nl, (const uint8_t *)val, vl, 0, no);
 			break;
 		}

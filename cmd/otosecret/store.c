@@ -178,9 +178,8 @@ int store_verify(const struct store_view *v, uint32_t i, const uint8_t *key)
 	size_t adl = store_ad(v, i, ad);
 
 	/* With m == NULL, libsodium checks the tag and decrypts nothing. */
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt_detached(NULL, NULL, e->ct, e->value_len,
-								 e->ct + e->value_len, ad, adl,
-								 e->nonce, key))
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+		NULL, NULL, e->ct, e->value_len, e->ct + e->value_len, ad, adl, e->nonce, key))
 		return STORE_EVERIFY;
 	return STORE_OK;
 }
@@ -191,9 +190,8 @@ int store_open(const struct store_view *v, uint32_t i, const uint8_t *key, uint8
 	uint8_t ad[STORE_AD_MAX];
 	size_t adl = store_ad(v, i, ad);
 
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt_detached(out, NULL, e->ct, e->value_len,
-								 e->ct + e->value_len, ad, adl,
-								 e->nonce, key))
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+		out, NULL, e->ct, e->value_len, e->ct + e->value_len, ad, adl, e->nonce, key))
 		return STORE_EVERIFY;
 	return STORE_OK;
 }

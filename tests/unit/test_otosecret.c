@@ -1,4 +1,5 @@
-// UNIT: cmd/otosecret/store.c cmd/otosecret/key.c cmd/otosecret/input.c cmd/otosecret/opts.c lib/opt.c lib/optdie.c lib/log.c lib/status.c
+// UNIT: cmd/otosecret/store.c cmd/otosecret/key.c cmd/otosecret/input.c cmd/otosecret/opts.c
+// UNIT: lib/opt.c lib/optdie.c lib/log.c lib/status.c
 /* Unit tests of otosecret's pure parts: the store format, the key text, seal's lines, --use. */
 #include <errno.h>
 #include <setjmp.h>
@@ -48,7 +49,7 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	assert_int_equal(sz, STORE_HDR_BYTES + 3 * (STORE_ENTRY_FIXED + STORE_TAG_BYTES) + 5 + 3 +
-				     1 + 10 + 6 + 0);
+				 1 + 10 + 6 + 0);
 	assert_int_equal(store_parse(s, sz, &V), STORE_OK);
 	assert_int_equal(V.count, 3);
 	assert_memory_equal(V.id, ID, STORE_ID_BYTES);
@@ -91,7 +92,8 @@ static void test_truncation_rejected(void **state)
 {
 	uint8_t *s, *s2;
 	size_t sz = build(THREE, 3, &s);
-	size_t first_two = STORE_HDR_BYTES + 2 * (STORE_ENTRY_FIXED + STORE_TAG_BYTES) + 5 + 3 + 1 + 10;
+	size_t first_two =
+	    STORE_HDR_BYTES + 2 * (STORE_ENTRY_FIXED + STORE_TAG_BYTES) + 5 + 3 + 1 + 10;
 
 	(void)state;
 	for (size_t len = 0; len < sz; len++)
@@ -256,8 +258,9 @@ static void test_key_text(void **state)
 	(void)state;
 	assert_int_equal(n, 10 + 43 + 1);
 	assert_int_equal(text[n - 1], '\n');
-	assert_int_equal(strspn(text + 10, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
-			 43);
+	assert_int_equal(
+	    strspn(text + 10, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+	    43);
 	assert_int_equal(key_decode(text, (size_t)n, back), 0);
 	assert_memory_equal(back, KEY, STORE_KEY_BYTES);
 	/* Without the newline, with CRLF: the same key. */
