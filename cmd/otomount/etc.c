@@ -22,19 +22,71 @@
 
 static const char *const ETC_ALLOW[] = {
 	/* the dynamic linker, name service, time */
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld-musl-x86_64.path", "nsswitch.conf",
-	"host.conf", "gai.conf", "protocols", "services", "networks", "ethertypes", "rpc",
-	"localtime", "timezone", "locale.alias", "locale.conf", "locale.gen", "default/locale",
+	"ld.so.cache",
+	"ld.so.conf",
+	"ld.so.conf.d",
+	"ld-musl-x86_64.path",
+	"nsswitch.conf",
+	"host.conf",
+	"gai.conf",
+	"protocols",
+	"services",
+	"networks",
+	"ethertypes",
+	"rpc",
+	"localtime",
+	"timezone",
+	"locale.alias",
+	"locale.conf",
+	"locale.gen",
+	"default/locale",
 	/* TLS */
-	"ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies",
+	"ssl",
+	"ca-certificates",
+	"ca-certificates.conf",
+	"pki",
+	"crypto-policies",
 	/* the system and its shells */
-	"alternatives", "os-release", "debian_version", "lsb-release", "issue", "shells",
-	"profile", "profile.d", "bash.bashrc", "inputrc", "terminfo", "mtab",
-	"magic", "magic.mime", "mime.types", "mailcap", "manpath.config", "xattr.conf",
+	"alternatives",
+	"os-release",
+	"debian_version",
+	"lsb-release",
+	"issue",
+	"shells",
+	"profile",
+	"profile.d",
+	"bash.bashrc",
+	"inputrc",
+	"terminfo",
+	"mtab",
+	"magic",
+	"magic.mime",
+	"mime.types",
+	"mailcap",
+	"manpath.config",
+	"xattr.conf",
 	/* toolchains */
-	"gitconfig", "vim", "nanorc", "wgetrc", "pip.conf", "npmrc", "perl", "python3",
-	"python3.11", "python3.12", "python3.13", "maven", "java-17-openjdk", "java-21-openjdk",
-	"gdb", "fpc.cfg", "fpc-3.2.2.cfg", "subversion", "mercurial", "gnutls", "krb5.conf",
+	"gitconfig",
+	"vim",
+	"nanorc",
+	"wgetrc",
+	"pip.conf",
+	"npmrc",
+	"perl",
+	"python3",
+	"python3.11",
+	"python3.12",
+	"python3.13",
+	"maven",
+	"java-17-openjdk",
+	"java-21-openjdk",
+	"gdb",
+	"fpc.cfg",
+	"fpc-3.2.2.cfg",
+	"subversion",
+	"mercurial",
+	"gnutls",
+	"krb5.conf",
 	NULL,
 };
 
@@ -70,7 +122,8 @@ static char *etc_path(const char *name)
  */
 static void etc_entry(struct view_state *v, int etc, const char *name)
 {
-	const unsigned long long res = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	const unsigned long long res =
+	    RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	int fd = sys_openat2(etc, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, res);
 	struct stat st;
 
@@ -123,8 +176,8 @@ void etc_prepare(struct view_state *v, const struct otomount_opts *o)
 	close(etc);
 
 	buf = xalloc(1024);
-	plan_text(v, "/etc/passwd", etc_passwd(buf, 1024, o->user_name, getuid(), getgid(),
-					       o->home), buf);
+	plan_text(v, "/etc/passwd",
+		  etc_passwd(buf, 1024, o->user_name, getuid(), getgid(), o->home), buf);
 	buf = xalloc(512);
 	plan_text(v, "/etc/group", etc_group(buf, 512, o->user_name, getgid()), buf);
 	buf = xalloc(128);

@@ -4,17 +4,15 @@
 
 #include "otomount.h"
 
-size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid,
-		  const char *home)
+size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home)
 {
 	int n;
 
 	if (uid == 0)
 		n = snprintf(buf, size, "root:x:0:%u:root:%s:/bin/sh\n", (unsigned)gid, home);
 	else
-		n = snprintf(buf, size,
-			     "root:x:0:0:root:/root:/bin/sh\n%s:x:%u:%u:%s:%s:/bin/sh\n", user,
-			     (unsigned)uid, (unsigned)gid, user, home);
+		n = snprintf(buf, size, "root:x:0:0:root:/root:/bin/sh\n%s:x:%u:%u:%s:%s:/bin/sh\n",
+			     user, (unsigned)uid, (unsigned)gid, user, home);
 	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }
 

@@ -10,28 +10,28 @@
 #include "otomount.h"
 
 static const char USAGE[] =
-	"usage: otomount [OPTION]... [--] PROG [ARG]...\n"
-	"Build the agent's filesystem view in this mount namespace, pivot_root into it\n"
-	"and run PROG in /work. Run it under otons.\n"
-	"\n"
-	"  --agent-root DIR      the agent's tree: workspace/ knowledge/ config/ people/NAME/\n"
-	"  --role ROLE           manager, member or viewer (needs --agent-root, --person)\n"
-	"  --person NAME         whose people/NAME is /private\n"
-	"  --ro SRC:DST          bind host SRC read-only on DST; repeatable\n"
-	"  --rw SRC:DST          bind host SRC read-write on DST; repeatable\n"
-	"  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng); repeatable\n"
-	"  --hide DST            an empty read-only directory over DST; repeatable\n"
-	"  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
-	"                        repeatable, e.g. /work/.git/hooks\n"
-	"  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
-	"  --home DIR            $HOME in the view (default /home/agent)\n"
-	"  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
-	"  -v, --verbose         one line on stderr per entry of the view as it is made\n"
-	"  -h, --help            this text\n"
-	"      --version         the version\n"
-	"\n"
-	"Exit: 100 usage, 111 system error (also: not allowed to change the mount\n"
-	"namespace, or a source is a symlink), 126 not executable, 127 not found.\n";
+    "usage: otomount [OPTION]... [--] PROG [ARG]...\n"
+    "Build the agent's filesystem view in this mount namespace, pivot_root into it\n"
+    "and run PROG in /work. Run it under otons.\n"
+    "\n"
+    "  --agent-root DIR      the agent's tree: workspace/ knowledge/ config/ people/NAME/\n"
+    "  --role ROLE           manager, member or viewer (needs --agent-root, --person)\n"
+    "  --person NAME         whose people/NAME is /private\n"
+    "  --ro SRC:DST          bind host SRC read-only on DST; repeatable\n"
+    "  --rw SRC:DST          bind host SRC read-write on DST; repeatable\n"
+    "  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng); repeatable\n"
+    "  --hide DST            an empty read-only directory over DST; repeatable\n"
+    "  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
+    "                        repeatable, e.g. /work/.git/hooks\n"
+    "  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
+    "  --home DIR            $HOME in the view (default /home/agent)\n"
+    "  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
+    "  -v, --verbose         one line on stderr per entry of the view as it is made\n"
+    "  -h, --help            this text\n"
+    "      --version         the version\n"
+    "\n"
+    "Exit: 100 usage, 111 system error (also: not allowed to change the mount\n"
+    "namespace, or a source is a symlink), 126 not executable, 127 not found.\n";
 
 enum {
 	OPT_AGENT_ROOT = 256,
@@ -111,10 +111,21 @@ int view_parse_size(const char *s, unsigned long *out)
 	}
 	memcpy(num, s, n + 1);
 	switch (num[n - 1]) {
-	case 'k': case 'K': mul = 1UL << 10; break;
-	case 'm': case 'M': mul = 1UL << 20; break;
-	case 'g': case 'G': mul = 1UL << 30; break;
-	default: n++; break;
+	case 'k':
+	case 'K':
+		mul = 1UL << 10;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1UL << 20;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1UL << 30;
+		break;
+	default:
+		n++;
+		break;
 	}
 	num[n - 1] = 0;
 	if (opt_ulong(num, ~0UL / mul, &v) < 0)
@@ -167,8 +178,7 @@ int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size)
 	return 0;
 }
 
-static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name,
-		   const char *arg)
+static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name, const char *arg)
 {
 	struct view_op *op;
 	struct view_op *ops = realloc(o->ops, (o->nops + 1) * sizeof(*ops));
@@ -183,8 +193,9 @@ static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name,
 	case OP_RO:
 	case OP_RW:
 		if (view_parse_bind(arg, &op->src, &op->dst) < 0)
-			die_usage("%s %s: want SRC:DST, both absolute, without . or .. (see --help)",
-				  name, arg);
+			die_usage(
+			    "%s %s: want SRC:DST, both absolute, without . or .. (see --help)",
+			    name, arg);
 		break;
 	case OP_TMPFS:
 		if (view_parse_tmpfs(arg, &op->dst, &op->size) < 0)
@@ -238,11 +249,13 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 		case OPT_ROLE:
 			o->role = view_role(optarg);
 			if (o->role == ROLE_NONE)
-				die_usage("--role %s: unknown role (manager, member, viewer)", optarg);
+				die_usage("--role %s: unknown role (manager, member, viewer)",
+					  optarg);
 			break;
 		case OPT_PERSON:
 			if (view_name_ok(optarg) < 0)
-				die_usage("--person %s: a name is 1 to 64 of [A-Za-z0-9._-]", optarg);
+				die_usage("--person %s: a name is 1 to 64 of [A-Za-z0-9._-]",
+					  optarg);
 			o->person = optarg;
 			break;
 		case OPT_RO:
@@ -266,12 +279,14 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOME:
 			if (view_path_ok(optarg) < 0)
-				die_usage("--home %s: want an absolute path without . or ..", optarg);
+				die_usage("--home %s: want an absolute path without . or ..",
+					  optarg);
 			o->home = optarg;
 			break;
 		case OPT_USER_NAME:
 			if (view_name_ok(optarg) < 0 || optarg[0] == '-' || !strcmp(optarg, "root"))
-				die_usage("--user-name %s: a name is 1 to 64 of [A-Za-z0-9._-]", optarg);
+				die_usage("--user-name %s: a name is 1 to 64 of [A-Za-z0-9._-]",
+					  optarg);
 			o->user_name = optarg;
 			break;
 		case 'v':

@@ -14,8 +14,8 @@ enum op_kind { OP_RO, OP_RW, OP_TMPFS, OP_HIDE, OP_RO_WITHIN };
 
 struct view_op {
 	enum op_kind kind;
-	char *src;          /* OP_RO, OP_RW: a host path */
-	char *dst;          /* a path in the view */
+	char *src;	    /* OP_RO, OP_RW: a host path */
+	char *dst;	    /* a path in the view */
 	unsigned long size; /* OP_TMPFS: bytes, 0 = the --tmp-size default */
 };
 
@@ -23,8 +23,8 @@ struct otomount_opts {
 	const char *agent_root;
 	enum role role;
 	const char *person;
-	const char *user_name;  /* in the generated passwd */
-	const char *home;       /* $HOME in the view */
+	const char *user_name;	/* in the generated passwd */
+	const char *home;	/* $HOME in the view */
 	unsigned long tmp_size; /* bytes, for /tmp, /dev/shm and --tmpfs */
 	struct view_op *ops;
 	size_t nops;
@@ -36,10 +36,10 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv);
 /* Pure parsers, 0 or -1 with errno EINVAL/ERANGE. */
 int view_path_ok(const char *p); /* absolute, no ".", "..", "//", not "/" alone */
 int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or ".." */
-int view_parse_size(const char *s, unsigned long *out); /* N[k|m|g] bytes, > 0 */
-int view_parse_bind(const char *arg, char **src, char **dst);   /* SRC:DST */
+int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0 */
+int view_parse_bind(const char *arg, char **src, char **dst);		/* SRC:DST */
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:SIZE] */
-enum role view_role(const char *s); /* ROLE_NONE if unknown */
+enum role view_role(const char *s);					/* ROLE_NONE if unknown */
 
 /* sys.c: the new mount API, raw syscalls (musl has no wrappers). -1/errno. */
 int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
@@ -47,8 +47,8 @@ int mnt_clone(int fd, const char *path, unsigned int attr); /* a detached recurs
 int mnt_setattr(int fd, unsigned int attr, int recursive);
 int mnt_fs(const char *type, const char *const *opts, unsigned int attr); /* fsopen..fsmount */
 int mnt_move(int tree, int target_fd);
-int mnt_make_private_ns(void);   /* unshare(CLONE_NEWNS), then everything private */
-int mnt_pivot(int new_root_fd);  /* pivot_root there, detach the old root */
+int mnt_make_private_ns(void);	/* unshare(CLONE_NEWNS), then everything private */
+int mnt_pivot(int new_root_fd); /* pivot_root there, detach the old root */
 
 /* path.c: paths in the new root, never following a symlink, never leaving it. */
 int path_open_beneath(int rootfd, const char *path, int flags);
@@ -64,20 +64,20 @@ int path_mount_at(int rootfd, int tree, const char *path, int is_dir);
  * new root in plan order: parents before children.
  */
 enum plan_kind {
-	P_TREE,      /* attach a detached mount tree */
-	P_LINK,      /* a symlink */
-	P_FILE,      /* a regular file with this content, in a tmpfs still rw */
-	P_MASK,      /* an empty read-only dir, or a mode-0 empty file, over dst */
+	P_TREE,	     /* attach a detached mount tree */
+	P_LINK,	     /* a symlink */
+	P_FILE,	     /* a regular file with this content, in a tmpfs still rw */
+	P_MASK,	     /* an empty read-only dir, or a mode-0 empty file, over dst */
 	P_RO_WITHIN, /* make dst, already in the view, read-only */
 };
 
 struct plan {
 	enum plan_kind kind;
 	const char *dst; /* absolute, in the view */
-	int tree;        /* P_TREE */
-	int is_dir;      /* P_TREE: the mount point is a directory, not a file */
-	char *data;      /* P_LINK: the target; P_FILE: the content, or */
-	int src_fd;      /* P_FILE: a host file to copy (read-only fd), or -1 */
+	int tree;	 /* P_TREE */
+	int is_dir;	 /* P_TREE: the mount point is a directory, not a file */
+	char *data;	 /* P_LINK: the target; P_FILE: the content, or */
+	int src_fd;	 /* P_FILE: a host file to copy (read-only fd), or -1 */
 	size_t len;
 	mode_t mode;
 };
@@ -86,11 +86,11 @@ struct plan {
 #define MNT_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
 struct view_state {
-	int root;         /* the new root: a tmpfs */
-	int scratch;      /* a tmpfs on the old /tmp: holds the new root's mount point */
-	int null_fd;      /* scratch/null: an empty file with mode 0, masks files */
-	int empty_fd;     /* scratch/empty: an empty directory, masks directories */
-	int ro_later[4];  /* tmpfs filled during the build, made read-only after */
+	int root;	 /* the new root: a tmpfs */
+	int scratch;	 /* a tmpfs on the old /tmp: holds the new root's mount point */
+	int null_fd;	 /* scratch/null: an empty file with mode 0, masks files */
+	int empty_fd;	 /* scratch/empty: an empty directory, masks directories */
+	int ro_later[4]; /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
 	struct plan *plan;
 	size_t nplan, cap;
@@ -100,8 +100,8 @@ struct view_state {
 };
 
 void plan_tree(struct view_state *v, const char *dst, int tree, int is_dir);
-void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data,
-	      size_t len, mode_t mode);
+void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data, size_t len,
+	      mode_t mode);
 /* A host path opened without following any symlink, anywhere in it. */
 int host_open(const char *path, int flags);
 void view_read_host(struct view_state *v);
@@ -112,8 +112,7 @@ noreturn void view_enter(struct view_state *v, const struct otomount_opts *o);
 /* etc.c */
 void etc_prepare(struct view_state *v, const struct otomount_opts *o);
 /* The generated files' contents. Pure. */
-size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid,
-		  const char *home);
+size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
 size_t etc_group(char *buf, size_t size, const char *user, gid_t gid);
 size_t etc_hosts(char *buf, size_t size, const char *hostname);
 

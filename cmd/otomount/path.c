@@ -53,7 +53,8 @@ int path_make_beneath(int rootfd, const char *path, int is_dir)
 				if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
 					goto fail;
 			} else {
-				/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile. */
+				/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile.
+				 */
 				int f = openat(dir, comp,
 					       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 					       0644);

@@ -18,8 +18,8 @@ static const char *const DEVICES[] = { "null", "zero", "full", "random", "urando
 void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 {
 	const char *dev_opts[] = { "source", "tmpfs", "size", "64k", "mode", "0755", NULL };
-	const char *pts_opts[] = { "source", "devpts", "newinstance", NULL, "ptmxmode", "0666",
-				   "mode", "0620", NULL };
+	const char *pts_opts[] = { "source", "devpts", "newinstance", NULL, "ptmxmode",
+				   "0666",   "mode",   "0620",	      NULL };
 	char size[24];
 	const char *shm_opts[] = { "source", "tmpfs", "size", size, "mode", "1777", NULL };
 	int tmpfs = mnt_fs("tmpfs", dev_opts, MNT_RW | MOUNT_ATTR_NOEXEC);
@@ -37,7 +37,8 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 		snprintf(path, sizeof(path), "/dev/%s", *d);
 		fd = host_open(path, O_PATH | O_NOFOLLOW);
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
-			die(EXIT_SYS, fd < 0 ? errno : ENODEV, "unable to open the device %s", path);
+			die(EXIT_SYS, fd < 0 ? errno : ENODEV, "unable to open the device %s",
+			    path);
 		/*
 		 * A device node works only where the mount allows devices: these
 		 * binds are the one place without nodev. Read-only all the same
@@ -88,8 +89,8 @@ void proc_prepare(struct view_state *v)
  * read-only bind of themselves.
  */
 static const char *const PROC_MASKED[] = {
-	"asound", "acpi", "interrupts", "kcore", "keys", "latency_stats", "timer_list",
-	"timer_stats", "sched_debug", "scsi", NULL,
+	"asound",     "acpi",	     "interrupts",  "kcore", "keys", "latency_stats",
+	"timer_list", "timer_stats", "sched_debug", "scsi",  NULL,
 };
 static const char *const PROC_READONLY[] = { "bus", "fs", "irq", "sys", "sysrq-trigger", NULL };
 

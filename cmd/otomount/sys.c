@@ -15,11 +15,11 @@
 #include "otomount.h"
 
 #ifndef SYS_open_tree
-#define SYS_open_tree 428
+#define SYS_open_tree  428
 #define SYS_move_mount 429
-#define SYS_fsopen 430
-#define SYS_fsconfig 431
-#define SYS_fsmount 432
+#define SYS_fsopen     430
+#define SYS_fsconfig   431
+#define SYS_fsmount    432
 #endif
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -55,7 +55,7 @@ int mnt_clone(int fd, const char *path, unsigned int attr)
 	/* AT_RECURSIVE: submounts come along, and get the same attributes below. */
 	int tree = (int)syscall(SYS_open_tree, fd, path,
 				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-					AT_SYMLINK_NOFOLLOW | (*path ? 0 : AT_EMPTY_PATH));
+				    AT_SYMLINK_NOFOLLOW | (*path ? 0 : AT_EMPTY_PATH));
 	int e;
 
 	if (tree < 0)

@@ -13,8 +13,8 @@
 #include "oto.h"
 #include "otomount.h"
 
-void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data,
-	      size_t len, mode_t mode)
+void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data, size_t len,
+	      mode_t mode)
 {
 	struct plan *p = v->plan;
 
@@ -49,12 +49,11 @@ int host_open(const char *path, int flags)
 	return sys_openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
-static int fs_tmpfs(const char *size, const char *mode, uid_t uid, gid_t gid,
-		    unsigned int attr)
+static int fs_tmpfs(const char *size, const char *mode, uid_t uid, gid_t gid, unsigned int attr)
 {
 	char u[16], g[16];
 	const char *opts[] = { "source", "tmpfs", "size", size, "mode", mode,
-			       "uid", u, "gid", g, NULL };
+			       "uid",	 u,	  "gid",  g,	NULL };
 
 	snprintf(u, sizeof(u), "%u", (unsigned)uid);
 	snprintf(g, sizeof(g), "%u", (unsigned)gid);
@@ -117,10 +116,12 @@ static void prepare_role(struct view_state *v, const struct otomount_opts *o)
 	if (agent < 0)
 		die(EXIT_SYS, errno, "unable to open the agent root %s (a symlink is refused)",
 		    o->agent_root);
-	plan_tree(v, "/work", agent_tree(agent, o->agent_root, "workspace",
-					 o->role == ROLE_VIEWER ? MNT_RO : MNT_RW), 1);
-	plan_tree(v, "/knowledge", agent_tree(agent, o->agent_root, "knowledge",
-					      mgr ? MNT_RW : MNT_RO), 1);
+	plan_tree(
+	    v, "/work",
+	    agent_tree(agent, o->agent_root, "workspace", o->role == ROLE_VIEWER ? MNT_RO : MNT_RW),
+	    1);
+	plan_tree(v, "/knowledge",
+		  agent_tree(agent, o->agent_root, "knowledge", mgr ? MNT_RW : MNT_RO), 1);
 	if (mgr)
 		plan_tree(v, "/config", agent_tree(agent, o->agent_root, "config", MNT_RW), 1);
 	if (asprintf(&people, "people/%s", o->person) < 0)
@@ -132,8 +133,8 @@ static void prepare_role(struct view_state *v, const struct otomount_opts *o)
 /* /usr as it is; /bin, /lib... as the host has them: a symlink stays a symlink. */
 static void prepare_system(struct view_state *v)
 {
-	static const char *const top[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-					   "/lib64", "/libx32", NULL };
+	static const char *const top[] = { "/usr",   "/bin",   "/sbin",	  "/lib",
+					   "/lib32", "/lib64", "/libx32", NULL };
 
 	for (const char *const *p = top; *p; p++) {
 		struct stat st;
@@ -238,8 +239,7 @@ static void make_scratch(struct view_state *v)
 	if (v->scratch < 0)
 		die(EXIT_SYS, errno, "unable to make the scratch tmpfs");
 	/* A mount point, and the two masks, then read-only. */
-	if (mkdirat(v->scratch, "root", 0755) < 0 ||
-	    mkdirat(v->scratch, "empty", 0555) < 0 ||
+	if (mkdirat(v->scratch, "root", 0755) < 0 || mkdirat(v->scratch, "empty", 0555) < 0 ||
 	    (f = openat(v->scratch, "null", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0)
 		die(EXIT_SYS, errno, "unable to fill the scratch tmpfs");
 	close(f);
@@ -251,7 +251,8 @@ static void make_scratch(struct view_state *v)
 	 */
 	for (const char *const *d = SCRATCH_AT;; d++) {
 		if (!*d)
-			die(EXIT_SYS, errno, "unable to mount the scratch tmpfs on /tmp, /mnt or /dev");
+			die(EXIT_SYS, errno,
+			    "unable to mount the scratch tmpfs on /tmp, /mnt or /dev");
 		tmp = host_open(*d, O_PATH | O_DIRECTORY | O_NOFOLLOW);
 		if (tmp >= 0 && mnt_move(v->scratch, tmp) == 0)
 			break;
@@ -314,8 +315,8 @@ static void write_file(int rootfd, const struct plan *p)
 {
 	const char *name;
 	int dir = dir_of(rootfd, p->dst, &name);
-	int fd = dir < 0 ? -1 :
-			   openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	int fd = dir < 0 ? -1
+			 : openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				  p->mode);
 
 	if (fd < 0)
@@ -397,7 +398,8 @@ void view_build(struct view_state *v)
 	for (size_t i = 0; i < v->nplan; i++) {
 		const struct plan *p = &v->plan[i];
 
-		static const char *const what[] = { "mount", "symlink", "file", "hide", "read-only" };
+		static const char *const what[] = { "mount", "symlink", "file", "hide",
+						    "read-only" };
 
 		debugx("%s %s", what[p->kind], p->dst);
 		if (p->kind != P_FILE && p->kind != P_LINK)

@@ -16,8 +16,8 @@
 static void test_view_path_ok(void **state)
 {
 	const char *good[] = { "/a", "/work/.git/hooks", "/a/b.c/..d", "/.x", NULL };
-	const char *bad[] = { "", "/", "a", "a/b", "/a/", "//a", "/a//b", "/a/./b", "/a/../b",
-			      "/..", "/.", "/a/..", NULL };
+	const char *bad[] = { "",	"/",	   "a",	  "a/b", "/a/",	  "//a", "/a//b",
+			      "/a/./b", "/a/../b", "/..", "/.",	 "/a/..", NULL };
 
 	(void)state;
 	for (int i = 0; good[i]; i++)
@@ -32,8 +32,13 @@ static void test_view_path_ok(void **state)
 static void test_view_name_ok(void **state)
 {
 	const char *good[] = { "alice", "a.b-c_D9", "..a", NULL };
-	const char *bad[] = { "", ".", "..", "a/b", "../x", "a b", "é",
-			      "12345678901234567890123456789012345678901234567890123456789012345", NULL };
+	const char *bad[] = {
+		"",	".",
+		"..",	"a/b",
+		"../x", "a b",
+		"é",	"12345678901234567890123456789012345678901234567890123456789012345",
+		NULL
+	};
 
 	(void)state;
 	for (int i = 0; good[i]; i++)
@@ -55,7 +60,7 @@ static void test_view_parse_size(void **state)
 	assert_int_equal(v, 256UL << 20);
 	assert_int_equal(view_parse_size("2G", &v), 0);
 	assert_int_equal(v, 2UL << 30);
-	const char *bad[] = { "", "0", "0m", "k", "1q", "-1", " 1", "1 m", "99999999999999999999g",
+	const char *bad[] = { "",  "0", "0m", "k", "1q", "-1", " 1", "1 m", "99999999999999999999g",
 			      NULL };
 	for (int i = 0; bad[i]; i++)
 		assert_int_equal(view_parse_size(bad[i], &v), -1);
@@ -70,8 +75,7 @@ static void test_view_parse_bind(void **state)
 	assert_string_equal(src, "/srv/a");
 	assert_string_equal(dst, "/data");
 	free(src);
-	const char *bad[] = { "/a", "/a:", ":/b", "a:/b", "/a:b", "/a:/", "/a:/b/../c",
-			      "", NULL };
+	const char *bad[] = { "/a", "/a:", ":/b", "a:/b", "/a:b", "/a:/", "/a:/b/../c", "", NULL };
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
 		assert_int_equal(view_parse_bind(bad[i], &src, &dst), -1);
@@ -138,8 +142,8 @@ static void test_etc_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_view_path_ok),   cmocka_unit_test(test_view_name_ok),
-		cmocka_unit_test(test_view_parse_size), cmocka_unit_test(test_view_parse_bind),
+		cmocka_unit_test(test_view_path_ok),	 cmocka_unit_test(test_view_name_ok),
+		cmocka_unit_test(test_view_parse_size),	 cmocka_unit_test(test_view_parse_bind),
 		cmocka_unit_test(test_view_parse_tmpfs), cmocka_unit_test(test_view_role),
 		cmocka_unit_test(test_etc_files),
 	};
