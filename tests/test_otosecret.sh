@@ -121,6 +121,17 @@ test_env_replaces_inherited() {
 	assertEquals "TXT=$(cat "$T/txt")" "$(grep '^TXT=' "$T/out")"
 }
 
+test_key_and_store_from_pipes() {
+	# Pipes have no size and no mode: read to EOF, within the limits.
+	mkfifo "$T/sp" "$T/kp"
+	cat "$T/store" >"$T/sp" &
+	(sleep 0.2 && cat "$T/key") >"$T/kp" &
+	run otosecret --store-fd 5 --key-fd 6 --use TXT -- sh -c 'printf %s "$TXT" | sha256sum' 5<"$T/sp" 6<"$T/kp"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "$(hash <"$T/txt")" "$(cut -d' ' -f1 "$T/out")"
+	wait
+}
+
 test_fd_round_trip_binary() {
 	for m in plain otons; do
 		run chain $m --use BIN:fd=5 --use TXT:fd=7 -- sh -c 'sha256sum <&5; sha256sum <&7; '"$PROBE"' memfd 5'
