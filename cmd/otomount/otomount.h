@@ -92,6 +92,7 @@ struct view_state {
 	int empty_fd;	 /* scratch/empty: an empty directory, masks directories */
 	int ro_later[4]; /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
+	mode_t umask; /* the caller's, set back before exec */
 	struct plan *plan;
 	size_t nplan, cap;
 	char hostname[65];

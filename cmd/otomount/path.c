@@ -25,59 +25,55 @@ int path_open_beneath(int rootfd, const char *path, int flags)
 
 int path_make_beneath(int rootfd, const char *path, int is_dir)
 {
-	char buf[PATH_MAX];
-	char *comp, *slash;
-	int dir, next, e;
+	char parent[PATH_MAX];
+	const char *last;
+	size_t plen;
+	int dir, fd, e;
 	struct stat st;
 
 	while (*path == '/')
 		path++;
-	if (strlen(path) >= sizeof(buf)) {
+	if (!*path)
+		return sys_openat2(rootfd, ".", O_PATH | O_DIRECTORY, BENEATH);
+	last = strrchr(path, '/');
+	plen = last ? (size_t)(last - path) : 0;
+	last = last ? last + 1 : path;
+	if (plen >= sizeof(parent)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	strcpy(buf, path);
-	dir = sys_openat2(rootfd, ".", O_PATH | O_DIRECTORY, BENEATH);
+	memcpy(parent, path, plen);
+	parent[plen] = 0;
+	/* Most parents exist already: one lookup; else make them, top down. */
+	dir = sys_openat2(rootfd, plen ? parent : ".", O_PATH | O_DIRECTORY, BENEATH);
+	if (dir < 0 && errno == ENOENT)
+		dir = path_make_beneath(rootfd, parent, 1);
 	if (dir < 0)
 		return -1;
-	for (comp = *buf ? buf : NULL; comp; comp = slash) {
-		int last;
-
-		slash = strchr(comp, '/');
-		if (slash)
-			*slash++ = 0;
-		last = !slash;
-		next = sys_openat2(dir, comp, O_PATH | O_NOFOLLOW, BENEATH);
-		if (next < 0 && errno == ENOENT) {
-			if (!last || is_dir) {
-				if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
-					goto fail;
-			} else {
-				/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile.
-				 */
-				int f = openat(dir, comp,
-					       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-					       0644);
-				if (f < 0 && errno != EEXIST)
-					goto fail;
-				if (f >= 0)
-					close(f);
-			}
-			next = sys_openat2(dir, comp, O_PATH | O_NOFOLLOW, BENEATH);
-		}
-		if (next < 0)
+	if (is_dir) {
+		if (mkdirat(dir, last, 0755) < 0 && errno != EEXIST)
 			goto fail;
-		close(dir);
-		dir = next;
+		/* O_DIRECTORY: a symlink planted there fails instead of being used. */
+		fd = sys_openat2(dir, last, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
+	} else {
+		/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile. */
+		fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			goto fail;
+		if (fd >= 0)
+			close(fd);
+		fd = sys_openat2(dir, last, O_PATH | O_NOFOLLOW, BENEATH);
+		/* A symlink as the last component: mounting there would follow it. */
+		if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+			close(fd);
+			errno = ELOOP;
+			fd = -1;
+		}
 	}
-	/* A symlink as the last component: mounting there would follow it. */
-	if (fstat(dir, &st) < 0)
+	if (fd < 0)
 		goto fail;
-	if (S_ISLNK(st.st_mode)) {
-		errno = ELOOP;
-		goto fail;
-	}
-	return dir;
+	close(dir);
+	return fd;
 fail:
 	e = errno;
 	close(dir);

@@ -243,7 +243,7 @@ static void make_scratch(struct view_state *v)
 	    (f = openat(v->scratch, "null", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0)) < 0)
 		die(EXIT_SYS, errno, "unable to fill the scratch tmpfs");
 	close(f);
-	if (fchmodat(v->scratch, "null", 0, 0) < 0 || mnt_setattr(v->scratch, MNT_RO, 0) < 0)
+	if (mnt_setattr(v->scratch, MNT_RO, 0) < 0)
 		die(EXIT_SYS, errno, "unable to fill the scratch tmpfs");
 	/*
 	 * Any directory of the old root will do: every source is a detached
@@ -334,8 +334,6 @@ static void write_file(int rootfd, const struct plan *p)
 	} else if (write(fd, p->data, p->len) != (ssize_t)p->len) {
 		die(EXIT_SYS, errno, "unable to write %s", p->dst);
 	}
-	if (fchmod(fd, p->mode) < 0)
-		die(EXIT_SYS, errno, "unable to write %s", p->dst);
 	close(fd);
 }
 
@@ -394,6 +392,8 @@ static int is_ro_later(const struct view_state *v, int fd)
 
 void view_build(struct view_state *v)
 {
+	/* Modes as written (mode-0 mask, copied /etc modes), without fchmod. */
+	v->umask = umask(0);
 	make_scratch(v);
 	for (size_t i = 0; i < v->nplan; i++) {
 		const struct plan *p = &v->plan[i];
@@ -440,6 +440,7 @@ noreturn void view_enter(struct view_state *v, const struct otomount_opts *o)
 			die(EXIT_SYS, errno, "unable to make a tmpfs read-only");
 	if (mnt_setattr(v->root, MNT_RO, 0) < 0)
 		die(EXIT_SYS, errno, "unable to make the new root read-only");
+	umask(v->umask);
 	debugx("pivot_root, then %s", cwd);
 	if (mnt_pivot(v->root) < 0)
 		die(EXIT_SYS, errno, "unable to pivot_root into the new root");
