@@ -169,15 +169,13 @@ fail:
 	return -1;
 }
 
-/* The environment for the exec: the inherited strings, then "VAR=VALUE" strings in the locked
- * block. */
+/* The exec's environment: the inherited strings, then the "VAR=VALUE" ones in the locked block. */
 static char **env_new;
 
-static void build_env(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
+static void build_env(const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t n = 0, k = 0;
 
-	(void)v;
 	for (char **e = environ; e && *e; e++)
 		n++;
 	env_new = calloc(n + o->nuses + 1, sizeof(char *));
@@ -233,7 +231,7 @@ void inject_place(const struct store_view *v, const struct otosecret_opts *o, ui
 				unlink(o->uses[i].target);
 		die(code, err, "--use %s: %s", o->uses[done].name, why);
 	}
-	build_env(v, o, plain);
+	build_env(o, plain);
 }
 
 void inject_exec(char **argv, uint8_t **plain, size_t nuses)
