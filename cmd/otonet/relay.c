@@ -19,7 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sockios.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -299,14 +298,20 @@ static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 	uint32_t win = 0;
 
 	if (!f->wr_blocked && !f->agent_fin) {
-		int outq = 0, sndbuf = 0;
-		socklen_t l = sizeof(sndbuf);
+		uint32_t mi[SK_MEMINFO_VARS] = { 0 };
+		socklen_t l = sizeof(mi);
 		long room;
 
-		ioctl(f->fd, SIOCOUTQ, &outq);
-		getsockopt(f->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &l);
-		/* The kernel counts overhead in SO_SNDBUF: promise three quarters. */
-		room = (long)sndbuf * 3 / 4 - outq;
+		/*
+		 * The window is the room left in the host socket's send buffer,
+		 * counted as the kernel counts it (queued memory, overhead
+		 * included), halved so that a full window never meets a short
+		 * write.
+		 */
+		if (getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
+			room = 65535;
+		else
+			room = ((long)mi[SK_MEMINFO_SNDBUF] - (long)mi[SK_MEMINFO_WMEM_QUEUED]) / 2;
 		win = room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
 	} else if (f->agent_fin) {
 		win = 65535U << f->my_ws;
@@ -595,7 +600,13 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 	if ((ev & EPOLLOUT) && f->wr_blocked) {
 		f->wr_blocked = 0;
 		tcp_events(f);
-		tcp_out(f, f->snd_nxt, TH_ACK, 0); /* a window update */
+		/*
+		 * A window update, then three duplicates of it: the agent's
+		 * fast retransmit resends what we could not take at once, instead
+		 * of waiting for its retransmission timeout.
+		 */
+		for (int i = 0; i < 4; i++)
+			tcp_out(f, f->snd_nxt, TH_ACK, 0);
 	}
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		tcp_flush(f);
