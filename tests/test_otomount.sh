@@ -309,6 +309,24 @@ test_symlink_inside_workspace_dangles() {
 	assertEquals "$(printf '%s\n/work/leakdir' "$T/canary/secret")" "$(cat "$T/out")"
 	assertEquals 2 "$(grep -c 'No such file or directory' "$T/err")"
 	assertNotContains "$(cat "$T/out" "$T/err")" "CANARY"
+	# Mount points are never made or used through the agent's links.
+	chmod 0777 "$T/canary"
+	run role member --tmpfs /work/leakdir/x -- true
+	assertEquals "--tmpfs through a planted link" 111 "$rc"
+	assertOneLine otomount
+	run role member --hide /work/leak -- true
+	assertEquals "--hide on a planted link" 111 "$rc"
+	run role member --rw "$T/canary:/work/leakdir" -- true
+	assertEquals "--rw onto a planted link" 111 "$rc"
+	assertEquals "nothing made in the canary's directory" "secret" "$(ls "$T/canary")"
+	# Links to paths that do exist in the view: still never followed.
+	ln -s ../private "$A/workspace/toprivate"
+	ln -s ../usr/bin "$A/workspace/tobin"
+	run role member --tmpfs /work/toprivate/x -- true
+	assertEquals "--tmpfs through a link into the view" 111 "$rc"
+	assertFalse "no directory made in people/alice" "[ -e '$A/people/alice/x' ]"
+	run role member --hide /work/tobin -- ls /usr/bin/sh
+	assertEquals "--hide on a link into the view" 111 "$rc"
 	canary_untouched
 }
 
