@@ -11,8 +11,9 @@
 
 static const char USAGE[] =
     "usage: otomount [OPTION]... [--] PROG [ARG]...\n"
-    "Build the agent's filesystem view in this mount namespace, pivot_root into it\n"
-    "and run PROG in /work. Run it under otons.\n"
+    "Build the agent's filesystem view in a mount namespace of its own (nothing\n"
+    "propagates out), pivot_root into it and run PROG in /work ($HOME without a\n"
+    "role). Run it under otons.\n"
     "\n"
     "  --agent-root DIR      the agent's tree: workspace/ knowledge/ config/ people/NAME/\n"
     "  --role ROLE           manager, member or viewer (needs --agent-root, --person)\n"
