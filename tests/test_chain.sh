@@ -1,0 +1,192 @@
+#!/bin/sh
+# The whole chain, composed by otorun, in the test network topology
+# (tests/net/topo.sh): otonet in a fake host, a fake internet declared with
+# --public, a fake office LAN that records every contact. Root only (ip netns);
+# the sandbox itself always runs as the unprivileged test user (--as).
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'topo_down' EXIT
+	trap 'topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] && topo_down
+	return 0
+}
+
+# A fresh agent tree per test, owned by the sandbox's user; nettool.py in its
+# workspace so the agent can run it as /work/nettool.py.
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/lan.seen"
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	cp "$NETTOOL" "$A/workspace/nettool.py"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+}
+
+# chain [OTORUN OPTIONS] -- CMD...: the full chain in the fake host.
+chain() {
+	ip netns exec "$NH" "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
+		--public 203.0.113.0/24 --agent-root "$A" --person alice "$@"
+}
+
+assertLanUntouched() {
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
+VIEW='for p in /work /knowledge /config /private; do
+	if [ ! -e $p ]; then echo "$p absent"
+	elif touch $p/.w 2>/dev/null; then rm -f $p/.w; echo "$p rw"
+	else echo "$p ro"; fi
+done'
+
+test_each_role_sees_its_view() {
+	for r in manager:rw:rw:rw member:rw:ro:absent viewer:ro:ro:absent; do
+		role=${r%%:*}
+		IFS=: read -r _ w k c <<-EOF
+		$r
+		EOF
+		run chain --role "$role" -- sh -c "$VIEW"
+		assertEquals "$role: $(cat "$T/err")" 0 "$rc"
+		assertEquals "$role view" "$(printf '/work %s\n/knowledge %s\n/config %s\n/private rw' \
+			"$w" "$k" "$c")" "$(cat "$T/out")"
+	done
+}
+
+test_agent_writes_land_in_the_workspace() {
+	run chain --role member -- sh -c 'pwd; echo from-agent > /work/made.txt; id -u'
+	assertEquals 0 "$rc"
+	assertEquals "$(printf '/work\n%s' "$OTO_TEST_USER")" "$(cat "$T/out")"
+	assertEquals from-agent "$(cat "$A/workspace/made.txt")"
+	assertEquals "$OTO_TEST_USER" "$(stat -c %u "$A/workspace/made.txt")"
+	# Only alice's space, as /private; bob's is nowhere.
+	run chain --role member -- sh -c 'ls /private; head -c 13 /private/notes.md; echo;
+		ls -d /people /agent "$0" 2>&1 | wc -l; ls -d /people /agent "$0" 2>/dev/null' "$A"
+	assertEquals "$(printf "notes.md\nAlice's priva\n3")" "$(cat "$T/out")"
+}
+
+test_internet_reached_lan_not() {
+	run chain --role member -- sh -c 'python3 /work/nettool.py up 203.0.113.10 1048576;
+		python3 /work/nettool.py connect 10.1.0.10 80;
+		python3 /work/nettool.py connect 192.168.1.1 443'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals ok "$(sed -n 1p "$T/out")"
+	assertEquals EACCES "$(sed -n 2p "$T/out" | cut -d' ' -f1)"
+	assertEquals EACCES "$(sed -n 3p "$T/out" | cut -d' ' -f1)"
+	assertLanUntouched
+}
+
+test_exception_reaches_one_endpoint() {
+	run chain --role member --allow tcp:10.1.0.10:8086 -- sh -c '
+		python3 /work/nettool.py connect 10.1.0.10 8086
+		python3 /work/nettool.py connect 10.1.0.10 8087
+		python3 /work/nettool.py connect 192.168.1.1 8086'
+	assertEquals 0 "$rc"
+	assertEquals "ok lan" "$(sed -n 1p "$T/out" | cut -d' ' -f1-2)"
+	# The granted host has a route through tun0: the relay refuses its other ports (RST).
+	assertEquals ECONNREFUSED "$(sed -n 2p "$T/out" | cut -d' ' -f1)"
+	# Its neighbour stays behind the kernel layer's prohibit route.
+	assertEquals EACCES "$(sed -n 3p "$T/out" | cut -d' ' -f1)"
+	assertEquals "only the granted endpoint was contacted" 1 "$(wc -l <"$TOPO_DIR/lan.seen")"
+	assertContains "$(cat "$TOPO_DIR/lan.seen")" "10.1.0.10 8086 from"
+}
+
+# A store with two credentials; the session runs on one of them.
+make_store() {
+	"$OTO_BIN/otosecret" keygen --out "$T/key"
+	printf 'API_KEY=canary-one-%s\nOTHER_TOKEN=canary-two-%s\n' $$ $$ |
+		"$OTO_BIN/otosecret" seal --key-file "$T/key" --store "$T/store"
+}
+
+test_only_the_named_secret_arrives() {
+	make_store
+	run chain --role member --secret API_KEY --store "$T/store" --key-file "$T/key" -- \
+		sh -c 'echo "$API_KEY"; env | grep -c canary-two; ls /proc/self/fd | tr "\n" " "'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "canary-one-$$" "$(sed -n 1p "$T/out")"
+	assertEquals 0 "$(sed -n 2p "$T/out")"
+	# 0 1 2, and the directory ls reads: no store or key fd.
+	assertEquals "0 1 2 3 " "$(sed -n 3p "$T/out")"
+}
+
+test_exit_code_and_signal_pass_through() {
+	run chain --role member -- sh -c 'exit 7'
+	assertEquals 7 "$rc"
+	ip netns exec "$NH" "$OTO_BIN/otorun" --as "$OTO_TEST_USER" --agent-root "$A" \
+		--person alice --role member -- \
+		sh -c 'trap "exit 42" TERM; touch /work/up; while :; do sleep 0.05; done' &
+	pid=$!
+	n=0
+	while [ ! -e "$A/workspace/up" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	kill -TERM "$pid"
+	wait "$pid"
+	assertEquals "SIGTERM reached the agent through every stage" 42 $?
+}
+
+test_failing_stage_stops_the_chain() {
+	make_store
+	printf 'this is not a profile\n' >"$A/workspace/bad.profile"
+	run chain --role member --profile /work/bad.profile -- touch /work/ran
+	assertEquals 101 "$rc"
+	assertEquals 1 "$(grep -c '^otoexec: fatal: /work/bad.profile:1: ' "$T/err")"
+
+	"$OTO_BIN/otosecret" keygen --out "$T/wrong"
+	run chain --role member --secret API_KEY --store "$T/store" --key-file "$T/wrong" -- \
+		touch /work/ran
+	assertEquals 101 "$rc"
+	assertEquals 1 "$(grep -c '^otosecret: fatal: ' "$T/err")"
+
+	run ip netns exec "$NH" "$OTO_BIN/otorun" --as "$OTO_TEST_USER" --agent-root "$T/nope" \
+		--role member --person alice -- touch /work/ran
+	assertEquals 111 "$rc"
+	assertEquals 1 "$(grep -c '^otomount: fatal: ' "$T/err")"
+	assertFalse "the agent never started" "[ -e '$A/workspace/ran' ]"
+}
+
+test_otoprobe_finds_everything_contained() {
+	set --
+	for n in user mnt pid ipc uts cgroup net; do
+		set -- "$@" --host-ns "$n:$(ip netns exec "$NH" stat -L -c %i /proc/self/ns/$n)"
+	done
+	run chain --role member -- /opt/oto/bin/otoprobe "$@"
+	assertEquals "$(grep -v ' ok ' "$T/out")" 0 "$rc"
+	assertContains "$(tail -n 1 "$T/out")" " 0 gaps"
+	assertLanUntouched
+}
+
+test_print_shows_the_pipeline() {
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /srv/a --role member --person alice \
+		--allow tcp:10.0.0.5:8086 --secret API_KEY --secret GH:env=GITHUB_TOKEN \
+		--store /s --key-file /k -- sh -c 'echo "hi"'
+	assertEquals 0 "$rc"
+	assertEquals "exec 8</s 9</k
+$OTO_BIN/otonet --as nobody --allow tcp:10.0.0.5:8086 -- \\
+  $OTO_BIN/otons --share net -- \\
+  $OTO_BIN/otomount --agent-root /srv/a --role member --person alice --ro $OTO_BIN:/opt/oto/bin -- \\
+  /opt/oto/bin/otosecret --store-fd 8 --key-fd 9 --use API_KEY --use GH:env=GITHUB_TOKEN -- \\
+  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN -- sh -c 'echo \"hi\"'" \
+		"$(cat "$T/out")"
+}
+
+test_otorun_usage_errors() {
+	run "$OTO_BIN/otorun" --agent-root /x --person a -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --role is required (manager, member or viewer)" "$(cat "$T/err")"
+	run "$OTO_BIN/otorun" --bogus
+	assertEquals 100 "$rc"
+	assertOneLine otorun
+	run "$OTO_BIN/otorun" --agent-root /x --role member --person a --secret K -- true
+	assertEquals 100 "$rc"
+	assertOneLine otorun
+	run "$OTO_BIN/otorun" --agent-root /x --role member --person a -- true
+	assertEquals "root without --as" 100 "$rc"
+	assertOneLine otorun
+}
+
+. shunit2
