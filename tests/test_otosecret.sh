@@ -218,13 +218,15 @@ test_while_holding_plaintext() {
 	# the kernel shows a non-dumpable task's /proc/PID files as owned by root.
 	if [ -n "$IS_ROOT" ]; then
 		as="setpriv --reuid $OTO_TEST_USER --regid $OTO_TEST_USER --clear-groups"
+		owner=$OTO_TEST_USER
 	else
 		as=
+		owner=$(id -u)
 	fi
 	$as sleep 3 &
 	ctl=$!
 	sleep 0.1
-	assertEquals "a dumpable process shows its owner" "$OTO_TEST_USER" "$(stat -c %u /proc/$ctl/status)"
+	assertEquals "a dumpable process shows its owner" "$owner" "$(stat -c %u /proc/$ctl/status)"
 	kill $ctl
 	OTO_TEST_PAUSE=1 $as otosecret --store-fd 3 --key-fd 4 --use OTHER:fd=5 -- touch "$T/ran" \
 		3<"$T/store" 4<"$T/key" &
