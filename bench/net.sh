@@ -23,6 +23,9 @@ done
 trap 'topo_down' EXIT
 trap 'topo_down; exit 1' INT TERM HUP
 topo_up || exit 111
+# pasta insists on a default route on the host; the fake internet is the way out.
+ip -n "$NH" route add default via $INET4
+ip -n "$NH" -6 route add default via $INET6
 D=$TOPO_DIR/bench
 mkdir -p "$D" && chmod 1777 "$D"
 USER_RUN="setpriv --reuid 65534 --regid 65534 --clear-groups"
@@ -40,7 +43,7 @@ client() {
 		ip netns exec "$NH" "$OTO_BIN/otonet" --as 65534 --public 203.0.113.0/24 -- \
 			$ip $args >"$D/out" 2>"$D/err" ;;
 	pasta)
-		ip netns exec "$NH" $USER_RUN pasta --config-net -q -f -- $ip $args >"$D/out" 2>"$D/err" ;;
+		ip netns exec "$NH" $USER_RUN pasta --config-net --no-map-gw -q -f -- $ip $args >"$D/out" 2>"$D/err" ;;
 	slirp4netns)
 		rm -f "$D/pid"
 		ip netns exec "$NH" $USER_RUN unshare -Urn sh -c "echo \$\$ >$D/pid;

@@ -301,6 +301,23 @@ ENETUNREACH
 ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
 }
 
+test_relay_is_unprivileged_and_locked_down() {
+	ip netns exec "$NH" "$OTO_BIN/otonet" $AS $PUB -- sh -c "echo up >$T/up; sleep 2" 2>/dev/null &
+	relay=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	sleep 0.2
+	st=$(cat /proc/$relay/status)
+	# The relay runs as the --as user, in the host's network namespace.
+	assertEquals "Uid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Uid:')"
+	assertEquals "$(in_host readlink /proc/self/ns/net)" "$(readlink /proc/$relay/ns/net)"
+	assertEquals "NoNewPrivs:	1" "$(echo "$st" | grep '^NoNewPrivs:')"
+	assertEquals "Seccomp:	2" "$(echo "$st" | grep '^Seccomp:')"
+	assertEquals "CapEff:	0000000000000000" "$(echo "$st" | grep '^CapEff:')"
+	wait $relay
+	assertEquals 0 $?
+}
+
 test_inside_the_network_cannot_be_reconfigured() {
 	for cmd in "ip addr add 10.9.9.9/32 dev tun0" "ip route add 10.1.0.0/16 dev tun0" \
 		"ip link set tun0 down" "ip route del 10.0.0.0/8"; do

@@ -140,4 +140,7 @@ struct relay_cfg {
 };
 void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 
+/* lockdown.c: the relay's seccomp allowlist (after no_new_privs). */
+void relay_lockdown(void);
+
 #endif

@@ -835,6 +835,8 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 	ev.data.u64 = TAG_SIG;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "unable to watch signals");
+	/* Everything is open: from here on, only the calls the loop makes. */
+	relay_lockdown();
 	/* The child may have exited before the signalfd existed. */
 	signals(sigfd);
 	for (;;) {
