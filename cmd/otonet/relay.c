@@ -53,6 +53,7 @@ enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
 struct flow {
 	int proto; /* 0: free */
 	int fd;
+	uint32_t gen; /* told apart from an earlier flow in the same slot */
 	int next; /* hash chain, -1 ends */
 	struct ipaddr asrc, adst;
 	uint16_t sport, dport;
@@ -68,7 +69,7 @@ struct flow {
 	int dup, retries;
 	uint64_t rto_at;
 	unsigned int rto;
-	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1;
+	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
 	/* UDP: the start of the last datagram, to quote in an ICMP error. */
 	uint8_t quote[64];
 	size_t quotelen;
@@ -84,6 +85,9 @@ static int ep, tunfd;
 static uint8_t ibuf[BUFSZ], obuf[BUFSZ];
 static uint64_t now;
 static uint32_t rnd_state;
+/* Flows owing the agent an ACK, sent once per batch of packets read. */
+static struct flow *pending[256];
+static unsigned int npending;
 
 static uint64_t clock_ms(void)
 {
@@ -166,13 +170,16 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 {
 	struct flow *f;
 	unsigned int h;
+	uint32_t gen;
 	int i = free_head;
 
 	if (i < 0)
 		return NULL;
 	f = &flows[i];
 	free_head = f->next;
+	gen = f->gen + 1;
 	memset(f, 0, sizeof(*f));
+	f->gen = gen;
 	f->proto = p->proto;
 	f->fd = fd;
 	f->asrc = p->src;
@@ -189,6 +196,7 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 
 static void flow_free(struct flow *f)
 {
+	f->ack_pending = 0;
 	unsigned int h = flow_hash(f->proto, &f->asrc, &f->adst, f->sport, f->dport);
 	int idx = (int)(f - flows);
 
@@ -209,7 +217,12 @@ static void flow_free(struct flow *f)
 
 static int flow_watch(struct flow *f, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = (uint64_t)(f - flows) };
+	/*
+	 * The slot and its generation: an event still queued for a flow freed
+	 * earlier in the same batch never reaches the flow that took its slot.
+	 */
+	struct epoll_event ev = { .events = events,
+				  .data.u64 = (uint64_t)(f - flows) | (uint64_t)f->gen << 32 };
 	int op = f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (f->events == events)
@@ -572,8 +585,14 @@ static void tcp_input(const struct pkt *p)
 	} else if (p->flags & TH_FIN) {
 		need_ack = 1;
 	}
-	if (need_ack)
-		tcp_out(f, f->snd_nxt, TH_ACK, 0);
+	if (need_ack && !f->ack_pending) {
+		if (npending < sizeof(pending) / sizeof(pending[0])) {
+			f->ack_pending = 1;
+			pending[npending++] = f;
+		} else {
+			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+		}
+	}
 	if (tcp_flush(f) < 0)
 		return;
 	if (f->agent_fin && f->fin_acked)
@@ -740,7 +759,32 @@ static int agent_addr_ok(const struct pkt *p)
 	return !memcmp(p->src.a, A6, 16);
 }
 
+/*
+ * One ACK per flow for a whole batch read from the TUN, not one per segment:
+ * it carries the same information, and the window is measured once.
+ */
+static void acks_flush(void)
+{
+	for (unsigned int i = 0; i < npending; i++) {
+		struct flow *f = pending[i];
+
+		if (f->proto == PROTO_TCP && f->ack_pending) {
+			f->ack_pending = 0;
+			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+		}
+	}
+	npending = 0;
+}
+
+static void tun_batch(void);
+
 static void tun_input(void)
+{
+	tun_batch();
+	acks_flush();
+}
+
+static void tun_batch(void)
 {
 	for (int i = 0; i < 256; i++) {
 		ssize_t n = read(tunfd, ibuf, sizeof(ibuf));
@@ -853,9 +897,9 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 			} else if (tag == TAG_SIG) {
 				signals(sigfd);
 			} else {
-				struct flow *f = &flows[tag];
+				struct flow *f = &flows[(uint32_t)tag];
 
-				if (!f->proto)
+				if (!f->proto || f->gen != (uint32_t)(tag >> 32))
 					continue;
 				if (f->proto == PROTO_TCP)
 					tcp_sock_event(f, evs[i].events);
