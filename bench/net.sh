@@ -87,7 +87,7 @@ done
 	echo "from the sandbox to a server in the fake internet (upload) and back (\`-R\`, download),"
 	echo "through each user-mode stack, MTU 65520, all running as uid 65534, in the otonet test topology."
 	echo "slirp4netns: \`slirp4netns -c --mtu 65520 --disable-host-loopback PID tap0\`;"
-	echo "pasta: \`pasta --config-net -f -- iperf3 ...\`; otonet: \`otonet --as 65534 --public 203.0.113.0/24 -- iperf3 ...\`."
+	echo "pasta: \`pasta --config-net --no-map-gw -f -- iperf3 ...\` (the fake host's gateway is the server); otonet: \`otonet --as 65534 --public 203.0.113.0/24 -- iperf3 ...\`."
 	echo
 	echo "| direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
 	echo "|---|---|---|---|---|---|"
