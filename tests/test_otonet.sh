@@ -108,6 +108,28 @@ test_dns_over_udp_and_tcp_v4_v6() {
 	assertEquals "nameserver $LAN4" "$(in_host cat /etc/resolv.conf)"
 }
 
+test_resolv_conf_symlink_is_covered_not_followed() {
+	# A host whose /etc/resolv.conf is a symlink (systemd-resolved's stub), then
+	# a dangling one: the sandbox sees otonet's file either way, and the
+	# target on the host is not written to.
+	mkdir -p "$T/run"
+	cp -a /etc/. "$T/etc" 2>/dev/null
+	echo "nameserver $LAN4" >"$T/run/stub.conf"
+	rm -f "$T/etc/resolv.conf"
+	ln -s "$T/run/stub.conf" "$T/etc/resolv.conf"
+	inside="cat /etc/resolv.conf | grep -c 10.0.2.3; $NT dns example.test udp"
+	run in_host unshare -m sh -c "mount --bind $T/etc /etc && $OTO_BIN/otonet $AS $PUB -- sh -c '$inside'"
+	assertEquals "$(cat "$T/err")" "1
+ok 203.0.113.10" "$(cat "$T/out")"
+	assertEquals "nameserver $LAN4" "$(cat "$T/run/stub.conf")"
+	rm "$T/etc/resolv.conf"
+	ln -s /nonexistent/stub.conf "$T/etc/resolv.conf"
+	run in_host unshare -m sh -c "mount --bind $T/etc /etc && $OTO_BIN/otonet $AS $PUB --dns $LAN4 -- sh -c '$inside'"
+	assertEquals "$(cat "$T/err")" "1
+ok 203.0.113.10" "$(cat "$T/out")"
+	assertFalse "the dangling target was not created" "[ -e /nonexistent/stub.conf ]"
+}
+
 test_dns_follows_dns_option() {
 	run onet $PUB --dns $LAN4 -- $NT dns example.test tcp
 	assertEquals "ok 203.0.113.10" "$(cat "$T/out")"
