@@ -130,6 +130,23 @@ ok 203.0.113.10" "$(cat "$T/out")"
 	assertFalse "the dangling target was not created" "[ -e /nonexistent/stub.conf ]"
 }
 
+test_dns_to_a_loopback_resolver_on_the_host() {
+	# A resolver on the host's loopback (as systemd-resolved's 127.0.0.53).
+	ip netns exec "$NH" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
+		--listen-address=127.0.0.53 --bind-interfaces --user=root --pid-file= \
+		--address=/loop.test/203.0.113.77 >/dev/null 2>&1 &
+	dns=$!
+	sleep 0.3
+	run onet $PUB --dns 127.0.0.53 -- sh -c "$NT dns loop.test udp; $NT dns loop.test tcp;
+		$NT connect 127.0.0.53 53"
+	kill $dns
+	wait $dns 2>/dev/null
+	# DNS reaches it; a direct connection to it stays inside the sandbox.
+	assertEquals "ok 203.0.113.77
+ok 203.0.113.77
+ECONNREFUSED" "$(cut -d' ' -f1,2 "$T/out" | sed 's/^ECONNREFUSED .*/ECONNREFUSED/')"
+}
+
 test_dns_follows_dns_option() {
 	run onet $PUB --dns $LAN4 -- $NT dns example.test tcp
 	assertEquals "ok 203.0.113.10" "$(cat "$T/out")"
