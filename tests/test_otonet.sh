@@ -259,6 +259,15 @@ test_exceptions_are_exact() {
 	done
 }
 
+test_exception_ipv6() {
+	run onet $PUB --allow "tcp:[$LAN6]:8086" -- sh -c "$NT connect $LAN6 8086; $NT connect $LAN6 8087;
+		$NT connect fd12:3456::11 8086"
+	assertEquals "ok lan
+ECONNREFUSED
+EACCES" "$(cut -d' ' -f1,2 "$T/out" | sed 's/^\([A-Z]*\) [0-9]*$/\1/')"
+	assertEquals "tcp $LAN6 8086 from $HOST_LAN6" "$(cat "$TOPO_DIR/lan.seen")"
+}
+
 test_exception_host_name_is_resolved_once_at_start() {
 	hosts=/etc/netns/$NH/hosts
 	cp "$hosts" "$T/hosts.orig"
