@@ -12,8 +12,6 @@
 #include "oto.h"
 #include "otonet.h"
 
-void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
-
 static void add_host(struct filter *f, const struct sockaddr *sa)
 {
 	struct ipaddr a = { .family = sa->sa_family };

@@ -27,8 +27,6 @@
 #include "oto.h"
 #include "otonet.h"
 
-void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
-
 int main(int argc, char **argv)
 {
 	struct otonet_opts o;

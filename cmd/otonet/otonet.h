@@ -59,6 +59,12 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv);
 /* "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
 int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port);
 
+/*
+ * hostinfo.c: the filter from the options and the host (its addresses, its
+ * resolver), with exception names resolved now and pinned.
+ */
+void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
+
 /* filter.c: pure. proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. */
 void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, uint16_t port,
 		   struct decision *d);

@@ -682,9 +682,8 @@ static void udp_input(const struct pkt *p)
 static void icmp_input(const struct pkt *p)
 {
 	struct flow *f = flow_find(p);
-	uint8_t *e = ibuf; /* p points into ibuf: build in obuf, then send */
 
-	(void)e;
+	/* p points into ibuf: the request is rebuilt in obuf, then sent. */
 	if (!f) {
 		f = flow_open(p, SOCK_DGRAM, IPPROTO_ICMP);
 		if (!f) {
