@@ -68,7 +68,13 @@ topo_up() {
 	echo "nameserver $LAN4" >"/etc/netns/$NH/resolv.conf"
 	printf '127.0.0.1 localhost\n%s lanbox\n' "$LAN4" >"/etc/netns/$NH/hosts"
 	# /dev/net/tun: stock Debian mode for the test, restored by topo_down.
-	TUN_MODE=$(stat -c %a /dev/net/tun)
+	# Saved once per machine state: an overlapping run must not save 0666.
+	if [ -f /run/oto-tun-mode ] && ip netns list | grep -v "^$NH" | grep -q '^oto-host-'; then
+		TUN_MODE=$(cat /run/oto-tun-mode)
+	else
+		TUN_MODE=$(stat -c %a /dev/net/tun)
+		echo "$TUN_MODE" >/run/oto-tun-mode
+	fi
 	chmod 0666 /dev/net/tun
 	ip netns exec "$NI" $PY "$NETTOOL" serve-inet "$TOPO_DIR" >"$TOPO_DIR/inet.log" 2>&1 &
 	echo $! >"$TOPO_DIR/inet.pid"
@@ -96,7 +102,12 @@ topo_down() {
 	done
 	for ns in "$NH" "$NI" "$NL"; do ip netns del "$ns" 2>/dev/null; done
 	rm -rf "/etc/netns/$NH" "$TOPO_DIR"
-	[ -n "$TUN_MODE" ] && chmod "$TUN_MODE" /dev/net/tun
+	# The device is the machine's: restore its mode only when no other
+	# topology (another suite, a benchmark) still needs it, and the mode
+	# saved is not one an overlapping run had already changed.
+	if [ -n "$TUN_MODE" ] && ! ip netns list | grep -q '^oto-host-'; then
+		chmod "$TUN_MODE" /dev/net/tun
+	fi
 	TUN_MODE=
 	return 0
 }
