@@ -263,6 +263,8 @@ reject() {
 }
 
 test_failures_are_all_or_nothing() {
+	# The bad stores below are owner-only, so each fails for its own reason.
+	umask 077
 	otosecret keygen --out "$T/wrong"
 	reject 101 --store "$T/store" --key-file "$T/wrong" --use TXT
 	assertContains "$(cat "$T/err")" "does not verify"
@@ -294,6 +296,15 @@ test_failures_are_all_or_nothing() {
 	assertContains "$(cat "$T/err")" "NOPE: no such name"
 	# A value with NUL bytes cannot go into the environment.
 	reject 101 --store "$T/store" --key-file "$T/key" --use BIN
+	# A store others may read or write (DESIGN.md: owner-only, like keys).
+	cp "$T/store" "$T/s644" && chmod 644 "$T/s644"
+	reject 101 --store "$T/s644" --key-file "$T/key" --use TXT
+	assertEquals "otosecret: fatal: store $T/s644 is accessible by group or others (mode 0644): chmod 600" "$(cat "$T/err")"
+	# The same rule as for keys: also through an fd on a regular file.
+	run sh -c 'otosecret --store-fd 3 --key-file "$1" --use TXT -- touch "$2" 3<"$0"' \
+		"$T/s644" "$T/key" "$T/ran"
+	assertEquals 101 "$rc"
+	assertFalse "[ -e '$T/ran' ]"
 	# Key: readable by others, not a key, too long.
 	cp "$T/key" "$T/k644" && chmod 644 "$T/k644"
 	reject 101 --store "$T/store" --key-file "$T/k644" --use TXT

@@ -126,9 +126,10 @@ uint8_t *xkey_load(int fd, const char *path)
 	return key;
 }
 
-uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok)
+uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only)
 {
 	const char *what = path ? path : "--store-fd";
+	struct stat st;
 	uint8_t *buf;
 
 	if (path) {
@@ -138,6 +139,15 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok)
 		if (fd < 0)
 			die(EXIT_SYS, errno, "unable to open store %s", path);
 	}
+	/*
+	 * DESIGN.md: stores, like keys, come only from owner-only files. A store
+	 * others may write could be swapped for an older one of the same id
+	 * (a rollback the seal cannot tell); one others may read lists names.
+	 */
+	if (owner_only && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		die(EXIT_REJECT, 0,
+		    "store %s is accessible by group or others (mode %04o): chmod 600", what,
+		    (unsigned int)(st.st_mode & 07777));
 	if (io_read_all(fd, STORE_MAX_SIZE, &buf, len) < 0) {
 		if (errno == EFBIG)
 			die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(STORE_ETOOBIG));

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 
 	/* 2. Read the key and the store; both fds are closed once read. */
 	key = xkey_load(o.key_fd, o.key_path);
-	store = xstore_load(o.store_fd, o.store_path, &len, 0);
+	store = xstore_load(o.store_fd, o.store_path, &len, 0, 1);
 	err = store_parse(store, len, &v);
 	if (err)
 		die(EXIT_REJECT, 0, "store %s: %s", o.store_path ? o.store_path : "--store-fd",

@@ -49,7 +49,7 @@ void otosecret_list(const struct otosecret_opts *o)
 {
 	static struct store_view v;
 	size_t len;
-	uint8_t *buf = xstore_load(o->store_fd, o->store_path, &len, 0);
+	uint8_t *buf = xstore_load(o->store_fd, o->store_path, &len, 0, 0);
 	int err = store_parse(buf, len, &v);
 
 	if (err)
@@ -215,7 +215,7 @@ void otosecret_seal(const struct otosecret_opts *o)
 	const char *line, *val;
 
 	/* Adding to a store: the old entries are verified and kept, under the same id. */
-	old = o->store_path ? xstore_load(-1, o->store_path, &len, 1) : NULL;
+	old = o->store_path ? xstore_load(-1, o->store_path, &len, 1, 1) : NULL;
 	randombytes_buf(id, sizeof(id));
 	if (old) {
 		int err = store_parse(old, len, &v);

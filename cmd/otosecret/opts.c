@@ -16,7 +16,7 @@ static const char USAGE[] =
 	"       otosecret list --store-fd N|--store FILE\n"
 	"Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
 	"\n"
-	"  --store-fd N, --store FILE   the sealed store (closed before the exec)\n"
+	"  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
 	"  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
 	"  --use NAME[:HOW]   give entry NAME to PROG; repeatable. HOW is one of\n"
 	"                     env          the variable NAME (the default)\n"

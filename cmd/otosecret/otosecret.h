@@ -119,7 +119,7 @@ int io_write_all(int fd, const void *buf, size_t len);
  */
 uint8_t *xkey_load(int fd, const char *path);
 /* Read the store (fd or path) into a malloc'd buffer; dies on failure. */
-uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok);
+uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only);
 
 /* ---- modes.c ---- */
 void otosecret_keygen(const struct otosecret_opts *o);
