@@ -27,6 +27,18 @@
 #include "oto.h"
 #include "otonet.h"
 
+/* A switch for the tests only: said aloud when on, never passed on. */
+static int test_switch(const char *name)
+{
+	const char *v = getenv(name);
+	int on = v && !strcmp(v, "1");
+
+	if (on)
+		warnx("%s=1 (for tests only)", name);
+	unsetenv(name);
+	return on;
+}
+
 int main(int argc, char **argv)
 {
 	struct otonet_opts o;
@@ -69,6 +81,8 @@ int main(int argc, char **argv)
 		warnx("OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)");
 	}
 	unsetenv("OTO_TEST_NO_KERNEL_LAYER");
+	cfg.no_peek_off = test_switch("OTO_TEST_NO_PEEK_OFF");
+	cfg.badcall = test_switch("OTO_TEST_RELAY_BADCALL");
 
 	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
 	sigemptyset(&mask);

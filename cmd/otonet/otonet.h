@@ -143,6 +143,8 @@ struct relay_cfg {
 	int log_fd;
 	unsigned long max_flows;
 	pid_t child;
+	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
+	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 };
 void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 

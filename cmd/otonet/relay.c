@@ -12,6 +12,9 @@
  *    with MSG_PEEK (SO_PEEK_OFF moves on by itself), sent within the agent's
  *    window, and removed from the queue only when the agent acknowledges it,
  *    so a retransmission (timeout, three duplicate ACKs) peeks it again;
+ *    where the kernel lacks SO_PEEK_OFF for TCP (before 6.10), the data is
+ *    read into a bounded buffer of the flow instead (SBUF_CAP bytes: reading
+ *    stops while it is full), resent from there and dropped when acknowledged;
  *  - FIN becomes shutdown(SHUT_WR) and back; RST becomes an abortive close
  *    (SO_LINGER 0) and back.
  *
@@ -47,6 +50,8 @@
 #define UDP_IDLE_MS 60000
 #define DNS_IDLE_MS 10000
 #define ECHO_IDLE_MS 10000
+/* Host data the agent has not acknowledged, per flow, without SO_PEEK_OFF. */
+#define SBUF_CAP (256U << 10)
 
 enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
 
@@ -70,6 +75,10 @@ struct flow {
 	uint64_t rto_at;
 	unsigned int rto;
 	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
+	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
+	unsigned int buffered : 1, host_eof : 1;
+	uint8_t *sbuf;
+	uint32_t sboff, sblen;
 	/* UDP: the start of the last datagram, to quote in an ICMP error. */
 	uint8_t quote[64];
 	size_t quotelen;
@@ -208,6 +217,8 @@ static void flow_free(struct flow *f)
 	}
 	if (f->fd >= 0)
 		close(f->fd); /* also leaves the epoll set */
+	free(f->sbuf);
+	f->sbuf = NULL;
 	f->proto = 0;
 	f->fd = -1;
 	f->next = free_head;
@@ -290,11 +301,9 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 		int one = 1, zero = 0;
 
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0) {
-			warnx("SO_PEEK_OFF is not supported for TCP by this kernel (6.10 or later)");
-			flow_free(f);
-			return NULL;
-		}
+		if (C->no_peek_off ||
+		    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
+			f->buffered = 1;
 	}
 	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
 		debugx("connect for a new flow: %s", strerror(errno));
@@ -393,6 +402,71 @@ static void tcp_events(struct flow *f)
 		debugx("epoll_ctl: %s", strerror(errno));
 }
 
+static void tcp_send_fin(struct flow *f)
+{
+	tcp_out(f, f->snd_nxt, TH_FIN | TH_ACK, 0);
+	f->snd_nxt++;
+	f->fin_sent = 1;
+	if (!f->rto_at)
+		f->rto_at = now + f->rto;
+}
+
+/*
+ * Without SO_PEEK_OFF: the host's data is read into the flow's buffer, at
+ * most SBUF_CAP bytes not yet acknowledged, and sent (again) from there.
+ */
+static int tcp_flush_buffered(struct flow *f)
+{
+	size_t off = pkt_l4_off(f->asrc.family) + 20;
+
+	for (int i = 0; i < 256; i++) {
+		uint32_t inflight = f->snd_nxt - f->snd_una, len;
+
+		if (inflight >= f->sblen) {
+			uint32_t end = f->sboff + f->sblen;
+			ssize_t n;
+
+			if (f->host_eof) {
+				tcp_send_fin(f);
+				break;
+			}
+			if (f->sblen == SBUF_CAP)
+				break; /* full: read on once the agent acknowledges */
+			if (!f->sbuf && !(f->sbuf = malloc(SBUF_CAP)))
+				break;
+			if (end == SBUF_CAP) {
+				memmove(f->sbuf, f->sbuf + f->sboff, f->sblen);
+				f->sboff = 0;
+				end = f->sblen;
+			}
+			n = recv(f->fd, f->sbuf + end, SBUF_CAP - end, MSG_DONTWAIT);
+			if (n < 0) {
+				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+					break;
+				tcp_reset_agent(f);
+				return -1;
+			}
+			if (n == 0)
+				f->host_eof = 1;
+			f->sblen += (uint32_t)n;
+			continue;
+		}
+		if (inflight >= f->agent_wnd)
+			break;
+		len = f->agent_wnd - inflight;
+		if (len > f->seg)
+			len = f->seg;
+		if (len > f->sblen - inflight)
+			len = f->sblen - inflight;
+		memcpy(obuf + off, f->sbuf + f->sboff + inflight, len);
+		tcp_out(f, f->snd_nxt, TH_ACK | TH_PSH, len);
+		f->snd_nxt += len;
+		if (!f->rto_at)
+			f->rto_at = now + f->rto;
+	}
+	return 0;
+}
+
 /* Send what the host sent, as far as the agent's window reaches. */
 static int tcp_flush(struct flow *f)
 {
@@ -400,6 +474,8 @@ static int tcp_flush(struct flow *f)
 
 	if (f->st != ST_EST || f->fin_sent)
 		return 0;
+	if (f->buffered)
+		return tcp_flush_buffered(f);
 	for (int i = 0; i < 256; i++) {
 		uint32_t inflight = f->snd_nxt - f->snd_una, len;
 		ssize_t n;
@@ -417,11 +493,7 @@ static int tcp_flush(struct flow *f)
 			return -1;
 		}
 		if (n == 0) {
-			tcp_out(f, f->snd_nxt, TH_FIN | TH_ACK, 0);
-			f->snd_nxt++;
-			f->fin_sent = 1;
-			if (!f->rto_at)
-				f->rto_at = now + f->rto;
+			tcp_send_fin(f);
 			break;
 		}
 		tcp_out(f, f->snd_nxt, TH_ACK | TH_PSH, (size_t)n);
@@ -444,7 +516,8 @@ static int tcp_rewind(struct flow *f)
 	f->snd_nxt = f->snd_una;
 	f->fin_sent = 0;
 	f->dup = 0;
-	setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
+	if (!f->buffered)
+		setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
 	return tcp_flush(f);
 }
 
@@ -554,6 +627,13 @@ static void tcp_input(const struct pkt *p)
 			n--;
 		}
 		/* Acknowledged: now, and only now, the bytes leave the host socket. */
+		if (f->buffered) {
+			if (n > f->sblen)
+				n = f->sblen;
+			f->sboff = n == f->sblen ? 0 : f->sboff + n;
+			f->sblen -= n;
+			n = 0;
+		}
 		while (n) {
 			ssize_t r = recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
 
