@@ -70,6 +70,8 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
+/* Run by root: become the --as account (dies 100 without one, 111 on failure). */
+void xuser_drop_root(const char *as);
 
 /* userns.c */
 /* Format one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */

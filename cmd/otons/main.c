@@ -28,17 +28,7 @@ int main(int argc, char **argv)
 	 * 1. Root never runs a sandbox: become the --as account first, so that
 	 *    the user namespace maps an unprivileged id and not outer uid 0.
 	 */
-	if (getuid() == 0 || geteuid() == 0) {
-		uid_t uid;
-		gid_t gid;
-
-		if (!o.as)
-			die_usage("run as root: --as USER[:GROUP] names the unprivileged account to use");
-		if (user_lookup(o.as, &uid, &gid) < 0)
-			die_usage("--as %s: no such unprivileged user or group", o.as);
-		if (user_become(uid, gid) < 0)
-			die(EXIT_SYS, errno, "unable to become %s", o.as);
-	}
+	xuser_drop_root(o.as);
 
 	/*
 	 * 2. Two nested user namespaces: the outer one caps the number of user
