@@ -65,18 +65,23 @@ $(DEPS)/.built: scripts/build-deps.sh | $(O)/.hostdeps
 	scripts/build-deps.sh $(DEPS)
 	@touch $@
 
+# V=1 shows the whole command lines.
+Q := $(if $(V),,@)
+
 $(O)/obj/%.o: %.c | $(DEPSTAMP) $(O)/.hostdeps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(O)/liboto.a: $(LIBOBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/liboto.a
 	@mkdir -p $(BIN)
-	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $$(LDLIBS)
+	@$(if $(Q),echo "  LD      $$@")
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $$(LDLIBS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 

@@ -7,18 +7,6 @@
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'topo_down' EXIT
-	trap 'topo_down; exit 1' INT TERM HUP
-	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] && topo_down
-	return 0
-}
-
 # A fresh agent tree per test, owned by the sandbox's user; nettool.py in its
 # workspace so the agent can run it as /work/nettool.py.
 suite_setUp() {

@@ -8,18 +8,6 @@
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'topo_down' EXIT
-	trap 'topo_down; exit 1' INT TERM HUP
-	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] && topo_down
-	return 0
-}
-
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return; }
 	: >"$TOPO_DIR/lan.seen"

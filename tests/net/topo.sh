@@ -112,5 +112,20 @@ topo_down() {
 	return 0
 }
 
+# shunit2's suite hooks for a suite that sources this file: one topology for
+# the whole suite, removed at the end even after a failure or a signal. A
+# suite that needs more defines its own after sourcing this file.
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'topo_down' EXIT
+	trap 'topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] && topo_down
+	return 0
+}
+
 # in_host CMD...: run CMD in the fake host (as root: otonet needs --as).
 in_host() { ip netns exec "$NH" "$@"; }
