@@ -2,8 +2,8 @@
 /*
  * Packets on the TUN. Everything read from it was written by the agent's
  * kernel on the agent's behalf, which means by the agent: every length is
- * checked against what was actually read before it is used, fragments and
- * IPv6 extension headers are dropped, checksums are verified.
+ * checked against what was actually read before it is used, fragments, IPv4
+ * options and IPv6 extension headers are dropped, checksums are verified.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -152,7 +152,12 @@ int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
 			return -1;
 		hl = (size_t)(buf[0] & 0xf) * 4;
 		tot = get16(buf + 2);
-		if (hl < 20 || tot < hl || tot > len)
+		/*
+		 * Options are dropped as IPv6 extension headers are: the relay
+		 * would ignore a source route or a lying option length, and the
+		 * agent's kernel sends none unless asked to.
+		 */
+		if (hl != 20 || tot < hl || tot > len)
 			return -1;
 		if (get16(buf + 6) & 0x3fff) /* MF or an offset: a fragment */
 			return -1;
