@@ -2,16 +2,138 @@
 /*
  * The relay holds host sockets on the agent's behalf, and every byte it
  * parses is the agent's: if a bug in it were ever exploited, the process
- * should be able to do little more than relay. A seccomp allowlist of the
- * calls the loop makes, installed once everything is set up; anything else
- * kills the relay, and with it the sandbox's network (fail closed).
+ * should be able to do little more than relay. Once it has read all it needs
+ * from the host (its addresses, its resolver, the --allow names), it leaves
+ * the host's files behind (a new user and mount namespace whose root is an
+ * empty read-only tmpfs), holds no capability, sets no_new_privs, is not
+ * dumpable, and finally runs under a seccomp allowlist of the calls its loop
+ * makes; anything else kills the relay, and with it the sandbox's network
+ * (fail closed). It stays in the host's network namespace: its host sockets
+ * are what it is for.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
 #include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "oto.h"
 #include "otonet.h"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, text, len);
+	if (w < 0 || (size_t)w != len) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Its own uid and gid, mapped to themselves: the kernel sees the same ids. */
+static void map_ids(uid_t uid, gid_t gid)
+{
+	char line[64];
+
+	/* An unprivileged gid_map needs setgroups denied first (CVE-2014-8989). */
+	if (write_file("/proc/self/setgroups", "deny") < 0)
+		die(EXIT_SYS, errno, "relay: unable to write /proc/self/setgroups");
+	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)uid, (unsigned int)uid);
+	if (write_file("/proc/self/uid_map", line) < 0)
+		die(EXIT_SYS, errno, "relay: unable to write its uid_map");
+	/*
+	 * The same gid outside and in: ping sockets check the caller's gid
+	 * against the host's net.ipv4.ping_group_range.
+	 */
+	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)gid, (unsigned int)gid);
+	if (write_file("/proc/self/gid_map", line) < 0)
+		die(EXIT_SYS, errno, "relay: unable to write its gid_map");
+}
+
+/* An empty read-only tmpfs as the root; the host's tree detached. */
+static void empty_root(void)
+{
+	static const char *const SPOTS[] = { "/tmp", "/mnt", "/dev", "/proc" };
+	const char *dir = NULL;
+
+	/* Nothing done here may propagate back to the host's mounts. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die(EXIT_SYS, errno, "relay: unable to make its mounts private");
+	/* Any existing directory will do as the mount point: it is ours alone. */
+	for (size_t i = 0; !dir && i < sizeof(SPOTS) / sizeof(SPOTS[0]); i++)
+		if (mount("oto-relay", SPOTS[i], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  "size=4k,nr_inodes=2,mode=0500") == 0)
+			dir = SPOTS[i];
+	if (!dir)
+		die(EXIT_SYS, errno, "relay: unable to mount its empty root");
+	if (chdir(dir) < 0)
+		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+	/*
+	 * pivot_root(".", "."): the old root is stacked under the new one and
+	 * detached at once, so not even a path through ".." leads back to it.
+	 * Where the current root is no mount (a chroot), chroot is what is left.
+	 */
+	if (syscall(SYS_pivot_root, ".", ".") == 0) {
+		if (umount2(".", MNT_DETACH) < 0)
+			die(EXIT_SYS, errno, "relay: unable to detach the host's root");
+	} else if (chroot(".") < 0) {
+		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+	}
+	if (chdir("/") < 0)
+		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		die(EXIT_SYS, errno, "relay: unable to make its root read-only");
+}
+
+/* Every capability the new user namespace gave, in every set. */
+static void drop_caps(void)
+{
+	cap_t none;
+
+	for (cap_value_t c = 0; c <= 63; c++)
+		if (cap_drop_bound(c) < 0 && errno != EINVAL)
+			die(EXIT_SYS, errno, "relay: unable to drop capability %d from its bounding set",
+			    (int)c);
+	if (cap_reset_ambient() < 0)
+		die(EXIT_SYS, errno, "relay: unable to clear its ambient capabilities");
+	none = cap_init();
+	if (!none || cap_set_proc(none) < 0)
+		die(EXIT_SYS, errno, "relay: unable to drop its capabilities");
+	cap_free(none);
+}
+
+void relay_confine(void)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		die(EXIT_SYS, errno, "relay: unable to enter a new user and mount namespace");
+	map_ids(uid, gid);
+	empty_root();
+	drop_caps();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
+		die(EXIT_SYS, errno, "unable to lock the relay down");
+}
 
 void relay_lockdown(void)
 {
@@ -45,4 +167,10 @@ void relay_lockdown(void)
 		seccomp_release(ctx);
 	if (rc < 0)
 		die(EXIT_SYS, -rc, "unable to install the relay's seccomp filter");
+}
+
+void relay_badcall(void)
+{
+	/* Not in the allowlist: the kernel kills the relay here. */
+	syscall(SYS_getppid);
 }

@@ -119,9 +119,11 @@ int main(int argc, char **argv)
 		return wait_code(status);
 	}
 
-	/* 5. The relay holds host sockets for the agent: nobody may inspect it. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die(EXIT_SYS, errno, "unable to lock the relay down");
+	/*
+	 * 5. The relay holds host sockets for the agent: from here on it needs
+	 *    no file, no capability, and nobody may inspect it.
+	 */
+	relay_confine();
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "unable to create a signalfd");

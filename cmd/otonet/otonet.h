@@ -148,7 +148,14 @@ struct relay_cfg {
 };
 void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 
-/* lockdown.c: the relay's seccomp allowlist (after no_new_privs). */
+/*
+ * lockdown.c: relay_confine leaves the host's files and every capability
+ * behind (new user and mount namespace, empty read-only root, no_new_privs,
+ * not dumpable); relay_lockdown, last, the seccomp allowlist; relay_badcall
+ * makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
+ */
+void relay_confine(void);
 void relay_lockdown(void);
+void relay_badcall(void);
 
 #endif

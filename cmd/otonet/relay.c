@@ -913,6 +913,8 @@ static void signals(int sigfd)
 	int status;
 
 	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR2 && C->badcall)
+			relay_badcall();
 		if (si.ssi_signo != SIGCHLD) {
 			kill(C->child, (int)si.ssi_signo);
 			continue;
