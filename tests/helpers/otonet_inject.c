@@ -6,7 +6,7 @@
  * bytes. Runs in the sandbox's network namespace with CAP_NET_RAW over it
  * (the suite enters it as root with nsenter; see tests/test_otonet_hostile.sh
  * for why the agent itself cannot). Sends the batch and exits 0; 1 on usage,
- * 2 when a socket call fails.
+ * 2 when a socket call fails, 3 when a live connection stopped working.
  *
  * Addresses: the agent is 10.0.2.100 / fd00::100, the gateway 10.0.2.2 /
  * fd00::2; "public" is the fake internet 203.0.113.10 / 2001:db8:1::10 (echo
@@ -35,8 +35,9 @@
  *                destinations and UDP to the marker port.
  *  frags         IPv4 first (MF), middle, last, overlapping and tiny (8 bytes,
  *                splitting the TCP header) fragments of SYNs and datagrams to
- *                the marker port and the LAN; IPv6 fragment headers (first,
- *                middle, overlapping, atomic).
+ *                the marker port and the LAN, and first fragments that hold
+ *                a whole well-formed segment or datagram; IPv6 fragment
+ *                headers (first, middle, overlapping, whole, atomic).
  *  ext6          IPv6 hop-by-hop, destination options, a chain of 200
  *                destination options headers, chains that "loop" (hop-by-hop
  *                after hop-by-hop, routing after routing), routing headers of
@@ -54,19 +55,22 @@
  *                segments before, straddling, far after and half the space
  *                away from the expected sequence number, data that wraps past
  *                2^32 relative to it, ACKs of data never sent and far in the
- *                past; then the connection must still echo.
+ *                past (bytes that land in the window are the agent writing
+ *                into its own stream: they go on to the echo server).
  *  windows       on such a connection: window 0, 1, 65535 with the agent's
- *                scale; SYNs with window scale 14, 15, 255, a scale option of
+ *                scale, then it must still echo (exit 3 if not); SYNs with window scale 14, 15, 255, a scale option of
  *                length 2 and 4, two scale options, MSS 0, 1 and 65535.
  *  urgent        URG with urgent pointers past the data, 0, 65535, with and
- *                without data, on the real connection and on unknown flows.
+ *                without data, on the real connection (which must still echo)
+ *                and on unknown flows.
  *  udp-lying     UDP length 0..7, one past the IP payload, 65535, shorter than
  *                the payload (only "short" of "short-tail" may be sent on),
  *                a wrong checksum, checksum 0 (none: sent on over IPv4 only).
  *  icmp-errors   ICMP and ICMPv6 errors (unreachable, time exceeded, packet
  *                too big, parameter problem) quoting forged inner packets of a
  *                live flow and of flows that do not exist, truncated quotes,
- *                quotes of quotes; echo requests with lying lengths.
+ *                quotes of quotes (the live flow must still echo); echo
+ *                requests with lying lengths.
  *  spoofed-src   SYNs and datagrams to the marker port and the LAN from
  *                sources other than the agent's: the gateway, the DNS address,
  *                public addresses, 0.0.0.0, broadcast, loopback, the LAN, the
@@ -484,6 +488,7 @@ static void frag4(const uint8_t *dst, int proto, uint16_t sport, uint16_t dport,
 	} fr[] = {
 		{ 0, 1, 0, 8 },   { 0, 1, 0, 16 }, { 1, 1, 8, 16 }, { 2, 0, 16, 24 },
 		{ 1, 1, 8, 8 },   { 8191, 0, 0, 16 }, { 8190, 1, 0, 24 },
+		{ 0, 1, 0, 4096 }, /* a first fragment that holds the whole datagram */
 	};
 
 	ip_start(&p, 0, A4, dst, proto);
@@ -516,7 +521,8 @@ static void frag6(const uint8_t *dst, int proto, uint16_t sport, uint16_t dport,
 		uint16_t off;
 		int mf;
 		size_t from, n;
-	} fr[] = { { 0, 1, 0, 8 }, { 1, 1, 8, 16 }, { 0, 1, 0, 24 }, { 2, 0, 16, 24 }, { 0, 0, 0, 40 } };
+	} fr[] = { { 0, 1, 0, 8 },  { 1, 1, 8, 16 }, { 0, 1, 0, 24 },
+		   { 2, 0, 16, 24 }, { 0, 0, 0, 40 }, { 0, 1, 0, 4096 } };
 
 	ip_start(&p, 1, A6, dst, proto);
 	if (proto == 6)
@@ -748,15 +754,36 @@ static void live_seg(const struct live *c, uint32_t seq, uint32_t ack, uint8_t f
 	send_p(&p);
 }
 
-/* The connection still echoes after the batch, or the batch fails. */
-static void live_close(struct live *c)
+/*
+ * check: the connection must still echo (exit 3 if not); for batches that
+ * wrote no in-window data into it. The seq batch does (that is the agent
+ * writing into its own stream, which the relay rightly sends on): the flow is
+ * then out of step with the agent's kernel, and is only closed.
+ */
+static void live_close(struct live *c, int check)
 {
-	char b[16];
+	char b[64];
+	size_t got = 0;
 	struct pollfd pf = { .fd = c->fd, .events = POLLIN };
 
 	usleep(100000);
-	/* The injected bytes may have reached the echo server: drain its echo. */
-	while (poll(&pf, 1, 200) == 1 && read(c->fd, b, sizeof(b)) > 0)
+	if (check) {
+		if (write(c->fd, "after", 5) != 5)
+			fail("write after the batch");
+		while (got < 5 && poll(&pf, 1, 3000) == 1) {
+			ssize_t n = read(c->fd, b + got, sizeof(b) - got);
+
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got != 5 || memcmp(b, "after", 5)) {
+			fprintf(stderr, "otonet_inject %s: the live connection no longer echoes (%zu bytes)\n",
+				batch, got);
+			exit(3);
+		}
+	}
+	while (poll(&pf, 1, 100) == 1 && read(c->fd, b, sizeof(b)) > 0)
 		;
 	close(c->fd);
 }
@@ -779,7 +806,7 @@ static void b_seq(void)
 		/* Straddling: starts 5 before, ends 5 after; all before. */
 		live_seg(&c, c.snd - 5, c.rcv, 0x18, 1000, 0, 10);
 		live_seg(&c, c.snd - 20, c.rcv, 0x18, 1000, 0, 10);
-		live_close(&c);
+		live_close(&c, 0);
 	}
 }
 
@@ -794,7 +821,7 @@ static void b_windows(void)
 		live_open(&c, v6);
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
 			live_seg(&c, c.snd, c.rcv, 0x10, w[i], 0, 0);
-		live_close(&c);
+		live_close(&c, 1);
 	}
 	{
 		static const uint8_t o1[] = { 3, 3, 14, 1 }, o2[] = { 3, 3, 15, 1 },
@@ -829,7 +856,7 @@ static void b_urgent(void)
 			live_seg(&c, c.snd, c.rcv, 0x30, 1000, up[i], 0);
 			live_seg(&c, c.snd + 100000, c.rcv, 0x38, 1000, up[i], 5);
 		}
-		live_close(&c);
+		live_close(&c, 1);
 		for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++)
 			for (int k = 0; k < 4; k++) {
 				static const uint8_t fl[] = { 0x20, 0x30, 0x22, 0x38 };
@@ -947,7 +974,7 @@ static void b_icmp_errors(void)
 				icmp_err(v6, PUB(v6), t[i][0], t[i][1], 0, inner.b, qn);
 			}
 		}
-		live_close(&c);
+		live_close(&c, 1);
 		/* Echo requests whose lengths lie, to the public target. */
 		for (int k = 0; k < 3; k++) {
 			static struct P p;
