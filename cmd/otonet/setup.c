@@ -89,6 +89,24 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
+/*
+ * The TUN's MTU: NET_MTU, or OTO_TEST_TUN_MTU (benchmarks and tests only, to
+ * compare with slirp4netns and pasta at a common MTU such as 1500).
+ */
+static unsigned int tun_mtu(void)
+{
+	const char *e = getenv("OTO_TEST_TUN_MTU");
+	unsigned long n;
+
+	if (!e)
+		return NET_MTU;
+	if (opt_ulong(e, NET_MTU, &n) < 0 || n < 1280)
+		die_usage("OTO_TEST_TUN_MTU=%s: expected 1280 to %d", e, NET_MTU);
+	warnx("OTO_TEST_TUN_MTU=%lu: the TUN's MTU (for tests only)", n);
+	unsetenv("OTO_TEST_TUN_MTU");
+	return (unsigned int)n;
+}
+
 static void configure(const struct otonet_opts *o, const struct filter *f, int kernel_layer)
 {
 	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
@@ -109,7 +127,7 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
 		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
-	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, NET_MTU, 16384) < 0)
+	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, tun_mtu(), 16384) < 0)
 		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
 	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
 		die(EXIT_SYS, errno, "unable to add tun0's addresses");
