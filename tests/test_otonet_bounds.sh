@@ -8,6 +8,14 @@
 . "$OTO_TESTS/net/topo.sh"
 
 NT="$PY $NETTOOL"
+FLOOD="$PY $(dirname "$NETTOOL")/flood.py"
+# The relay's peak resident memory (VmHWM) under every flood below, measured
+# at about 1.2 MiB here. What it can hold: two 64 KiB packet buffers, the flow
+# table (4096 slots of about 250 bytes: 1 MiB when all are touched) and its
+# hash heads, the static binary and libc's heap: under 3 MiB. 8 MiB leaves
+# room for the allocator, yet catches any growth per packet or per refused
+# flow (100,000 refusals at 70 bytes each would pass it).
+HWM_CEIL_KB=8192
 PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 
 oneTimeSetUp() {
@@ -107,6 +115,114 @@ test_a_call_outside_the_allowlist_kills_the_relay_and_the_network() {
 	assertEquals "tun-gone
 ENETUNREACH
 ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
+}
+
+# ---- the bounds ------------------------------------------------------------------
+
+# flood_run OTONET-OPTIONS -- AGENT-SHELL-TEXT: the relay in the background; the
+# agent writes $T/up when its flood is done and waits for $T/go, so that the
+# test reads the relay's peak memory then. $hwm: VmHWM in kB.
+flood_run() {
+	rm -f "$T/up" "$T/go"
+	opts=
+	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+	shift
+	ip netns exec "$NH" "$OTO_BIN/otonet" $AS $PUB $opts -- sh -c "$1; echo up >$T/up
+		n=0; while [ ! -e $T/go ] && [ \$n -lt 600 ]; do sleep 0.05; n=\$((n + 1)); done
+		$2" 2>"$T/rerr" 3>"$T/log" &
+	relay=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 3000 ]; do sleep 0.05; n=$((n + 1)); done
+	hwm=$(awk '/^VmHWM:/ {print $2}' /proc/$relay/status)
+	echo "relay VmHWM: $hwm kB" >&2
+	: >"$T/go"
+	wait $relay
+	rc=$?
+}
+
+# Sequential connections kept open: exactly --max-flows of them get through
+# (one of them the paused download), every later one is refused.
+test_100000_connections_held_refused_past_max_flows() {
+	flood_run --max-flows 1000 -- \
+		"$FLOOD hold 203.0.113.10 9002 100000 120 4000000 >$T/flood" \
+		"sleep 1; $NT down 203.0.113.10 3000000 >$T/after"
+	assertEquals "$(cat "$T/rerr")" 0 "$rc"
+	assertEquals "tried 100000 ok 999 refused 99001 other 0 download ok" "$(cat "$T/flood")"
+	assertEquals "ok" "$(cat "$T/after")"
+	assertContains "$(cat "$T/rerr")" "--max-flows 1000 reached: refusing a new flow"
+	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+}
+
+# As fast as they go, each closed at once, 64 at a time: the half-open bound
+# refuses some; every attempt ends as established or refused.
+test_100000_connections_churned_within_bounds() {
+	# The relay's side closes first: its ports in TIME_WAIT must not run out.
+	ip netns exec "$NH" sysctl -qw net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range="1024 65000"
+	flood_run --max-half-open 16 -- \
+		"$FLOOD churn 203.0.113.10 9002 100000 120 64 >$T/flood" \
+		"$NT down 203.0.113.10 3000000 >$T/after"
+	assertEquals "$(cat "$T/rerr")" 0 "$rc"
+	echo "churn: $(cat "$T/flood")" >&2
+	set -- $(cat "$T/flood")
+	assertEquals "$(cat "$T/flood")" "done 100000 other 0" "$1 $2 $7 $8"
+	assertTrue "some established: $*" "[ $4 -gt 0 ]"
+	assertTrue "some refused: $*" "[ $6 -gt 0 ]"
+	assertContains "$(cat "$T/rerr")" "--max-half-open 16 reached: refusing a new flow"
+	assertEquals "ok" "$(cat "$T/after")"
+	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+}
+
+# SYNs to an address that never answers: exactly --max-half-open stay pending,
+# and while they do a new connection is refused.
+test_half_open_bound_is_exact() {
+	ip -n "$NH" neigh replace 203.0.113.99 lladdr 02:00:00:00:00:99 dev hi0 nud permanent
+	flood_run --max-half-open 50 -- \
+		"$FLOOD halfopen 203.0.113.99 80 80 1 >$T/flood; $NT connect 203.0.113.10 9002 >$T/full" ""
+	assertEquals "$(cat "$T/rerr")" 0 "$rc"
+	assertEquals "pending 50 refused 30 other 0" "$(cat "$T/flood")"
+	assertEquals "ECONNREFUSED" "$(cut -d' ' -f1 "$T/full")"
+}
+
+# One datagram to each of 50,000 ports: exactly --max-udp-flows flows (one of
+# them the echo flow kept alive), the rest refused and logged; the echo flow
+# keeps working; after --udp-idle the table is free again.
+test_udp_flood_50000_ports() {
+	flood_run --max-udp-flows 1000 --udp-idle 15 --log-fd 3 -- \
+		"$FLOOD udp 203.0.113.10 50000 10000 >$T/flood; $NT udp 203.0.113.10 9005 >$T/full" \
+		"sleep 16; $NT udp 203.0.113.10 9005 >$T/after"
+	assertEquals "$(cat "$T/rerr")" 0 "$rc"
+	assertEquals "sent 50000 prohibited 49001 keeper ok ok" "$(cat "$T/flood")"
+	# 1000 during the flood, 1 after the idle timeout.
+	assertEquals "1001" "$(grep -c '"proto":"udp".*"verdict":"allow"' "$T/log")"
+	assertEquals "49002" "$(grep -c '"verdict":"deny","rule":"max-udp-flows"' "$T/log")"
+	assertEquals "EHOSTUNREACH" "$(cut -d' ' -f1 "$T/full")"
+	assertEquals "ok" "$(cut -d' ' -f1 "$T/after")"
+	assertContains "$(cat "$T/rerr")" "--max-udp-flows 1000 reached: refusing a new flow"
+	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+}
+
+# An established flow idle past --tcp-idle is reset both ways; within it, not.
+test_tcp_idle_timeout() {
+	run onet $PUB --tcp-idle 2 -- $FLOOD idle 203.0.113.10 9002 3.5
+	assertEquals "$(cat "$T/err")" "ECONNRESET" "$(cat "$T/out")"
+	: >"$TOPO_DIR/watch"
+	run onet $PUB --tcp-idle 2 -- $FLOOD idle 203.0.113.10 9004 3.5
+	assertEquals "rst" "$(cat "$TOPO_DIR/watch")"
+	run onet $PUB --tcp-idle 10 -- $FLOOD idle 203.0.113.10 9002 3.5
+	assertEquals "ok" "$(cat "$T/out")"
+}
+
+test_bound_options_usage() {
+	for bad in "--max-half-open 0" "--max-half-open 65537" "--max-udp-flows x" \
+		"--max-udp-flows 0" "--tcp-idle 0" "--tcp-idle 604801" "--udp-idle -1" "--udp-idle"; do
+		run onet $bad -- true
+		assertEquals "$bad" 100 "$rc"
+		assertOneLine otonet
+	done
+	run "$OTO_BIN/otonet" --help
+	for o in "--max-half-open N" "--max-udp-flows N" "--tcp-idle SECONDS" "--udp-idle SECONDS"; do
+		assertContains "$(cat "$T/out")" "$o"
+	done
 }
 
 . shunit2

@@ -18,7 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -37,6 +37,18 @@ static int test_switch(const char *name)
 		warnx("%s=1 (for tests only)", name);
 	unsetenv(name);
 	return on;
+}
+
+static void raise_nofile(rlim_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+		warnx("at most %llu open files: fewer flows than --max-flows will open",
+		      (unsigned long long)rl.rlim_cur);
 }
 
 int main(int argc, char **argv)
@@ -119,6 +131,9 @@ int main(int argc, char **argv)
 		return wait_code(status);
 	}
 
+	/* A host socket per flow: --max-flows of them, and the relay's own. */
+	raise_nofile(o.max_flows + 64);
+
 	/*
 	 * 5. The relay holds host sockets for the agent: from here on it needs
 	 *    no file, no capability, and nobody may inspect it.
@@ -133,6 +148,10 @@ int main(int argc, char **argv)
 	cfg.resolver = resolver;
 	cfg.log_fd = o.log_fd;
 	cfg.max_flows = o.max_flows;
+	cfg.max_half_open = o.max_half_open;
+	cfg.max_udp_flows = o.max_udp_flows;
+	cfg.tcp_idle_ms = (uint64_t)o.tcp_idle * 1000;
+	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
 	cfg.child = pid;
 	relay_run(&cfg, tun, sigfd);
 }

@@ -23,6 +23,11 @@ static const char USAGE[] =
 	"                     nameserver of /etc/resolv.conf)\n"
 	"  --log-fd N         one JSON line per filter decision on fd N\n"
 	"  --max-flows N      bound on concurrent flows (default 4096)\n"
+	"  --max-half-open N  bound on TCP flows not yet established (default 256)\n"
+	"  --max-udp-flows N  bound on concurrent UDP flows (default 1024)\n"
+	"  --tcp-idle SECONDS an established TCP flow idle this long is reset\n"
+	"                     (default 3600)\n"
+	"  --udp-idle SECONDS a UDP flow idle this long is closed (default 60)\n"
 	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
@@ -69,6 +74,10 @@ enum {
 	OPT_DNS,
 	OPT_LOGFD,
 	OPT_MAXFLOWS,
+	OPT_MAXHALF,
+	OPT_MAXUDP,
+	OPT_TCPIDLE,
+	OPT_UDPIDLE,
 	OPT_AS,
 	OPT_VERSION
 };
@@ -82,6 +91,10 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 		{ "dns", required_argument, NULL, OPT_DNS },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
 		{ "max-flows", required_argument, NULL, OPT_MAXFLOWS },
+		{ "max-half-open", required_argument, NULL, OPT_MAXHALF },
+		{ "max-udp-flows", required_argument, NULL, OPT_MAXUDP },
+		{ "tcp-idle", required_argument, NULL, OPT_TCPIDLE },
+		{ "udp-idle", required_argument, NULL, OPT_UDPIDLE },
 		{ "as", required_argument, NULL, OPT_AS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -97,6 +110,10 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->log_fd = -1;
 	o->max_flows = 4096;
+	o->max_half_open = 256;
+	o->max_udp_flows = 1024;
+	o->tcp_idle = 3600;
+	o->udp_idle = 60;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -132,6 +149,27 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
 				die_usage("--max-flows %s: expected 1 to 65536", optarg);
 			o->max_flows = n;
+			break;
+		case OPT_MAXHALF:
+			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
+				die_usage("--max-half-open %s: expected 1 to 65536", optarg);
+			o->max_half_open = n;
+			break;
+		case OPT_MAXUDP:
+			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
+				die_usage("--max-udp-flows %s: expected 1 to 65536", optarg);
+			o->max_udp_flows = n;
+			break;
+		case OPT_TCPIDLE:
+		case OPT_UDPIDLE:
+			/* A week at most: idle flows hold host sockets. */
+			if (opt_ulong(optarg, 604800, &n) < 0 || n == 0)
+				die_usage("--%s %s: expected 1 to 604800 seconds",
+					  c == OPT_TCPIDLE ? "tcp-idle" : "udp-idle", optarg);
+			if (c == OPT_TCPIDLE)
+				o->tcp_idle = n;
+			else
+				o->udp_idle = n;
 			break;
 		case OPT_AS:
 			o->as = optarg;

@@ -51,6 +51,9 @@ struct otonet_opts {
 	const char *dns;      /* --dns IP, or NULL: the host's resolv.conf */
 	int log_fd;           /* -1: none */
 	unsigned long max_flows;
+	unsigned long max_half_open; /* TCP flows not yet established */
+	unsigned long max_udp_flows;
+	unsigned long tcp_idle, udp_idle; /* seconds */
 	char **argv;
 };
 
@@ -141,7 +144,8 @@ struct relay_cfg {
 	const struct filter *f;
 	struct ipaddr resolver;
 	int log_fd;
-	unsigned long max_flows;
+	unsigned long max_flows, max_half_open, max_udp_flows;
+	uint64_t tcp_idle_ms, udp_idle_ms;
 	pid_t child;
 	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */

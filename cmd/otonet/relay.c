@@ -47,11 +47,14 @@
 #define MY_WS 7
 #define RTO_MS 300
 #define TCP_RETRIES 12
-#define UDP_IDLE_MS 60000
 #define DNS_IDLE_MS 10000
+/* A connect() the host has not answered in this time is given up on. */
+#define CONNECT_MS 30000
 #define ECHO_IDLE_MS 10000
 /* Host data the agent has not acknowledged, per flow, without SO_PEEK_OFF. */
 #define SBUF_CAP (256U << 10)
+/* ... and for all flows together: 64 MiB, then flows wait for a buffer. */
+#define SBUF_MAX 256
 
 enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
 
@@ -64,6 +67,7 @@ struct flow {
 	uint16_t sport, dport;
 	uint32_t events;
 	uint64_t last; /* ms, last activity */
+	uint64_t born;
 	int dns;
 	/* TCP, agent side: we are the peer the agent believes it talks to. */
 	int st;
@@ -76,7 +80,7 @@ struct flow {
 	unsigned int rto;
 	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
 	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
-	unsigned int buffered : 1, host_eof : 1;
+	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
 	uint8_t *sbuf;
 	uint32_t sboff, sblen;
 	/* UDP: the start of the last datagram, to quote in an ICMP error. */
@@ -88,7 +92,7 @@ static const struct relay_cfg *C;
 static struct flow *flows;
 static int *heads;
 static unsigned int hmask;
-static unsigned long nused;
+static unsigned long nused, nhalf, nudp, nsbuf;
 static int free_head = -1;
 static int ep, tunfd;
 static uint8_t ibuf[BUFSZ], obuf[BUFSZ];
@@ -195,7 +199,9 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 	f->adst = p->dst;
 	f->sport = p->sport;
 	f->dport = p->dport;
-	f->last = now;
+	f->last = f->born = now;
+	if (f->proto == PROTO_UDP)
+		nudp++;
 	h = flow_hash(p->proto, &p->src, &p->dst, p->sport, p->dport);
 	f->next = heads[h];
 	heads[h] = i;
@@ -217,8 +223,14 @@ static void flow_free(struct flow *f)
 	}
 	if (f->fd >= 0)
 		close(f->fd); /* also leaves the epoll set */
+	if (f->sbuf)
+		nsbuf--;
 	free(f->sbuf);
 	f->sbuf = NULL;
+	if (f->proto == PROTO_UDP)
+		nudp--;
+	if (f->proto == PROTO_TCP && (f->st == ST_CONNECTING || f->st == ST_SYNACK))
+		nhalf--;
 	f->proto = 0;
 	f->fd = -1;
 	f->next = free_head;
@@ -265,6 +277,34 @@ static socklen_t host_sa(const struct flow *f, struct sockaddr_storage *ss)
 	return sizeof(*s6);
 }
 
+/*
+ * Past a bound, a new flow is refused and logged as denied; the warning on
+ * stderr at most every 10 s per bound, as a flood would fill the log.
+ */
+static int over_bound(const struct pkt *p, struct decision *d)
+{
+	static uint64_t warned[3];
+	static const char *const NAME[3] = { "max-flows", "max-half-open", "max-udp-flows" };
+	unsigned long max[3] = { C->max_flows, C->max_half_open, C->max_udp_flows };
+	int k;
+
+	if (nused >= C->max_flows)
+		k = 0;
+	else if (p->proto == PROTO_TCP && nhalf >= C->max_half_open)
+		k = 1;
+	else if (p->proto == PROTO_UDP && nudp >= C->max_udp_flows)
+		k = 2;
+	else
+		return 0;
+	d->verdict = V_DENY;
+	snprintf(d->rule, sizeof(d->rule), "%s", NAME[k]);
+	if (!warned[k] || now - warned[k] >= 10000) {
+		warned[k] = now ? now : 1;
+		warnx("--%s %lu reached: refusing a new flow", NAME[k], max[k]);
+	}
+	return 1;
+}
+
 /* The filter, then a connected host socket. NULL when refused or impossible. */
 static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 {
@@ -279,13 +319,11 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
 	}
+	if (d.verdict == V_ALLOW)
+		over_bound(p, &d);
 	log_decision(p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
-	if (nused >= C->max_flows) {
-		warnx("--max-flows %lu reached: refusing a new flow", C->max_flows);
-		return NULL;
-	}
 	fam = d.dns ? C->resolver.family : p->dst.family;
 	if (p->proto == PROTO_ICMP && fam == AF_INET6)
 		sproto = IPPROTO_ICMPV6;
@@ -295,6 +333,10 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 		return NULL;
 	}
 	f = flow_new(p, fd);
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
 	f->dns = d.dns;
 	sl = host_sa(f, &ss);
 	if (p->proto == PROTO_TCP) {
@@ -432,8 +474,15 @@ static int tcp_flush_buffered(struct flow *f)
 			}
 			if (f->sblen == SBUF_CAP)
 				break; /* full: read on once the agent acknowledges */
-			if (!f->sbuf && !(f->sbuf = malloc(SBUF_CAP)))
-				break;
+			if (!f->sbuf) {
+				/* None free: the timer tries again (timers()). */
+				if (nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
+					f->sbuf_wait = 1;
+					break;
+				}
+				f->sbuf_wait = 0;
+				nsbuf++;
+			}
 			if (end == SBUF_CAP) {
 				memmove(f->sbuf, f->sbuf + f->sboff, f->sblen);
 				f->sboff = 0;
@@ -531,6 +580,7 @@ static void tcp_new(const struct pkt *p)
 		return;
 	}
 	f->st = ST_CONNECTING;
+	nhalf++;
 	f->iss = rnd();
 	f->snd_una = f->snd_nxt = f->iss + 1;
 	f->rcv_nxt = p->seq + 1;
@@ -614,6 +664,7 @@ static void tcp_input(const struct pkt *p)
 			return;
 		}
 		f->st = ST_EST;
+		nhalf--;
 		f->rto_at = 0;
 	}
 	old_wnd = f->agent_wnd;
@@ -681,6 +732,7 @@ static void tcp_input(const struct pkt *p)
 
 static void tcp_sock_event(struct flow *f, uint32_t ev)
 {
+	f->last = now;
 	if (f->st == ST_CONNECTING) {
 		if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
 			tcp_connected(f);
@@ -713,6 +765,26 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 
 static void tcp_timer(struct flow *f)
 {
+	if ((f->st == ST_EST && now - f->last > C->tcp_idle_ms) ||
+	    (f->st == ST_CONNECTING && now - f->born > CONNECT_MS)) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		/* Idle or never answered: a RST each way, the slot freed. */
+		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		tcp_reset_agent(f);
+		return;
+	}
+	if (f->buffered && f->st == ST_EST) {
+		/* An empty buffer goes back; a flow that waited for one tries again. */
+		if (f->sbuf && !f->sblen) {
+			free(f->sbuf);
+			f->sbuf = NULL;
+			f->sboff = 0;
+			nsbuf--;
+		} else if (f->sbuf_wait && tcp_flush(f) < 0) {
+			return;
+		}
+	}
 	if (!f->rto_at || now < f->rto_at)
 		return;
 	if (++f->retries > TCP_RETRIES) {
@@ -901,7 +973,9 @@ static void timers(void)
 			tcp_timer(f);
 			continue;
 		}
-		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : f->dns ? DNS_IDLE_MS : UDP_IDLE_MS;
+		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : C->udp_idle_ms;
+		if (f->dns && idle > DNS_IDLE_MS)
+			idle = DNS_IDLE_MS;
 		if (now - f->last > idle)
 			flow_free(f);
 	}
