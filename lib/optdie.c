@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 #include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "oto.h"
 
@@ -17,4 +19,21 @@ void opt_die(int c, char *const argv[])
 	if (optopt > 0 && optopt < 256)
 		die_usage("unknown option -%c (see --help)", optopt);
 	die_usage("unknown option %s (see --help)", word);
+}
+
+void opt_common(int c, const char *usage, char *const argv[])
+{
+	switch (c) {
+	case 'v':
+		log_verbosity = LOG_DEBUG;
+		return;
+	case 'h':
+		fputs(usage, stdout);
+		exit(0);
+	case OPT_VERSION:
+		printf("%s %s\n", log_prog, OTO_VERSION);
+		exit(0);
+	default:
+		opt_die(c, argv);
+	}
 }

@@ -54,6 +54,14 @@ int opt_split2(const char *s, char *a, size_t asz, char *b, size_t bsz);
 
 /* optdie.c: the one-line usage error for getopt's ':' and '?' (optstring "+:..."). */
 noreturn void opt_die(int c, char *const argv[]);
+/* The getopt_long value of every tool's --version. */
+#define OPT_VERSION 0x7fff
+/*
+ * What every tool's option loop does with what it does not handle itself:
+ * -v raises the verbosity (and returns), -h/--help prints usage and exits 0,
+ * --version prints "TOOL VERSION" and exits 0, anything else is opt_die.
+ */
+void opt_common(int c, const char *usage, char *const argv[]);
 
 /* exec.c */
 noreturn void xexec(char *const argv[]); /* execvp; dies 127 when not found, 126 otherwise */

@@ -180,7 +180,6 @@ enum {
 	OPT_ENVKEEP,
 	OPT_KEEPFD,
 	OPT_SESSION,
-	OPT_VERSION,
 };
 
 static void push(const char **arr, size_t *n, const char *v, const char *opt)
@@ -306,17 +305,9 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 		case OPT_SESSION:
 			o->new_session = 1;
 			break;
-		case 'v':
-			log_verbosity = LOG_DEBUG;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otoexec " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (o->explain || o->print_profile) {

@@ -46,7 +46,6 @@ enum {
 	OPT_TMP_SIZE,
 	OPT_HOME,
 	OPT_USER_NAME,
-	OPT_VERSION,
 };
 
 enum role view_role(const char *s)
@@ -290,17 +289,9 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 					  optarg);
 			o->user_name = optarg;
 			break;
-		case 'v':
-			log_verbosity = LOG_DEBUG;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otomount " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (optind >= argc)

@@ -79,7 +79,6 @@ enum {
 	OPT_TCPIDLE,
 	OPT_UDPIDLE,
 	OPT_AS,
-	OPT_VERSION
 };
 
 void otonet_parse(struct otonet_opts *o, int argc, char **argv)

@@ -44,7 +44,7 @@ int otons_ns_flag(const char *name)
 	return 0;
 }
 
-enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC, OPT_VERSION };
+enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC };
 
 void otons_parse(struct otons_opts *o, int argc, char **argv)
 {
@@ -106,17 +106,9 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 		case OPT_NOPROC:
 			o->mount_proc = 0;
 			break;
-		case 'v':
-			log_verbosity = LOG_DEBUG;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otons " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (optind >= argc)

@@ -25,7 +25,7 @@ static const char USAGE[] =
     "Exit: 0 everything contained, 1 a gap was found, 100 usage, 111 the probe\n"
     "itself could not run.\n";
 
-enum { OPT_JSON = 256, OPT_HOSTNS, OPT_NONET, OPT_TIMEOUT, OPT_VERSION };
+enum { OPT_JSON = 256, OPT_HOSTNS, OPT_NONET, OPT_TIMEOUT };
 
 void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 {
@@ -66,14 +66,9 @@ void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 				die_usage("--net-timeout %s: expected 1 to 60000 milliseconds",
 					  optarg);
 			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otoprobe " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (optind < argc)

@@ -35,7 +35,7 @@ static const char USAGE[] =
 	"Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
 	"error, 126 not executable, 127 not found.\n";
 
-enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT, OPT_VERSION };
+enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT };
 
 static int parse_fd(const char *s)
 {
@@ -174,17 +174,9 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		case OPT_OUT:
 			o->out = optarg;
 			break;
-		case 'v':
-			log_verbosity = LOG_DEBUG;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otosecret " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (o->store_fd >= 0 && o->store_path)
