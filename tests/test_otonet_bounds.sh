@@ -50,6 +50,17 @@ ok" "$(cat "$T/out")"
 	assertContains "$(cat "$T/err")" "OTO_TEST_NO_PEEK_OFF=1 (for tests only)"
 }
 
+# 400 downloads left unread: without a bound on all buffers together they
+# would hold 400 x 256 KiB = 100 MiB in the relay; with it, 64 MiB at most
+# (256 buffers), the flows past it waiting for a buffer, and every byte still
+# arrives. Ceiling: the 64 MiB plus the 8 MiB of HWM_CEIL_KB.
+test_no_peek_off_buffers_are_bounded_in_total() {
+	FLOOD_ENV=OTO_TEST_NO_PEEK_OFF=1 flood_run -- "$FLOOD downs 203.0.113.10 400 1048576 10 >$T/flood" ""
+	assertEquals "$(cat "$T/rerr")" 0 "$rc"
+	assertEquals "ok 400" "$(cat "$T/flood")"
+	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $((65536 + HWM_CEIL_KB)) ]"
+}
+
 test_no_peek_off_200_concurrent_connections() {
 	run in_host env OTO_TEST_NO_PEEK_OFF=1 "$OTO_BIN/otonet" $AS $PUB -- \
 		$NT many 203.0.113.10 200 200000
@@ -127,7 +138,7 @@ flood_run() {
 	opts=
 	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
 	shift
-	ip netns exec "$NH" "$OTO_BIN/otonet" $AS $PUB $opts -- sh -c "$1; echo up >$T/up
+	ip netns exec "$NH" env $FLOOD_ENV "$OTO_BIN/otonet" $AS $PUB $opts -- sh -c "$1; echo up >$T/up
 		n=0; while [ ! -e $T/go ] && [ \$n -lt 600 ]; do sleep 0.05; n=\$((n + 1)); done
 		$2" 2>"$T/rerr" 3>"$T/log" &
 	relay=$!

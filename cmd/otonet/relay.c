@@ -454,51 +454,50 @@ static void tcp_send_fin(struct flow *f)
 }
 
 /*
- * Without SO_PEEK_OFF: the host's data is read into the flow's buffer, at
- * most SBUF_CAP bytes not yet acknowledged, and sent (again) from there.
+ * Without SO_PEEK_OFF: the host's data is read into the flow's buffer, as
+ * far as it has room (SBUF_CAP bytes not yet acknowledged; the socket is
+ * edge-triggered, so until EAGAIN or full), and sent (again) from there.
  */
 static int tcp_flush_buffered(struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
+	while (!f->host_eof && f->sblen < SBUF_CAP) {
+		uint32_t end = f->sboff + f->sblen;
+		ssize_t n;
+
+		if (!f->sbuf) {
+			/* None free: the timer tries again (timers()). */
+			if (nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
+				f->sbuf_wait = 1;
+				break;
+			}
+			f->sbuf_wait = 0;
+			nsbuf++;
+		}
+		if (end == SBUF_CAP) {
+			memmove(f->sbuf, f->sbuf + f->sboff, f->sblen);
+			f->sboff = 0;
+			end = f->sblen;
+		}
+		n = recv(f->fd, f->sbuf + end, SBUF_CAP - end, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				break;
+			tcp_reset_agent(f);
+			return -1;
+		}
+		if (n == 0)
+			f->host_eof = 1;
+		f->sblen += (uint32_t)n;
+	}
 	for (int i = 0; i < 256; i++) {
 		uint32_t inflight = f->snd_nxt - f->snd_una, len;
 
 		if (inflight >= f->sblen) {
-			uint32_t end = f->sboff + f->sblen;
-			ssize_t n;
-
-			if (f->host_eof) {
+			if (f->host_eof)
 				tcp_send_fin(f);
-				break;
-			}
-			if (f->sblen == SBUF_CAP)
-				break; /* full: read on once the agent acknowledges */
-			if (!f->sbuf) {
-				/* None free: the timer tries again (timers()). */
-				if (nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
-					f->sbuf_wait = 1;
-					break;
-				}
-				f->sbuf_wait = 0;
-				nsbuf++;
-			}
-			if (end == SBUF_CAP) {
-				memmove(f->sbuf, f->sbuf + f->sboff, f->sblen);
-				f->sboff = 0;
-				end = f->sblen;
-			}
-			n = recv(f->fd, f->sbuf + end, SBUF_CAP - end, MSG_DONTWAIT);
-			if (n < 0) {
-				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-					break;
-				tcp_reset_agent(f);
-				return -1;
-			}
-			if (n == 0)
-				f->host_eof = 1;
-			f->sblen += (uint32_t)n;
-			continue;
+			break;
 		}
 		if (inflight >= f->agent_wnd)
 			break;

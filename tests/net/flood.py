@@ -196,9 +196,38 @@ def m_idle(host, port, secs):
         return errno.errorcode.get(e.errno, str(e.errno))
 
 
+def m_downs(host, k, size, pause):
+    """k downloads of size bytes each, all requested at once and left unread
+    for pause seconds, then read one after the other and checked."""
+    more_fds()
+    k, size = int(k), int(size)
+    socks = []
+    for _ in range(k):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # A small window: the relay, not this socket, holds what is unread.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(60)
+        s.connect((host, 9001))
+        s.sendall(f"{size}\n".encode())
+        socks.append(s)
+    time.sleep(float(pause))
+    want = hashlib.sha256()
+    for chunk in nettool.blob(size):
+        want.update(chunk)
+    good = 0
+    for s in socks:
+        try:
+            got, n = nettool.recv_all(s)
+            good += got == want.hexdigest() and n == size
+        except OSError:
+            pass
+        s.close()
+    return f"ok {good}"
+
+
 def main():
     modes = {"hold": m_hold, "churn": m_churn, "halfopen": m_halfopen, "udp": m_udp,
-             "idle": m_idle}
+             "idle": m_idle, "downs": m_downs}
     print(modes[sys.argv[1]](*sys.argv[2:]), flush=True)
 
 
