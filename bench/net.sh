@@ -1,14 +1,25 @@
 #!/bin/sh
-# otonet against slirp4netns and pasta: bulk TCP throughput (iperf3) upload and
-# download at MTU 65520, in the otonet test topology (tests/net/topo.sh), in
-# one run on one machine. Medians of RUNS runs of SECONDS each. Needs root (ip
-# netns); every user-mode stack runs as uid 65534. Results: stdout, and
+# otonet against slirp4netns and pasta, in one run on one machine, in the
+# otonet test topology (tests/net/topo.sh), every user-mode stack as uid 65534:
+#  - iperf3 TCP throughput, upload and download (-R), 1 and 4 streams (-P),
+#    at MTU 65520 and 1500 (otonet: OTO_TEST_TUN_MTU; the others: --mtu);
+#  - the relay's CPU seconds (utime + stime from /proc/PID/stat) per GB moved,
+#    from the single-stream MTU 65520 runs;
+#  - connections per second of short TCP exchanges (connect, 1 byte each way,
+#    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99);
+#  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections.
+# Medians of RUNS runs. Needs root (ip netns). Results: stdout, and
 # bench/results-otonet.md when OTO_BENCH_WRITE=1.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-3}
-SECONDS_PER_RUN=${SECONDS_PER_RUN:-4}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+MTUS=${MTUS:-65520 1500}
+STREAMS=${STREAMS:-1 4}
+TOOLS=${TOOLS:-otonet slirp4netns pasta}
+LAT_COUNT=${LAT_COUNT:-2000}
+IDLE_CONNS=${IDLE_CONNS:-1000}
 NETTOOL=$top/tests/net/nettool.py
 TOPO_ID=bench-$$
 . "$top/tests/net/topo.sh"
@@ -20,87 +31,290 @@ fi
 for c in iperf3 slirp4netns pasta; do
 	command -v $c >/dev/null || { echo "net.sh: fatal: $c not found (scripts/install-deps.sh bench)" >&2; exit 111; }
 done
-trap 'topo_down' EXIT
-trap 'topo_down; exit 1' INT TERM HUP
-topo_up || exit 111
+D=
+srvpid=
+cleanup() {
+	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null
+	topo_down
+}
+trap 'cleanup' EXIT
+trap 'cleanup; exit 1' INT TERM HUP
+# topo_up's servers must not hold our stdout (a pipe into tee would never end).
+topo_up </dev/null >/dev/null 2>&1 || exit 111
 # pasta insists on a default route on the host; the fake internet is the way out.
 ip -n "$NH" route add default via $INET4
 ip -n "$NH" -6 route add default via $INET6
 D=$TOPO_DIR/bench
 mkdir -p "$D" && chmod 1777 "$D"
 USER_RUN="setpriv --reuid 65534 --regid 65534 --clear-groups"
+BT=$D/benchtool.py
+cat >"$BT" <<'PY'
+import os, resource, selectors, socket, sys, time
 
-# client TOOL DIR(''|-R): one iperf3 run through TOOL; prints Gbit/s received.
-client() {
-	# Bounded: a client that fails must not leave the one-shot server waiting.
-	ip netns exec "$NI" timeout $((SECONDS_PER_RUN + 20)) iperf3 -s -1 -B $INET4 >/dev/null 2>&1 &
-	srv=$!
-	sleep 0.3
-	ip="timeout $((SECONDS_PER_RUN + 15)) iperf3"
-	args="-c $INET4 -t $SECONDS_PER_RUN -J $2"
-	case $1 in
+# Servers (in the fake internet): TCP echo on 9102, UDP echo on 9103, TCP hold on 9104.
+def serve(ready):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    sel = selectors.DefaultSelector()
+    for port in (9102, 9104):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("0.0.0.0", port))
+        s.listen(4096)
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, ("listen", port))
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("0.0.0.0", 9103))
+    sel.register(u, selectors.EVENT_READ, ("udp", 0))
+    open(ready, "w").close()
+    while True:
+        for key, _ in sel.select():
+            kind, port = key.data
+            s = key.fileobj
+            if kind == "listen":
+                try:
+                    c, _ = s.accept()
+                except OSError:
+                    continue
+                c.setblocking(False)
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sel.register(c, selectors.EVENT_READ, ("echo" if port == 9102 else "hold", 0))
+            elif kind == "udp":
+                x, a = s.recvfrom(65535)
+                s.sendto(x, a)
+            else:
+                try:
+                    x = s.recv(65536)
+                except OSError:
+                    x = b""
+                if not x:
+                    sel.unregister(s)
+                    s.close()
+                elif kind == "echo":
+                    s.send(x)
+
+def conn(host, port):
+    s = socket.create_connection((host, port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+# Connections per second of short exchanges: connect, 1 byte each way, close.
+def cps(host, secs):
+    n, end = 0, time.monotonic() + float(secs)
+    while time.monotonic() < end:
+        s = conn(host, 9102)
+        s.send(b"x")
+        if s.recv(1) != b"x":
+            sys.exit("cps: bad echo")
+        s.close()
+        n += 1
+    print("%.0f" % (n / float(secs)))
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+# Round trips of 32-byte messages, microseconds p50 and p99.
+def lat(host, proto, count):
+    msg = b"m" * 32
+    if proto == "tcp":
+        s = conn(host, 9102)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(2)
+        s.connect((host, 9103))
+    t = []
+    for i in range(int(count) + 50):
+        a = time.perf_counter_ns()
+        s.send(msg)
+        got = b""
+        while len(got) < len(msg):
+            got += s.recv(64)
+        if i >= 50:
+            t.append((time.perf_counter_ns() - a) / 1000)
+    print("%.0f %.0f" % (pct(t, 0.5), pct(t, 0.99)))
+
+# Hold k idle connections, then write the marker file and wait.
+def idle(host, k, marker, secs):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    held = [conn(host, 9104) for _ in range(int(k))]
+    open(marker, "w").close()
+    time.sleep(float(secs))
+    print(len(held))
+
+if __name__ == "__main__":
+    {"serve": serve, "cps": cps, "lat": lat, "idle": idle}[sys.argv[1]](*sys.argv[2:])
+PY
+chmod 0644 "$BT"
+ip netns exec "$NI" $PY "$BT" serve "$D/srv.ready" </dev/null >"$D/srv.log" 2>&1 &
+srvpid=$!
+n=0
+while [ ! -e "$D/srv.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+
+# watch PID: until PID exits, its CPU ticks and VmHWM (KiB), last sample in $D/stat.
+watch_pid() {
+	while [ -d /proc/$1 ]; do
+		t=$(awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null) || break
+		h=$(awk '/^VmHWM/ {print $2}' /proc/$1/status 2>/dev/null) || break
+		[ -n "$t" ] && [ -n "$h" ] && echo "$t $h" >"$D/stat"
+		sleep 0.1
+	done
+}
+
+# run TOOL MTU CMD: CMD (sh -c text) in a sandbox behind TOOL, as uid 65534;
+# its stdout in $D/out; the relay's last CPU/RSS sample in $D/stat. The
+# sandbox lingers 0.5 s after CMD so that the last sample follows the traffic.
+run() {
+	tool=$1 mtu=$2 cmd="$3; sleep 0.5"
+	rm -f "$D/stat" "$D/pid"
+	: >"$D/out"
+	case $tool in
 	otonet)
-		ip netns exec "$NH" "$OTO_BIN/otonet" --as 65534 --public 203.0.113.0/24 -- \
-			$ip $args >"$D/out" 2>"$D/err" ;;
+		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$OTO_BIN/otonet" --as 65534 \
+			--public 203.0.113.0/24 -- sh -c "$cmd" >"$D/out" 2>"$D/err" &
+		r=$!
+		watch_pid $r &
+		w=$!
+		wait $r ;;
 	pasta)
-		ip netns exec "$NH" $USER_RUN pasta --config-net --no-map-gw -q -f -- $ip $args >"$D/out" 2>"$D/err" ;;
+		ip netns exec "$NH" $USER_RUN pasta --config-net --no-map-gw -q -f --mtu "$mtu" \
+			-- sh -c "$cmd" >"$D/out" 2>"$D/err" &
+		r=$!
+		watch_pid $r &
+		w=$!
+		wait $r ;;
 	slirp4netns)
-		rm -f "$D/pid"
 		ip netns exec "$NH" $USER_RUN unshare -Urn sh -c "echo \$\$ >$D/pid;
 			while ! ip -o addr show tap0 2>/dev/null | grep -q 10.0.2.100; do sleep 0.05; done
-			sleep 0.5; $ip $args" >"$D/out" 2>"$D/err" &
+			sleep 0.5; $cmd" >"$D/out" 2>"$D/err" &
 		c=$!
 		n=0
 		while [ ! -s "$D/pid" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-		ip netns exec "$NH" $USER_RUN slirp4netns -c --mtu 65520 --disable-host-loopback \
+		ip netns exec "$NH" $USER_RUN slirp4netns -c --mtu "$mtu" --disable-host-loopback \
 			"$(cat "$D/pid")" tap0 >/dev/null 2>&1 &
-		s=$!
+		r=$!
+		watch_pid $r &
+		w=$!
 		wait $c
-		kill $s 2>/dev/null
-		wait $s 2>/dev/null ;;
+		sleep 0.2
+		kill $r 2>/dev/null
+		wait $r 2>/dev/null ;;
 	esac
+	wait $w 2>/dev/null
+}
+
+# iperf TOOL MTU STREAMS FLAG: prints "Gbit/s CPU-s/GB".
+iperf() {
+	# Bounded: a client that fails must not leave the one-shot server waiting.
+	ip netns exec "$NI" timeout $((SECONDS_PER_RUN + 25)) iperf3 -s -1 -B $INET4 >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	run "$1" "$2" "timeout $((SECONDS_PER_RUN + 15)) iperf3 -c $INET4 -t $SECONDS_PER_RUN -P $3 -J $4"
 	wait $srv 2>/dev/null
 	$PY -c 'import json,sys
 try:
-    print("%.2f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))
+    r = json.load(open(sys.argv[1]))["end"]["sum_received"]
+    cpu = open(sys.argv[2]).read().split()[0]
+    print("%.2f %.2f" % (r["bits_per_second"] / 1e9, int(cpu) / 100 / (r["bytes"] / 1e9)))
 except Exception:
-    print("fail")' "$D/out"
+    print("fail fail")' "$D/out" "$D/stat"
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "fail")}'; }
 
 out=$(mktemp)
-for dir in up down; do
-	flag=
-	[ $dir = down ] && flag=-R
-	for tool in otonet slirp4netns pasta; do
-		all=
-		for _ in $(seq "$RUNS"); do all="$all $(client $tool "$flag")"; done
-		echo "$dir $tool $(echo "$all" | median) ($all )" | tee -a "$out"
+start=$(date +%s)
+for mtu in $MTUS; do
+	for p in $STREAMS; do
+		for dir in up down; do
+			flag=
+			[ $dir = down ] && flag=-R
+			for tool in $TOOLS; do
+				all= cpu=
+				for _ in $(seq "$RUNS"); do
+					set -- $(iperf $tool $mtu $p "$flag")
+					all="$all $1" cpu="$cpu $2"
+				done
+				echo "tput $mtu $p $dir $tool $(echo "$all" | median) ($all )" | tee -a "$out"
+				[ "$mtu $p" = "65520 1" ] &&
+					echo "cpu $dir $tool $(echo "$cpu" | median) ($cpu )" | tee -a "$out"
+			done
+		done
 	done
 done
+for tool in $TOOLS; do
+	all=
+	for _ in $(seq "$RUNS"); do
+		run $tool 65520 "python3 $BT cps $INET4 $SECONDS_PER_RUN"
+		all="$all $(cat "$D/out")"
+	done
+	echo "cps $tool $(echo "$all" | median) ($all )" | tee -a "$out"
+	for proto in tcp udp; do
+		p50= p99=
+		for _ in $(seq "$RUNS"); do
+			run $tool 65520 "python3 $BT lat $INET4 $proto $LAT_COUNT"
+			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
+			set -- $(cat "$D/out") fail fail
+			p50="$p50 $1" p99="$p99 $2"
+		done
+		echo "lat $proto $tool $(echo "$p50" | median) $(echo "$p99" | median) (p50:$p50, p99:$p99 )" | tee -a "$out"
+	done
+	run $tool 65520 "python3 $BT idle $INET4 $IDLE_CONNS $D/idle.$tool 2"
+	ok=$(cat "$D/out")
+	h=fail
+	[ "$ok" = "$IDLE_CONNS" ] && [ -s "$D/stat" ] && h=$(awk '{print $2}' "$D/stat")
+	echo "rss $tool $h (connections held: ${ok:-none})" | tee -a "$out"
+done
+elapsed=$(($(date +%s) - start))
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
 
 {
-	echo "# otonet throughput, $(date -u +%Y-%m-%d) ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "# otonet against slirp4netns and pasta, $(date -u '+%Y-%m-%d %H:%M UTC') ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 	echo
-	echo "Command: \`sudo sh bench/net.sh\` (RUNS=$RUNS, SECONDS_PER_RUN=$SECONDS_PER_RUN): iperf3 TCP, one stream,"
-	echo "from the sandbox to a server in the fake internet (upload) and back (\`-R\`, download),"
-	echo "through each user-mode stack, MTU 65520, all running as uid 65534, in the otonet test topology."
-	echo "slirp4netns: \`slirp4netns -c --mtu 65520 --disable-host-loopback PID tap0\`;"
-	echo "pasta: \`pasta --config-net --no-map-gw -f -- iperf3 ...\` (the fake host's gateway is the server); otonet: \`otonet --as 65534 --public 203.0.113.0/24 -- iperf3 ...\`."
+	echo "Command: \`sudo RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" log -1 --format=%h 2>/dev/null))."
+	echo "All in the otonet test topology, every stack as uid 65534, servers in the fake internet."
+	echo "otonet: \`OTO_TEST_TUN_MTU=MTU otonet --as 65534 --public 203.0.113.0/24 -- CMD\`;"
+	echo "slirp4netns: \`slirp4netns -c --mtu MTU --disable-host-loopback PID tap0\`;"
+	echo "pasta: \`pasta --config-net --no-map-gw -q -f --mtu MTU -- CMD\`."
+	echo "Throughput: \`iperf3 -c 203.0.113.10 -t $SECONDS_PER_RUN -P STREAMS [-R]\` (up: sandbox to server; down: -R)."
+	echo "Medians of $RUNS runs. Only the ratios within this one run mean anything (shared, loaded machine)."
 	echo
-	echo "| direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
-	echo "|---|---|---|---|---|---|"
+	echo "| MTU | streams | direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for mtu in $MTUS; do for p in $STREAMS; do for dir in up down; do
+		v() { awk -v k="tput $mtu $p $dir $1" 'index($0, k " ") == 1 {print $6}' "$out"; }
+		o=$(v otonet) s=$(v slirp4netns) q=$(v pasta)
+		echo "| $mtu | $p | $dir | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	done; done; done
+	echo
+	echo "Relay CPU seconds per GB (utime + stime of the relay process, single stream, MTU 65520; lower is better):"
+	echo
+	echo "| direction | otonet | slirp4netns | pasta |"
+	echo "|---|---|---|---|"
 	for dir in up down; do
-		o=$(awk -v d=$dir '$1 == d && $2 == "otonet" {print $3}' "$out")
-		s=$(awk -v d=$dir '$1 == d && $2 == "slirp4netns" {print $3}' "$out")
-		p=$(awk -v d=$dir '$1 == d && $2 == "pasta" {print $3}' "$out")
-		rs=$(awk -v a="$o" -v b="$s" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }')
-		rp=$(awk -v a="$o" -v b="$p" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "-" }')
-		echo "| $dir | $o | $s | $p | $rs | $rp |"
+		v() { awk -v k="cpu $dir $1" 'index($0, k " ") == 1 {print $4}' "$out"; }
+		echo "| $dir | $(v otonet) | $(v slirp4netns) | $(v pasta) |"
 	done
 	echo
-	echo "Medians of $RUNS runs; every run:"
+	echo "Short TCP exchanges (\`benchtool.py cps\`: connect, 1 byte each way, close, for $SECONDS_PER_RUN s, one client), round trips of"
+	echo "32-byte messages ($LAT_COUNT per run, over one TCP connection / one UDP socket; µs), and the relay's VmHWM"
+	echo "holding $IDLE_CONNS idle TCP connections (KiB). The servers are one Python process: its time is in every figure."
+	echo
+	echo "| measure | otonet | slirp4netns | pasta | otonet / slirp4netns | otonet / pasta |"
+	echo "|---|---|---|---|---|---|"
+	v() { awk -v k="$1 $2" -v f="$3" 'index($0, k " ") == 1 {print $f}' "$out"; }
+	o=$(v cps otonet 3) s=$(v cps slirp4netns 3) q=$(v cps pasta 3)
+	echo "| connections/s | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	for proto in tcp udp; do
+		for f in 4:p50 5:p99; do
+			o=$(v "lat $proto" otonet ${f%:*}) s=$(v "lat $proto" slirp4netns ${f%:*}) q=$(v "lat $proto" pasta ${f%:*})
+			echo "| $proto round trip ${f#*:} µs | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+		done
+	done
+	o=$(v rss otonet 3) s=$(v rss slirp4netns 3) q=$(v rss pasta 3)
+	echo "| VmHWM, $IDLE_CONNS idle connections, KiB | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	echo
+	echo "Every run:"
 	echo
 	sed 's/^/    /' "$out"
 } >"$out.md"
