@@ -84,7 +84,8 @@ oneTimeTearDown() {
 
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || skip "needs root (ip netns, nsenter)"
-	[ -d "$TOPO_DIR" ] && : >"$TOPO_DIR/lan.seen" && : >"$TOPO_DIR/mark.seen"
+	if [ -d "$TOPO_DIR" ]; then : >"$TOPO_DIR/lan.seen" && : >"$TOPO_DIR/mark.seen"; fi
+	return 0
 }
 
 # hostile BATCH [OTONET]: otonet in the fake host, its agent waiting; the
@@ -168,8 +169,9 @@ test_agent_has_no_raw_socket() {
 # same sources (the unit tests' flags), linked with Debian's libraries.
 test_all_batches_under_asan() {
 	[ "${OTONET_HOSTILE_ASAN:-1}" = 1 ] || skip "OTONET_HOSTILE_ASAN=0"
-	[ -f /usr/include/seccomp.h ] && [ -f /usr/include/sodium.h ] &&
-		[ -f /usr/include/sys/capability.h ] || skip "libseccomp-dev libsodium-dev libcap-dev"
+	for h in seccomp.h sodium.h sys/capability.h; do
+		[ -f "/usr/include/$h" ] || skip "needs libseccomp-dev libsodium-dev libcap-dev"
+	done
 	[ -z "$_oto_skipped" ] || return 0
 	gcc -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all -I"$REPO/lib" -o "$HB/otonet-asan" \
