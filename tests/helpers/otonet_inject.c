@@ -45,7 +45,7 @@
  *                lengths past the packet, no-next-header (59).
  *  tcpflags      all 256 values of the TCP flags byte, to the public echo port
  *                and to a LAN port, over IPv4 and IPv6, each with a payload
- *                and without.
+ *                and without; SYNs and datagrams from or to port 0.
  *  synflood      20000 SYNs from the agent's address on distinct ports: 18000
  *                to a closed public port, 2000 to the public echo port.
  *  unknown-acks  ACK, ACK with data, FIN|ACK, RST|ACK, PSH|ACK for flows that
@@ -653,6 +653,18 @@ static void b_tcpflags(void)
 					    (f & 2) ? sizeof(SYNOPT) : 0, data ? 10 : 0);
 					send_p(&p);
 				}
+	/* Port 0 on either side. */
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int d = 0; d < 2; d++)
+			for (int k = 0; k < 3; k++) {
+				uint16_t sp = k == 1 ? 21000 : 0, dp = k == 2 ? 9002 : 0;
+
+				syn(&p, v6, A(v6), d ? LAN(v6) : PUB(v6), sp, dp);
+				send_p(&p);
+				ip_start(&p, v6, A(v6), d ? LAN(v6) : PUB(v6), 17);
+				udp(&p, sp, dp == 9002 ? 9005 : 0, "port0", 5);
+				send_p(&p);
+			}
 }
 
 static void b_synflood(void)
