@@ -1,0 +1,421 @@
+// FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
+/*
+ * The relay's packet path with no real socket: parse, classify, the flow
+ * table, the TCP state machine, the bounds, the buffered path and the timers.
+ * The seam is here, not in the relay: relay.c is included with its system
+ * calls renamed to fakes whose results (bytes read, bytes taken, errors,
+ * connect outcomes, the clock) come from the fuzzer's input, like the packets
+ * themselves. Every TCP, UDP or echo packet the relay writes to the TUN must
+ * parse and go to the agent's address.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otonet/otonet.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* ---- the input, read as a script ------------------------------------------- */
+
+static const uint8_t *in;
+static size_t inlen, inpos;
+
+static unsigned int take(unsigned int bytes)
+{
+	unsigned int v = 0;
+
+	for (unsigned int i = 0; i < bytes; i++)
+		v = v << 8 | (inpos < inlen ? in[inpos++] : 0);
+	return v;
+}
+
+static int more(void)
+{
+	return inpos < inlen;
+}
+
+/* ---- the fakes ------------------------------------------------------------------ */
+
+#define FAKE_FD 1000
+static int next_fd;
+static uint64_t fake_ms;
+static int tun_reads; /* packets still to hand to tun_batch */
+static uint8_t tun_pkt[NET_MTU + 128];
+static size_t tun_pkt_len;
+
+static int fz_socket(int d, int t, int p)
+{
+	(void)d, (void)t, (void)p;
+	if (take(1) == 0xff) {
+		errno = EMFILE;
+		return -1;
+	}
+	return FAKE_FD + next_fd++;
+}
+
+static int fz_connect(int fd, const struct sockaddr *sa, socklen_t l)
+{
+	static const int ERR[] = { EINPROGRESS, EINPROGRESS, 0, ENETUNREACH, EADDRNOTAVAIL };
+
+	(void)fd, (void)sa, (void)l;
+	errno = ERR[take(1) % 5];
+	return errno ? -1 : 0;
+}
+
+static int fz_setsockopt(int fd, int lvl, int name, const void *v, socklen_t l)
+{
+	(void)fd, (void)lvl, (void)v, (void)l;
+	if (name == SO_PEEK_OFF && (take(1) & 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+static int fz_getsockopt(int fd, int lvl, int name, void *v, socklen_t *l)
+{
+	(void)fd, (void)lvl;
+	if (name == SO_ERROR && *l >= sizeof(int)) {
+		*(int *)v = take(1) % 4 == 3 ? ECONNREFUSED : 0;
+		return 0;
+	}
+	if (name == SO_MEMINFO) {
+		uint32_t *mi = v;
+
+		memset(v, 0, *l);
+		if (*l >= SK_MEMINFO_VARS * sizeof(uint32_t)) {
+			mi[SK_MEMINFO_SNDBUF] = take(3);
+			mi[SK_MEMINFO_WMEM_QUEUED] = take(2);
+		}
+		return 0;
+	}
+	memset(v, 0, *l);
+	return 0;
+}
+
+/* Host data: any length up to what was asked, EOF, or an error. */
+static ssize_t fz_recv(int fd, void *buf, size_t len, int flags)
+{
+	unsigned int k = take(1);
+	size_t n;
+
+	(void)fd;
+	if (k == 0 || !len) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (k == 1)
+		return 0;
+	if (k == 2 || k == 3) {
+		errno = k == 2 ? ECONNRESET : ECONNREFUSED;
+		return -1;
+	}
+	n = k < 128 ? k : k < 250 ? (size_t)(k - 128) * 512 : len;
+	if (n > len)
+		n = len;
+	if (buf && !(flags & MSG_TRUNC && !buf))
+		memset(buf, (int)k, n);
+	return (ssize_t)n;
+}
+
+static ssize_t fz_send(int fd, const void *buf, size_t len, int flags)
+{
+	unsigned int k = take(1);
+
+	(void)fd, (void)buf, (void)flags;
+	if (k == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (k == 1) {
+		errno = EPIPE;
+		return -1;
+	}
+	if (k == 2) {
+		errno = ECONNREFUSED;
+		return -1;
+	}
+	return (ssize_t)(k & 1 ? len : len * (k >> 1) / 128);
+}
+
+static int fz_shutdown(int fd, int how)
+{
+	(void)fd, (void)how;
+	return 0;
+}
+
+static int fz_close(int fd)
+{
+	if (fd >= FAKE_FD)
+		return 0;
+	return close(fd);
+}
+
+static int fz_epoll_ctl(int e, int op, int fd, struct epoll_event *ev)
+{
+	(void)e, (void)op, (void)fd, (void)ev;
+	return 0;
+}
+
+static int tunfd_fake = FAKE_FD - 1;
+
+/* What the relay writes to the TUN: a packet for the agent, well formed. */
+static ssize_t fz_write(int fd, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	struct pkt p;
+
+	if (fd != tunfd_fake)
+		return (ssize_t)len;
+	if (len < 20)
+		abort();
+	int proto = b[0] >> 4 == 4 ? b[9] : b[6];
+
+	if (proto == PROTO_TCP || proto == PROTO_UDP) {
+		static const uint8_t A4[4] = { 10, 0, 2, 100 };
+		static const uint8_t A6[16] = { 0xfd, [15] = 0x00, [14] = 0x01 };
+
+		if (pkt_parse(b, len, &p) < 0)
+			abort();
+		if (p.family == AF_INET ? memcmp(p.dst.a, A4, 4) : memcmp(p.dst.a, A6, 16))
+			abort();
+	}
+	return (ssize_t)len;
+}
+
+static ssize_t fz_read(int fd, void *buf, size_t len)
+{
+	if (fd != tunfd_fake || !tun_reads) {
+		errno = EAGAIN;
+		return -1;
+	}
+	tun_reads--;
+	if (tun_pkt_len > len)
+		abort();
+	memcpy(buf, tun_pkt, tun_pkt_len);
+	return (ssize_t)tun_pkt_len;
+}
+
+static int fz_clock_gettime(clockid_t c, struct timespec *ts)
+{
+	(void)c;
+	ts->tv_sec = (time_t)(fake_ms / 1000);
+	ts->tv_nsec = (long)(fake_ms % 1000) * 1000000;
+	return 0;
+}
+
+#define socket fz_socket
+#define connect fz_connect
+#define setsockopt fz_setsockopt
+#define getsockopt fz_getsockopt
+#define recv fz_recv
+#define send fz_send
+#define shutdown fz_shutdown
+#define close fz_close
+#define epoll_ctl fz_epoll_ctl
+#define write fz_write
+#define read fz_read
+#define clock_gettime fz_clock_gettime
+#include "otonet/relay.c"
+#undef socket
+#undef connect
+#undef setsockopt
+#undef getsockopt
+#undef recv
+#undef send
+#undef shutdown
+#undef close
+#undef epoll_ctl
+#undef write
+#undef read
+#undef clock_gettime
+
+/* relay.c's neighbours, not needed without a loop. */
+void relay_lockdown(void)
+{
+}
+
+void relay_badcall(void)
+{
+}
+
+/* ---- the script ---------------------------------------------------------------- */
+
+#define NFLOWS 8
+
+static struct filter filt;
+static struct relay_cfg cfg;
+
+static void setup(void)
+{
+	unsigned int hsize = 1;
+
+	cidr_parse("203.0.113.0/24", &filt.pub[0]);
+	cidr_parse("2001:db8:1::/64", &filt.pub[1]);
+	filt.npub = 2;
+	ipaddr_parse("10.0.2.3", &filt.dns4);
+	ipaddr_parse("fd00::3", &filt.dns6);
+	ipaddr_parse("203.0.113.53", &cfg.resolver);
+	cfg.f = &filt;
+	cfg.log_fd = -1;
+	cfg.max_flows = NFLOWS;
+	cfg.max_half_open = 3;
+	cfg.max_udp_flows = 3;
+	cfg.tcp_idle_ms = 5000;
+	cfg.udp_idle_ms = 2000;
+	C = &cfg;
+	tunfd = tunfd_fake;
+	while (hsize < 2 * NFLOWS)
+		hsize <<= 1;
+	hmask = hsize - 1;
+	flows = calloc(NFLOWS, sizeof(*flows));
+	heads = malloc(hsize * sizeof(*heads));
+	if (!flows || !heads)
+		abort();
+	for (unsigned int i = 0; i < hsize; i++)
+		heads[i] = -1;
+	for (int i = NFLOWS; i-- > 0;) {
+		flows[i].fd = -1;
+		flows[i].next = free_head;
+		free_head = i;
+	}
+	log_verbosity = -1;
+}
+
+/* A packet from the agent, built valid so the input reaches the flows. */
+static void agent_packet(void)
+{
+	static const uint16_t PORTS[] = { 40000, 40001, 40002, 40003 };
+	unsigned int sel = take(1), v6 = sel & 1, proto = (sel >> 1) % 3;
+	struct ipaddr src, dst;
+	uint16_t sport = PORTS[(sel >> 3) & 3], dport = (sel & 0x20) ? 53 : 80;
+	size_t off, dlen = take(1) % 64 * 23, n;
+	struct flow *f = &flows[take(1) % NFLOWS];
+
+	ipaddr_parse(v6 ? "fd00::100" : "10.0.2.100", &src);
+	ipaddr_parse(sel & 0x40 ? (v6 ? "fd00::3" : "10.0.2.3")
+				: sel & 0x80 ? (v6 ? "fd00::1" : "10.0.0.1")
+					     : (v6 ? "2001:db8:1::10" : "203.0.113.10"),
+		     &dst);
+	off = pkt_l4_off(v6 ? AF_INET6 : AF_INET);
+	if (proto == 0) {
+		uint8_t flags = (uint8_t)take(1);
+		uint32_t seq = take(4), ack = take(4);
+		uint16_t win = (uint16_t)take(2);
+
+		/* Mostly in the flow's own sequence space, to get past the checks. */
+		if (f->proto == PROTO_TCP && (flags & 0x80)) {
+			seq = f->rcv_nxt + (seq & 0xff) - 0x80;
+			ack = f->snd_una + (ack & 0xffff);
+			sport = f->sport;
+			dport = f->dport;
+			dst = f->adst;
+			src = f->asrc;
+			v6 = f->asrc.family == AF_INET6;
+			off = pkt_l4_off(f->asrc.family);
+		}
+		memset(tun_pkt + off + 20, 'a', dlen);
+		n = pkt_tcp(tun_pkt, &src, &dst, sport, dport, seq, ack, flags & 0x1f, win, dlen);
+	} else if (proto == 1) {
+		memset(tun_pkt + off + 8, 'u', dlen);
+		n = pkt_udp(tun_pkt, &src, &dst, sport, dport, dlen);
+	} else {
+		/* An echo request: a reply from the agent's side, retyped. */
+		memset(tun_pkt + off + 8, 'e', dlen);
+		n = pkt_echo_reply(tun_pkt, &src, &dst, sport, (uint16_t)take(2), dlen);
+		tun_pkt[off] = v6 ? 128 : 8;
+		tun_pkt[off + 2] = tun_pkt[off + 3] = 0;
+		if (v6) {
+			struct pkt q;
+			uint32_t sum = 0;
+
+			/* The pseudo-header for ICMPv6: recomputed from scratch. */
+			for (int i = 8; i < 40; i += 2)
+				sum += (uint32_t)(tun_pkt[i] << 8 | tun_pkt[i + 1]);
+			sum += (uint32_t)(n - off) + PROTO_ICMP6;
+			uint16_t ck = pkt_csum(tun_pkt + off, n - off, sum);
+
+			tun_pkt[off + 2] = (uint8_t)(ck >> 8);
+			tun_pkt[off + 3] = (uint8_t)ck;
+			(void)q;
+		} else {
+			uint16_t ck = pkt_csum(tun_pkt + off, n - off, 0);
+
+			tun_pkt[off + 2] = (uint8_t)(ck >> 8);
+			tun_pkt[off + 3] = (uint8_t)ck;
+		}
+	}
+	tun_pkt_len = n;
+	tun_reads = 1 + (int)(take(1) & 3); /* the same packet again: duplicates */
+	tun_input();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+
+	if (!ready) {
+		setup();
+		ready = 1;
+	}
+	in = data;
+	inlen = size;
+	inpos = 0;
+	fake_ms = 1000000;
+	now = fake_ms;
+	next_fd = 0;
+	cfg.no_peek_off = (int)(take(1) & 1);
+	for (int steps = 0; more() && steps < 512; steps++) {
+		unsigned int op = take(1) % 5;
+		struct flow *f;
+
+		switch (op) {
+		case 0:
+		case 1:
+			agent_packet();
+			break;
+		case 2:
+			/* An event on a host socket. */
+			f = &flows[take(1) % NFLOWS];
+			now = fake_ms;
+			if (f->proto == PROTO_TCP)
+				tcp_sock_event(f, take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
+							     EPOLLRDHUP));
+			else if (f->proto)
+				dgram_sock_event(f);
+			break;
+		case 3:
+			fake_ms += take(2) * 10;
+			now = fake_ms;
+			timers();
+			break;
+		default:
+			acks_flush();
+			break;
+		}
+	}
+	/* Everything back, for the next input: no flow outlives it. */
+	npending = 0;
+	for (int i = 0; i < NFLOWS; i++)
+		if (flows[i].proto)
+			flow_free(&flows[i]);
+	if (nused || nhalf || nudp || nsbuf)
+		abort();
+	return 0;
+}
