@@ -454,6 +454,24 @@ static void test_pkt_malformed(void **state)
 	n = make_tcp4(TH_ACK, 0);
 	buf[32] = 0xf0;
 	assert_int_equal(pkt_parse(buf, n, &p), -1);
+	/*
+	 * IPv4 options (four NOPs, header and checksums right): dropped, as
+	 * IPv6 extension headers are. The UDP datagram moves 4 bytes on.
+	 */
+	{
+		struct ipaddr s = A("10.0.2.100"), d = A("203.0.113.10");
+
+		n = pkt_udp(buf, &s, &d, 1000, 9005, 4);
+		assert_int_equal(pkt_parse(buf, n, &p), 0);
+		memmove(buf + 24, buf + 20, n - 20);
+		memset(buf + 20, 1, 4);
+		buf[0] = 0x46;
+		buf[3] += 4;
+		buf[10] = buf[11] = 0;
+		ck = pkt_csum(buf, 24, 0);
+		memcpy(buf + 10, &ck, 2);
+		assert_int_equal(pkt_parse(buf, n + 4, &p), -1);
+	}
 	/* IPv6 with an extension header (hop-by-hop) is dropped. */
 	{
 		struct ipaddr s = A("fd00::100"), d = A("2001:db8:1::10");
