@@ -82,7 +82,8 @@ relay_start() {
 test_relay_has_no_capabilities_and_an_empty_root() {
 	relay_start "$OTO_BIN/otonet" $AS $PUB -- sh -c "
 		$NT ping 203.0.113.10 >$T/ping; $NT down 203.0.113.10 3000000 >$T/down;
-		echo up >$T/up; sleep 2"
+		echo up >$T/up; n=0
+		while [ ! -e $T/go ] && [ \$n -lt 600 ]; do sleep 0.05; n=\$((n + 1)); done"
 	st=$(cat /proc/$relay/status)
 	assertEquals "Seccomp:	2" "$(echo "$st" | grep '^Seccomp:')"
 	assertEquals "NoNewPrivs:	1" "$(echo "$st" | grep '^NoNewPrivs:')"
@@ -102,6 +103,7 @@ test_relay_has_no_capabilities_and_an_empty_root() {
 	# Ping sockets and host sockets still work after the change of namespace.
 	assertEquals "ok" "$(cut -d' ' -f1 "$T/ping")"
 	assertEquals "ok" "$(cat "$T/down")"
+	: >"$T/go"
 	wait $relay
 	assertEquals "$(cat "$T/rerr")" 0 $?
 }
@@ -149,6 +151,7 @@ flood_run() {
 	: >"$T/go"
 	wait $relay
 	rc=$?
+	FLOOD_ENV=
 }
 
 # Sequential connections kept open: exactly --max-flows of them get through
