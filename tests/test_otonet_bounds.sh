@@ -72,6 +72,7 @@ test_no_peek_off_200_concurrent_connections() {
 # relay_start OTONET-ARGS...: otonet in the background, its agent waiting on
 # $T/go; $relay is its pid once the agent wrote $T/up.
 relay_start() {
+	[ -n "$IS_ROOT" ] || return 0
 	ip netns exec "$NH" "$@" 2>"$T/rerr" &
 	relay=$!
 	n=0
@@ -136,6 +137,7 @@ ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
 # agent writes $T/up when its flood is done and waits for $T/go, so that the
 # test reads the relay's peak memory then. $hwm: VmHWM in kB.
 flood_run() {
+	[ -n "$IS_ROOT" ] || return 0
 	rm -f "$T/up" "$T/go"
 	opts=
 	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
@@ -219,7 +221,7 @@ test_udp_flood_50000_ports() {
 test_tcp_idle_timeout() {
 	run onet $PUB --tcp-idle 2 -- $FLOOD idle 203.0.113.10 9002 3.5
 	assertEquals "$(cat "$T/err")" "ECONNRESET" "$(cat "$T/out")"
-	: >"$TOPO_DIR/watch"
+	[ -d "$TOPO_DIR" ] && : >"$TOPO_DIR/watch"
 	run onet $PUB --tcp-idle 2 -- $FLOOD idle 203.0.113.10 9004 3.5
 	assertEquals "rst" "$(cat "$TOPO_DIR/watch")"
 	run onet $PUB --tcp-idle 10 -- $FLOOD idle 203.0.113.10 9002 3.5
