@@ -5,8 +5,10 @@
  * into host sockets, through the filter (public internet yes, private and
  * special-purpose addresses no, exact exceptions by --allow).
  *
- * Consumes: argv up to "--"; the --log-fd fd; OTO_TEST_NO_KERNEL_LAYER (tests
- * only); OTO_STATUS_FD (reported to, passed on).
+ * Consumes: argv up to "--"; the --log-fd fd; OTO_STATUS_FD (reported to,
+ * passed on); for tests and benchmarks only, documented as such in otonet(1):
+ * OTO_TEST_NO_KERNEL_LAYER, OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
+ * OTO_TEST_TUN_MTU.
  * Passes on: the rest of argv, exec'd in the new namespaces with a TUN tun0
  * configured and /etc/resolv.conf naming the relay's DNS address; every other
  * inherited fd.
@@ -66,19 +68,7 @@ int main(int argc, char **argv)
 	otonet_parse(&o, argc, argv);
 
 	/* 1. Root never runs the relay: become the --as account first. */
-	if (getuid() == 0 || geteuid() == 0) {
-		uid_t uid;
-		gid_t gid;
-
-		if (!o.as)
-			die_usage("run as root: --as USER[:GROUP] names the unprivileged account to use");
-		if (user_lookup(o.as, &uid, &gid) < 0)
-			die_usage("--as %s: no such unprivileged user or group", o.as);
-		if (uid == 0)
-			die_usage("--as %s: the relay must not run as root", o.as);
-		if (user_become(uid, gid) < 0)
-			die(EXIT_SYS, errno, "unable to become %s", o.as);
-	}
+	xuser_drop_root(o.as);
 
 	/*
 	 * 2. The filter, complete before any flow exists: exception names

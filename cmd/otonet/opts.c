@@ -173,17 +173,9 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 		case OPT_AS:
 			o->as = optarg;
 			break;
-		case 'v':
-			log_verbosity = LOG_DEBUG;
-			break;
-		case 'h':
-			fputs(USAGE, stdout);
-			exit(0);
-		case OPT_VERSION:
-			puts("otonet " OTO_VERSION);
-			exit(0);
 		default:
-			opt_die(c, argv);
+			opt_common(c, USAGE, argv);
+			break;
 		}
 	}
 	if (optind >= argc)
