@@ -18,18 +18,6 @@ FLOOD="$PY $(dirname "$NETTOOL")/flood.py"
 HWM_CEIL_KB=8192
 PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'topo_down' EXIT
-	trap 'topo_down; exit 1' INT TERM HUP
-	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] && topo_down
-	return 0
-}
-
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || skip "needs root (ip netns)"
 	return 0

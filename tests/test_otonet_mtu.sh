@@ -11,18 +11,6 @@ NT="$PY $NETTOOL"
 PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 BIG=${OTO_NET_BULK:-104857600} # 100 MiB each way
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'topo_down' EXIT
-	trap 'topo_down; exit 1' INT TERM HUP
-	topo_up </dev/null >/dev/null 2>&1 || { echo "topology failed" >&2; topo_down; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] && topo_down
-	return 0
-}
-
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || skip "needs root (ip netns)"
 }
