@@ -26,7 +26,8 @@
 NT="$PY $NETTOOL"
 PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 TEN=10485760
-REPO=$(cd "$OTO_TESTS/.." && pwd)
+# The sources: the checkout (tests/run.sh runs suites from a copy of tests/).
+REPO=${OTO_TOP:-$(cd "$OTO_TESTS/.." && pwd)}
 HB=/tmp/oto-hostile-$TOPO_ID
 INJ=$HB/otonet_inject
 BATCHES="trunc4 trunc6 lying-lengths ipopts frags ext6 tcpflags synflood unknown-acks seq windows urgent udp-lying icmp-errors spoofed-src"
