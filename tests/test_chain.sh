@@ -138,9 +138,12 @@ test_failing_stage_stops_the_chain() {
 }
 
 test_otoprobe_finds_everything_contained() {
-	set --
-	for n in user mnt pid ipc uts cgroup net; do
-		set -- "$@" --host-ns "$n:$(ip netns exec "$NH" stat -L -c %i /proc/self/ns/$n)"
+	# The launcher's namespaces that outlive it: this shell's, and the fake
+	# host's network namespace. (ip netns exec makes a mount namespace that
+	# dies with the command it runs: its inode number may be reused later.)
+	set -- --host-ns "net:$(ip netns exec "$NH" stat -L -c %i /proc/self/ns/net)"
+	for n in user mnt pid ipc uts cgroup; do
+		set -- "$@" --host-ns "$n:$(stat -L -c %i /proc/self/ns/$n)"
 	done
 	run chain --role member -- /opt/oto/bin/otoprobe "$@"
 	assertEquals "$(grep -v ' ok ' "$T/out")" 0 "$rc"
