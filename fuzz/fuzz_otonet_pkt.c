@@ -96,6 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && (data[size - 1] & 1))
 		fix_checksums(in, size);
 	data = in;
+	/* The same bytes read as the TUN gives them: a virtio_net_hdr first. */
+	if (pkt_parse_vnet(data, size, &p) == 0 &&
+	    (p.ip != data + VNET_HLEN || p.iplen > size - VNET_HLEN ||
+	     (p.data && (p.data < p.ip || p.data + p.dlen > data + size))))
+		__builtin_trap();
 	if (pkt_parse(data, size, &p) < 0)
 		return 0;
 	/* What the relay does with a parsed packet, short of sockets. */

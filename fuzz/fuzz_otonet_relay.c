@@ -56,7 +56,7 @@ static int more(void)
 static int next_fd;
 static uint64_t fake_ms;
 static int tun_reads; /* packets still to hand to tun_batch */
-static uint8_t tun_pkt[NET_MTU + 128];
+static uint8_t tun_buf[VNET_HLEN + NET_MTU + 128], *const tun_pkt = tun_buf + VNET_HLEN;
 static size_t tun_pkt_len;
 
 static int fz_socket(int d, int t, int p)
@@ -185,15 +185,16 @@ static ssize_t fz_write(int fd, const void *buf, size_t len)
 
 	if (fd != tunfd_fake)
 		return (ssize_t)len;
-	if (len < 20)
+	if (len < VNET_HLEN + 20)
 		abort();
-	int proto = b[0] >> 4 == 4 ? b[9] : b[6];
+	const uint8_t *ip = b + VNET_HLEN;
+	int proto = ip[0] >> 4 == 4 ? ip[9] : ip[6];
 
 	if (proto == PROTO_TCP || proto == PROTO_UDP) {
 		static const uint8_t A4[4] = { 10, 0, 2, 100 };
 		static const uint8_t A6[16] = { 0xfd, [15] = 0x00, [14] = 0x01 };
 
-		if (pkt_parse(b, len, &p) < 0)
+		if (pkt_parse_vnet(b, len, &p) < 0)
 			abort();
 		if (p.family == AF_INET ? memcmp(p.dst.a, A4, 4) : memcmp(p.dst.a, A6, 16))
 			abort();
@@ -208,10 +209,10 @@ static ssize_t fz_read(int fd, void *buf, size_t len)
 		return -1;
 	}
 	tun_reads--;
-	if (tun_pkt_len > len)
+	if (VNET_HLEN + tun_pkt_len > len)
 		abort();
-	memcpy(buf, tun_pkt, tun_pkt_len);
-	return (ssize_t)tun_pkt_len;
+	memcpy(buf, tun_buf, VNET_HLEN + tun_pkt_len);
+	return (ssize_t)(VNET_HLEN + tun_pkt_len);
 }
 
 static int fz_clock_gettime(clockid_t c, struct timespec *ts)
@@ -364,6 +365,26 @@ static void agent_packet(void)
 		}
 	}
 	tun_pkt_len = n;
+	/*
+	 * The virtio_net_hdr: none, the agent kernel's partial checksum (and
+	 * segmentation, for TCP), or ten bytes of the input.
+	 */
+	memset(tun_buf, 0, VNET_HLEN);
+	switch (take(1) & 3) {
+	case 1:
+		if (proto < 2) {
+			pkt_vnet(tun_buf, tun_pkt, proto == 0 ? dlen : 0, (uint16_t)take(2));
+			if (proto == 1)
+				tun_buf[8] = 6; /* csum_offset: UDP's checksum field */
+		}
+		break;
+	case 2:
+		for (int i = 0; i < VNET_HLEN; i++)
+			tun_buf[i] = (uint8_t)take(1);
+		break;
+	default:
+		break;
+	}
 	tun_reads = 1 + (int)(take(1) & 3); /* the same packet again: duplicates */
 	tun_input();
 }

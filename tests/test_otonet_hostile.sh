@@ -30,7 +30,7 @@ TEN=10485760
 REPO=${OTO_TOP:-$(cd "$OTO_TESTS/.." && pwd)}
 HB=/tmp/oto-hostile-$TOPO_ID
 INJ=$HB/otonet_inject
-BATCHES="trunc4 trunc6 lying-lengths ipopts frags ext6 tcpflags synflood unknown-acks seq windows urgent udp-lying icmp-errors spoofed-src"
+BATCHES="trunc4 trunc6 lying-lengths ipopts frags ext6 tcpflags synflood unknown-acks seq windows urgent udp-lying icmp-errors spoofed-src vnet"
 
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
@@ -150,6 +150,7 @@ test_windows() { hostile windows; assertSurvived windows; }
 test_urgent() { hostile urgent; assertSurvived urgent; }
 test_icmp_errors() { hostile icmp-errors; assertSurvived icmp-errors; }
 test_spoofed_src() { hostile spoofed-src; assertSurvived spoofed-src; }
+test_vnet() { hostile vnet; assertSurvived vnet; }
 
 # The only batch where some packets are well formed enough to be sent on: a
 # UDP length under the payload cuts it, a zero checksum is "none" over IPv4.

@@ -49,4 +49,27 @@ test_bulk_tcp_at_mtu_1500_sha256() {
 	assertEquals 0 "$rc"
 }
 
+# The TUN's offloads (IFF_VNET_HDR, TUNSETOFFLOAD): at MTU 1500 the agent's
+# kernel hands the relay TCP segments of up to 64 KiB, and the relay hands it
+# segments as large, which it takes as trains of MSS-sized ones. 10 MiB one
+# way then needs a few hundred packets on tun0, not the 7,200 or more that
+# 1,448-byte segments would (the counters include the ACKs going the other way).
+test_offloads_at_mtu_1500_few_large_packets() {
+	for dst in 203.0.113.10 2001:db8:1::10; do
+		run in_host env OTO_TEST_TUN_MTU=1500 "$OTO_BIN/otonet" $AS $PUB -- sh -c '
+			# /proc/net/dev is this network namespace'"'"'s: rx packets, tx packets.
+			c() { awk '"'"'$1 == "tun0:" { print $3, $11 }'"'"' /proc/net/dev; }
+			set -- $(c)
+			'"$NT"' up '"$dst"' 10485760 || exit 1
+			set -- "$@" $(c)
+			'"$NT"' down '"$dst"' 10485760 || exit 1
+			set -- "$@" $(c)
+			echo "$(($4 - $2)) $(($5 - $3))"'
+		assertEquals "$dst: $(cat "$T/err")" 0 "$rc"
+		set -- $(tail -1 "$T/out")
+		assertTrue "$dst: upload took $1 packets from the agent (offloads off?)" "[ ${1:-99999} -lt 1200 ]"
+		assertTrue "$dst: download took $2 packets to the agent (offloads off?)" "[ ${2:-99999} -lt 1200 ]"
+	done
+}
+
 . shunit2

@@ -100,6 +100,21 @@ struct pkt {
 
 /* 0 and p filled in, or -1 for anything not strictly well formed. */
 int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p);
+/*
+ * The TUN has IFF_VNET_HDR: a 10-byte struct virtio_net_hdr precedes every
+ * packet, both ways. pkt_parse_vnet takes the header and the packet behind
+ * it, as strictly: only the checksum and segmentation offloads the relay
+ * turns on (a partial checksum exactly at the TCP or UDP checksum field,
+ * TCP segmentation of the packet's own family), nothing else.
+ */
+#define VNET_HLEN 10
+int pkt_parse_vnet(const uint8_t *buf, size_t len, struct pkt *p);
+/*
+ * The header for a TCP packet from pkt_tcp_partial: a partial checksum and,
+ * when dlen exceeds gso_size (non-zero), segmentation into gso_size pieces,
+ * which the agent's kernel takes as it takes a coalesced (GRO) packet.
+ */
+void pkt_vnet(uint8_t *vh, const uint8_t *pkt, size_t dlen, uint16_t gso_size);
 uint16_t pkt_csum(const void *data, size_t len, uint32_t sum);
 /* Where the payload of a TCP (no options)/UDP/echo packet starts in the buffer. */
 size_t pkt_l4_off(int family);
@@ -111,6 +126,10 @@ size_t pkt_l4_off(int family);
 size_t pkt_tcp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
 	       uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 	       size_t dlen);
+/* pkt_tcp with the checksum left partial (pkt_vnet says so): no pass over the data. */
+size_t pkt_tcp_partial(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
+		       uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
+		       uint16_t win, size_t dlen);
 /* A SYN-ACK with MSS and (if wscale >= 0) window scale options. */
 size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
 		  uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win,

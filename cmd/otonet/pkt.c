@@ -135,7 +135,13 @@ static int parse_tcp_opts(const uint8_t *o, size_t n, struct pkt *p)
 	return 0;
 }
 
-int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
+/*
+ * partial: the L4 checksum is the sender's "partial" one (only the
+ * pseudo-header summed, the rest left to the receiver, VIRTIO_NET_HDR_F_
+ * NEEDS_CSUM): it is not checked, as there is no wire between the agent's
+ * kernel and the relay that could have changed the packet.
+ */
+static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 {
 	const uint8_t *l4;
 	size_t l4len, hl;
@@ -197,7 +203,8 @@ int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
 		doff = (size_t)(l4[12] >> 4) * 4;
 		if (doff < 20 || doff > l4len)
 			return -1;
-		if (fold(sum_raw(l4, l4len, pseudo(p->family, p->src.a, p->dst.a, nh, l4len))) != 0)
+		if (!partial &&
+		    fold(sum_raw(l4, l4len, pseudo(p->family, p->src.a, p->dst.a, nh, l4len))) != 0)
 			return -1;
 		p->proto = PROTO_TCP;
 		p->sport = get16(l4);
@@ -221,7 +228,7 @@ int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
 			return -1;
 		ck = get16(l4 + 6);
 		/* A zero UDP checksum means "none" over IPv4 only. */
-		if ((ck || p->family == AF_INET6) &&
+		if (!partial && (ck || p->family == AF_INET6) &&
 		    fold(sum_raw(l4, ulen, pseudo(p->family, p->src.a, p->dst.a, nh, ulen))) != 0)
 			return -1;
 		p->proto = PROTO_UDP;
@@ -233,7 +240,8 @@ int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
 		   (nh == PROTO_ICMP6 && p->family == AF_INET6)) {
 		uint64_t ps = p->family == AF_INET6 ? pseudo(AF_INET6, p->src.a, p->dst.a, nh, l4len) : 0;
 
-		if (l4len < 8 || fold(sum_raw(l4, l4len, ps)) != 0)
+		/* No partial checksum for ICMP: the kernel never offloads it. */
+		if (partial || l4len < 8 || fold(sum_raw(l4, l4len, ps)) != 0)
 			return -1;
 		/* Only echo requests: everything else stays inside the sandbox. */
 		if (l4[1] != 0 || l4[0] != (p->family == AF_INET ? 8 : 128))
@@ -247,6 +255,85 @@ int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
 		return -1;
 	}
 	return 0;
+}
+
+int pkt_parse(const uint8_t *buf, size_t len, struct pkt *p)
+{
+	return parse_ip(buf, len, p, 0);
+}
+
+static uint16_t getle16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void putle16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/*
+ * struct virtio_net_hdr as the TUN reads and writes it (little-endian fields
+ * on every architecture the relay runs on; TUNSETVNETLE is not used):
+ * flags, gso_type, hdr_len, gso_size, csum_start, csum_offset.
+ */
+enum { VH_FLAGS = 0, VH_GSO_TYPE = 1, VH_HDR_LEN = 2, VH_GSO_SIZE = 4, VH_CSUM_START = 6,
+       VH_CSUM_OFF = 8 };
+#define VH_NEEDS_CSUM 1
+#define VH_DATA_VALID 2
+#define VH_GSO_TCPV4 1
+#define VH_GSO_TCPV6 4
+#define VH_GSO_ECN 0x80
+
+int pkt_parse_vnet(const uint8_t *buf, size_t len, struct pkt *p)
+{
+	unsigned int flags, gso, csum_start, csum_off;
+	int partial;
+
+	if (len < VNET_HLEN)
+		return -1;
+	flags = buf[VH_FLAGS];
+	gso = buf[VH_GSO_TYPE] & ~VH_GSO_ECN;
+	csum_start = getle16(buf + VH_CSUM_START);
+	csum_off = getle16(buf + VH_CSUM_OFF);
+	if (flags & ~(VH_NEEDS_CSUM | VH_DATA_VALID))
+		return -1;
+	if ((buf[VH_GSO_TYPE] & VH_GSO_ECN) && !gso)
+		return -1;
+	partial = flags & VH_NEEDS_CSUM;
+	if (parse_ip(buf + VNET_HLEN, len - VNET_HLEN, p, partial) < 0)
+		return -1;
+	/* A partial checksum must be the one of this very TCP or UDP header. */
+	if (partial && (csum_start != pkt_l4_off(p->family) ||
+			csum_off != (p->proto == PROTO_TCP ? 16U : 6U)))
+		return -1;
+	/* Segmentation left undone: TCP only, of the packet's own family. */
+	if (gso) {
+		if (!partial || p->proto != PROTO_TCP ||
+		    gso != (p->family == AF_INET ? VH_GSO_TCPV4 : VH_GSO_TCPV6) ||
+		    !getle16(buf + VH_GSO_SIZE) || getle16(buf + VH_HDR_LEN) > len - VNET_HLEN)
+			return -1;
+	} else if (getle16(buf + VH_GSO_SIZE)) {
+		return -1;
+	}
+	return 0;
+}
+
+void pkt_vnet(uint8_t *vh, const uint8_t *pkt, size_t dlen, uint16_t gso_size)
+{
+	int v6 = pkt[0] >> 4 == 6;
+	size_t off = pkt_l4_off(v6 ? AF_INET6 : AF_INET);
+
+	memset(vh, 0, VNET_HLEN);
+	vh[VH_FLAGS] = VH_NEEDS_CSUM;
+	putle16(vh + VH_CSUM_START, (uint16_t)off);
+	putle16(vh + VH_CSUM_OFF, 16);
+	if (gso_size && dlen > gso_size) {
+		vh[VH_GSO_TYPE] = v6 ? VH_GSO_TCPV6 : VH_GSO_TCPV4;
+		putle16(vh + VH_HDR_LEN, (uint16_t)(off + 20));
+		putle16(vh + VH_GSO_SIZE, gso_size);
+	}
 }
 
 size_t pkt_l4_off(int family)
@@ -299,7 +386,7 @@ static void l4_csum(uint8_t *l4, size_t l4len, int off, const struct ipaddr *src
 
 static size_t tcp_common(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
 			 uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
-			 uint16_t win, const uint8_t *opts, size_t optlen, size_t dlen)
+			 uint16_t win, const uint8_t *opts, size_t optlen, size_t dlen, int partial)
 {
 	size_t off = pkt_l4_off(src->family), thl = 20 + optlen, l4len = thl + dlen;
 	uint8_t *th = buf + off;
@@ -315,7 +402,14 @@ static size_t tcp_common(uint8_t *buf, const struct ipaddr *src, const struct ip
 	put16(th + 18, 0);
 	if (optlen)
 		memcpy(th + 20, opts, optlen);
-	l4_csum(th, l4len, 16, src, dst, PROTO_TCP);
+	if (partial) {
+		/* The pseudo-header's sum, not inverted: the receiver adds the rest. */
+		uint16_t ck = (uint16_t)~fold(pseudo(src->family, src->a, dst->a, PROTO_TCP, l4len));
+
+		memcpy(th + 16, &ck, 2);
+	} else {
+		l4_csum(th, l4len, 16, src, dst, PROTO_TCP);
+	}
 	return off + l4len;
 }
 
@@ -323,7 +417,14 @@ size_t pkt_tcp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
 	       uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 	       size_t dlen)
 {
-	return tcp_common(buf, src, dst, sport, dport, seq, ack, flags, win, NULL, 0, dlen);
+	return tcp_common(buf, src, dst, sport, dport, seq, ack, flags, win, NULL, 0, dlen, 0);
+}
+
+size_t pkt_tcp_partial(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
+		       uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
+		       uint16_t win, size_t dlen)
+{
+	return tcp_common(buf, src, dst, sport, dport, seq, ack, flags, win, NULL, 0, dlen, 1);
 }
 
 size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
@@ -333,7 +434,7 @@ size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *d
 	uint8_t o[8] = { 2, 4, (uint8_t)(mss >> 8), (uint8_t)mss, 1, 3, 3, (uint8_t)wscale };
 
 	return tcp_common(buf, src, dst, sport, dport, seq, ack, TH_SYN | TH_ACK, win, o,
-			  wscale >= 0 ? 8 : 4, 0);
+			  wscale >= 0 ? 8 : 4, 0, 0);
 }
 
 size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,

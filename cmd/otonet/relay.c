@@ -79,6 +79,15 @@ struct flow {
 	uint64_t rto_at;
 	unsigned int rto;
 	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
+	/*
+	 * The host socket was too full to count as writable when the window
+	 * was measured: EPOLLOUT is watched (the poll that adds it arms the
+	 * socket's wake-up), and when the socket drains a window update goes
+	 * out, so the agent does not sit, window closed, until its next probe.
+	 * adv_edge: the right edge of the window last advertised.
+	 */
+	unsigned int drain_watch : 1;
+	uint32_t adv_edge;
 	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
 	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
 	uint8_t *sbuf;
@@ -95,7 +104,12 @@ static unsigned int hmask;
 static unsigned long nused, nhalf, nudp, nsbuf;
 static int free_head = -1;
 static int ep, tunfd;
-static uint8_t ibuf[BUFSZ], obuf[BUFSZ];
+/*
+ * ibuf: what the TUN gives, its virtio_net_hdr first. obuf: a packet for the
+ * agent is built here, with room in front (vnet) for its virtio_net_hdr.
+ */
+static uint8_t ibuf[BUFSZ], vnet_obuf[VNET_HLEN + BUFSZ];
+static uint8_t *const vnet = vnet_obuf, *const obuf = vnet_obuf + VNET_HLEN;
 static uint64_t now;
 static uint32_t rnd_state;
 /* Flows owing the agent an ACK, sent once per batch of packets read. */
@@ -119,9 +133,18 @@ static uint32_t rnd(void)
 	return rnd_state;
 }
 
+/* obuf's n bytes, behind a header that asks for nothing (the packet is complete). */
 static void tun_write(size_t n)
 {
-	if (n && write(tunfd, obuf, n) < 0)
+	memset(vnet, 0, VNET_HLEN);
+	if (n && write(tunfd, vnet, VNET_HLEN + n) < 0)
+		debugx("write to the TUN: %s", strerror(errno));
+}
+
+/* obuf's n bytes behind the header pkt_vnet wrote. */
+static void tun_write_offload(size_t n)
+{
+	if (write(tunfd, vnet, VNET_HLEN + n) < 0)
 		debugx("write to the TUN: %s", strerror(errno));
 }
 
@@ -357,34 +380,63 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 
 /* ---- TCP ---------------------------------------------------------------- */
 
+/* The window to advertise, in bytes (before scaling). */
+static uint32_t tcp_window(struct flow *f, int *full)
+{
+	uint32_t mi[SK_MEMINFO_VARS] = { 0 };
+	socklen_t l = sizeof(mi);
+	long room, queued;
+
+	*full = 0;
+	if (f->agent_fin)
+		return 65535U << f->my_ws;
+	if (f->wr_blocked)
+		return 0;
+	/*
+	 * The room left in the host socket's send buffer, counted as the kernel
+	 * counts it (queued memory, overhead included), halved so that a full
+	 * window never meets a short write.
+	 */
+	if (getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
+		return 65535;
+	queued = (long)mi[SK_MEMINFO_WMEM_QUEUED];
+	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
+	/* Not writable as the kernel sees it (free space under half the queue). */
+	*full = 2 * room < queued / 2;
+	return room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
+}
+
+static void tcp_events(struct flow *f);
+
 static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 {
-	uint32_t win = 0;
+	int full;
+	uint32_t win = tcp_window(f, &full);
 
-	if (!f->wr_blocked && !f->agent_fin) {
-		uint32_t mi[SK_MEMINFO_VARS] = { 0 };
-		socklen_t l = sizeof(mi);
-		long room;
-
-		/*
-		 * The window is the room left in the host socket's send buffer,
-		 * counted as the kernel counts it (queued memory, overhead
-		 * included), halved so that a full window never meets a short
-		 * write.
-		 */
-		if (getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
-			room = 65535;
-		else
-			room = ((long)mi[SK_MEMINFO_SNDBUF] - (long)mi[SK_MEMINFO_WMEM_QUEUED]) / 2;
-		win = room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
-	} else if (f->agent_fin) {
-		win = 65535U << f->my_ws;
+	/* Too full to count as writable: have the host socket say when it drains. */
+	if (full && f->st == ST_EST && !f->drain_watch) {
+		f->drain_watch = 1;
+		tcp_events(f);
 	}
 	win >>= f->my_ws;
 	if (win > 65535)
 		win = 65535;
-	tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt, flags,
-			  (uint16_t)win, dlen));
+	f->adv_edge = f->rcv_nxt + (win << f->my_ws);
+	if (!dlen) {
+		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
+				  flags, (uint16_t)win, 0));
+		return;
+	}
+	/*
+	 * Data: the checksum left to the agent's kernel's "partial" convention
+	 * (no pass over the data here or there), and a segment longer than the
+	 * agent's MSS goes as one GSO packet of MSS-sized pieces.
+	 */
+	size_t n = pkt_tcp_partial(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
+				   flags, (uint16_t)win, dlen);
+
+	pkt_vnet(vnet, obuf, dlen, (uint16_t)f->seg);
+	tun_write_offload(n);
 }
 
 static void tcp_synack(struct flow *f)
@@ -438,7 +490,7 @@ static void tcp_events(struct flow *f)
 {
 	uint32_t ev = EPOLLET | EPOLLIN | EPOLLRDHUP;
 
-	if (f->st == ST_CONNECTING || f->wr_blocked)
+	if (f->st == ST_CONNECTING || f->wr_blocked || f->drain_watch)
 		ev |= EPOLLOUT;
 	if (flow_watch(f, ev) < 0)
 		debugx("epoll_ctl: %s", strerror(errno));
@@ -451,6 +503,16 @@ static void tcp_send_fin(struct flow *f)
 	f->fin_sent = 1;
 	if (!f->rto_at)
 		f->rto_at = now + f->rto;
+}
+
+/*
+ * The most data in one packet to the agent: as much as an IP packet holds,
+ * whatever the TUN's MTU, as pkt_vnet has the agent's kernel take a longer
+ * one as a train of segments of its MSS.
+ */
+static uint32_t tcp_maxlen(const struct flow *f)
+{
+	return (uint32_t)(NET_MTU - pkt_l4_off(f->asrc.family) - 20);
 }
 
 /*
@@ -502,8 +564,8 @@ static int tcp_flush_buffered(struct flow *f)
 		if (inflight >= f->agent_wnd)
 			break;
 		len = f->agent_wnd - inflight;
-		if (len > f->seg)
-			len = f->seg;
+		if (len > tcp_maxlen(f))
+			len = tcp_maxlen(f);
 		if (len > f->sblen - inflight)
 			len = f->sblen - inflight;
 		memcpy(obuf + off, f->sbuf + f->sboff + inflight, len);
@@ -531,8 +593,8 @@ static int tcp_flush(struct flow *f)
 		if (inflight >= f->agent_wnd)
 			break;
 		len = f->agent_wnd - inflight;
-		if (len > f->seg)
-			len = f->seg;
+		if (len > tcp_maxlen(f))
+			len = tcp_maxlen(f);
 		n = recv(f->fd, obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -757,6 +819,19 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 		 */
 		for (int i = 0; i < 4; i++)
 			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+	} else if ((ev & EPOLLOUT) && f->drain_watch) {
+		/*
+		 * The socket drained: a window update, if the window's right edge
+		 * moves on by a segment or more (RFC 1122's receiver-side silly
+		 * window avoidance). tcp_out arms the watch again if need be.
+		 */
+		int full;
+		uint32_t win = tcp_window(f, &full) >> f->my_ws << f->my_ws;
+
+		f->drain_watch = 0;
+		tcp_events(f);
+		if (!f->ack_pending && (int32_t)(f->rcv_nxt + win - f->adv_edge) >= (int32_t)f->seg)
+			tcp_out(f, f->snd_nxt, TH_ACK, 0);
 	}
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		tcp_flush(f);
@@ -807,7 +882,7 @@ static void icmp_refuse(const struct pkt *p, int port_unreach)
 	struct ipaddr gw;
 
 	ipaddr_parse(p->family == AF_INET ? "10.0.2.2" : "fd00::2", &gw);
-	tun_write(pkt_icmp_err(obuf, sizeof(obuf), &gw, p->ip, p->iplen, port_unreach));
+	tun_write(pkt_icmp_err(obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
 }
 
 static void udp_input(const struct pkt *p)
@@ -844,7 +919,7 @@ static void icmp_input(const struct pkt *p)
 		flow_watch(f, EPOLLIN);
 	}
 	f->last = now;
-	if (8 + p->dlen > sizeof(obuf))
+	if (8 + p->dlen > BUFSZ)
 		return;
 	obuf[0] = p->family == AF_INET ? 8 : 128;
 	obuf[1] = 0;
@@ -948,7 +1023,7 @@ static void tun_batch(void)
 			return;
 		}
 		/* Only the agent's own address: no spoofed flows, no reflections. */
-		if (pkt_parse(ibuf, (size_t)n, &p) < 0 || !agent_addr_ok(&p))
+		if (pkt_parse_vnet(ibuf, (size_t)n, &p) < 0 || !agent_addr_ok(&p))
 			continue;
 		now = clock_ms();
 		if (p.proto == PROTO_TCP)

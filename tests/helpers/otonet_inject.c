@@ -71,6 +71,19 @@
  *                live flow and of flows that do not exist, truncated quotes,
  *                quotes of quotes (the live flow must still echo); echo
  *                requests with lying lengths.
+ *  vnet          through a SOCK_RAW socket with PACKET_VNET_HDR (tun0 has
+ *                no link-layer header, so raw is the bare packet), so that the relay
+ *                reads a virtio_net_hdr the injector chose (as the kernel
+ *                passes it on): datagrams to the marker port with a wrong
+ *                checksum marked DATA_VALID, partial checksums starting in
+ *                the IP header, at the TCP field of a UDP datagram and the
+ *                UDP field of a TCP SYN (all to the marker port); SYNs segmented as
+ *                the other family's TCP, as UDP, with ECN alone, with a
+ *                segment size of 0 and 1, without NEEDS_CSUM (2,000 bytes of
+ *                SYN data each, to the LAN and a closed public port: the
+ *                kernel may segment these into well-formed SYNs itself);
+ *                datagrams to the marker port "segmented" as TCP. Sends the
+ *                kernel itself refuses (EINVAL) are counted, not fatal.
  *  spoofed-src   SYNs and datagrams to the marker port and the LAN from
  *                sources other than the agent's: the gateway, the DNS address,
  *                public addresses, 0.0.0.0, broadcast, loopback, the LAN, the
@@ -93,6 +106,7 @@
 #include <unistd.h>
 
 #define MARK_PORT 9100
+#define VNET_MAX (10 + 70000)
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
 
@@ -1050,6 +1064,103 @@ static void b_spoofed(void)
 	}
 }
 
+/* ---- vnet: a virtio_net_hdr of the injector's choosing --------------------- */
+
+static int vfd = -1;
+static unsigned long nrefused;
+
+/* hdr: flags, gso_type, hdr_len, gso_size, csum_start, csum_offset (host order). */
+static void send_vnet(const struct P *p, uint8_t flags, uint8_t gso_type, uint16_t gso_size,
+		      uint16_t csum_start, uint16_t csum_off)
+{
+	static uint8_t b[VNET_MAX];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = ifindex };
+	uint16_t hdr_len = (uint16_t)(p->hl + 20);
+	size_t n = plen(p);
+
+	if (vfd < 0) {
+		int one = 1;
+
+		vfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_IP));
+		if (vfd < 0)
+			fail("socket(AF_PACKET)");
+		if (setsockopt(vfd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
+			fail("PACKET_VNET_HDR");
+	}
+	b[0] = flags;
+	b[1] = gso_type;
+	memcpy(b + 2, &hdr_len, 2);
+	memcpy(b + 4, &gso_size, 2);
+	memcpy(b + 6, &csum_start, 2);
+	memcpy(b + 8, &csum_off, 2);
+	memcpy(b + 10, p->b, n);
+	sll.sll_protocol = htons(p->v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (sendto(vfd, b, 10 + n, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		if (errno != EINVAL && errno != ENOBUFS)
+			fail("sendto on tun0 with a virtio_net_hdr");
+		nrefused++;
+	}
+	pace();
+}
+
+static void b_vnet(void)
+{
+	static struct P p;
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		uint16_t l4 = v6 ? 40 : 20;
+		uint8_t tcpv = v6 ? 4 : 1, other = v6 ? 1 : 4;
+
+		/* DATA_VALID does not stand for a checksum: a wrong one is dropped. */
+		ip_start(&p, v6, A(v6), PUB(v6), 17);
+		udp(&p, 53000, MARK_PORT, "vnet-datavalid", 14);
+		p.b[p.hl + 6] ^= 0x55;
+		send_vnet(&p, 2, 0, 0, 0, 0);
+		/* Partial checksums anywhere but at the datagram's own field. */
+		ip_start(&p, v6, A(v6), PUB(v6), 17);
+		udp(&p, 53001, MARK_PORT, "vnet-csum-in-ip-header", 22);
+		send_vnet(&p, 1, 0, 0, (uint16_t)(l4 - 8), 6);
+		ip_start(&p, v6, A(v6), PUB(v6), 17);
+		udp(&p, 53002, MARK_PORT, "vnet-csum-at-tcp-field", 22);
+		send_vnet(&p, 1, 0, 0, l4, 16);
+		ip_start(&p, v6, A(v6), PUB(v6), 17);
+		udp(&p, 53003, MARK_PORT, "vnet-csum-past-header", 22);
+		send_vnet(&p, 1, 0, 0, (uint16_t)(l4 + 8), 0);
+		syn(&p, v6, A(v6), PUB(v6), 53004, MARK_PORT);
+		send_vnet(&p, 1, 0, 0, l4, 6);
+		/*
+		 * Segmentation of the wrong kind, or of none, on SYNs with 2,000
+		 * bytes of data. The kernel may refuse these, segment them itself
+		 * (into well-formed SYNs) or pass them on as they are: so they go
+		 * to the LAN, which must see nothing, and to a closed public
+		 * port, not to the marker port.
+		 */
+		for (int dst = 0; dst < 2; dst++) {
+			const uint8_t *d = dst ? PUB(v6) : LAN(v6);
+			uint16_t dp = dst ? 9999 : 80;
+			const struct {
+				uint8_t flags, type;
+				uint16_t size;
+			} G[] = {
+				{ 1, other, 536 }, { 1, 3 /* UDP */, 536 }, { 1, 0x80 /* ECN alone */, 536 },
+				{ 1, tcpv, 0 },	   { 0, tcpv, 536 },	    { 1, tcpv, 1 },
+				{ 1, tcpv | 0x80, 7 },
+			};
+
+			for (size_t i = 0; i < sizeof(G) / sizeof(G[0]); i++) {
+				ip_start(&p, v6, A(v6), d, 6);
+				tcp(&p, (uint16_t)(53010 + i), dp, 1, 0, 0x02, 64240, 0, NULL, 0, 2000);
+				send_vnet(&p, G[i].flags, G[i].type, G[i].size, G[i].flags ? l4 : 0,
+					  G[i].flags ? 16 : 0);
+			}
+		}
+		/* A datagram "segmented" as TCP: never to be sent on. */
+		ip_start(&p, v6, A(v6), PUB(v6), 17);
+		udp(&p, 53020, MARK_PORT, "vnet-udp-as-tcp-gso", 2000);
+		send_vnet(&p, 1, tcpv, 100, l4, 6);
+	}
+}
+
 static void mark(void)
 {
 	static struct P p;
@@ -1072,6 +1183,7 @@ static const struct {
 	{ "tcpflags", b_tcpflags },  { "synflood", b_synflood },  { "unknown-acks", b_unknown_acks },
 	{ "seq", b_seq },	     { "windows", b_windows },	  { "urgent", b_urgent },
 	{ "udp-lying", b_udp_lying }, { "icmp-errors", b_icmp_errors }, { "spoofed-src", b_spoofed },
+	{ "vnet", b_vnet },
 };
 
 int main(int argc, char **argv)
@@ -1107,5 +1219,8 @@ int main(int argc, char **argv)
 		BATCHES[i].fn();
 	mark();
 	printf("%s %lu\n", batch, nsent);
+	if (nrefused)
+		fprintf(stderr, "otonet_inject %s: the kernel refused %lu of them (EINVAL)\n", batch,
+			nrefused);
 	return 0;
 }

@@ -536,6 +536,131 @@ static void test_pkt_udp_echo_icmp(void **state)
 	}
 }
 
+/* The virtio_net_hdr in front of each packet on the TUN, checked strictly. */
+static void test_pkt_vnet(void **state)
+{
+	static uint8_t vb[70000];
+	uint8_t *ip = vb + VNET_HLEN;
+	struct ipaddr s = A("10.0.2.100"), d = A("203.0.113.10");
+	struct ipaddr s6 = A("fd00::100"), d6 = A("2001:db8:1::10");
+	struct pkt p;
+	size_t n;
+
+	(void)state;
+	/* No header fields: the packet as pkt_parse takes it, checksum checked. */
+	memset(vb, 0, VNET_HLEN);
+	memset(ip + 40, 'x', 3000);
+	n = pkt_tcp(ip, &s, &d, 40000, 80, 1000, 2000, TH_ACK, 512, 3000);
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	assert_ptr_equal(p.ip, ip);
+	assert_int_equal(p.dlen, 3000);
+	ip[45] ^= 1;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	ip[45] ^= 1;
+	assert_int_equal(pkt_parse_vnet(vb, 9, &p), -1);
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN, &p), -1);
+
+	/* A partial checksum and segmentation, as the relay writes them. */
+	n = pkt_tcp_partial(ip, &s, &d, 40000, 80, 1000, 2000, TH_ACK, 512, 3000);
+	pkt_vnet(vb, ip, 3000, 1460);
+	assert_int_equal(vb[0], 1);	/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+	assert_int_equal(vb[1], 1);	/* VIRTIO_NET_HDR_GSO_TCPV4 */
+	assert_int_equal(vb[2], 40);	/* hdr_len */
+	assert_int_equal(vb[4] | vb[5] << 8, 1460);
+	assert_int_equal(vb[6], 20);	/* csum_start */
+	assert_int_equal(vb[8], 16);	/* csum_offset */
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	assert_int_equal(p.dlen, 3000);
+	/* ... whose checksum field holds the pseudo-header's sum, not the whole. */
+	assert_int_equal(pkt_parse(ip, n, &p), -1);
+	/* The checksum elsewhere than the TCP checksum field: refused. */
+	vb[6] = 22;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[6] = 20;
+	vb[8] = 6;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[8] = 16;
+	/* Flags other than NEEDS_CSUM and DATA_VALID: refused. */
+	vb[0] = 1 | 4;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[0] = 1;
+	/* Segmentation of the other family, of UDP, of zero-byte pieces, unknown. */
+	vb[1] = 4;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[1] = 3;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[1] = 5;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[1] = 0x80; /* ECN without a GSO type */
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[1] = 0x81;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	vb[1] = 1;
+	vb[4] = vb[5] = 0;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[4] = 0xb4;
+	vb[5] = 0x05;
+	/* hdr_len past the packet's end; segmentation without NEEDS_CSUM. */
+	vb[2] = 0xff;
+	vb[3] = 0xff;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[2] = 40;
+	vb[3] = 0;
+	vb[0] = 0;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	/* A gso_size with no GSO type. */
+	memset(vb, 0, VNET_HLEN);
+	n = pkt_tcp(ip, &s, &d, 40000, 80, 1000, 2000, TH_ACK, 512, 3000);
+	vb[4] = 1;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+
+	/* IPv6: the same, at its own offsets; up to the largest IP packet. */
+	memset(ip + 60, 'y', 65000);
+	n = pkt_tcp_partial(ip, &s6, &d6, 40000, 80, 1, 2, TH_ACK, 512, 65000);
+	pkt_vnet(vb, ip, 65000, 1440);
+	assert_int_equal(vb[1], 4);	/* VIRTIO_NET_HDR_GSO_TCPV6 */
+	assert_int_equal(vb[6], 40);
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	assert_int_equal(p.family, AF_INET6);
+	assert_int_equal(p.dlen, 65000);
+	/* A segment no longer than gso_size needs no segmentation. */
+	n = pkt_tcp_partial(ip, &s6, &d6, 40000, 80, 1, 2, TH_ACK, 512, 1000);
+	pkt_vnet(vb, ip, 1000, 1440);
+	assert_int_equal(vb[1], 0);
+	assert_int_equal(vb[4] | vb[5] << 8, 0);
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+
+	/* UDP: a partial checksum at its own field only; never segmented. */
+	memset(vb, 0, VNET_HLEN);
+	n = pkt_udp(ip, &s, &d, 5000, 53, 100);
+	vb[0] = 1;
+	vb[6] = 20;
+	vb[8] = 6;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	assert_int_equal(p.proto, PROTO_UDP);
+	vb[8] = 16;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	vb[8] = 6;
+	vb[1] = 1;
+	vb[4] = 1;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+	/* ICMP: never a partial checksum. */
+	memset(vb, 0, VNET_HLEN);
+	n = pkt_echo_reply(ip, &s, &d, 7, 1, 10);
+	ip[20] = 8;
+	ip[22] = ip[23] = 0;
+	{
+		uint16_t ck = pkt_csum(ip + 20, n - 20, 0);
+
+		memcpy(ip + 22, &ck, 2);
+	}
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
+	vb[0] = 1;
+	vb[6] = 20;
+	vb[8] = 2;
+	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_rule_split),	  cmocka_unit_test(test_resolv_first),
 		cmocka_unit_test(test_pkt_tcp_roundtrip), cmocka_unit_test(test_pkt_checksums),
 		cmocka_unit_test(test_pkt_malformed),	  cmocka_unit_test(test_pkt_udp_echo_icmp),
+		cmocka_unit_test(test_pkt_vnet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
