@@ -271,7 +271,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 {
 	echo "# otonet against slirp4netns and pasta, $(date -u '+%Y-%m-%d %H:%M UTC') ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 	echo
-	echo "Command: \`sudo RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" log -1 --format=%h 2>/dev/null))."
+	echo "Command (as root): \`RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" log -1 --format=%h 2>/dev/null))."
 	echo "All in the otonet test topology, every stack as uid 65534, servers in the fake internet."
 	echo "otonet: \`OTO_TEST_TUN_MTU=MTU otonet --as 65534 --public 203.0.113.0/24 -- CMD\`;"
 	echo "slirp4netns: \`slirp4netns -c --mtu MTU --disable-host-loopback PID tap0\`;"

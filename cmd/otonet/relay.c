@@ -88,6 +88,14 @@ struct flow {
 	 */
 	unsigned int drain_watch : 1;
 	uint32_t adv_edge;
+	/*
+	 * wnd_at: rcv_nxt when the window was last measured. The host socket's
+	 * room shrinks only with the agent's data: until rcv_nxt moves (or the
+	 * socket drains, or takes less than it was given), the last window
+	 * stands and is not measured again. wnd_ok: wnd_at is valid.
+	 */
+	unsigned int wnd_ok : 1;
+	uint32_t wnd_at;
 	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
 	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
 	uint8_t *sbuf;
@@ -102,6 +110,8 @@ static struct flow *flows;
 static int *heads;
 static unsigned int hmask;
 static unsigned long nused, nhalf, nudp, nsbuf;
+/* Slots at and past this one were never used: the timers look no further. */
+static unsigned long nscan;
 static int free_head = -1;
 static int ep, tunfd;
 /*
@@ -213,6 +223,8 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 		return NULL;
 	f = &flows[i];
 	free_head = f->next;
+	if ((unsigned long)i >= nscan)
+		nscan = (unsigned long)i + 1;
 	gen = f->gen + 1;
 	memset(f, 0, sizeof(*f));
 	f->gen = gen;
@@ -410,15 +422,22 @@ static void tcp_events(struct flow *f);
 
 static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 {
-	int full;
-	uint32_t win = tcp_window(f, &full);
+	int full = 0;
+	uint32_t win;
 
-	/* Too full to count as writable: have the host socket say when it drains. */
-	if (full && f->st == ST_EST && !f->drain_watch) {
-		f->drain_watch = 1;
-		tcp_events(f);
+	if (f->wnd_ok && f->wnd_at == f->rcv_nxt && !f->agent_fin && !f->wr_blocked) {
+		win = (f->adv_edge - f->rcv_nxt) >> f->my_ws;
+	} else {
+		win = tcp_window(f, &full);
+		f->wnd_ok = f->st == ST_EST;
+		f->wnd_at = f->rcv_nxt;
+		/* Too full to count as writable: have the host socket say when it drains. */
+		if (full && f->st == ST_EST && !f->drain_watch) {
+			f->drain_watch = 1;
+			tcp_events(f);
+		}
+		win >>= f->my_ws;
 	}
-	win >>= f->my_ws;
 	if (win > 65535)
 		win = 65535;
 	f->adv_edge = f->rcv_nxt + (win << f->my_ws);
@@ -809,6 +828,8 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 			return;
 		}
 	}
+	if (ev & EPOLLOUT)
+		f->wnd_ok = 0; /* the socket drained: measure the window again */
 	if ((ev & EPOLLOUT) && f->wr_blocked) {
 		f->wr_blocked = 0;
 		tcp_events(f);
@@ -1037,7 +1058,7 @@ static void tun_batch(void)
 
 static void timers(void)
 {
-	for (unsigned long i = 0; i < C->max_flows; i++) {
+	for (unsigned long i = 0; i < nscan; i++) {
 		struct flow *f = &flows[i];
 		uint64_t idle;
 
