@@ -8,15 +8,17 @@
 #  - connections per second of short TCP exchanges (connect, 1 byte each way,
 #    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99);
 #  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections.
-# Medians of RUNS runs. Needs root (ip netns). Results: stdout, and
-# bench/results-otonet.md when OTO_BENCH_WRITE=1.
+# Medians of RUNS runs; in the short-exchange and round-trip tests the tools
+# take turns within each run. Needs root (ip netns). Results: stdout, and
+# bench/results-otonet.md when OTO_BENCH_WRITE=1. MTUS= STREAMS= (empty)
+# skips the throughput tests; TOOLS= names the stacks to run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
-MTUS=${MTUS:-65520 1500}
-STREAMS=${STREAMS:-1 4}
+MTUS=${MTUS-65520 1500}
+STREAMS=${STREAMS-1 4}
 TOOLS=${TOOLS:-otonet slirp4netns pasta}
 LAT_COUNT=${LAT_COUNT:-2000}
 IDLE_CONNS=${IDLE_CONNS:-1000}
@@ -44,6 +46,10 @@ topo_up </dev/null >/dev/null 2>&1 || exit 111
 # pasta insists on a default route on the host; the fake internet is the way out.
 ip -n "$NH" route add default via $INET4
 ip -n "$NH" -6 route add default via $INET6
+# Thousands of short connections a second leave the host's side of each in
+# TIME_WAIT: without reuse, the later runs of the connection test would
+# measure the wait for a free port, not the relay.
+ip netns exec "$NH" sysctl -qw net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range="1024 65000"
 D=$TOPO_DIR/bench
 mkdir -p "$D" && chmod 1777 "$D"
 USER_RUN="setpriv --reuid 65534 --regid 65534 --clear-groups"
@@ -241,23 +247,29 @@ for mtu in $MTUS; do
 		done
 	done
 done
-for tool in $TOOLS; do
-	all=
-	for _ in $(seq "$RUNS"); do
+# Short exchanges and round trips: the tools take turns within each run, so
+# that a drift of the machine's load over the minutes does not favour one.
+for _ in $(seq "$RUNS"); do
+	for tool in $TOOLS; do
 		run $tool 65520 "python3 $BT cps $INET4 $SECONDS_PER_RUN"
-		all="$all $(cat "$D/out")"
-	done
-	echo "cps $tool $(echo "$all" | median) ($all )" | tee -a "$out"
-	for proto in tcp udp; do
-		p50= p99=
-		for _ in $(seq "$RUNS"); do
+		eval "cps_$tool=\"\${cps_$tool:-} $(cat "$D/out")\""
+		for proto in tcp udp; do
 			run $tool 65520 "python3 $BT lat $INET4 $proto $LAT_COUNT"
 			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
 			set -- $(cat "$D/out") fail fail
-			p50="$p50 $1" p99="$p99 $2"
+			eval "p50_${proto}_$tool=\"\${p50_${proto}_$tool:-} $1\" p99_${proto}_$tool=\"\${p99_${proto}_$tool:-} $2\""
 		done
+	done
+done
+for tool in $TOOLS; do
+	eval "all=\$cps_$tool"
+	echo "cps $tool $(echo "$all" | median) ($all )" | tee -a "$out"
+	for proto in tcp udp; do
+		eval "p50=\$p50_${proto}_$tool p99=\$p99_${proto}_$tool"
 		echo "lat $proto $tool $(echo "$p50" | median) $(echo "$p99" | median) (p50:$p50, p99:$p99 )" | tee -a "$out"
 	done
+done
+for tool in $TOOLS; do
 	run $tool 65520 "python3 $BT idle $INET4 $IDLE_CONNS $D/idle.$tool 2"
 	ok=$(cat "$D/out")
 	h=fail
