@@ -6,7 +6,8 @@
 #  - the relay's CPU seconds (utime + stime from /proc/PID/stat) per GB moved,
 #    from the single-stream MTU 65520 runs;
 #  - connections per second of short TCP exchanges (connect, 1 byte each way,
-#    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99);
+#    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99;
+#    bench/lat.c, built here with cc);
 #  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections.
 # Medians of RUNS runs; in the short-exchange and round-trip tests the tools
 # take turns within each run. Needs root (ip netns). Results: stdout, and
@@ -35,8 +36,10 @@ for c in iperf3 slirp4netns pasta; do
 done
 D=
 srvpid=
+latpid=
 cleanup() {
 	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null
+	[ -n "$latpid" ] && kill "$latpid" 2>/dev/null
 	topo_down
 }
 trap 'cleanup' EXIT
@@ -57,7 +60,7 @@ BT=$D/benchtool.py
 cat >"$BT" <<'PY'
 import os, resource, selectors, socket, sys, time
 
-# Servers (in the fake internet): TCP echo on 9102, UDP echo on 9103, TCP hold on 9104.
+# Servers (in the fake internet): TCP echo on 9102, TCP hold on 9104.
 def serve(ready):
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     sel = selectors.DefaultSelector()
@@ -68,9 +71,6 @@ def serve(ready):
         s.listen(4096)
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, ("listen", port))
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    u.bind(("0.0.0.0", 9103))
-    sel.register(u, selectors.EVENT_READ, ("udp", 0))
     open(ready, "w").close()
     while True:
         for key, _ in sel.select():
@@ -84,9 +84,6 @@ def serve(ready):
                 c.setblocking(False)
                 c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 sel.register(c, selectors.EVENT_READ, ("echo" if port == 9102 else "hold", 0))
-            elif kind == "udp":
-                x, a = s.recvfrom(65535)
-                s.sendto(x, a)
             else:
                 try:
                     x = s.recv(65536)
@@ -119,26 +116,6 @@ def pct(v, q):
     v = sorted(v)
     return v[min(len(v) - 1, int(q * len(v)))]
 
-# Round trips of 32-byte messages, microseconds p50 and p99.
-def lat(host, proto, count):
-    msg = b"m" * 32
-    if proto == "tcp":
-        s = conn(host, 9102)
-    else:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.settimeout(2)
-        s.connect((host, 9103))
-    t = []
-    for i in range(int(count) + 50):
-        a = time.perf_counter_ns()
-        s.send(msg)
-        got = b""
-        while len(got) < len(msg):
-            got += s.recv(64)
-        if i >= 50:
-            t.append((time.perf_counter_ns() - a) / 1000)
-    print("%.0f %.0f" % (pct(t, 0.5), pct(t, 0.99)))
-
 # Hold k idle connections, then write the marker file and wait.
 def idle(host, k, marker, secs):
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
@@ -148,11 +125,17 @@ def idle(host, k, marker, secs):
     print(len(held))
 
 if __name__ == "__main__":
-    {"serve": serve, "cps": cps, "lat": lat, "idle": idle}[sys.argv[1]](*sys.argv[2:])
+    {"serve": serve, "cps": cps, "idle": idle}[sys.argv[1]](*sys.argv[2:])
 PY
 chmod 0644 "$BT"
 ip netns exec "$NI" $PY "$BT" serve "$D/srv.ready" </dev/null >"$D/srv.log" 2>&1 &
 srvpid=$!
+# Round trips: a client and an echo server in C (bench/lat.c), so that the
+# figure holds as little as possible besides the relay and the kernel.
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$D/lat" "$top/bench/lat.c" || { echo "net.sh: fatal: bench/lat.c does not build" >&2; exit 111; }
+chmod 0755 "$D/lat"
+ip netns exec "$NI" "$D/lat" serve 9110 </dev/null >"$D/lat.log" 2>&1 &
+latpid=$!
 n=0
 while [ ! -e "$D/srv.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 
@@ -254,7 +237,7 @@ for _ in $(seq "$RUNS"); do
 		run $tool 65520 "python3 $BT cps $INET4 $SECONDS_PER_RUN"
 		eval "cps_$tool=\"\${cps_$tool:-} $(cat "$D/out")\""
 		for proto in tcp udp; do
-			run $tool 65520 "python3 $BT lat $INET4 $proto $LAT_COUNT"
+			run $tool 65520 "$D/lat $proto $INET4 9110 $LAT_COUNT"
 			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
 			set -- $(cat "$D/out") fail fail
 			eval "p50_${proto}_$tool=\"\${p50_${proto}_$tool:-} $1\" p99_${proto}_$tool=\"\${p99_${proto}_$tool:-} $2\""
@@ -309,8 +292,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 	done
 	echo
 	echo "Short TCP exchanges (\`benchtool.py cps\`: connect, 1 byte each way, close, for $SECONDS_PER_RUN s, one client), round trips of"
-	echo "32-byte messages ($LAT_COUNT per run, over one TCP connection / one UDP socket; µs), and the relay's VmHWM"
-	echo "holding $IDLE_CONNS idle TCP connections (KiB). The servers are one Python process: its time is in every figure."
+	echo "32-byte messages (\`bench/lat.c\`, a C client and echo server: $LAT_COUNT per run, over one TCP connection / one UDP"
+	echo "socket; µs), and the relay's VmHWM holding $IDLE_CONNS idle TCP connections (KiB). The connection test's server"
+	echo "is one Python process: its time is in that figure."
 	echo
 	echo "| measure | otonet | slirp4netns | pasta | otonet / slirp4netns | otonet / pasta |"
 	echo "|---|---|---|---|---|---|"
