@@ -107,6 +107,7 @@ topo_down() {
 	# saved is not one an overlapping run had already changed.
 	if [ -n "$TUN_MODE" ] && ! ip netns list | grep -q '^oto-host-'; then
 		chmod "$TUN_MODE" /dev/net/tun
+		rm -f /run/oto-tun-mode
 	fi
 	TUN_MODE=
 	return 0
