@@ -420,26 +420,33 @@ static uint32_t tcp_window(struct flow *f, int *full)
 
 static void tcp_events(struct flow *f);
 
+/*
+ * The window measured now, scaled down for the header; the measurement is
+ * remembered (wnd_ok, wnd_at), and a socket too full to count as writable
+ * gets its drain watched.
+ */
+static uint32_t tcp_measure(struct flow *f)
+{
+	int full;
+	uint32_t win = tcp_window(f, &full) >> f->my_ws;
+
+	f->wnd_ok = f->st == ST_EST;
+	f->wnd_at = f->rcv_nxt;
+	if (full && f->st == ST_EST && !f->drain_watch) {
+		f->drain_watch = 1;
+		tcp_events(f);
+	}
+	return win > 65535 ? 65535 : win;
+}
+
 static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 {
-	int full = 0;
 	uint32_t win;
 
-	if (f->wnd_ok && f->wnd_at == f->rcv_nxt && !f->agent_fin && !f->wr_blocked) {
+	if (f->wnd_ok && f->wnd_at == f->rcv_nxt && !f->agent_fin && !f->wr_blocked)
 		win = (f->adv_edge - f->rcv_nxt) >> f->my_ws;
-	} else {
-		win = tcp_window(f, &full);
-		f->wnd_ok = f->st == ST_EST;
-		f->wnd_at = f->rcv_nxt;
-		/* Too full to count as writable: have the host socket say when it drains. */
-		if (full && f->st == ST_EST && !f->drain_watch) {
-			f->drain_watch = 1;
-			tcp_events(f);
-		}
-		win >>= f->my_ws;
-	}
-	if (win > 65535)
-		win = 65535;
+	else
+		win = tcp_measure(f);
 	f->adv_edge = f->rcv_nxt + (win << f->my_ws);
 	if (!dlen) {
 		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
@@ -844,15 +851,22 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 		/*
 		 * The socket drained: a window update, if the window's right edge
 		 * moves on by a segment or more (RFC 1122's receiver-side silly
-		 * window avoidance). tcp_out arms the watch again if need be.
+		 * window avoidance); tcp_out sends what was measured. EPOLLOUT
+		 * goes off first: if the socket is still too full, the measurement
+		 * adds it back, and only the poll of that epoll_ctl arms the
+		 * socket's wake-up again (SOCK_NOSPACE).
 		 */
-		int full;
-		uint32_t win = tcp_window(f, &full) >> f->my_ws << f->my_ws;
+		uint32_t edge;
 
 		f->drain_watch = 0;
 		tcp_events(f);
-		if (!f->ack_pending && (int32_t)(f->rcv_nxt + win - f->adv_edge) >= (int32_t)f->seg)
+		edge = f->rcv_nxt + (tcp_measure(f) << f->my_ws);
+		if (!f->ack_pending && (int32_t)(edge - f->adv_edge) >= (int32_t)f->seg) {
+			f->adv_edge = edge;
 			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+		} else {
+			f->wnd_ok = 0; /* not advertised: measured again next time */
+		}
 	}
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		tcp_flush(f);
