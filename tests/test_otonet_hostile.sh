@@ -23,8 +23,6 @@
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
 
-NT="$PY $NETTOOL"
-PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 TEN=10485760
 # The sources: the checkout (tests/run.sh runs suites from a copy of tests/).
 REPO=${OTO_TOP:-$(cd "$OTO_TESTS/.." && pwd)}

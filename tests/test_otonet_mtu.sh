@@ -7,8 +7,6 @@
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
 
-NT="$PY $NETTOOL"
-PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 BIG=${OTO_NET_BULK:-104857600} # 100 MiB each way
 
 suite_setUp() {

@@ -130,3 +130,26 @@ oneTimeTearDown() {
 
 # in_host CMD...: run CMD in the fake host (as root: otonet needs --as).
 in_host() { ip netns exec "$NH" "$@"; }
+
+# For the otonet suites: the test tool, and the fake internet as --public.
+NT="$PY $NETTOOL"
+PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
+
+# Failing closed, as a grandchild the agent leaves behind sees it once the
+# relay is gone. failclosed_probe: shell text for the agent to run in the
+# background (after a wait of its own), writing $T/gc. assertFailedClosed:
+# the agent ($T/agent) died with the relay, and the grandchild found no tun0
+# and no network at all.
+failclosed_probe() {
+	echo "ip link show tun0 >/dev/null 2>&1 && echo tun-present >$T/gc || echo tun-gone >$T/gc
+		$NT connect 203.0.113.10 9002 >>$T/gc; $NT udp 203.0.113.10 9005 >>$T/gc"
+}
+
+assertFailedClosed() {
+	assertTrue "the agent died with the relay" "wait_gone $(cat "$T/agent") 2"
+	n=0
+	while [ "$(wc -l <"$T/gc" 2>/dev/null)" != 3 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "tun-gone
+ENETUNREACH
+ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
+}
