@@ -12,7 +12,8 @@
 # Medians of RUNS runs; in the short-exchange and round-trip tests the tools
 # take turns within each run. Needs root (ip netns). Results: stdout, and
 # bench/results-otonet.md when OTO_BENCH_WRITE=1. MTUS= STREAMS= (empty)
-# skips the throughput tests; TOOLS= names the stacks to run.
+# skips the throughput tests; TOOLS= names the stacks to run, among them
+# otonet-nopoll (otonet --busy-poll 0), not run by default.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
@@ -157,8 +158,10 @@ run() {
 	rm -f "$D/stat" "$D/pid"
 	: >"$D/out"
 	case $tool in
-	otonet)
-		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$OTO_BIN/otonet" --as 65534 \
+	otonet | otonet-nopoll)
+		poll=
+		[ $tool = otonet-nopoll ] && poll="--busy-poll 0"
+		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$OTO_BIN/otonet" --as 65534 $poll \
 			--public 203.0.113.0/24 -- sh -c "$cmd" >"$D/out" 2>"$D/err" &
 		r=$!
 		watch_pid $r &
@@ -232,24 +235,30 @@ for mtu in $MTUS; do
 done
 # Short exchanges and round trips: the tools take turns within each run, so
 # that a drift of the machine's load over the minutes does not favour one.
+# $tv: the tool's name as part of a variable's (otonet-nopoll: otonet_nopoll).
 for _ in $(seq "$RUNS"); do
 	for tool in $TOOLS; do
+		tv=$(echo "$tool" | tr - _)
 		run $tool 65520 "python3 $BT cps $INET4 $SECONDS_PER_RUN"
-		eval "cps_$tool=\"\${cps_$tool:-} $(cat "$D/out")\""
+		eval "cps_$tv=\"\${cps_$tv:-} $(cat "$D/out")\""
 		for proto in tcp udp; do
 			run $tool 65520 "$D/lat $proto $INET4 9110 $LAT_COUNT"
 			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
+			# The relay's CPU per round trip, µs (its stat ticks are 10 ms).
+			c=$(awk -v n="$LAT_COUNT" '{printf "%.1f", $1 * 10000 / n}' "$D/stat" 2>/dev/null)
 			set -- $(cat "$D/out") fail fail
-			eval "p50_${proto}_$tool=\"\${p50_${proto}_$tool:-} $1\" p99_${proto}_$tool=\"\${p99_${proto}_$tool:-} $2\""
+			eval "p50_${proto}_$tv=\"\${p50_${proto}_$tv:-} $1\" p99_${proto}_$tv=\"\${p99_${proto}_$tv:-} $2\""
+			eval "lcpu_${proto}_$tv=\"\${lcpu_${proto}_$tv:-} ${c:-fail}\""
 		done
 	done
 done
 for tool in $TOOLS; do
-	eval "all=\$cps_$tool"
+	tv=$(echo "$tool" | tr - _)
+	eval "all=\$cps_$tv"
 	echo "cps $tool $(echo "$all" | median) ($all )" | tee -a "$out"
 	for proto in tcp udp; do
-		eval "p50=\$p50_${proto}_$tool p99=\$p99_${proto}_$tool"
-		echo "lat $proto $tool $(echo "$p50" | median) $(echo "$p99" | median) (p50:$p50, p99:$p99 )" | tee -a "$out"
+		eval "p50=\$p50_${proto}_$tv p99=\$p99_${proto}_$tv lcpu=\$lcpu_${proto}_$tv"
+		echo "lat $proto $tool $(echo "$p50" | median) $(echo "$p99" | median) $(echo "$lcpu" | median) (p50:$p50, p99:$p99, cpu:$lcpu )" | tee -a "$out"
 	done
 done
 for tool in $TOOLS; do
@@ -266,7 +275,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 {
 	echo "# otonet against slirp4netns and pasta, $(date -u '+%Y-%m-%d %H:%M UTC') ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 	echo
-	echo "Command (as root): \`RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" log -1 --format=%h 2>/dev/null))."
+	echo "Command (as root): \`RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN MTUS=\"$MTUS\" STREAMS=\"$STREAMS\" TOOLS=\"$TOOLS\" LAT_COUNT=$LAT_COUNT sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" describe --always --dirty 2>/dev/null))."
 	echo "All in the otonet test topology, every stack as uid 65534, servers in the fake internet."
 	echo "otonet: \`OTO_TEST_TUN_MTU=MTU otonet --as 65534 --public 203.0.113.0/24 -- CMD\`;"
 	echo "slirp4netns: \`slirp4netns -c --mtu MTU --disable-host-loopback PID tap0\`;"
@@ -274,27 +283,30 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 	echo "Throughput: \`iperf3 -c 203.0.113.10 -t $SECONDS_PER_RUN -P STREAMS [-R]\` (up: sandbox to server; down: -R)."
 	echo "Medians of $RUNS runs. Only the ratios within this one run mean anything (shared, loaded machine)."
 	echo
-	echo "| MTU | streams | direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
-	echo "|---|---|---|---|---|---|---|---|"
-	for mtu in $MTUS; do for p in $STREAMS; do for dir in up down; do
-		v() { awk -v k="tput $mtu $p $dir $1" 'index($0, k " ") == 1 {print $6}' "$out"; }
-		o=$(v otonet) s=$(v slirp4netns) q=$(v pasta)
-		echo "| $mtu | $p | $dir | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
-	done; done; done
-	echo
-	echo "Relay CPU seconds per GB (utime + stime of the relay process, single stream, MTU 65520; lower is better):"
-	echo
-	echo "| direction | otonet | slirp4netns | pasta |"
-	echo "|---|---|---|---|"
-	for dir in up down; do
-		v() { awk -v k="cpu $dir $1" 'index($0, k " ") == 1 {print $4}' "$out"; }
-		echo "| $dir | $(v otonet) | $(v slirp4netns) | $(v pasta) |"
-	done
-	echo
+	if [ -n "$MTUS" ] && [ -n "$STREAMS" ]; then
+		echo "| MTU | streams | direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
+		echo "|---|---|---|---|---|---|---|---|"
+		for mtu in $MTUS; do for p in $STREAMS; do for dir in up down; do
+			v() { awk -v k="tput $mtu $p $dir $1" 'index($0, k " ") == 1 {print $6}' "$out"; }
+			o=$(v otonet) s=$(v slirp4netns) q=$(v pasta)
+			echo "| $mtu | $p | $dir | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+		done; done; done
+		echo
+		echo "Relay CPU seconds per GB (utime + stime of the relay process, single stream, MTU 65520; lower is better):"
+		echo
+		echo "| direction | otonet | slirp4netns | pasta |"
+		echo "|---|---|---|---|"
+		for dir in up down; do
+			v() { awk -v k="cpu $dir $1" 'index($0, k " ") == 1 {print $4}' "$out"; }
+			echo "| $dir | $(v otonet) | $(v slirp4netns) | $(v pasta) |"
+		done
+		echo
+	fi
 	echo "Short TCP exchanges (\`benchtool.py cps\`: connect, 1 byte each way, close, for $SECONDS_PER_RUN s, one client), round trips of"
 	echo "32-byte messages (\`bench/lat.c\`, a C client and echo server: $LAT_COUNT per run, over one TCP connection / one UDP"
-	echo "socket; µs), and the relay's VmHWM holding $IDLE_CONNS idle TCP connections (KiB). The connection test's server"
-	echo "is one Python process: its time is in that figure."
+	echo "socket; µs), the relay's CPU time per round trip (µs, utime + stime, which includes the kernel's work on the"
+	echo "packets the relay reads and writes), and the relay's VmHWM holding $IDLE_CONNS idle TCP connections (KiB). The"
+	echo "connection test's server is one Python process: its time is in that figure."
 	echo
 	echo "| measure | otonet | slirp4netns | pasta | otonet / slirp4netns | otonet / pasta |"
 	echo "|---|---|---|---|---|---|"
@@ -302,9 +314,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 	o=$(v cps otonet 3) s=$(v cps slirp4netns 3) q=$(v cps pasta 3)
 	echo "| connections/s | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 	for proto in tcp udp; do
-		for f in 4:p50 5:p99; do
-			o=$(v "lat $proto" otonet ${f%:*}) s=$(v "lat $proto" slirp4netns ${f%:*}) q=$(v "lat $proto" pasta ${f%:*})
-			echo "| $proto round trip ${f#*:} µs | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+		for f in "4:round trip p50 µs" "5:round trip p99 µs" "6:relay CPU µs per round trip"; do
+			o=$(v "lat $proto" otonet ${f%%:*}) s=$(v "lat $proto" slirp4netns ${f%%:*}) q=$(v "lat $proto" pasta ${f%%:*})
+			echo "| $proto ${f#*:} | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 		done
 	done
 	o=$(v rss otonet 3) s=$(v rss slirp4netns 3) q=$(v rss pasta 3)

@@ -148,6 +148,7 @@ void relay_lockdown(void)
 		SCMP_SYS(rt_sigprocmask), SCMP_SYS(getpid),	  SCMP_SYS(brk),
 		SCMP_SYS(mmap),		 SCMP_SYS(munmap),	  SCMP_SYS(madvise),
 		SCMP_SYS(mremap),	 SCMP_SYS(fcntl),	  SCMP_SYS(restart_syscall),
+		SCMP_SYS(sched_yield),
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	int rc = ctx ? 0 : -ENOMEM;

@@ -142,6 +142,7 @@ int main(int argc, char **argv)
 	cfg.max_udp_flows = o.max_udp_flows;
 	cfg.tcp_idle_ms = (uint64_t)o.tcp_idle * 1000;
 	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
+	cfg.busy_poll_us = o.busy_poll;
 	cfg.child = pid;
 	relay_run(&cfg, tun, sigfd);
 }

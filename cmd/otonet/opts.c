@@ -28,6 +28,8 @@ static const char USAGE[] =
 	"  --tcp-idle SECONDS an established TCP flow idle this long is reset\n"
 	"                     (default 3600)\n"
 	"  --udp-idle SECONDS a UDP flow idle this long is closed (default 60)\n"
+	"  --busy-poll USEC   after traffic, poll this long before sleeping: lower\n"
+	"                     latency for some CPU (default 50; 0: never)\n"
 	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
@@ -78,6 +80,7 @@ enum {
 	OPT_MAXUDP,
 	OPT_TCPIDLE,
 	OPT_UDPIDLE,
+	OPT_BUSYPOLL,
 	OPT_AS,
 };
 
@@ -94,6 +97,7 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 		{ "max-udp-flows", required_argument, NULL, OPT_MAXUDP },
 		{ "tcp-idle", required_argument, NULL, OPT_TCPIDLE },
 		{ "udp-idle", required_argument, NULL, OPT_UDPIDLE },
+		{ "busy-poll", required_argument, NULL, OPT_BUSYPOLL },
 		{ "as", required_argument, NULL, OPT_AS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -113,6 +117,7 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 	o->max_udp_flows = 1024;
 	o->tcp_idle = 3600;
 	o->udp_idle = 60;
+	o->busy_poll = 50;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -169,6 +174,11 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 				o->tcp_idle = n;
 			else
 				o->udp_idle = n;
+			break;
+		case OPT_BUSYPOLL:
+			if (opt_ulong(optarg, 1000, &n) < 0)
+				die_usage("--busy-poll %s: expected 0 to 1000 microseconds", optarg);
+			o->busy_poll = n;
 			break;
 		case OPT_AS:
 			o->as = optarg;

@@ -54,6 +54,7 @@ struct otonet_opts {
 	unsigned long max_half_open; /* TCP flows not yet established */
 	unsigned long max_udp_flows;
 	unsigned long tcp_idle, udp_idle; /* seconds */
+	unsigned long busy_poll; /* microseconds */
 	char **argv;
 };
 
@@ -165,6 +166,7 @@ struct relay_cfg {
 	int log_fd;
 	unsigned long max_flows, max_half_open, max_udp_flows;
 	uint64_t tcp_idle_ms, udp_idle_ms;
+	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */
 	pid_t child;
 	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */

@@ -279,6 +279,22 @@ def c_udp(host, port, msg="ping", timeout="2"):
         return errname(e)
 
 
+def c_urounds(host, port, n):
+    """n round trips of 32 bytes over one connected UDP socket, each checked."""
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    s.settimeout(2)
+    try:
+        s.connect(sockaddr(host, int(port)))
+        for i in range(int(n)):
+            m = b"%032d" % i
+            s.send(m)
+            if s.recv(64) != m:
+                return "mismatch"
+        return "ok " + n
+    except OSError as e:
+        return errname(e)
+
+
 def c_probe(port, *addrs):
     """For each address: the TCP outcome, its time, and the UDP outcome."""
     out = []
