@@ -408,6 +408,19 @@ test_seal_adds_and_replaces() {
 	assertEquals 101 "$rc"
 	assertOneLine otosecret
 	assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
+	# FILE.new left by a seal that was killed (or one still running): refused
+	# with what to do, nothing changed; once it is removed, sealing works.
+	echo partial >"$T/s.new"
+	run sh -c 'echo E=5 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/s"
+	assertEquals 111 "$rc"
+	assertEquals "otosecret: fatal: $T/s.new exists: another seal of this store is running, or one was killed (if so, remove it)" \
+		"$(cat "$T/err")"
+	assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
+	assertEquals partial "$(cat "$T/s.new")"
+	rm "$T/s.new"
+	run sh -c 'echo E=5 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/s"
+	assertEquals 0 "$rc"
+	cp "$T/s" "$T/s.orig"
 	# Bad input lines: one line naming the line number, nothing written.
 	for input in 'bad-name=1' 'A:hex=00' 'A:base64=@@@' 'TOKEN'; do
 		run sh -c 'printf "%s\n" "$0" | otosecret seal --key-file "$1" --store "$2"' "$input" "$T/key" "$T/s"

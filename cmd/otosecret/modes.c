@@ -191,7 +191,11 @@ static void write_store(const char *path, const uint8_t *buf, size_t len)
 	/* A new file renamed over the old: a reader sees the old store or the new, never half. */
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
 		die(EXIT_SYS, ENAMETOOLONG, "%s", path);
+	/* O_EXCL: two seals at once would each drop the other's entries. */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST)
+		die(EXIT_SYS, 0, "%s exists: another seal of this store is running, or one was "
+				 "killed (if so, remove it)", tmp);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to create %s", tmp);
 	if (io_write_all(fd, buf, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
