@@ -238,9 +238,13 @@ test_dev() {
 		echo x >/dev/null && head -c 4 /dev/zero | od -An -tx1 && head -c 8 /dev/urandom | wc -c
 		mknod /dev/x c 1 3 2>/dev/null && echo mknod-dev; mknod /tmp/x c 1 3 2>/dev/null && echo mknod-tmp
 		python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))"
-		ls -A /dev/pts | tr "\n" " "'
-	assertEquals "$(printf 'full null ptmx pts random shm tty urandom zero \npts/ptmx\n 00 00 00 00\n8\n/dev/pts/0\nptmx ')" \
+		ls -A /dev/pts | tr "\n" " "; echo
+		readlink /dev/fd /dev/stdin /dev/stdout /dev/stderr | tr "\n" " "; echo
+		echo via-stdin | cat /dev/stdin; echo via-fd | cat /dev/fd/0
+		(echo via-stderr >/dev/stderr) 2>&1 | cat'
+	assertEquals "$(printf 'fd full null ptmx pts random shm stderr stdin stdout tty urandom zero \npts/ptmx\n 00 00 00 00\n8\n/dev/pts/0\nptmx \n/proc/self/fd /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2 \nvia-stdin\nvia-fd\nvia-stderr')" \
 		"$(cat "$T/out")"
+	assertEquals "" "$(cat "$T/err")"
 }
 
 test_workspace_symlink_refused() {

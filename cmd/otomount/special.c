@@ -14,6 +14,12 @@
 
 /* The host's device nodes the agent gets, bound one by one; nothing else. */
 static const char *const DEVICES[] = { "null", "zero", "full", "random", "urandom", "tty", NULL };
+static const char *const FD_LINKS[][2] = {
+	{ "/dev/fd", "/proc/self/fd" },
+	{ "/dev/stdin", "/proc/self/fd/0" },
+	{ "/dev/stdout", "/proc/self/fd/1" },
+	{ "/dev/stderr", "/proc/self/fd/2" },
+};
 
 void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 {
@@ -62,6 +68,10 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, errno, "unable to mount a new devpts instance");
 	plan_tree(v, "/dev/pts", pts, 1);
 	plan_add(v, P_LINK, "/dev/ptmx", (char *)"pts/ptmx", 8, 0);
+	/* What programs expect of /dev besides devices: their own fds, through /proc. */
+	for (size_t i = 0; i < sizeof(FD_LINKS) / sizeof(FD_LINKS[0]); i++)
+		plan_add(v, P_LINK, FD_LINKS[i][0], (char *)FD_LINKS[i][1],
+			 strlen(FD_LINKS[i][1]), 0);
 	snprintf(size, sizeof(size), "%lu", o->tmp_size);
 	shm = mnt_fs("tmpfs", shm_opts, MNT_RW);
 	if (shm < 0)
