@@ -167,18 +167,27 @@ static int wr(int fd, const char *s)
 	return write(fd, s, strlen(s)) < 0 ? -1 : 0;
 }
 
-int filter_explain(const struct profile *p, int fd)
+/* Both filters (*a NULL where no argument is denied); -1 with errno, nothing held. */
+static int build_both(const struct profile *p, scmp_filter_ctx *m, scmp_filter_ctx *a)
 {
-	scmp_filter_ctx m = build_main(p), a;
-	int rc;
-
-	if (!m)
+	*m = build_main(p);
+	if (!*m)
 		return -1;
-	a = build_args(p);
-	if (!a && errno) {
-		seccomp_release(m);
+	*a = build_args(p);
+	if (!*a && errno) {
+		seccomp_release(*m);
 		return -1;
 	}
+	return 0;
+}
+
+int filter_explain(const struct profile *p, int fd)
+{
+	scmp_filter_ctx m, a;
+	int rc;
+
+	if (build_both(p, &m, &a) < 0)
+		return -1;
 	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
 	if (!rc)
 		rc = seccomp_export_pfc(m, fd);
@@ -199,16 +208,11 @@ int filter_explain(const struct profile *p, int fd)
 
 int filter_load(const struct profile *p)
 {
-	scmp_filter_ctx m = build_main(p), a;
+	scmp_filter_ctx m, a;
 	int rc = 0;
 
-	if (!m)
+	if (build_both(p, &m, &a) < 0)
 		return -1;
-	a = build_args(p);
-	if (!a && errno) {
-		seccomp_release(m);
-		return -1;
-	}
 	/*
 	 * The argument filter first: the allowlist may refuse seccomp() itself,
 	 * so it must be the last filter installed.
