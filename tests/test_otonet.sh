@@ -11,8 +11,8 @@
 BIG=${OTO_NET_BULK:-104857600} # 100 MiB each way
 
 suite_setUp() {
-	[ -n "$IS_ROOT" ] || skip "needs root (ip netns)"
-	[ -d "$TOPO_DIR" ] && : >"$TOPO_DIR/lan.seen" && rm -f "$TOPO_DIR/watch" "$TOPO_DIR/hc"
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/lan.seen" && rm -f "$TOPO_DIR/watch" "$TOPO_DIR/hc"
 }
 
 # onet [OTONET OPTIONS] -- CMD...: otonet in the fake host, as the test user.
