@@ -131,7 +131,7 @@ oneTimeTearDown() {
 # Without root (by hand: tests/run.sh runs these suites as root) no topology
 # can be built. Then one skipped test says so, and no test body runs: half
 # of one, without its namespaces and files, would only fail in new ways.
-if [ -z "$IS_ROOT" ]; then
+if [ -z "${IS_ROOT:-}" ]; then
 	suite() { suite_addTest needs_root; }
 	needs_root() { [ -n "$_oto_skipped" ] || skip "needs root (ip netns)"; }
 fi
