@@ -9,11 +9,13 @@
 
 FLOOD="$PY $(dirname "$NETTOOL")/flood.py"
 # The relay's peak resident memory (VmHWM) under every flood below, measured
-# at about 1.2 MiB here. What it can hold: two 64 KiB packet buffers, the flow
-# table (4096 slots of about 250 bytes: 1 MiB when all are touched) and its
-# hash heads, the static binary and libc's heap: under 3 MiB. 8 MiB leaves
-# room for the allocator, yet catches any growth per packet or per refused
-# flow (100,000 refusals at 70 bytes each would pass it).
+# at about 1.2 MiB here. What it can hold: its packet buffers (of the 4 MiB
+# batch, only the agent's TCP data goes past the first 64 KiB, and these
+# floods carry none), the flow table (4096 slots of about 250 bytes: 1 MiB
+# when all are touched) and its hash heads, the static binary and libc's
+# heap: under 3 MiB. 8 MiB leaves room for the allocator, yet catches any
+# growth per packet or per refused flow (100,000 refusals at 70 bytes each
+# would pass it).
 HWM_CEIL_KB=8192
 
 suite_setUp() {

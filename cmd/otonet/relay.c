@@ -104,6 +104,8 @@ struct flow {
 	/* UDP: the start of the last datagram, to quote in an ICMP error. */
 	uint8_t quote[64];
 	size_t quotelen;
+	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
+	int send_slot;
 };
 
 static const struct relay_cfg *C;
@@ -116,11 +118,31 @@ static unsigned long nscan;
 static int free_head = -1;
 static int ep, tunfd;
 /*
- * ibuf: what the TUN gives, its virtio_net_hdr first. obuf: a packet for the
+ * batch: the packets of one batch read from the TUN, one after the other,
+ * each behind its virtio_net_hdr; kept until the whole batch is handled,
+ * since the agent's data goes to the host from there (sends[]). ibuf:
+ * scratch for the datagram an ICMP error quotes. obuf: a packet for the
  * agent is built here, with room in front (vnet) for its virtio_net_hdr.
  */
-static uint8_t ibuf[BUFSZ], vnet_obuf[VNET_HLEN + BUFSZ];
+#define BATCH_BYTES (4U << 20)
+static uint8_t batch[BATCH_BYTES] __attribute__((aligned(16)));
+static uint8_t ibuf[256], vnet_obuf[VNET_HLEN + BUFSZ];
 static uint8_t *const vnet = vnet_obuf, *const obuf = vnet_obuf + VNET_HLEN;
+/*
+ * The agent's in-order data for a flow, gathered over a batch and given to
+ * its host socket in one sendmsg at the batch's end: one send, one push of
+ * the host's TCP and one wake-up of its reader per batch, not per segment.
+ * rcv_nxt moves only when the host socket took the bytes: until then no ACK
+ * covers them. A flow that finds no free slot sends at once.
+ */
+#define SEND_SLOTS 8
+#define SEND_IOV 64
+static struct send_slot {
+	struct flow *f;
+	uint32_t len;
+	int n;
+	struct iovec iov[SEND_IOV];
+} sends[SEND_SLOTS];
 static uint64_t now;
 static uint32_t rnd_state;
 /* Flows owing the agent an ACK, sent once per batch of packets read. */
@@ -253,6 +275,15 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 static void flow_free(struct flow *f)
 {
 	f->ack_pending = 0;
+	if (f->send_slot) {
+		/* Not sent: the flow is gone (reset), its data with it. */
+		struct send_slot *q = &sends[f->send_slot - 1];
+
+		q->f = NULL;
+		q->n = 0;
+		q->len = 0;
+		f->send_slot = 0;
+	}
 	unsigned int h = flow_hash(f->proto, &f->asrc, &f->adst, f->sport, f->dport);
 	int idx = (int)(f - flows);
 
@@ -419,6 +450,9 @@ static uint32_t tcp_window(struct flow *f, int *full)
 		return 65535;
 	queued = (long)mi[SK_MEMINFO_WMEM_QUEUED];
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
+	/* Data gathered for the socket (sends[]) will take room too. */
+	if (f->send_slot)
+		room -= (long)sends[f->send_slot - 1].len;
 	/* Not writable as the kernel sees it (free space under half the queue). */
 	*full = 2 * room < queued / 2;
 	return room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
@@ -702,14 +736,9 @@ static void tcp_connected(struct flow *f)
 	tcp_events(f);
 }
 
-static void tcp_agent_data(struct flow *f, const struct pkt *p)
+/* What the host socket took of n bytes (w, or -1 and errno) moves rcv_nxt. */
+static void tcp_sent(struct flow *f, ssize_t w, size_t n)
 {
-	int32_t skip = (int32_t)(f->rcv_nxt - p->seq);
-	ssize_t w;
-
-	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
-		return;
-	w = send(f->fd, p->data + skip, p->dlen - (size_t)skip, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (w < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
 			tcp_reset_agent(f);
@@ -718,10 +747,60 @@ static void tcp_agent_data(struct flow *f, const struct pkt *p)
 		w = 0;
 	}
 	f->rcv_nxt += (uint32_t)w;
-	if ((size_t)w < p->dlen - (size_t)skip) {
+	if ((size_t)w < n) {
 		f->wr_blocked = 1;
 		tcp_events(f);
 	}
+}
+
+/* The data gathered for f, to its host socket now. The flow may be gone after. */
+static void tcp_send_gathered(struct flow *f)
+{
+	struct send_slot *q = &sends[f->send_slot - 1];
+	struct msghdr m = { .msg_iov = q->iov, .msg_iovlen = (size_t)q->n };
+	size_t n = q->len;
+
+	q->f = NULL;
+	q->n = 0;
+	q->len = 0;
+	f->send_slot = 0;
+	tcp_sent(f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), n);
+}
+
+static void sends_flush(void)
+{
+	for (int i = 0; i < SEND_SLOTS; i++)
+		if (sends[i].f)
+			tcp_send_gathered(sends[i].f);
+}
+
+static void tcp_agent_data(struct flow *f, const struct pkt *p)
+{
+	uint32_t next = f->rcv_nxt + (f->send_slot ? sends[f->send_slot - 1].len : 0);
+	int32_t skip = (int32_t)(next - p->seq);
+	struct send_slot *q;
+	size_t n;
+
+	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
+		return;
+	n = p->dlen - (size_t)skip;
+	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
+		if (!sends[i].f) {
+			sends[i].f = f;
+			f->send_slot = i + 1;
+		}
+	}
+	if (!f->send_slot) {
+		tcp_sent(f, send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL), n);
+		return;
+	}
+	q = &sends[f->send_slot - 1];
+	q->iov[q->n].iov_base = (void *)(p->data + skip);
+	q->iov[q->n].iov_len = n;
+	q->n++;
+	q->len += (uint32_t)n;
+	if (q->n == SEND_IOV)
+		tcp_send_gathered(f);
 }
 
 static void tcp_input(const struct pkt *p)
@@ -800,6 +879,12 @@ static void tcp_input(const struct pkt *p)
 		if (!f->proto)
 			return;
 		need_ack = 1;
+	}
+	/* The FIN follows the data: what was gathered goes to the host first. */
+	if ((p->flags & TH_FIN) && f->send_slot) {
+		tcp_send_gathered(f);
+		if (!f->proto)
+			return;
 	}
 	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
 		shutdown(f->fd, SHUT_WR);
@@ -950,7 +1035,7 @@ static void icmp_input(const struct pkt *p)
 {
 	struct flow *f = flow_find(p);
 
-	/* p points into ibuf: the request is rebuilt in obuf, then sent. */
+	/* p points into the batch: the request is rebuilt in obuf, then sent. */
 	if (!f) {
 		f = flow_open(p, SOCK_DGRAM, IPPROTO_ICMP);
 		if (!f) {
@@ -1047,13 +1132,18 @@ static void tun_batch(void);
 static void tun_input(void)
 {
 	tun_batch();
+	sends_flush();
 	acks_flush();
 }
 
 static void tun_batch(void)
 {
-	for (int i = 0; i < 256; i++) {
-		ssize_t n = read(tunfd, ibuf, sizeof(ibuf));
+	size_t used = 0;
+
+	/* Up to 256 packets, while the batch has room for one more of any size. */
+	for (int i = 0; i < 256 && used + BUFSZ <= BATCH_BYTES; i++) {
+		uint8_t *at = batch + used;
+		ssize_t n = read(tunfd, at, BUFSZ);
 		struct pkt p;
 
 		if (n < 0) {
@@ -1064,8 +1154,11 @@ static void tun_batch(void)
 			return;
 		}
 		/* Only the agent's own address: no spoofed flows, no reflections. */
-		if (pkt_parse_vnet(ibuf, (size_t)n, &p) < 0 || !agent_addr_ok(&p))
+		if (pkt_parse_vnet(at, (size_t)n, &p) < 0 || !agent_addr_ok(&p))
 			continue;
+		/* Kept, 16-byte aligned, only if it may be gathered (TCP data). */
+		if (p.proto == PROTO_TCP && p.dlen)
+			used += ((size_t)n + 15) & ~(size_t)15;
 		now = clock_ms();
 		if (p.proto == PROTO_TCP)
 			tcp_input(&p);
