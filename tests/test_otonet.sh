@@ -84,6 +84,15 @@ test_udp_echo_v4_v6() {
 	assertEquals "ok hello6" "$(cat "$T/out")"
 }
 
+# A datagram to a closed port: the host's port unreachable comes back to the
+# agent as the relay's own, quoting the start of the agent's datagram.
+test_udp_closed_port_is_refused() {
+	agent udp 203.0.113.10 9999
+	assertEquals "ECONNREFUSED" "$(cat "$T/out")"
+	agent udp 2001:db8:1::10 9999
+	assertEquals "ECONNREFUSED" "$(cat "$T/out")"
+}
+
 # --busy-poll: after traffic the relay polls for a while instead of sleeping,
 # so that a round trip whose next packet comes within the poll costs it no
 # sleep. Counted by the relay's voluntary context switches (its

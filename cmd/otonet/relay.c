@@ -120,13 +120,13 @@ static int ep, tunfd;
 /*
  * batch: the packets of one batch read from the TUN, one after the other,
  * each behind its virtio_net_hdr; kept until the whole batch is handled,
- * since the agent's data goes to the host from there (sends[]). ibuf:
- * scratch for the datagram an ICMP error quotes. obuf: a packet for the
- * agent is built here, with room in front (vnet) for its virtio_net_hdr.
+ * since the agent's data goes to the host from there (sends[]). obuf: a
+ * packet for the agent is built here, with room in front (vnet) for its
+ * virtio_net_hdr.
  */
 #define BATCH_BYTES (4U << 20)
 static uint8_t batch[BATCH_BYTES] __attribute__((aligned(16)));
-static uint8_t ibuf[256], vnet_obuf[VNET_HLEN + BUFSZ];
+static uint8_t vnet_obuf[VNET_HLEN + BUFSZ];
 static uint8_t *const vnet = vnet_obuf, *const obuf = vnet_obuf + VNET_HLEN;
 /*
  * The agent's in-order data for a flow, gathered over a batch and given to
@@ -272,18 +272,25 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 	return f;
 }
 
+/*
+ * f lets go of its slot in sends[]; what the slot holds stays readable until
+ * a flow takes it again (tcp_agent_data empties it then).
+ */
+static struct send_slot *send_slot_free(struct flow *f)
+{
+	struct send_slot *q = &sends[f->send_slot - 1];
+
+	q->f = NULL;
+	f->send_slot = 0;
+	return q;
+}
+
 static void flow_free(struct flow *f)
 {
 	f->ack_pending = 0;
-	if (f->send_slot) {
-		/* Not sent: the flow is gone (reset), its data with it. */
-		struct send_slot *q = &sends[f->send_slot - 1];
-
-		q->f = NULL;
-		q->n = 0;
-		q->len = 0;
-		f->send_slot = 0;
-	}
+	/* Data gathered and not sent: the flow is gone (reset), its data with it. */
+	if (f->send_slot)
+		send_slot_free(f);
 	unsigned int h = flow_hash(f->proto, &f->asrc, &f->adst, f->sport, f->dport);
 	int idx = (int)(f - flows);
 
@@ -756,15 +763,10 @@ static void tcp_sent(struct flow *f, ssize_t w, size_t n)
 /* The data gathered for f, to its host socket now. The flow may be gone after. */
 static void tcp_send_gathered(struct flow *f)
 {
-	struct send_slot *q = &sends[f->send_slot - 1];
+	struct send_slot *q = send_slot_free(f);
 	struct msghdr m = { .msg_iov = q->iov, .msg_iovlen = (size_t)q->n };
-	size_t n = q->len;
 
-	q->f = NULL;
-	q->n = 0;
-	q->len = 0;
-	f->send_slot = 0;
-	tcp_sent(f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), n);
+	tcp_sent(f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
 }
 
 static void sends_flush(void)
@@ -787,6 +789,8 @@ static void tcp_agent_data(struct flow *f, const struct pkt *p)
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
 		if (!sends[i].f) {
 			sends[i].f = f;
+			sends[i].n = 0;
+			sends[i].len = 0;
 			f->send_slot = i + 1;
 		}
 	}
@@ -1075,8 +1079,7 @@ static void dgram_sock_event(struct flow *f)
 				/* The quote is the start of the agent's datagram. */
 				memset(&q, 0, sizeof(q));
 				q.family = f->asrc.family;
-				q.ip = ibuf;
-				memcpy(ibuf, f->quote, f->quotelen);
+				q.ip = f->quote;
 				q.iplen = f->quotelen;
 				icmp_refuse(&q, 1);
 			}
