@@ -113,10 +113,6 @@ def cps(host, secs):
         n += 1
     print("%.0f" % (n / float(secs)))
 
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))]
-
 # Hold k idle connections, then write the marker file and wait.
 def idle(host, k, marker, secs):
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
