@@ -9,11 +9,21 @@
 #
 # Nothing leaves these namespaces: they are linked only to each other by veth.
 # topo_up builds everything, topo_down removes it (call it from a trap).
+#
+# The fake host's links look like a real server's: Ethernet, MTU 1500
+# (TOPO_MTU: another MTU for the veth links, such as 9000 or 65520), and
+# with TOPO_RATE (a tc rate such as 200mbit) its way to the internet is a
+# token bucket slower than the TUN, both directions. A result that holds
+# only at MTU 65520 on every link did not hold on a real server: the upload
+# stall of otonet's first versions showed only at 1500. Every connection
+# the fake host makes is a first one (tcp_no_metrics_save): no congestion
+# window learned from an earlier test carries over into the next.
 
 TOPO_ID=${TOPO_ID:-$$}
 NH=oto-host-$TOPO_ID
 NI=oto-inet-$TOPO_ID
 NL=oto-lan-$TOPO_ID
+NF=oto-far-$TOPO_ID
 TOPO_DIR=${TOPO_DIR:-/tmp/oto-topo-$TOPO_ID}
 NETTOOL=${NETTOOL:-$(cd "$(dirname "$0")" && pwd)/net/nettool.py}
 PY=/usr/bin/python3
@@ -29,6 +39,8 @@ HOST_LAN6=fd12:3456::1
 # where the listener would see any packet that got through.
 LAN_EXTRA4="10.0.0.1 172.16.0.1 192.168.1.1 169.254.169.254 100.64.0.1 198.18.0.1 192.0.0.192 198.51.100.7 192.0.2.7"
 LAN_EXTRA6="fd00::1 fec0::1 100::1 2001:2::1 2002:a9fe:a9fe::1 64:ff9b::a9fe:a9fe 64:ff9b:1::a01:1"
+TOPO_MTU=${TOPO_MTU:-1500}
+TOPO_RATE=${TOPO_RATE:-}
 TUN_MODE=
 
 topo_up() {
@@ -46,8 +58,9 @@ topo_up() {
 	ip -n "$NL" addr add $LAN4/16 dev lh0
 	ip -n "$NL" addr add $LAN6/64 dev lh0 nodad
 	for ns in "$NH" "$NI" "$NL"; do
-		for l in hi0 hl0 ih0 lh0; do ip -n "$ns" link set "$l" up mtu 65520 2>/dev/null; done
+		for l in hi0 hl0 ih0 lh0; do ip -n "$ns" link set "$l" up mtu "$TOPO_MTU" 2>/dev/null; done
 	done
+	[ -z "$TOPO_RATE" ] || topo_rate "$TOPO_RATE" || return 1
 	ip -n "$NI" route add default via $HOST_INET4
 	ip -n "$NI" -6 route add default via $HOST_INET6
 	ip -n "$NL" route add default via $HOST_LAN4
@@ -60,7 +73,8 @@ topo_up() {
 		ip -n "$NL" addr add "$a/128" dev lo nodad
 		ip -n "$NH" -6 route add "$a/128" via $LAN6
 	done
-	ip netns exec "$NH" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip netns exec "$NH" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+		net.ipv4.tcp_no_metrics_save=1
 	# Ping sockets for the relay's user (uid 65534 included).
 	ip netns exec "$NH" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 	# ip netns exec bind-mounts /etc/netns/NAME/* over /etc/*.
@@ -96,11 +110,67 @@ topo_up() {
 	return 0
 }
 
+# topo_rate RATE: the fake host's internet link limited to RATE each way
+# (tbf: the host's egress to the internet for uploads, the internet's egress
+# to the host for downloads); "" removes the limit. The bucket holds 20 ms
+# of queue, as a real link's buffer would, and bursts of 64 KiB.
+topo_rate() {
+	for l in "$NH hi0" "$NI ih0"; do
+		set -- "$1" $l
+		if [ -n "$1" ]; then
+			ip netns exec "$2" tc qdisc replace dev "$3" root tbf rate "$1" burst 64kb latency 20ms ||
+				return 1
+		else
+			ip netns exec "$2" tc qdisc del dev "$3" root 2>/dev/null
+		fi
+	done
+	return 0
+}
+
+# topo_mtu MTU: every veth link of the topology at MTU.
+topo_mtu() {
+	for ns in "$NH" "$NI" "$NL"; do
+		for l in hi0 hl0 ih0 lh0; do ip -n "$ns" link set "$l" mtu "$1" 2>/dev/null; done
+	done
+	return 0
+}
+
+# topo_far: a server further away, behind a hop of MTU 1400 in the fake
+# internet (oto-far-ID: FAR4, FAR6, the fake internet's servers), so that a
+# packet of 1500 bytes from the host draws an ICMP "fragmentation needed" /
+# "packet too big" from the fake internet, as on a real path with a tunnel.
+FAR4=203.0.113.200
+FAR6=2001:db8:1::200
+topo_far() {
+	ip netns add "$NF" || return 1
+	ip link add if0 netns "$NI" type veth peer name fi0 netns "$NF" || return 1
+	ip -n "$NF" link set lo up
+	ip -n "$NI" link set if0 up mtu 1400
+	ip -n "$NF" link set fi0 up mtu 1400
+	ip -n "$NI" -6 addr add fe80::1/64 dev if0 nodad
+	ip -n "$NF" addr add $FAR4/32 dev fi0
+	ip -n "$NF" addr add $FAR6/128 dev fi0 nodad
+	ip -n "$NF" -6 addr add fe80::2/64 dev fi0 nodad
+	ip -n "$NI" route add $FAR4/32 dev if0
+	ip -n "$NI" -6 route add $FAR6/128 via fe80::2 dev if0
+	ip -n "$NF" route add default via $INET4 dev fi0 onlink
+	ip -n "$NF" -6 route add default via fe80::1 dev fi0
+	ip -n "$NH" route add $FAR4/32 via $INET4
+	ip -n "$NH" -6 route add $FAR6/128 via $INET6
+	ip netns exec "$NI" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	mkdir -p "$TOPO_DIR/far"
+	ip netns exec "$NF" $PY "$NETTOOL" serve-inet "$TOPO_DIR/far" >"$TOPO_DIR/far.log" 2>&1 &
+	echo $! >"$TOPO_DIR/far.pid"
+	n=0
+	while [ ! -e "$TOPO_DIR/far/inet.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -e "$TOPO_DIR/far/inet.ready" ]
+}
+
 topo_down() {
-	for p in inet lan dns; do
+	for p in inet lan dns far; do
 		[ -f "$TOPO_DIR/$p.pid" ] && kill "$(cat "$TOPO_DIR/$p.pid")" 2>/dev/null
 	done
-	for ns in "$NH" "$NI" "$NL"; do ip netns del "$ns" 2>/dev/null; done
+	for ns in "$NH" "$NI" "$NL" "$NF"; do ip netns del "$ns" 2>/dev/null; done
 	rm -rf "/etc/netns/$NH" "$TOPO_DIR"
 	# The device is the machine's: restore its mode only when no other
 	# topology (another suite, a benchmark) still needs it, and the mode
