@@ -105,6 +105,15 @@ static int fz_getsockopt(int fd, int lvl, int name, void *v, socklen_t *l)
 		}
 		return 0;
 	}
+	if (name == TCP_INFO) {
+		struct tcp_info *ti = v;
+
+		memset(v, 0, *l);
+		/* The host path's segment size, offered to the agent (tcp_agent_mss). */
+		if (*l >= sizeof(*ti))
+			ti->tcpi_advmss = take(2);
+		return 0;
+	}
 	memset(v, 0, *l);
 	return 0;
 }

@@ -512,9 +512,35 @@ static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 	tun_write_offload(n);
 }
 
-static void tcp_synack(struct flow *f)
+/*
+ * The segment size offered to the agent: the host connection's own (what the
+ * host's kernel advertised on that path: its MTU less the headers), not the
+ * TUN's. The agent's kernel will not send a segment that its window cannot
+ * hold whole (sender-side silly window avoidance), and our window is the
+ * room in the host socket, which the host's kernel sizes in its own
+ * segments: at MTU 1500 the room is often less than one 65480-byte segment
+ * while the socket is far from full, so no drain event would ever reopen
+ * it, and the agent waited for its persist timer (200 ms, then 400...) on
+ * every upload. With the path's segment size, a window it cannot use is one
+ * of a socket too full to count as writable, whose drain is watched. With
+ * the TUN's offloads the agent still hands us 64 KiB at a time.
+ */
+static uint16_t tcp_agent_mss(const struct flow *f)
 {
 	uint16_t mss = (uint16_t)(NET_MTU - pkt_l4_off(f->asrc.family) - 20);
+	struct tcp_info ti;
+	socklen_t l = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 && ti.tcpi_advmss >= 536 &&
+	    ti.tcpi_advmss < mss)
+		mss = (uint16_t)ti.tcpi_advmss;
+	return mss;
+}
+
+static void tcp_synack(struct flow *f)
+{
+	uint16_t mss = tcp_agent_mss(f);
 
 	tun_write(pkt_synack(obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
 			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
