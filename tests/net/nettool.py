@@ -55,6 +55,50 @@ def guard(handler, c):
         c.close()
 
 
+def http_sink(c):
+    """HTTP/1.1 with keep-alive: each request's body (Content-Length or
+    chunked) is answered with 200 and "SHA256 LENGTH\n"."""
+    f = c.makefile("rb")
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        length, chunked = 0, False
+        while True:
+            h = f.readline()
+            if h in (b"\r\n", b""):
+                break
+            k, _, v = h.partition(b":")
+            k = k.strip().lower()
+            if k == b"content-length":
+                length = int(v)
+            elif k == b"transfer-encoding" and b"chunked" in v.lower():
+                chunked = True
+            elif k == b"expect":
+                c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        d, n = hashlib.sha256(), 0
+        if chunked:
+            while True:
+                size = int(f.readline().split(b";")[0], 16)
+                if size == 0:
+                    f.readline()
+                    break
+                x = f.read(size)
+                d.update(x)
+                n += len(x)
+                f.readline()
+        else:
+            while n < length:
+                x = f.read1(min(1 << 18, length - n))
+                if not x:
+                    return
+                d.update(x)
+                n += len(x)
+        body = f"{d.hexdigest()} {n}\n".encode()
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+                  % len(body) + body)
+
+
 def serve_inet(d):
     def sink(c):  # everything until EOF, then its sha256
         h, n = recv_all(c)
@@ -103,8 +147,29 @@ def serve_inet(d):
         with open(os.path.join(d, "hc"), "wb") as f:
             f.write(h)
 
+    def readclose(c):  # takes 64 KiB, then closes with more unread: a RST
+        got = 0
+        while got < 65536:
+            x = c.recv(65536 - got)
+            if not x:
+                return
+            got += len(x)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    def slowsink(c):  # "S\n", then reads nothing for S seconds, then a sink
+        f = c.makefile("rb")
+        time.sleep(float(f.readline()))
+        h, n = hashlib.sha256(), 0
+        while True:
+            x = f.read1(1 << 18)
+            if not x:
+                break
+            h.update(x)
+            n += len(x)
+        c.sendall(f"{h.hexdigest()} {n}\n".encode())
+
     for port, h in ((9000, sink), (9001, source), (9002, echo), (9003, rst), (9004, watch),
-                    (9006, halfclose)):
+                    (9006, halfclose), (9007, readclose), (9008, slowsink), (8080, http_sink)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
 
@@ -216,6 +281,121 @@ def c_many(host, k, size):
         t.join()
     good = sum(1 for r in res if r is True)
     return f"ok {good}" if good == k else f"bad {good} {[r for r in res if r is not True][:3]}"
+
+
+def tcp_info(s):
+    """The fields of struct tcp_info (linux/tcp.h) the tests read."""
+    ti = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    snd_mss = struct.unpack_from("I", ti, 16)[0]
+    busy, rwnd_limited, sndbuf_limited = struct.unpack_from("QQQ", ti, 168)
+    return {"snd_mss": snd_mss, "rwnd_limited_us": rwnd_limited}
+
+
+def c_post(host, port, size, count):
+    """count HTTP POSTs of size bytes, each on a new connection, sent as curl
+    sends them (no Nagle, the header, then the body in 64 KiB writes). Each
+    answer must name the body's sha256 and length. Prints the longest time
+    one connection's sender was held back by the window the relay advertised
+    (tcp_info's rwnd_limited, ms): a timer-driven stall shows as 200 ms or more."""
+    size, worst = int(size), 0
+    body = b"".join(blob(size))
+    want = f"{hashlib.sha256(body).hexdigest()} {size}"
+    for _ in range(int(count)):
+        try:
+            s = connect(host, int(port), 20)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n"
+                      % (host.encode(), size))
+            for i in range(0, size, 1 << 16):
+                s.sendall(body[i:i + (1 << 16)])
+            f = s.makefile("rb")
+            status = f.readline().split()
+            length = 0
+            while True:
+                h = f.readline()
+                if h in (b"\r\n", b""):
+                    break
+                if h.lower().startswith(b"content-length:"):
+                    length = int(h.split(b":")[1])
+            got = f.read(length).decode().strip()
+            worst = max(worst, tcp_info(s)["rwnd_limited_us"] // 1000)
+            s.close()
+        except OSError as e:
+            return errname(e)
+        if status[1:2] != [b"200"] or got != want:
+            return f"mismatch {status} {got}"
+    return f"ok {worst}"
+
+
+def c_mss(host, port):
+    """The segment size the agent's kernel sends with on this connection."""
+    try:
+        s = connect(host, int(port), 5)
+        return f"ok {tcp_info(s)['snd_mss']}"
+    except OSError as e:
+        return errname(e)
+
+
+def c_upclose(host, n):
+    """Send n bytes to a server that reads 64 KiB and resets: how it ends."""
+    try:
+        s = connect(host, 9007, 20)
+        for chunk in blob(int(n)):
+            s.sendall(chunk)
+        s.shutdown(socket.SHUT_WR)
+        s.recv(1)
+        return "no-error"
+    except OSError as e:
+        return errname(e)
+
+
+def c_upslow(host, secs, n):
+    """Send n bytes to a server that reads nothing for secs seconds."""
+    n = int(n)
+    try:
+        s = connect(host, 9008, 60)
+        s.sendall(f"{secs}\n".encode())
+        h = hashlib.sha256()
+        for chunk in blob(n):
+            s.sendall(chunk)
+            h.update(chunk)
+        s.shutdown(socket.SHUT_WR)
+        reply = s.makefile().readline().split()
+    except OSError as e:
+        return errname(e)
+    return "ok" if reply == [h.hexdigest(), str(n)] else f"mismatch {reply}"
+
+
+def c_udpbig(host, port, size, tries):
+    """A datagram of size bytes to the echo server, sent again (up to tries
+    times, 1 s apart) until its echo comes back whole: "ok TRY"."""
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    s.settimeout(1)
+    msg = random.Random(7).randbytes(int(size))
+    try:
+        s.connect(sockaddr(host, int(port)))
+        for t in range(1, int(tries) + 1):
+            s.send(msg)
+            try:
+                if s.recv(65535) == msg:
+                    return f"ok {t}"
+            except socket.timeout:
+                pass
+        return "lost"
+    except OSError as e:
+        return errname(e)
+
+
+def c_tcpstat():
+    """This network namespace's counters of the timers a TCP sender waits on:
+    retransmission timeouts, zero-window probes, and segments sent again."""
+    out = {}
+    for path in ("/proc/net/netstat", "/proc/net/snmp"):
+        with open(path) as f:
+            lines = f.read().splitlines()
+        for k, v in zip(lines[::2], lines[1::2]):
+            out.update(zip(k.split()[1:], v.split()[1:]))
+    return " ".join(f"{k}={out[k]}" for k in ("TCPTimeouts", "TCPWinProbe", "RetransSegs"))
 
 
 def c_halfclose(host):
@@ -382,8 +562,33 @@ def c_ping(host):
         return errname(e)
 
 
+# The fake internet: the only destinations a client may reach from outside
+# a sandbox. Anything else (the special-purpose addresses the tests probe)
+# only from a network namespace whose default route is the sandbox's tun0:
+# should a client ever run in the machine's own namespace, it sends nothing.
+FAKE_INET = ("203.0.113.", "2001:db8:1:")
+
+
+def default_via_tun0():
+    with open("/proc/net/route") as f:
+        for line in f.readlines()[1:]:
+            x = line.split()
+            if x[1] == "00000000" and x[7] == "00000000":
+                return x[0] == "tun0"
+    return False
+
+
+def refuse_unless_sandboxed(cmd, args):
+    dsts = [a for a in args if ("." in a or ":" in a) and not a.startswith("/")]
+    if all(d.startswith(FAKE_INET) for d in dsts) or default_via_tun0():
+        return
+    sys.exit(f"nettool: fatal: {cmd} {' '.join(args)}: refused, the default route is not tun0")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
+    if not cmd.startswith("serve-"):
+        refuse_unless_sandboxed(cmd, args)
     if cmd == "serve-inet":
         serve_inet(*args)
     elif cmd == "serve-lan":
