@@ -9,6 +9,14 @@
  *   lat tcp|udp HOST PORT N    N round trips of 32 bytes over one connection
  *                              (TCP_NODELAY) or one connected UDP socket;
  *                              prints "P50 P99" in microseconds
+ *   lat http PORT              an HTTP/1.1 server (a process per connection,
+ *                              keep-alive) that reads each request's body
+ *                              (Content-Length) and answers 200 "ok"
+ *   lat post HOST PORT SIZE N  N POSTs of SIZE bytes, each on a new
+ *                              connection, written as curl writes them
+ *                              (TCP_NODELAY, the header, then the body in
+ *                              64 KiB writes); prints "P50 P90" in
+ *                              microseconds, from connect to the answer
  *
  * Exit 0; 1 on usage; 2 when a call fails or a round trip is lost (UDP:
  * no reply within 1 s).
@@ -148,8 +156,128 @@ static void client(int udp, const char *host, int port, int n)
 	printf("%.0f %.0f\n", t[n / 2], t[(size_t)((double)n * 0.99)]);
 }
 
+/* Read until "\r\n\r\n" (kept in h, NUL-terminated); the bytes after it stay in h too. */
+static ssize_t read_head(int c, char *h, size_t size, size_t *have, size_t *end)
+{
+	for (;;) {
+		char *e;
+		ssize_t k;
+
+		h[*have] = 0;
+		e = strstr(h, "\r\n\r\n");
+		if (e) {
+			*end = (size_t)(e - h) + 4;
+			return 1;
+		}
+		if (*have + 1 >= size)
+			return -1;
+		k = read(c, h + *have, size - 1 - *have);
+		if (k <= 0)
+			return k;
+		*have += (size_t)k;
+	}
+}
+
+static void serve_http(int port)
+{
+	int l = bound(SOCK_STREAM, port), one = 1;
+
+	if (listen(l, 256) < 0)
+		fail("listen");
+	signal(SIGCHLD, SIG_IGN);
+	for (;;) {
+		static const char OK[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n";
+		char h[8192], b[1 << 16];
+		size_t have = 0, end;
+		int c = accept(l, NULL, NULL);
+
+		if (c < 0)
+			continue;
+		if (fork() != 0) {
+			close(c);
+			continue;
+		}
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (read_head(c, h, sizeof(h), &have, &end) == 1) {
+			const char *cl = strcasestr(h, "\r\ncontent-length:");
+			long left = cl ? atol(cl + 17) : 0;
+
+			left -= (long)(have - end);
+			while (left > 0) {
+				ssize_t k = read(c, b, (size_t)left < sizeof(b) ? (size_t)left : sizeof(b));
+
+				if (k <= 0)
+					_exit(0);
+				left -= k;
+			}
+			/* Pipelined bytes past this body are not expected: dropped. */
+			have = 0;
+			if (write(c, OK, sizeof(OK) - 1) != (ssize_t)sizeof(OK) - 1)
+				break;
+		}
+		_exit(0);
+	}
+}
+
+static void post(const char *host, int port, long size, int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	double *t = calloc((size_t)n, sizeof(*t));
+	char *body = malloc((size_t)size + 1), head[256], r[4096];
+	int one = 1;
+
+	if (!t || !body || inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+		fprintf(stderr, "lat: %s: not an IPv4 address\n", host);
+		exit(1);
+	}
+	memset(body, 'x', (size_t)size);
+	for (int i = 0; i < n + 3; i++) {
+		double t0 = now_us();
+		int fd = socket(AF_INET, SOCK_STREAM, 0), hl;
+		size_t have = 0, end;
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			fail("connect");
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		hl = snprintf(head, sizeof(head),
+			      "POST /v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Length: %ld\r\n\r\n",
+			      host, size);
+		if (write(fd, head, (size_t)hl) != hl)
+			fail("write");
+		for (long off = 0; off < size;) {
+			size_t k = (size_t)(size - off) < 65536 ? (size_t)(size - off) : 65536;
+			ssize_t w = write(fd, body + off, k);
+
+			if (w <= 0)
+				fail("write");
+			off += w;
+		}
+		if (read_head(fd, r, sizeof(r), &have, &end) != 1 || strncmp(r, "HTTP/1.1 200", 12))
+			fail("answer");
+		while (have < end + 3) {
+			ssize_t k = read(fd, r + have, sizeof(r) - 1 - have);
+
+			if (k <= 0)
+				fail("answer");
+			have += (size_t)k;
+		}
+		close(fd);
+		if (i >= 3) /* the first 3: warm-up */
+			t[i - 3] = now_us() - t0;
+	}
+	qsort(t, (size_t)n, sizeof(*t), cmp);
+	printf("%.0f %.0f\n", t[n / 2], t[(size_t)((double)n * 0.9)]);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "http"))
+		serve_http(atoi(argv[2]));
+	if (argc == 6 && !strcmp(argv[1], "post") && atol(argv[4]) > 0 && atoi(argv[5]) > 0) {
+		post(argv[2], atoi(argv[3]), atol(argv[4]), atoi(argv[5]));
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "serve")) {
 		int port = atoi(argv[2]);
 
@@ -164,6 +292,7 @@ int main(int argc, char **argv)
 		client(!strcmp(argv[1], "udp"), argv[2], atoi(argv[3]), atoi(argv[4]));
 		return 0;
 	}
-	fprintf(stderr, "usage: lat serve PORT | lat tcp|udp HOST PORT N\n");
+	fprintf(stderr, "usage: lat serve PORT | lat tcp|udp HOST PORT N | lat http PORT | "
+			"lat post HOST PORT SIZE N\n");
 	return 1;
 }

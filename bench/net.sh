@@ -1,27 +1,38 @@
 #!/bin/sh
-# otonet against slirp4netns and pasta, in one run on one machine, in the
-# otonet test topology (tests/net/topo.sh), every user-mode stack as uid 65534:
+# otonet against slirp4netns, pasta and the fake host itself (no sandbox), in
+# one run on one machine, in the otonet test topology (tests/net/topo.sh),
+# every user-mode stack as uid 65534, each sandbox's side at MTU 65520. What
+# varies is the fake host's own path to the internet, as a real server's:
+#  - PATHS: MTU[:RATE] of the fake host's links: 1500 (Ethernet, the default
+#    topology), 65520 (what the first benchmarks used on every link, and what
+#    hid an upload stall), and 1500 limited by tbf to RATE each way (a link
+#    slower than the TUN);
 #  - iperf3 TCP throughput, upload and download (-R), 1 and 4 streams (-P),
-#    at MTU 65520 and 1500 (otonet: OTO_TEST_TUN_MTU; the others: --mtu);
-#  - the relay's CPU seconds (utime + stime from /proc/PID/stat) per GB moved,
-#    from the single-stream MTU 65520 runs;
+#    on every path; the relay's CPU seconds (utime + stime from
+#    /proc/PID/stat) per GB moved, single stream, unlimited paths;
+#  - the time of an HTTP POST of 100 KB and of 1 MB (bench/lat.c: a new
+#    connection each, written as curl writes it; p50 and p90 of POST_COUNT),
+#    what a coding agent sends a model API every turn, on every path;
 #  - connections per second of short TCP exchanges (connect, 1 byte each way,
 #    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99;
-#    bench/lat.c, built here with cc);
+#    bench/lat.c, built here with cc), on the default path;
 #  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections.
-# Medians of RUNS runs; in the short-exchange and round-trip tests the tools
-# take turns within each run. Needs root (ip netns). Results: stdout, and
-# bench/results-otonet.md when OTO_BENCH_WRITE=1. MTUS= STREAMS= (empty)
-# skips the throughput tests; TOOLS= names the stacks to run, among them
-# otonet-nopoll (otonet --busy-poll 0), not run by default.
+# Medians of RUNS runs; in the POST, short-exchange and round-trip tests the
+# tools take turns within each run. Needs root (ip netns). Results: stdout,
+# and bench/results-otonet.md when OTO_BENCH_WRITE=1. PATHS= STREAMS= (empty)
+# skip the throughput tests, POST_SIZES= the POSTs; TOOLS= names the stacks
+# to run, among them otonet-nopoll (otonet --busy-poll 0), not run by default.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
-MTUS=${MTUS-65520 1500}
+PATHS=${PATHS-1500 65520 1500:1gbit 1500:200mbit}
 STREAMS=${STREAMS-1 4}
-TOOLS=${TOOLS:-otonet slirp4netns pasta}
+TOOLS=${TOOLS:-otonet slirp4netns pasta host}
+POST_SIZES=${POST_SIZES-100000 1000000}
+POST_COUNT=${POST_COUNT:-30}
+MTU=65520
 LAT_COUNT=${LAT_COUNT:-2000}
 IDLE_CONNS=${IDLE_CONNS:-1000}
 NETTOOL=$top/tests/net/nettool.py
@@ -38,9 +49,9 @@ done
 D=
 srvpid=
 latpid=
+httppid=
 cleanup() {
-	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null
-	[ -n "$latpid" ] && kill "$latpid" 2>/dev/null
+	for p in $srvpid $latpid $httppid; do kill "$p" 2>/dev/null; done
 	topo_down
 }
 trap 'cleanup' EXIT
@@ -133,6 +144,8 @@ cc -std=c11 -D_GNU_SOURCE -O2 -o "$D/lat" "$top/bench/lat.c" || { echo "net.sh: 
 chmod 0755 "$D/lat"
 ip netns exec "$NI" "$D/lat" serve 9110 </dev/null >"$D/lat.log" 2>&1 &
 latpid=$!
+ip netns exec "$NI" "$D/lat" http 8090 </dev/null >"$D/http.log" 2>&1 &
+httppid=$!
 n=0
 while [ ! -e "$D/srv.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 
@@ -166,6 +179,13 @@ run() {
 	pasta)
 		ip netns exec "$NH" $USER_RUN pasta --config-net --no-map-gw -q -f --mtu "$mtu" \
 			-- sh -c "$cmd" >"$D/out" 2>"$D/err" &
+		r=$!
+		watch_pid $r &
+		w=$!
+		wait $r ;;
+	host)
+		# The fake host itself, no sandbox: what its path gives any program.
+		ip netns exec "$NH" $USER_RUN sh -c "$cmd" >"$D/out" 2>"$D/err" &
 		r=$!
 		watch_pid $r &
 		w=$!
@@ -209,9 +229,16 @@ except Exception:
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "fail")}'; }
 
+# path SPEC: the fake host's links as SPEC (MTU[:RATE]) says.
+path() {
+	topo_mtu "${1%%:*}"
+	case $1 in *:*) topo_rate "${1#*:}" ;; *) topo_rate "" ;; esac
+}
+
 out=$(mktemp)
 start=$(date +%s)
-for mtu in $MTUS; do
+for pth in $PATHS; do
+	path "$pth"
 	for p in $STREAMS; do
 		for dir in up down; do
 			flag=
@@ -219,26 +246,55 @@ for mtu in $MTUS; do
 			for tool in $TOOLS; do
 				all= cpu=
 				for _ in $(seq "$RUNS"); do
-					set -- $(iperf $tool $mtu $p "$flag")
+					set -- $(iperf $tool $MTU $p "$flag")
 					all="$all $1" cpu="$cpu $2"
 				done
-				echo "tput $mtu $p $dir $tool $(echo "$all" | median) ($all )" | tee -a "$out"
-				[ "$mtu $p" = "65520 1" ] &&
-					echo "cpu $dir $tool $(echo "$cpu" | median) ($cpu )" | tee -a "$out"
+				echo "tput $pth $p $dir $tool $(echo "$all" | median) ($all )" | tee -a "$out"
+				case "$pth $p $tool" in
+				*:*) ;;
+				"$pth 1 host") ;;
+				*" 1 "*) echo "cpu $pth $dir $tool $(echo "$cpu" | median) ($cpu )" | tee -a "$out" ;;
+				esac
 			done
 		done
 	done
 done
+# POSTs: the tools take turns within each run, on each path.
+for pth in ${POST_SIZES:+$PATHS}; do
+	path "$pth"
+	for _ in $(seq "$RUNS"); do
+		for size in $POST_SIZES; do
+			for tool in $TOOLS; do
+				tv=$(echo "$tool" | tr - _)
+				pv=$(echo "$pth" | tr -c '0-9a-z\n' _)
+				run $tool $MTU "$D/lat post $INET4 8090 $size $POST_COUNT"
+				[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
+				set -- $(cat "$D/out") fail fail
+				eval "post50_${pv}_${size}_$tv=\"\${post50_${pv}_${size}_$tv:-} $1\""
+				eval "post90_${pv}_${size}_$tv=\"\${post90_${pv}_${size}_$tv:-} $2\""
+			done
+		done
+	done
+	for size in $POST_SIZES; do
+		for tool in $TOOLS; do
+			tv=$(echo "$tool" | tr - _)
+			pv=$(echo "$pth" | tr -c '0-9a-z\n' _)
+			eval "a=\$post50_${pv}_${size}_$tv b=\$post90_${pv}_${size}_$tv"
+			echo "post $pth $size $tool $(echo "$a" | median) $(echo "$b" | median) (p50:$a, p90:$b )" | tee -a "$out"
+		done
+	done
+done
+path 1500
 # Short exchanges and round trips: the tools take turns within each run, so
 # that a drift of the machine's load over the minutes does not favour one.
 # $tv: the tool's name as part of a variable's (otonet-nopoll: otonet_nopoll).
 for _ in $(seq "$RUNS"); do
 	for tool in $TOOLS; do
 		tv=$(echo "$tool" | tr - _)
-		run $tool 65520 "python3 $BT cps $INET4 $SECONDS_PER_RUN"
+		run $tool $MTU "python3 $BT cps $INET4 $SECONDS_PER_RUN"
 		eval "cps_$tv=\"\${cps_$tv:-} $(cat "$D/out")\""
 		for proto in tcp udp; do
-			run $tool 65520 "$D/lat $proto $INET4 9110 $LAT_COUNT"
+			run $tool $MTU "$D/lat $proto $INET4 9110 $LAT_COUNT"
 			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
 			# The relay's CPU per round trip, µs (its stat ticks are 10 ms).
 			c=$(awk -v n="$LAT_COUNT" '{printf "%.1f", $1 * 10000 / n}' "$D/stat" 2>/dev/null)
@@ -258,7 +314,8 @@ for tool in $TOOLS; do
 	done
 done
 for tool in $TOOLS; do
-	run $tool 65520 "python3 $BT idle $INET4 $IDLE_CONNS $D/idle.$tool 2"
+	[ $tool = host ] && continue
+	run $tool $MTU "python3 $BT idle $INET4 $IDLE_CONNS $D/idle.$tool 2"
 	ok=$(cat "$D/out")
 	h=fail
 	[ "$ok" = "$IDLE_CONNS" ] && [ -s "$D/stat" ] && h=$(awk '{print $2}' "$D/stat")
@@ -267,56 +324,77 @@ done
 elapsed=$(($(date +%s) - start))
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
+# v KEY FIELD: that field of the line of $out that starts with KEY.
+v() { awk -v k="$1" -v f="$2" 'index($0, k " ") == 1 {print $f}' "$out"; }
 
 {
-	echo "# otonet against slirp4netns and pasta, $(date -u '+%Y-%m-%d %H:%M UTC') ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
+	echo "# otonet against slirp4netns, pasta and the host itself, $(date -u '+%Y-%m-%d %H:%M UTC') ($(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 	echo
-	echo "Command (as root): \`RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN MTUS=\"$MTUS\" STREAMS=\"$STREAMS\" TOOLS=\"$TOOLS\" LAT_COUNT=$LAT_COUNT sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" describe --always --dirty 2>/dev/null))."
-	echo "All in the otonet test topology, every stack as uid 65534, servers in the fake internet."
-	echo "otonet: \`OTO_TEST_TUN_MTU=MTU otonet --as 65534 --public 203.0.113.0/24 -- CMD\`;"
-	echo "slirp4netns: \`slirp4netns -c --mtu MTU --disable-host-loopback PID tap0\`;"
-	echo "pasta: \`pasta --config-net --no-map-gw -q -f --mtu MTU -- CMD\`."
+	echo "Command (as root): \`RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN PATHS=\"$PATHS\" STREAMS=\"$STREAMS\" TOOLS=\"$TOOLS\" POST_SIZES=\"$POST_SIZES\" POST_COUNT=$POST_COUNT LAT_COUNT=$LAT_COUNT sh bench/net.sh\` (took ${elapsed} s; otonet $(git -C "$top" describe --always --dirty 2>/dev/null))."
+	echo "All in the otonet test topology, every stack as uid 65534 with MTU $MTU on its sandbox side, servers in the fake internet."
+	echo "A path is the fake host's links: MTU, and a tbf rate limit each way on its internet link where one is named."
+	echo "otonet: \`otonet --as 65534 --public 203.0.113.0/24 -- CMD\`;"
+	echo "slirp4netns: \`slirp4netns -c --mtu $MTU --disable-host-loopback PID tap0\`;"
+	echo "pasta: \`pasta --config-net --no-map-gw -q -f --mtu $MTU -- CMD\`;"
+	echo "host: CMD in the fake host itself, no sandbox (what the path gives any program)."
 	echo "Throughput: \`iperf3 -c 203.0.113.10 -t $SECONDS_PER_RUN -P STREAMS [-R]\` (up: sandbox to server; down: -R)."
 	echo "Medians of $RUNS runs. Only the ratios within this one run mean anything (shared, loaded machine)."
 	echo
-	if [ -n "$MTUS" ] && [ -n "$STREAMS" ]; then
-		echo "| MTU | streams | direction | otonet Gbit/s | slirp4netns Gbit/s | pasta Gbit/s | otonet / slirp4netns | otonet / pasta |"
-		echo "|---|---|---|---|---|---|---|---|"
-		for mtu in $MTUS; do for p in $STREAMS; do for dir in up down; do
-			v() { awk -v k="tput $mtu $p $dir $1" 'index($0, k " ") == 1 {print $6}' "$out"; }
-			o=$(v otonet) s=$(v slirp4netns) q=$(v pasta)
-			echo "| $mtu | $p | $dir | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	if [ -n "$PATHS" ] && [ -n "$STREAMS" ]; then
+		echo "| path | streams | direction | otonet Gbit/s | slirp4netns | pasta | host | otonet / slirp4netns | otonet / pasta | otonet / host |"
+		echo "|---|---|---|---|---|---|---|---|---|---|"
+		for pth in $PATHS; do for p in $STREAMS; do for dir in up down; do
+			o=$(v "tput $pth $p $dir otonet" 6) s=$(v "tput $pth $p $dir slirp4netns" 6)
+			q=$(v "tput $pth $p $dir pasta" 6) h=$(v "tput $pth $p $dir host" 6)
+			echo "| $pth | $p | $dir | $o | $s | $q | $h | $(ratio "$o" "$s") | $(ratio "$o" "$q") | $(ratio "$o" "$h") |"
 		done; done; done
 		echo
-		echo "Relay CPU seconds per GB (utime + stime of the relay process, single stream, MTU 65520; lower is better):"
+		echo "Relay CPU seconds per GB (utime + stime of the relay process, single stream; lower is better):"
 		echo
-		echo "| direction | otonet | slirp4netns | pasta |"
-		echo "|---|---|---|---|"
-		for dir in up down; do
-			v() { awk -v k="cpu $dir $1" 'index($0, k " ") == 1 {print $4}' "$out"; }
-			echo "| $dir | $(v otonet) | $(v slirp4netns) | $(v pasta) |"
+		echo "| path | direction | otonet | slirp4netns | pasta |"
+		echo "|---|---|---|---|---|"
+		for pth in $PATHS; do
+			case $pth in *:*) continue ;; esac
+			for dir in up down; do
+				echo "| $pth | $dir | $(v "cpu $pth $dir otonet" 5) | $(v "cpu $pth $dir slirp4netns" 5) | $(v "cpu $pth $dir pasta" 5) |"
+			done
 		done
 		echo
 	fi
-	echo "Short TCP exchanges (\`benchtool.py cps\`: connect, 1 byte each way, close, for $SECONDS_PER_RUN s, one client), round trips of"
-	echo "32-byte messages (\`bench/lat.c\`, a C client and echo server: $LAT_COUNT per run, over one TCP connection / one UDP"
-	echo "socket; µs), the relay's CPU time per round trip (µs, utime + stime, which includes the kernel's work on the"
-	echo "packets the relay reads and writes), and the relay's VmHWM holding $IDLE_CONNS idle TCP connections (KiB). The"
-	echo "connection test's server is one Python process: its time is in that figure."
+	if [ -n "$POST_SIZES" ]; then
+		echo "HTTP POSTs (\`bench/lat.c post\`: a new connection each, no Nagle, the header then 64 KiB writes, as curl"
+		echo "writes them; from connect to the answer; p50 / p90 of $POST_COUNT, medians of $RUNS runs; ms):"
+		echo
+		echo "| path | size | otonet | slirp4netns | pasta | host | otonet / pasta (p50) | otonet / host (p50) |"
+		echo "|---|---|---|---|---|---|---|---|"
+		for pth in $PATHS; do for size in $POST_SIZES; do
+			ms() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0) printf "%.2f / %.2f", a / 1000, b / 1000; else print "-" }'; }
+			o=$(v "post $pth $size otonet" 5) s=$(v "post $pth $size slirp4netns" 5)
+			q=$(v "post $pth $size pasta" 5) h=$(v "post $pth $size host" 5)
+			echo "| $pth | $size | $(ms "$o" "$(v "post $pth $size otonet" 6)") | $(ms "$s" "$(v "post $pth $size slirp4netns" 6)") | $(ms "$q" "$(v "post $pth $size pasta" 6)") | $(ms "$h" "$(v "post $pth $size host" 6)") | $(ratio "$o" "$q") | $(ratio "$o" "$h") |"
+		done; done
+		echo
+	fi
+	echo "On the 1500 path: short TCP exchanges (\`benchtool.py cps\`: connect, 1 byte each way, close, for $SECONDS_PER_RUN s,"
+	echo "one client), round trips of 32-byte messages (\`bench/lat.c\`, a C client and echo server: $LAT_COUNT per run,"
+	echo "over one TCP connection / one UDP socket; µs), the relay's CPU time per round trip (µs, utime + stime, which"
+	echo "includes the kernel's work on the packets the relay reads and writes), and the relay's VmHWM holding"
+	echo "$IDLE_CONNS idle TCP connections (KiB). The connection test's server is one Python process: its time is in that figure."
 	echo
-	echo "| measure | otonet | slirp4netns | pasta | otonet / slirp4netns | otonet / pasta |"
-	echo "|---|---|---|---|---|---|"
-	v() { awk -v k="$1 $2" -v f="$3" 'index($0, k " ") == 1 {print $f}' "$out"; }
-	o=$(v cps otonet 3) s=$(v cps slirp4netns 3) q=$(v cps pasta 3)
-	echo "| connections/s | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	echo "| measure | otonet | slirp4netns | pasta | host | otonet / slirp4netns | otonet / pasta |"
+	echo "|---|---|---|---|---|---|---|"
+	o=$(v "cps otonet" 3) s=$(v "cps slirp4netns" 3) q=$(v "cps pasta" 3) h=$(v "cps host" 3)
+	echo "| connections/s | $o | $s | $q | $h | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 	for proto in tcp udp; do
 		for f in "4:round trip p50 µs" "5:round trip p99 µs" "6:relay CPU µs per round trip"; do
-			o=$(v "lat $proto" otonet ${f%%:*}) s=$(v "lat $proto" slirp4netns ${f%%:*}) q=$(v "lat $proto" pasta ${f%%:*})
-			echo "| $proto ${f#*:} | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+			o=$(v "lat $proto otonet" ${f%%:*}) s=$(v "lat $proto slirp4netns" ${f%%:*})
+			q=$(v "lat $proto pasta" ${f%%:*}) h=$(v "lat $proto host" ${f%%:*})
+			[ "${f%%:*}" = 6 ] && h=-
+			echo "| $proto ${f#*:} | $o | $s | $q | $h | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 		done
 	done
-	o=$(v rss otonet 3) s=$(v rss slirp4netns 3) q=$(v rss pasta 3)
-	echo "| VmHWM, $IDLE_CONNS idle connections, KiB | $o | $s | $q | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	o=$(v "rss otonet" 3) s=$(v "rss slirp4netns" 3) q=$(v "rss pasta" 3)
+	echo "| VmHWM, $IDLE_CONNS idle connections, KiB | $o | $s | $q | - | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 	echo
 	echo "Every run:"
 	echo
