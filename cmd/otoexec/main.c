@@ -3,8 +3,10 @@
  * otoexec: the last stage. Drop every privilege, apply a seccomp profile, and
  * exec the agent.
  *
- * Consumes: argv up to "--"; a profile file (--profile); OTO_STATUS_FD
- * (reported to on failure, closed by the final execve).
+ * Consumes: argv up to "--"; a profile file (--profile) or fd (--profile-fd,
+ * closed); OTO_VIEW (set by otomount: paths name the view; a profile file is
+ * then refused); OTO_STATUS_FD (reported to on failure, closed by the final
+ * execve).
  * Passes on: the rest of argv, exec'd in this process with a clean
  * environment; fds 0, 1, 2 and those --keep-fd names, nothing else.
  * Exits: 100 usage, 101 bad profile, 111 a system call failed, 126/127 exec.
@@ -22,31 +24,42 @@
 
 #define PROFILE_MAX (1 << 20)
 
-static void load_profile(const char *name, struct profile *p)
+/* The text of the profile on fd (name: for messages), at most 1 MiB. */
+static char *read_profile(int fd, const char *name, size_t *len)
+{
+	char *buf = malloc(PROFILE_MAX + 1);
+	ssize_t r = 0;
+
+	if (!buf)
+		die(EXIT_SYS, ENOMEM, "profile %s", name);
+	*len = 0;
+	while (*len <= PROFILE_MAX && (r = read(fd, buf + *len, PROFILE_MAX + 1 - *len)) > 0)
+		*len += (size_t)r;
+	if (r < 0)
+		die(EXIT_REJECT, errno, "profile %s", name);
+	if (*len > PROFILE_MAX)
+		die(EXIT_REJECT, 0, "%s: larger than 1 MiB", name);
+	close(fd);
+	return buf;
+}
+
+static void load_profile(const struct otoexec_opts *o, struct profile *p)
 {
 	struct prof_error e;
-	const char *text = OTOEXEC_DEFAULT_PROFILE;
+	const char *text = OTOEXEC_DEFAULT_PROFILE, *name = o->profile;
 	size_t len = strlen(OTOEXEC_DEFAULT_PROFILE);
-	char *buf = NULL;
+	char *buf = NULL, fdname[32];
 
-	if (strcmp(name, "default")) {
+	if (o->profile_fd >= 0) {
+		snprintf(fdname, sizeof(fdname), "fd %d", o->profile_fd);
+		name = fdname;
+		text = buf = read_profile(o->profile_fd, name, &len);
+	} else if (strcmp(name, "default")) {
 		int fd = open(name, O_RDONLY | O_CLOEXEC);
-		ssize_t r;
 
 		if (fd < 0)
 			die(EXIT_REJECT, errno, "profile %s", name);
-		buf = malloc(PROFILE_MAX + 1);
-		if (!buf)
-			die(EXIT_SYS, ENOMEM, "profile %s", name);
-		len = 0;
-		while ((r = read(fd, buf + len, PROFILE_MAX + 1 - len)) > 0)
-			len += (size_t)r;
-		if (r < 0)
-			die(EXIT_REJECT, errno, "profile %s", name);
-		if (len > PROFILE_MAX)
-			die(EXIT_REJECT, 0, "%s: larger than 1 MiB", name);
-		close(fd);
-		text = buf;
+		text = buf = read_profile(fd, name, &len);
 	}
 	if (profile_parse(text, len, p, &e) < 0) {
 		if (e.line == 0)
@@ -69,8 +82,19 @@ int main(int argc, char **argv)
 		return fflush(stdout) ? EXIT_SYS : 0;
 	}
 
-	/* 0. The profile is checked before anything changes: a bad one is exit 101. */
-	load_profile(o.profile, &prof);
+	/*
+	 * 0. The profile is checked before anything changes: a bad one is exit
+	 *    101. After otomount every path names the view, where the agent
+	 *    writes (the working directory is its workspace): a profile there
+	 *    would be one the agent chose. It must come as an fd opened before.
+	 */
+	if (getenv("OTO_VIEW") && strcmp(o.profile, "default"))
+		die_usage("--profile %s: a path in the agent's view names a file the agent may "
+			  "have written; open it before the view and pass --profile-fd N "
+			  "(otorun --profile does)",
+			  o.profile);
+	unsetenv("OTO_VIEW");
+	load_profile(&o, &prof);
 	if (o.explain) {
 		if (filter_explain(&prof, STDOUT_FILENO) < 0)
 			die(EXIT_SYS, errno, "unable to compile the profile");

@@ -17,12 +17,15 @@ static const char USAGE[] =
     "environment. Order: close fds, rlimits, Landlock, uid/gid, capabilities,\n"
     "no_new_privs, seccomp, exec.\n"
     "\n"
-    "  --profile P          seccomp profile: 'default' or a profile file\n"
+    "  --profile P          seccomp profile: 'default' or a profile file (refused\n"
+    "                       after otomount: a path there names the agent's files)\n"
+    "  --profile-fd N       read the profile from fd N (opened before the view)\n"
     "  --explain            print the compiled filter (libseccomp pfc) and exit\n"
     "  --print-profile default  print the built-in profile's text and exit\n"
     "  --keep-cap CAP       keep capability CAP (e.g. net_bind_service); repeatable\n"
     "  --uid N, --gid N     switch to these (mapped) ids\n"
-    "  --rlimit NAME=SOFT[:HARD]  set a resource limit (core defaults to 0);\n"
+    "  --rlimit NAME=SOFT[:HARD]  set a resource limit (core defaults to 0, nproc\n"
+    "                       to 4096 or the caller's if lower);\n"
     "                       NAME: as core cpu data fsize locks memlock msgqueue nice\n"
     "                       nofile nproc rss rtprio rttime sigpending stack;\n"
     "                       a value is a number or 'unlimited'\n"
@@ -167,6 +170,7 @@ static int env_name_valid(const char *s, size_t n)
 
 enum {
 	OPT_PROFILE = 256,
+	OPT_PROFILEFD,
 	OPT_EXPLAIN,
 	OPT_PRINT,
 	OPT_KEEPCAP,
@@ -193,6 +197,7 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "profile-fd", required_argument, NULL, OPT_PROFILEFD },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "print-profile", required_argument, NULL, OPT_PRINT },
 		{ "keep-cap", required_argument, NULL, OPT_KEEPCAP },
@@ -219,12 +224,18 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->profile = "default";
+	o->profile_fd = -1;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PROFILE:
 			o->profile = optarg;
+			break;
+		case OPT_PROFILEFD:
+			if (opt_ulong(optarg, 1U << 20, &n) < 0 || n < 3)
+				die_usage("--profile-fd %s: expected an fd number above 2", optarg);
+			o->profile_fd = (int)n;
 			break;
 		case OPT_EXPLAIN:
 			o->explain = 1;
@@ -310,6 +321,8 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			break;
 		}
 	}
+	if (o->profile_fd >= 0 && strcmp(o->profile, "default"))
+		die_usage("--profile %s and --profile-fd %d: give one", o->profile, o->profile_fd);
 	if (o->explain || o->print_profile) {
 		if (optind < argc)
 			die_usage("--explain and --print-profile take no program");

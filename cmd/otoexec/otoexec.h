@@ -79,6 +79,7 @@ struct rlim_opt {
 
 struct otoexec_opts {
 	const char *profile; /* "default" or a file */
+	int profile_fd;	     /* --profile-fd N, or -1 */
 	int explain;
 	const char *print_profile;
 	int keep_fd[MAX_KEEP];
@@ -108,6 +109,9 @@ int cap_parse(const char *s);		/* capability number, -1 when unknown */
 int env_name_refused(const char *name); /* 1 for LD_* and the like */
 
 /* ---- sandbox.c: the steps with side effects ---- */
+/* The process limit (RLIMIT_NPROC) when --rlimit nproc is not given. */
+#define OTOEXEC_NPROC 4096U
+
 void sb_close_fds(const struct otoexec_opts *o, int status_fd);
 void sb_rlimits(const struct otoexec_opts *o);
 void sb_landlock(const struct otoexec_opts *o);

@@ -67,23 +67,39 @@ void sb_close_fds(const struct otoexec_opts *o, int status_fd)
 
 void sb_rlimits(const struct otoexec_opts *o)
 {
-	int core_set = 0;
+	int core_set = 0, nproc_set = 0;
+	struct rlimit r;
 
 	for (size_t i = 0; i < o->nrlim; i++) {
-		struct rlimit r = { .rlim_cur = o->rlim[i].soft, .rlim_max = o->rlim[i].hard };
-
+		r = (struct rlimit){ .rlim_cur = o->rlim[i].soft, .rlim_max = o->rlim[i].hard };
 		if (o->rlim[i].resource == RLIMIT_CORE)
 			core_set = 1;
+		if (o->rlim[i].resource == RLIMIT_NPROC)
+			nproc_set = 1;
 		if (setrlimit(o->rlim[i].resource, &r) < 0)
 			die(EXIT_SYS, errno, "unable to set resource limit %d",
 			    o->rlim[i].resource);
 	}
 	/* No core dumps unless asked: a core holds whatever secrets the agent read. */
 	if (!core_set) {
-		struct rlimit r = { 0, 0 };
-
+		r = (struct rlimit){ 0, 0 };
 		if (setrlimit(RLIMIT_CORE, &r) < 0)
 			die(EXIT_SYS, errno, "unable to set the core limit to 0");
+	}
+	/*
+	 * No fork bomb takes the host's pids: without --rlimit nproc, at most
+	 * OTOEXEC_NPROC processes and threads (the kernel counts them for the
+	 * agent's uid in the sandbox's user namespace), or fewer if the caller
+	 * had fewer. The caller's limit is often above pid_max (the account's
+	 * default is derived from memory).
+	 */
+	if (!nproc_set && getrlimit(RLIMIT_NPROC, &r) == 0) {
+		if (r.rlim_max > OTOEXEC_NPROC)
+			r.rlim_max = OTOEXEC_NPROC;
+		if (r.rlim_cur > r.rlim_max)
+			r.rlim_cur = r.rlim_max;
+		if (setrlimit(RLIMIT_NPROC, &r) < 0)
+			die(EXIT_SYS, errno, "unable to set the process limit to %u", OTOEXEC_NPROC);
 	}
 }
 

@@ -448,5 +448,10 @@ noreturn void view_enter(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, errno, "unable to enter %s", cwd);
 	/* The caller's $HOME does not exist in the view. */
 	setenv("HOME", o->home, 1);
+	/*
+	 * Tell the later stages that paths now name the view, where the agent
+	 * writes: otoexec then refuses a profile by path (OTO_VIEW, consumed there).
+	 */
+	setenv("OTO_VIEW", "1", 1);
 	xexec(o->argv);
 }
