@@ -382,6 +382,29 @@ test_rlimits() {
 	done
 }
 
+# Without --rlimit nproc the agent gets at most 4096 processes and threads
+# (the caller's limit is often above the host's pid_max); a lower one of the
+# caller's stays. With a small limit, a fork bomb stops at it with EAGAIN.
+test_default_process_limit() {
+	for m in alone chain; do
+		run $m -- cat /proc/self/limits
+		assertEquals "$m nproc default" "4096 4096" "$(limit "$T/out" 'Max processes')"
+	done
+	run sh -c "prlimit --nproc=50:60 --pid \$\$ >/dev/null && exec otoexec -- cat /proc/self/limits"
+	assertEquals "a lower limit of the caller's stays" "50 60" "$(limit "$T/out" 'Max processes')"
+	run chain --rlimit nproc=40 -- python3 -c '
+import os, time
+n = 0
+try:
+    while n < 1000:
+        if os.fork() == 0:
+            time.sleep(5); os._exit(0)
+        n += 1
+except OSError as e:
+    print(n < 40, os.strerror(e.errno))'
+	assertEquals "fork bomb at --rlimit nproc=40" "True Resource temporarily unavailable" "$(cat "$T/out")"
+}
+
 test_keep_cap() {
 	run chain --keep-cap net_bind_service --keep-cap CAP_KILL -- cat /proc/self/status
 	assertEquals 0 "$rc"
@@ -474,6 +497,34 @@ for f in (lambda: os.mkdir("/tmp"), lambda: os.rmdir("/nonexistent")):
 	printf 'default allow\nerrno EPERM socket if arg0 == 2\nerrno EACCES write if arg0 >= 3 and arg2 == 1\n' >"$T/p"
 	assertEquals "socket 2" EPERM "$(otoexec --profile "$T/p" -- "$D/probe" socket:2)"
 	assertEquals "socket 10" EINVAL "$(otoexec --profile "$T/p" -- "$D/probe" socket:10)"
+}
+
+# After otomount, a path names the agent's view, where the working directory
+# is its workspace: --profile FILE is refused there (an agent's own file
+# would choose its filter); --profile-fd N, opened before the view, is read.
+test_profile_path_in_the_view_is_refused() {
+	A=$T/agent
+	mkdir -p "$A/workspace" "$A/knowledge" "$A/people/alice"
+	printf 'default allow\n' >"$A/workspace/strict.profile"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+	view() { otons $AS -- otomount --agent-root "$A" --role member --person alice \
+		--ro "$OTO_BIN:/opt/oto/bin" -- /opt/oto/bin/otoexec "$@"; }
+	for p in strict.profile /work/strict.profile; do
+		run view --profile "$p" -- true
+		assertEquals "--profile $p in the view" 100 "$rc"
+		assertOneLine otoexec
+		assertContains "$(cat "$T/err")" "--profile $p: a path in the agent's view names a file"
+	done
+	printf 'default allow\nerrno ENODEV mkdir\n' >"$T/host.profile"
+	chmod 0644 "$T/host.profile"
+	run view --profile-fd 7 -- sh -c 'mkdir /tmp/x 2>&1; test -e /proc/self/fd/7 || echo closed' 7<"$T/host.profile"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" "No such device"
+	assertContains "$(cat "$T/out")" "closed"
+	run otoexec --profile "$T/host.profile" --profile-fd 7 -- true 7<"$T/host.profile"
+	assertEquals 100 "$rc"
+	assertOneLine otoexec
 }
 
 test_bad_profiles() {

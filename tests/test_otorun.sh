@@ -1,0 +1,159 @@
+#!/bin/sh
+# otorun, the launcher: every value a caller gives reaches its stage intact
+# and is never executed, whatever it holds ($(...), backticks, quotes,
+# newlines, globs, leading dashes, spaces); what --print shows runs the same
+# chain when pasted into sh; files are opened on the host, before the view.
+# Without the network stage (--no-net): otonet has its own suites.
+# run-as: root user
+. "$(dirname "$0")/common.sh"
+
+# Values a hostile caller (or a careless one) might pass. Each names a file
+# it would create if any shell ever ran it.
+hostile() {
+	printf '%s\n' "\$(touch $T/pwned1)" "\`touch $T/pwned2\`" "a'b\"c" \
+		"x;touch $T/pwned3" '*' '-v' 'sp ace' "tab	x" '$HOME' "back\\slash"
+}
+
+suite_setUp() {
+	A=$T/agent
+	mkdir -p "$A/workspace" "$A/knowledge" "$A/people/alice"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+	return 0
+}
+
+assertNothingRan() {
+	for n in 1 2 3; do
+		assertFalse "a value was executed (pwned$n)" "[ -e $T/pwned$n ]"
+	done
+}
+
+# The words of a printed chain, as sh reads them, NUL-separated in $T/words.
+words() {
+	sed '/^exec [0-9]/d' "$T/out" >"$T/chain"
+	sh -c 'eval "set -- $(cat "$1")"; printf "%s\0" "$@"' _ "$T/chain" >"$T/words"
+}
+
+# The word after the first occurrence of WORD in $T/words, and a "|" (a
+# command substitution would strip the word's own trailing newlines).
+after() {
+	python3 -c 'import sys
+w = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
+sys.stdout.buffer.write(w[w.index(sys.argv[2].encode()) + 1] + b"|")' "$T/words" "$1"
+}
+
+test_print_keeps_every_value_intact() {
+	hostile | while IFS= read -r v; do
+		run "$OTO_BIN/otorun" --print --as "$v" --agent-root "$v" --role "$v" --person "$v" \
+			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" -- "$v" "$v"
+		assertEquals "rc for <$v>: $(cat "$T/err")" 0 "$rc"
+		words
+		for opt in --as --agent-root --role --person --allow --public --dns --rlimit; do
+			assertEquals "$opt <$v>" "$v|" "$(after "$opt")"
+		done
+		# The program and its argument, after otoexec's "--".
+		assertEquals "the program <$v>" "$v
+$v" "$(python3 -c 'import sys
+w = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
+print("\n".join(x.decode() for x in w[len(w) - 2:]))' "$T/words")"
+	done
+	assertNothingRan
+}
+
+# A value ending in newlines keeps them (a command substitution strips them).
+test_trailing_newlines_survive() {
+	nl='arg
+
+'
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root "$nl" --role member --person alice -- \
+		printf '%s|' "$nl"
+	words
+	assertEquals "arg
+
+|" "$(after --agent-root)"
+	assertEquals "arg
+
+|" "$(python3 -c 'import sys
+w = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
+sys.stdout.write(w[-1].decode() + "|")' "$T/words")"
+}
+
+# --secret's fd=N and env=VAR went into the chain unquoted: each is checked.
+test_secret_how_is_checked_before_it_reaches_the_chain() {
+	for s in "T:fd=5\$(touch $T/pwned1)" "T:fd=5 6" "T:env=X\`touch $T/pwned2\`" 'T:env=*' \
+		"T\$(touch $T/pwned3):env" 'T:file=rel/path' 'T:bogus'; do
+		run "$OTO_BIN/otorun" --print --agent-root /a --role member --person p --secret "$s" \
+			--store /s --key-file /k -- true
+		assertEquals "--secret <$s>: $(cat "$T/err")" 100 "$rc"
+		assertOneLine otorun
+		assertEquals "--secret <$s>: nothing printed" "" "$(cat "$T/out")"
+	done
+	run "$OTO_BIN/otorun" --print --agent-root /a --role member --person p --log-fd '3;id' -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --log-fd 3;id: expected a file descriptor number" "$(cat "$T/err")"
+	assertNothingRan
+}
+
+# What --print shows, pasted into sh, runs the chain; and otorun itself runs
+# the same: the agent's tree, its arguments, arrive intact, nothing runs.
+test_hostile_values_run_intact() {
+	d="$T/tree \$(touch $T/pwned1) \`touch $T/pwned2\` 'q' \"dq\" *"
+	mkdir -p "$d"
+	cp -R "$A/." "$d/"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$d"
+	chmod -R a+rX "$T"
+	echo marker >"$d/workspace/m"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$d/workspace/m"
+	hostile >"$T/values"
+	set --
+	while IFS= read -r v; do set -- "$@" "$v"; done <"$T/values"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$d" --role member --person alice -- \
+		sh -c 'cat /work/m; printf "%s\n" "$@"' sh "$@"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "marker
+$(cat "$T/values")" "$(cat "$T/out")"
+	"$OTO_BIN/otorun" --print $AS --no-net --agent-root "$d" --role member --person alice -- \
+		sh -c 'cat /work/m; printf "%s\n" "$@"' sh "$@" >"$T/printed"
+	run sh "$T/printed"
+	assertEquals "pasted: $(cat "$T/err")" 0 "$rc"
+	assertEquals "pasted" "marker
+$(cat "$T/values")" "$(cat "$T/out")"
+	assertNothingRan
+}
+
+# --profile FILE is read here, on the host, and reaches otoexec as fd 7; a
+# file the agent wrote in its workspace cannot be named: the same name in
+# the view is its workspace's.
+test_profile_is_opened_on_the_host() {
+	printf 'default allow\nerrno ENODEV mkdir\n' >"$T/nodev.profile"
+	printf 'default allow\n' >"$A/workspace/nodev.profile"
+	chmod 0644 "$T/nodev.profile"
+	cd "$T" || return
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--profile nodev.profile -- sh -c 'mkdir /tmp/d 2>&1; ls /proc/self/fd | wc -l'
+	cd - >/dev/null || return
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" "No such device"
+	# fds 0, 1, 2, and the one ls reads: the profile's fd 7 is closed.
+	assertEquals 4 "$(tail -1 "$T/out")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--profile "$T/nonexistent" -- true
+	assertEquals 101 "$rc"
+	assertEquals "otorun: fatal: unable to open profile $T/nonexistent" "$(cat "$T/err")"
+}
+
+# Without a terminal the agent gets a session of its own, no controlling
+# terminal; --no-new-session keeps the caller's.
+test_new_session_without_a_terminal() {
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p -- true </dev/null
+	assertContains "$(cat "$T/out")" "otoexec --new-session -- true"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+		--no-new-session -- true </dev/null
+	assertNotContains "$(cat "$T/out")" "--new-session"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice -- \
+		sh -c 'ps -o sid= -p $$; echo $$' </dev/null
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "the agent leads its own session" "$(sed -n 2p "$T/out")" "$(sed -n 1p "$T/out" | tr -d ' ')"
+}
+
+. shunit2
