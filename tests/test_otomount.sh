@@ -396,6 +396,32 @@ test_tmp_size() {
 	assertEquals "default is larger" 2000000 "$(cat "$T/out")"
 }
 
+# Empty files take no page of the size cap but about 1 KiB of kernel memory
+# each: the inode count is capped too. Stops at 1100 without the cap.
+test_tmp_inodes() {
+	run om --tmp-inodes 1000 --tmpfs /s:1m -- sh -c 'for d in /tmp /dev/shm "$HOME" /s; do
+		i=0; while [ $i -lt 1100 ] && true >"$d/f$i"; do i=$((i + 1)); done; echo "$d $i"; done'
+	assertEquals "999 files each, the root takes an inode" \
+		"$(printf '/tmp 999\n/dev/shm 999\n/home/agent 999\n/s 999')" "$(cat "$T/out")"
+	assertEquals "stderr: $(cat "$T/err")" 4 "$(grep -c 'No space left on device' "$T/err")"
+	# The default: one inode per 4 KiB of each one's size, --tmpfs by its own.
+	run om --tmpfs /s:1m --tmpfs /t -- stat -f -c '%n %c' /tmp /dev/shm /home/agent /s /t
+	assertEquals "$(printf '/tmp 65536\n/dev/shm 65536\n/home/agent 65536\n/s 256\n/t 65536')" \
+		"$(cat "$T/out")"
+	run om --tmp-size 1m --tmpfs /s:4k -- stat -f -c '%n %c' /tmp /dev/shm /home/agent /s
+	assertEquals "--tmp-size 1m, and a tiny one" \
+		"$(printf '/tmp 256\n/dev/shm 256\n/home/agent 256\n/s 16')" "$(cat "$T/out")"
+	# The read-only ones get a fixed bound; what they hold must still fit.
+	run om -- stat -f -c '%n %c' /etc /dev
+	assertEquals "$(printf '/etc 256\n/dev 64')" "$(cat "$T/out")"
+	for bad in 0 -1 x 1k "" " 1" 4294967296; do
+		run om --tmp-inodes "$bad" -- true
+		assertEquals "--tmp-inodes '$bad'" 100 "$rc"
+		assertOneLine otomount
+		assertContains "$(cat "$T/err")" "--tmp-inodes $bad: want"
+	done
+}
+
 test_ro_within_workspace() {
 	mkdir -p "$A/workspace/.git/hooks"
 	echo "[core]" >"$A/workspace/.git/config"

@@ -154,9 +154,21 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 		close(fd);
 }
 
+/*
+ * Each allowed entry takes an inode, and one more for its directory at most
+ * (default/locale); then the generated files and the root. Checked here, not
+ * by a test: an entry the test machine lacks takes none there.
+ */
+#define ETC_INODES 256
+#define STR_(x)	   #x
+#define STR(x)	   STR_(x)
+_Static_assert(2 * (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0])) + 8 <= ETC_INODES,
+	       "ETC_INODES too small for ETC_ALLOW");
+
 void etc_prepare(struct view_state *v, const struct otomount_opts *o)
 {
-	const char *opts[] = { "source", "tmpfs", "size", "64m", "mode", "0755", NULL };
+	const char *opts[] = { "source",	"tmpfs", "size", "64m", "nr_inodes",
+			       STR(ETC_INODES), "mode",	 "0755", NULL };
 	int etc = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
 	int tmpfs = mnt_fs("tmpfs", opts, MNT_RW);
 	char *buf;

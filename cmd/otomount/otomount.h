@@ -23,9 +23,10 @@ struct otomount_opts {
 	const char *agent_root;
 	enum role role;
 	const char *person;
-	const char *user_name;	/* in the generated passwd */
-	const char *home;	/* $HOME in the view */
-	unsigned long tmp_size; /* bytes, for /tmp, /dev/shm and --tmpfs */
+	const char *user_name;	  /* in the generated passwd */
+	const char *home;	  /* $HOME in the view */
+	unsigned long tmp_size;	  /* bytes, for /tmp, /dev/shm and --tmpfs */
+	unsigned long tmp_inodes; /* for the same; 0 = by each one's size */
 	struct view_op *ops;
 	size_t nops;
 	char **argv; /* the next program */
@@ -40,6 +41,8 @@ int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0
 int view_parse_bind(const char *arg, char **src, char **dst);		/* SRC:DST */
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:SIZE] */
 enum role view_role(const char *s);					/* ROLE_NONE if unknown */
+/* The nr_inodes of a tmpfs the agent writes, of size bytes. Never 0 (no limit). */
+unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long size);
 
 /* sys.c: the new mount API, raw syscalls (musl has no wrappers). -1/errno. */
 int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);

@@ -23,11 +23,14 @@ static const char *const FD_LINKS[][2] = {
 
 void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 {
-	const char *dev_opts[] = { "source", "tmpfs", "size", "64k", "mode", "0755", NULL };
+	/* 14 entries (the devices, pts, shm, ptmx, the fd links) and the root. */
+	const char *dev_opts[] = { "source", "tmpfs", "size", "64k", "nr_inodes",
+				   "64",     "mode",  "0755", NULL };
 	const char *pts_opts[] = { "source", "devpts", "newinstance", NULL, "ptmxmode",
 				   "0666",   "mode",   "0620",	      NULL };
-	char size[24];
-	const char *shm_opts[] = { "source", "tmpfs", "size", size, "mode", "1777", NULL };
+	char size[24], inodes[24];
+	const char *shm_opts[] = { "source", "tmpfs", "size", size, "nr_inodes",
+				   inodes,   "mode",  "1777", NULL };
 	int tmpfs = mnt_fs("tmpfs", dev_opts, MNT_RW | MOUNT_ATTR_NOEXEC);
 	int pts, shm;
 
@@ -73,6 +76,7 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 		plan_add(v, P_LINK, FD_LINKS[i][0], (char *)FD_LINKS[i][1],
 			 strlen(FD_LINKS[i][1]), 0);
 	snprintf(size, sizeof(size), "%lu", o->tmp_size);
+	snprintf(inodes, sizeof(inodes), "%lu", view_tmpfs_inodes(o, o->tmp_size));
 	shm = mnt_fs("tmpfs", shm_opts, MNT_RW);
 	if (shm < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /dev/shm");

@@ -49,25 +49,22 @@ int host_open(const char *path, int flags)
 	return sys_openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
-static int fs_tmpfs(const char *size, const char *mode, uid_t uid, gid_t gid, unsigned int attr)
+/*
+ * Every tmpfs gets an inode cap: the kernel's default (half of RAM, in pages)
+ * lets empty files pin gigabytes of kernel memory (view_tmpfs_inodes).
+ */
+static int fs_tmpfs(unsigned long size, unsigned long inodes, const char *mode, uid_t uid,
+		    gid_t gid, unsigned int attr)
 {
-	char u[16], g[16];
-	const char *opts[] = { "source", "tmpfs", "size", size, "mode", mode,
-			       "uid",	 u,	  "gid",  g,	NULL };
+	char s[24], n[24], u[16], g[16];
+	const char *opts[] = { "source", "tmpfs", "size", s,	 "nr_inodes", n,   "mode",
+			       mode,	 "uid",	  u,	  "gid", g,	      NULL };
 
+	snprintf(s, sizeof(s), "%lu", size);
+	snprintf(n, sizeof(n), "%lu", inodes);
 	snprintf(u, sizeof(u), "%u", (unsigned)uid);
 	snprintf(g, sizeof(g), "%u", (unsigned)gid);
 	return mnt_fs("tmpfs", opts, attr);
-}
-
-static const char *size_str(unsigned long bytes)
-{
-	char *s = malloc(24);
-
-	if (!s)
-		die(EXIT_SYS, errno, "out of memory");
-	snprintf(s, 24, "%lu", bytes);
-	return s;
 }
 
 void view_read_host(struct view_state *v)
@@ -167,6 +164,7 @@ static void prepare_custom(struct view_state *v, const struct otomount_opts *o)
 {
 	for (size_t i = 0; i < o->nops; i++) {
 		const struct view_op *op = &o->ops[i];
+		unsigned long size;
 		struct stat st;
 		int fd, tree;
 
@@ -189,8 +187,9 @@ static void prepare_custom(struct view_state *v, const struct otomount_opts *o)
 			plan_tree(v, op->dst, tree, S_ISDIR(st.st_mode));
 			break;
 		case OP_TMPFS:
-			tree = fs_tmpfs(size_str(op->size ? op->size : o->tmp_size), "0755",
-					getuid(), getgid(), MNT_RW);
+			size = op->size ? op->size : o->tmp_size;
+			tree = fs_tmpfs(size, view_tmpfs_inodes(o, size), "0755", getuid(),
+					getgid(), MNT_RW);
 			if (tree < 0)
 				die(EXIT_SYS, errno, "unable to make a tmpfs for %s", op->dst);
 			plan_tree(v, op->dst, tree, 1);
@@ -208,15 +207,20 @@ static void prepare_custom(struct view_state *v, const struct otomount_opts *o)
 
 void view_prepare(struct view_state *v, const struct otomount_opts *o)
 {
+	unsigned long inodes = view_tmpfs_inodes(o, o->tmp_size);
 	int home, tmp;
 
-	v->root = fs_tmpfs("1m", "0755", getuid(), getgid(), MNT_RW);
+	/*
+	 * Read-only before the agent runs: it holds our mount points, as many
+	 * as the operator's views make, far fewer than this.
+	 */
+	v->root = fs_tmpfs(1UL << 20, 65536, "0755", getuid(), getgid(), MNT_RW);
 	if (v->root < 0)
 		die(EXIT_SYS, errno, "unable to make the root tmpfs");
 	prepare_system(v);
 	etc_prepare(v, o);
-	home = fs_tmpfs(size_str(o->tmp_size), "0700", getuid(), getgid(), MNT_RW);
-	tmp = fs_tmpfs(size_str(o->tmp_size), "1777", getuid(), getgid(), MNT_RW);
+	home = fs_tmpfs(o->tmp_size, inodes, "0700", getuid(), getgid(), MNT_RW);
+	tmp = fs_tmpfs(o->tmp_size, inodes, "1777", getuid(), getgid(), MNT_RW);
 	if (home < 0 || tmp < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for $HOME or /tmp");
 	plan_tree(v, o->home, home, 1);
@@ -235,7 +239,7 @@ static void make_scratch(struct view_state *v)
 {
 	int tmp, f, mp;
 
-	v->scratch = fs_tmpfs("64k", "0700", getuid(), getgid(), MNT_RW);
+	v->scratch = fs_tmpfs(64UL << 10, 16, "0700", getuid(), getgid(), MNT_RW);
 	if (v->scratch < 0)
 		die(EXIT_SYS, errno, "unable to make the scratch tmpfs");
 	/* A mount point, and the two masks, then read-only. */

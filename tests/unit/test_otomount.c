@@ -112,6 +112,22 @@ static void test_view_role(void **state)
 	assert_int_equal(view_role(""), ROLE_NONE);
 }
 
+static void test_view_tmpfs_inodes(void **state)
+{
+	struct otomount_opts o = { 0 };
+
+	(void)state;
+	assert_int_equal(view_tmpfs_inodes(&o, 256UL << 20), 65536);
+	assert_int_equal(view_tmpfs_inodes(&o, 1UL << 20), 256);
+	assert_int_equal(view_tmpfs_inodes(&o, 6000), 16);
+	/* Never 0: nr_inodes=0 is no limit at all. */
+	assert_int_equal(view_tmpfs_inodes(&o, 1), 16);
+	assert_int_equal(view_tmpfs_inodes(&o, ~0UL), ~0UL / 4096);
+	o.tmp_inodes = 1000;
+	assert_int_equal(view_tmpfs_inodes(&o, 256UL << 20), 1000);
+	assert_int_equal(view_tmpfs_inodes(&o, 4096), 1000);
+}
+
 static void test_etc_files(void **state)
 {
 	char buf[256];
@@ -142,10 +158,10 @@ static void test_etc_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_view_path_ok),	 cmocka_unit_test(test_view_name_ok),
-		cmocka_unit_test(test_view_parse_size),	 cmocka_unit_test(test_view_parse_bind),
-		cmocka_unit_test(test_view_parse_tmpfs), cmocka_unit_test(test_view_role),
-		cmocka_unit_test(test_etc_files),
+		cmocka_unit_test(test_view_path_ok),	  cmocka_unit_test(test_view_name_ok),
+		cmocka_unit_test(test_view_parse_size),	  cmocka_unit_test(test_view_parse_bind),
+		cmocka_unit_test(test_view_parse_tmpfs),  cmocka_unit_test(test_view_role),
+		cmocka_unit_test(test_view_tmpfs_inodes), cmocka_unit_test(test_etc_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
