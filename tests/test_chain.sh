@@ -119,10 +119,11 @@ test_exit_code_and_signal_pass_through() {
 
 test_failing_stage_stops_the_chain() {
 	make_store
-	printf 'this is not a profile\n' >"$A/workspace/bad.profile"
-	run chain --role member --profile /work/bad.profile -- touch /work/ran
+	# otorun opens the profile on the host and hands it to otoexec as fd 7.
+	printf 'this is not a profile\n' >"$T/bad.profile"
+	run chain --role member --profile "$T/bad.profile" -- touch /work/ran
 	assertEquals 101 "$rc"
-	assertEquals 1 "$(grep -c '^otoexec: fatal: /work/bad.profile:1: ' "$T/err")"
+	assertEquals 1 "$(grep -c '^otoexec: fatal: fd 7:1: ' "$T/err")"
 
 	"$OTO_BIN/otosecret" keygen --out "$T/wrong"
 	run chain --role member --secret API_KEY --store "$T/store" --key-file "$T/wrong" -- \
@@ -154,14 +155,14 @@ test_otoprobe_finds_everything_contained() {
 test_print_shows_the_pipeline() {
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /srv/a --role member --person alice \
 		--allow tcp:10.0.0.5:8086 --secret API_KEY --secret GH:env=GITHUB_TOKEN \
-		--store /s --key-file /k -- sh -c 'echo "hi"'
+		--store /s --key-file /k -- sh -c 'echo "hi"' </dev/null
 	assertEquals 0 "$rc"
 	assertEquals "exec 8</s 9</k
 $OTO_BIN/otonet --as nobody --allow tcp:10.0.0.5:8086 -- \\
   $OTO_BIN/otons --share net -- \\
   $OTO_BIN/otomount --agent-root /srv/a --role member --person alice --ro $OTO_BIN:/opt/oto/bin -- \\
   /opt/oto/bin/otosecret --store-fd 8 --key-fd 9 --use API_KEY --use GH:env=GITHUB_TOKEN -- \\
-  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN -- sh -c 'echo \"hi\"'" \
+  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN --new-session -- sh -c 'echo \"hi\"'" \
 		"$(cat "$T/out")"
 }
 
