@@ -22,6 +22,7 @@ OTO_STAGES = {
     "mount": "otons, otomount: /proc, tmpfs, private propagation",
     "umount2": "otomount: detach the old root",
     "pivot_root": "otomount: enter the view",
+    "openat2": "otomount: mount sources opened without following symlinks",
     "open_tree": "otomount: mounts from file descriptors",
     "move_mount": "otomount",
     "mount_setattr": "otomount: recursive read-only, nosuid, nodev",

@@ -499,6 +499,106 @@ for f in (lambda: os.mkdir("/tmp"), lambda: os.rmdir("/nonexistent")):
 	assertEquals "socket 10" EINVAL "$(otoexec --profile "$T/p" -- "$D/probe" socket:10)"
 }
 
+# ---- set-user-ID and set-group-ID modes ----
+
+# The agent's tree is also the host's: a set-user-ID file left there would
+# make whoever runs it on the host the agent's account. No mode with S_ISUID
+# (04000) or S_ISGID (02000) in a call that sets a mode or creates a file.
+SETID_CHMOD="chmod fchmod fchmodat fchmodat2"
+SETID_CREATE="open openat creat mknod mknodat"
+
+check_setid_chmod() { # MODE
+	for c in $SETID_CHMOD; do
+		f=$T/$1-$c
+		assertEquals "$1 $c: the file" OK "$($1 -- "$D/probe" open:0644:"$f")"
+		for mode in 04755 02755 06755; do
+			assertEquals "$1 $c $mode" EPERM "$($1 -- "$D/probe" $c:$mode:"$f")"
+			assertEquals "$1 $c $mode: mode unchanged" 644 "$(stat -c %a "$f")"
+		done
+		for mode in 0755 01777 0600; do
+			assertEquals "$1 $c $mode" OK "$($1 -- "$D/probe" $c:$mode:"$f")"
+			assertEquals "$1 $c $mode: mode set" "${mode#0}" "$(stat -c %a "$f")"
+		done
+	done
+}
+
+test_setid_chmod_refused_alone() { check_setid_chmod alone; }
+test_setid_chmod_refused_chain() {
+	# The control: without otoexec each call sets both bits.
+	for c in $SETID_CHMOD; do
+		f=$T/control-$c
+		assertEquals "control $c: the file" OK "$(control "$D/probe" open:0644:"$f")"
+		for mode in 04755 02755; do
+			assertEquals "control $c $mode" OK "$(control "$D/probe" $c:$mode:"$f")"
+			assertEquals "control $c $mode: mode set" "${mode#0}" "$(stat -c %a "$f")"
+		done
+	done
+	check_setid_chmod chain
+}
+
+check_setid_create() { # MODE
+	for c in $SETID_CREATE; do
+		for mode in 04755 02755; do
+			f=$T/$1-$c-$mode
+			assertEquals "$1 $c $mode" EPERM "$($1 -- "$D/probe" $c:$mode:"$f")"
+			assertFalse "$1 $c $mode: nothing made" "[ -e '$f' ]"
+		done
+		for mode in 0755 01777; do
+			f=$T/$1-$c-$mode
+			assertEquals "$1 $c $mode" OK "$($1 -- "$D/probe" $c:$mode:"$f")"
+			assertEquals "$1 $c $mode: mode made" "${mode#0}" "$(stat -c %a "$f")"
+		done
+	done
+	# O_TMPFILE makes an unnamed file that linkat may name later.
+	assertEquals "$1 O_TMPFILE 04755" EPERM "$($1 -- "$D/probe" tmpfile:04755:"$T")"
+	assertEquals "$1 O_TMPFILE 0755" OK "$($1 -- "$D/probe" tmpfile:0755:"$T")"
+	# Without O_CREAT or O_TMPFILE the kernel ignores the mode: not refused.
+	assertEquals "$1 open without O_CREAT" OK \
+		"$($1 -- "$D/probe" open-existing:04755:"$T/$1-open-0755")"
+	assertEquals "$1 open without O_CREAT: mode" 755 "$(stat -c %a "$T/$1-open-0755")"
+	# openat2's mode is in memory seccomp cannot read: ENOSYS (a kernel
+	# before 5.6), for every mode, so that callers fall back to openat.
+	for mode in 04755 0644; do
+		f=$T/$1-openat2-$mode
+		assertEquals "$1 openat2 $mode" ENOSYS "$($1 -- "$D/probe" openat2:$mode:"$f")"
+		assertFalse "$1 openat2 $mode: nothing made" "[ -e '$f' ]"
+	done
+}
+
+test_setid_create_refused_alone() { check_setid_create alone; }
+test_setid_create_refused_chain() {
+	for c in $SETID_CREATE openat2; do
+		f=$T/control-$c
+		assertEquals "control $c" OK "$(control "$D/probe" $c:04755:"$f")"
+		assertEquals "control $c: mode made" 4755 "$(stat -c %a "$f")"
+	done
+	check_setid_create chain
+}
+
+# Ordinary modes through real tools; the bits refused whichever tool asks.
+# S_ISGID on a directory is refused too (seccomp cannot see the file type):
+# mkdir -m 2775 makes the directory, then fails to set the bit.
+check_setid_tools() { # MODE
+	mkdir "$T/$1" && chmod 777 "$T/$1"
+	run $1 -- sh -c 'cd "$1" && umask 022 && printf "#!/bin/sh\necho hi\n" >s &&
+		chmod 755 s && mkdir d && chmod 1777 d && mkdir e && chmod +t e &&
+		install -m 0755 s bin && cp -p bin cp && mkdir -m 0750 m && mkdir -m 1777 t &&
+		tar cf a.tar bin d && mkdir x && tar xpf a.tar -C x &&
+		stat -c "%n %a" s bin cp d e m t x/bin x/d && ./cp' sh "$T/$1"
+	assertEquals "$1 tools rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "$1 tools" "$(printf '%s\n' 's 755' 'bin 755' 'cp 755' 'd 1777' 'e 1755' \
+		'm 750' 't 1777' 'x/bin 755' 'x/d 1777' hi)" "$(cat "$T/out")"
+	run $1 -- sh -c 'cd "$1" && umask 022; for c in "chmod u+s s" "chmod 4755 s" "chmod g+s s" \
+		"install -m 4755 s i" "chmod g+s d" "mkdir -m 2775 g"; do
+		$c 2>/dev/null; echo $?; done; stat -c "%n %a" s d g
+		python3 -c "import os; os.chmod(\"s\", 0o2755)" 2>&1 | tail -1' sh "$T/$1"
+	assertEquals "$1 refused" "$(printf '%s\n' 1 1 1 1 1 1 's 755' 'd 1777' 'g 755' \
+		"PermissionError: [Errno 1] Operation not permitted: 's'")" "$(cat "$T/out")"
+}
+
+test_setid_tools_alone() { check_setid_tools alone; }
+test_setid_tools_chain() { check_setid_tools chain; }
+
 # After otomount, a path names the agent's view, where the working directory
 # is its workspace: --profile FILE is refused there (an agent's own file
 # would choose its filter); --profile-fd N, opened before the view, is read.

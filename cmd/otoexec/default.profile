@@ -5,7 +5,8 @@
 # container holding a capability, because the agent holds none. Also out:
 # io_uring (its own syscall surface, outside seccomp's view), ptrace and
 # process_vm_* (Docker allows them on kernels >= 4.8; an agent has no use for
-# tracing), and everything listed under "refused" below.
+# tracing), openat2 (see "Modes"), and everything listed under "refused"
+# below.
 #
 # Names this architecture does not have (chown32, socketcall, ...) are kept so
 # that the list reads like Docker's; they compile to nothing here.
@@ -17,14 +18,14 @@ default errno EPERM
 # fchmodat, and so on).
 unknown errno ENOSYS
 
-allow accept accept4 access adjtimex alarm bind brk capget capset chdir chmod
+allow accept accept4 access adjtimex alarm bind brk capget capset chdir
 allow chown chown32 clock_adjtime clock_adjtime64 clock_getres
 allow clock_getres_time64 clock_gettime clock_gettime64 clock_nanosleep
-allow clock_nanosleep_time64 close close_range connect copy_file_range creat
+allow clock_nanosleep_time64 close close_range connect copy_file_range
 allow dup dup2 dup3 epoll_create epoll_create1 epoll_ctl epoll_ctl_old
 allow epoll_pwait epoll_pwait2 epoll_wait epoll_wait_old eventfd eventfd2
 allow execve execveat exit exit_group faccessat faccessat2 fadvise64
-allow fadvise64_64 fallocate fanotify_mark fchdir fchmod fchmodat fchown
+allow fadvise64_64 fallocate fanotify_mark fchdir fchown
 allow fchown32 fchownat fcntl fcntl64 fdatasync fgetxattr flistxattr flock
 allow fork fremovexattr fsetxattr fstat fstat64 fstatat64 fstatfs fstatfs64
 allow fsync ftruncate ftruncate64 futex futex_time64 futex_waitv futimesat
@@ -39,12 +40,12 @@ allow io_pgetevents_time64 ioprio_get ioprio_set io_setup io_submit ipc kill
 allow landlock_add_rule landlock_create_ruleset landlock_restrict_self lchown
 allow lchown32 lgetxattr link linkat listen listxattr llistxattr _llseek
 allow lremovexattr lseek lsetxattr lstat lstat64 madvise membarrier
-allow memfd_create memfd_secret mincore mkdir mkdirat mknod mknodat mlock
+allow memfd_create memfd_secret mincore mkdir mkdirat mlock
 allow mlock2 mlockall mmap mmap2 mprotect mq_getsetattr mq_notify mq_open
 allow mq_timedreceive mq_timedreceive_time64 mq_timedsend mq_timedsend_time64
 allow mq_unlink mremap msgctl msgget msgrcv msgsnd msync munlock munlockall
-allow munmap name_to_handle_at nanosleep newfstatat _newselect open openat
-allow openat2 pause pidfd_open pidfd_send_signal pipe pipe2 pkey_alloc
+allow munmap name_to_handle_at nanosleep newfstatat _newselect
+allow pause pidfd_open pidfd_send_signal pipe pipe2 pkey_alloc
 allow pkey_free pkey_mprotect poll ppoll ppoll_time64 prctl pread64 preadv
 allow preadv2 prlimit64 process_mrelease pselect6 pselect6_time64 pwrite64
 allow pwritev pwritev2 read readahead readlink readlinkat readv recv recvfrom
@@ -73,8 +74,8 @@ allow utimensat_time64 utimes vfork vmsplice wait4 waitid waitpid write writev
 # Docker's per-architecture additions for x86.
 allow arch_prctl modify_ldt
 # Newer than the Docker profile this follows, and no more powerful than calls
-# it allows: fchmodat2 (fchmodat with flags), futex2 (futex), shadow stacks.
-allow fchmodat2 futex_wake futex_wait futex_requeue map_shadow_stack
+# it allows: futex2 (futex), shadow stacks.
+allow futex_wake futex_wait futex_requeue map_shadow_stack
 # cachestat reports page-cache residency of files, a side channel: refused as
 # if the kernel were older.
 errno ENOSYS cachestat
@@ -94,6 +95,34 @@ allow clone if arg0 & 0x7e020000 == 0
 # clone3 passes its flags in memory, where seccomp cannot look: ENOSYS makes
 # glibc and musl fall back to clone, which the rule above checks.
 errno ENOSYS clone3
+
+# Modes: no set-user-ID (04000) or set-group-ID (02000) bit in a mode the
+# agent sets, or creates a file with. The agent's tree is also the host's, and
+# a host filesystem is often not mounted nosuid: a set-user-ID file left there
+# would make whoever runs it on the host the agent's account, outside every
+# sandbox. Agent roots belong on a nosuid filesystem; this is the second wall.
+# A call that asks for either bit misses these rules and gets the default,
+# EPERM. Seccomp cannot see the file's type, so S_ISGID on a directory (group
+# inheritance, harmless) is refused too: chmod g+s DIR and mkdir -m 2775 fail,
+# and so does coreutils' chmod 755 on a directory that already has S_ISGID (it
+# keeps the bit by asking for it). mkdir and mkdirat are not filtered: the
+# kernel drops both bits from their mode, and a new directory still inherits
+# S_ISGID from its parent. The mode is arg1 of chmod, fchmod, creat and mknod,
+# arg2 of fchmodat, fchmodat2 and mknodat (x86-64).
+allow chmod fchmod creat mknod if arg1 & 06000 == 0
+allow fchmodat fchmodat2 mknodat if arg2 & 06000 == 0
+# open and openat read the mode only with O_CREAT (0100) or O_TMPFILE
+# (020000000, an unnamed file that linkat can name later): without either, any
+# mode passes, since the kernel ignores it there.
+allow open if arg1 & 020000100 == 0
+allow open if arg2 & 06000 == 0
+allow openat if arg2 & 020000100 == 0
+allow openat if arg3 & 06000 == 0
+# openat2 carries flags and mode in a struct open_how, in memory seccomp cannot
+# read: ENOSYS, the answer of a kernel older than 5.6, for which its callers
+# keep a fallback to openat (checked above); go-fuse and Rust's cap-std, for
+# example, fall back on ENOSYS. glibc (2.36) and musl never call it.
+errno ENOSYS openat2
 
 # socket: unix, inet, inet6, and netlink only for the route protocol (0), so
 # that getaddrinfo and ip addr work; not packet, alg, vsock, key, ...

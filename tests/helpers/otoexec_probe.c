@@ -8,11 +8,21 @@
  *
  *   otoexec_probe thread NAME    the call from a second thread
  *   otoexec_probe fork NAME      the call in a forked child that execs this probe
+ *
+ * Mode calls, with good arguments (these do change files): CALL:MODE:PATH,
+ * MODE in octal, umask 0 so that a created file gets MODE exactly.
+ *   chmod fchmod fchmodat fchmodat2      set an existing file's mode
+ *   open openat creat mknod mknodat      create PATH (O_CREAT|O_EXCL; S_IFREG)
+ *   openat2                              create PATH, the mode in struct open_how
+ *   tmpfile                              O_TMPFILE in the directory PATH
+ *   open-existing                        open PATH read-only, without O_CREAT,
+ *                                        MODE passed anyway (the kernel ignores it)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -21,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -86,9 +97,68 @@ static long int80_getpid(void)
 	return 0;
 }
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+/* CALL:MODE:PATH. Raw calls, since glibc's chmod is fchmodat and its open openat. */
+static long mode_call(const char *n)
+{
+	const char *c1 = strchr(n, ':'), *path;
+	char call[32], *end;
+	unsigned long mode;
+	long fd;
+
+	mode = strtoul(c1 + 1, &end, 8);
+	if ((size_t)(c1 - n) >= sizeof(call) || *end != ':') {
+		fprintf(stderr, "probe: %s: CALL:MODE:PATH\n", n);
+		exit(2);
+	}
+	memcpy(call, n, (size_t)(c1 - n));
+	call[c1 - n] = 0;
+	path = end + 1;
+	umask(0);
+	if (!strcmp(call, "chmod"))
+		return syscall(SYS_chmod, path, mode);
+	if (!strcmp(call, "fchmod")) {
+		fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+		return fd < 0 ? -2 : syscall(SYS_fchmod, fd, mode);
+	}
+	if (!strcmp(call, "fchmodat"))
+		return syscall(SYS_fchmodat, AT_FDCWD, path, mode);
+	if (!strcmp(call, "fchmodat2"))
+		return syscall(SYS_fchmodat2, AT_FDCWD, path, mode, 0);
+	if (!strcmp(call, "open"))
+		return syscall(SYS_open, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (!strcmp(call, "openat"))
+		return syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			       mode);
+	if (!strcmp(call, "creat"))
+		return syscall(SYS_creat, path, mode);
+	if (!strcmp(call, "mknod"))
+		return syscall(SYS_mknod, path, S_IFREG | mode, 0);
+	if (!strcmp(call, "mknodat"))
+		return syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | mode, 0);
+	if (!strcmp(call, "openat2")) {
+		struct open_how how = { .flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+					.mode = mode };
+
+		return syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	}
+	if (!strcmp(call, "tmpfile"))
+		return syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_TMPFILE | O_CLOEXEC, mode);
+	if (!strcmp(call, "open-existing"))
+		return syscall(SYS_open, path, O_RDONLY | O_CLOEXEC, mode);
+	fprintf(stderr, "probe: unknown mode call %s\n", call);
+	exit(2);
+}
+
 static long call(const char *n)
 {
 	const char *arg = strchr(n, ':') ? strchr(n, ':') + 1 : "none";
+
+	if (strchr(arg, ':')) /* two colons: CALL:MODE:PATH */
+		return mode_call(n);
 
 	if (!strncmp(n, "unshare:", 8))
 		return syscall(SYS_unshare, ns_flag(arg) | 0x1); /* 0x1: not an unshare flag */
