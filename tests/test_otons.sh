@@ -132,6 +132,76 @@ test_die_with_parent() {
 	done
 }
 
+# pty_job [OPTION]... -- CMD...: CMD as a job of a pretend shell on a new
+# pseudo-terminal (tests/helpers/ptyjob.py); the report in $T/out, CMD's stderr in $T/err.
+pty_job() { run python3 "$OTO_TESTS/helpers/ptyjob.py" --err "$T/err" "$@"; }
+# report WORD: the report's line that starts with WORD, without it.
+report() { sed -n "s/^$1 //p" "$T/out"; }
+
+# The terminal after the job, field by field as before it: modes, speeds, control
+# characters, foreground process group.
+assertTerminalAsBefore() { # CODE [fg=job|fg=shell]
+	assertContains "report: $(cat "$T/out")" "$(report before)" " ${2:-fg=job} "
+	assertEquals "terminal as before" "$(report before)" "$(report after)"
+	assertEquals "the program's exit code" "$1" "$(report rc)"
+	assertEquals "no warning" "" "$(cat "$T/err")"
+}
+
+test_terminal_modes_restored() {
+	pty_job -- otons $AS -- sh -c 'stty raw -echo -isig; stty -a >'"$T"'/during; exit 3'
+	assertContains "the program made it raw" "$(cat "$T/during")" "-isig -icanon"
+	assertContains "the program turned echo off" "$(cat "$T/during")" " -echo "
+	assertTerminalAsBefore 3
+	assertEquals "the shell can write" ok "$(report write)"
+}
+
+test_terminal_foreground_restored() {
+	steal='import os, signal
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+os.setpgid(0, 0)
+os.tcsetpgrp(0, os.getpgrp())
+open("'"$T"'/during", "w").write("fg" if os.tcgetpgrp(0) == os.getpgrp() else "bg")
+raise SystemExit(5)'
+	# A job-control shell's job, then the job of a shell without job control.
+	pty_job -- otons $AS -- python3 -c "$steal"
+	assertEquals "the program took the foreground" fg "$(cat "$T/during")"
+	assertTerminalAsBefore 5
+	rm -f "$T/during"
+	pty_job --plain -- otons $AS -- python3 -c "$steal"
+	assertEquals "the program took the foreground (no job control)" fg "$(cat "$T/during")"
+	assertTerminalAsBefore 5 fg=shell
+}
+
+test_terminal_restored_when_program_killed() {
+	pty_job --kill-when "$T/ready" -- otons $AS -- \
+		sh -c 'stty raw -echo -isig; stty -a >'"$T"'/during; touch '"$T"'/ready; exec sleep 30'
+	assertContains "the program made it raw" "$(cat "$T/during")" "-isig -icanon"
+	assertTerminalAsBefore 137
+}
+
+test_terminal_opened_by_name_restored() {
+	# stdin, stdout and stderr are not the terminal; the program opens /dev/tty.
+	pty_job --away -- otons $AS -- sh -c 'stty raw -echo -isig </dev/tty; exit 4'
+	assertTerminalAsBefore 4
+}
+
+test_terminal_output_resumed() {
+	pty_job -- otons $AS -- python3 -c 'import termios; termios.tcflow(0, termios.TCOOFF)'
+	assertTerminalAsBefore 0
+	assertEquals "output not left suspended" ok "$(report write)"
+}
+
+test_terminal_left_to_the_shell_after_bg() {
+	# The shell took the terminal back while the sandbox ran on (^Z, bg) and
+	# set its own modes: otons, ending in the background, must not take them.
+	pty_job --bg-when "$T/ready" -- otons $AS -- \
+		sh -c 'touch '"$T"'/ready; while [ ! -e '"$T"'/ready.taken ]; do sleep 0.05; done; exit 6'
+	assertContains "report: $(cat "$T/out")" "$(report shell)" " fg=shell "
+	assertEquals "terminal as the shell left it" "$(report shell)" "$(report after)"
+	assertEquals 6 "$(report rc)"
+	assertEquals "no warning" "" "$(cat "$T/err")"
+}
+
 test_usage_errors() {
 	run otons $AS --bogus -- true
 	assertEquals 100 "$rc"

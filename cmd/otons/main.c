@@ -7,6 +7,7 @@
  * Passes on: the rest of argv, exec'd as the first process under a pid 1 that
  * reaps; every inherited fd; capabilities in the new user namespace as ambient
  * capabilities, so the later stages of the chain keep what they need.
+ * When the sandbox ends, the terminal it shared is set back as it was (tty.c).
  * Exits: 100 usage, 111 a system call failed, 126/127 exec, else the
  * program's own code or 128+N when it died of signal N.
  */

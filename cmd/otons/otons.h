@@ -3,6 +3,7 @@
 #define OTONS_H
 
 #include <sys/types.h>
+#include <termios.h>
 
 struct otons_opts {
 	int unshare_flags;    /* CLONE_NEW* to create */
@@ -24,6 +25,19 @@ int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if un
 void otons_enter_userns(const struct otons_opts *o);
 void otons_unshare_rest(const struct otons_opts *o);
 void otons_caps_ambient(void);
+
+/* The terminal the sandbox shares with the operator, as it was at start. */
+struct otons_tty {
+	int fd;		     /* -1: no terminal, nothing to restore */
+	int opened;	     /* fd is /dev/tty, opened by us (else 0, 1 or 2) */
+	pid_t pgrp;	     /* its foreground process group; -1: not our controlling terminal */
+	struct termios attr; /* its modes */
+};
+
+/* tty.c */
+void otons_tty_save(struct otons_tty *t);
+void otons_tty_forget(struct otons_tty *t); /* in the children: close what save opened */
+void otons_tty_restore(const struct otons_tty *t);
 
 /* supervise.c */
 void otons_run(const struct otons_opts *o);

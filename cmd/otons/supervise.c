@@ -102,8 +102,9 @@ void otons_run(const struct otons_opts *o)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
-	int alive[2];
+	int alive[2], code;
 	struct pollfd pf;
+	struct otons_tty tty;
 
 	if (o->die_with_parent) {
 		set_pdeathsig();
@@ -116,10 +117,20 @@ void otons_run(const struct otons_opts *o)
 	/* The supervisor holds the write end: its death shows as POLLHUP. */
 	if (pipe2(alive, O_CLOEXEC) < 0)
 		die(EXIT_SYS, errno, "unable to make a pipe");
+	/* The terminal as the operator had it, before anything inside can change it. */
+	otons_tty_save(&tty);
 	init = xfork();
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
-		exit(supervise(init, 0));
+		code = supervise(init, 0);
+		/*
+		 * pid 1 is reaped, and the kernel killed and reaped everything
+		 * else in its namespace before: nothing inside is left to undo
+		 * this (with --share pid, a process the program left behind
+		 * could). The exit code stays the program's, whatever happens.
+		 */
+		otons_tty_restore(&tty);
+		exit(code);
 	}
 
 	/*
@@ -128,6 +139,7 @@ void otons_run(const struct otons_opts *o)
 	 * that died before prctl is closed with the pipe instead.
 	 */
 	close(alive[1]);
+	otons_tty_forget(&tty);
 	set_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))
