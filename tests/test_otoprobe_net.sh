@@ -73,4 +73,20 @@ test_otonet_alone_refuses_but_caps_are_held() {
 	assertNetRefused
 }
 
+# Safety: wherever a probe could reach a real network (here, the fake host,
+# whose routes lead to the fake LAN), otoprobe sends nothing: it probes only
+# behind a default route via tun0, or in a namespace with nothing but lo.
+test_no_probe_outside_a_sandbox_network() {
+	run in_host "$OTO_BIN/otoprobe" --json
+	assertEquals 1 "$rc"
+	assertEquals "GAP|interfaces besides lo, and no default route via tun0: no probe sent, it could reach a real network" \
+		"$(row net)"
+	ip -n "$NH" route add default via $LAN4
+	run in_host "$OTO_BIN/otoprobe" --json
+	ip -n "$NH" route del default via $LAN4
+	assertEquals "GAP|default route via hl0, not the sandbox's tun0: no probe sent, it could reach a real network" \
+		"$(row net)"
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
 . shunit2

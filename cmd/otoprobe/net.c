@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -111,8 +112,77 @@ static void report(const struct otoprobe_opts *o, const struct dest *d, int err,
 		report_add(name, V_GAP, "%s, not a refusal (%s)", errno_name(err), d->what);
 }
 
+/*
+ * Where the probes may go: only where nothing can reach a real network. That
+ * is a namespace whose every default route leads into the sandbox's tun0 (the
+ * relay, which refuses what it must), or one with no interface but lo (every
+ * connect fails inside it). Anywhere else (a container's network, the fake
+ * host of a test, a namespace some launcher set up) a SYN to 10.0.0.1 or to
+ * the metadata address could reach a real machine: nothing is sent. 0 when
+ * probing is safe; otherwise -1 and why in buf.
+ */
+static int net_safe(char *buf, size_t size)
+{
+	char line[512], ifname[64], other[64] = "";
+	int others = 0, via_tun = 0;
+	FILE *f = fopen("/proc/net/dev", "re");
+
+	if (!f) {
+		snprintf(buf, size, "/proc/net/dev: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, ':') && sscanf(line, " %63[^:]:", ifname) == 1 &&
+		    strcmp(ifname, "lo"))
+			others++;
+	fclose(f);
+	if (!others)
+		return 0;
+	/* IPv4: "Iface Destination Gateway Flags RefCnt Use Metric Mask ...", hex. */
+	if ((f = fopen("/proc/net/route", "re"))) {
+		unsigned long dst, mask;
+
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%63s %lx %*x %*x %*d %*d %*d %lx", ifname, &dst, &mask) != 3 ||
+			    dst || mask)
+				continue;
+			if (!strcmp(ifname, "tun0"))
+				via_tun = 1;
+			else
+				snprintf(other, sizeof(other), "%s", ifname);
+		}
+		fclose(f);
+	}
+	/* IPv6: "DEST PLEN SRC SPLEN NEXTHOP METRIC REF USE FLAGS IFACE"; lo: a prohibit route. */
+	if ((f = fopen("/proc/net/ipv6_route", "re"))) {
+		char dst6[40];
+		unsigned int plen;
+
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%39s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst6, &plen,
+				   ifname) != 3 ||
+			    plen || strcmp(dst6, "00000000000000000000000000000000") ||
+			    !strcmp(ifname, "lo"))
+				continue;
+			if (!strcmp(ifname, "tun0"))
+				via_tun = 1;
+			else
+				snprintf(other, sizeof(other), "%s", ifname);
+		}
+		fclose(f);
+	}
+	if (via_tun && !other[0])
+		return 0;
+	if (other[0])
+		snprintf(buf, size, "default route via %s, not the sandbox's tun0", other);
+	else
+		snprintf(buf, size, "interfaces besides lo, and no default route via tun0");
+	return -1;
+}
+
 void check_net(const struct otoprobe_opts *o)
 {
+	char why[160];
 	struct pollfd pfd[NDEST];
 	int err[NDEST];
 	long t0 = now_ms(), left;
@@ -133,6 +203,10 @@ void check_net(const struct otoprobe_opts *o)
 		    "net", V_GAP,
 		    "%s network namespace: no probe sent, it would reach the host's networks",
 		    ns_is_initial(NS_NET, ino) ? "the host's initial" : "the launcher's own");
+		return;
+	}
+	if (net_safe(why, sizeof(why)) < 0) {
+		report_add("net", V_GAP, "%s: no probe sent, it could reach a real network", why);
 		return;
 	}
 	for (size_t i = 0; i < NDEST; i++) {
