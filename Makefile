@@ -4,13 +4,23 @@
 #   make check        build, then run every test suite; the last line sums them
 #   make run          build, then launch the demo through the stages that exist
 #   make bench        the benchmarks in bench/ (results: bench/RESULTS.md)
+#   make fuzz         the libFuzzer targets, FUZZ_SECONDS each
 #   make install      PREFIX=/usr/local DESTDIR=
+#
+# Each of check, run, bench and fuzz first installs what it needs
+# (scripts/install-deps.sh: apt-get as root, else the exact line to run), and
+# only then builds or runs anything: a machine that never saw oto passes.
 #
 # Each tool is cmd/TOOL/*.c linked with lib/ (an archive, so only what a tool
 # uses is pulled in). A directory under cmd/ is a tool: nothing to list here.
+#
+# SAN=1 (with LIBC=glibc) builds the tools with ASan and UBSan into
+# build/glibc-san: dynamically linked, for the second pass of the suites in
+# make check, never installed.
 
 LIBC    ?= musl
-O       := build/$(LIBC)
+SAN     ?=
+O       := build/$(LIBC)$(if $(SAN),-san)
 BIN     := $(O)/bin
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -40,11 +50,27 @@ LDFLAGS += -L$(DEPS)/lib
 else ifeq ($(LIBC),glibc)
 CC      := gcc
 DEPSTAMP :=
+ifeq ($(SAN),)
 CFLAGS  += -D_FORTIFY_SOURCE=2
 # glibc's static NSS needs the shared libc for getpwnam: the linker warns.
 LDFLAGS += -Wl,--no-warn-search-mismatch
 else
+# The sanitizers' runtimes are shared libraries: this build is dynamic, not
+# stripped, and the relay's seccomp filter also lets the runtime's
+# sigaltstack through (tests/helpers/otonet_asan_seccomp.c, wrapped in).
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+CFLAGS  += $(SANFLAGS)
+LDFLAGS := $(SANFLAGS) -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
+SAN_ALL := tests/helpers/san_defaults.c
+SAN_otonet := tests/helpers/otonet_asan_seccomp.c -Wl,--wrap=seccomp_load
+endif
+else
 $(error LIBC must be musl or glibc)
+endif
+ifneq ($(SAN),)
+ifneq ($(LIBC),glibc)
+$(error SAN=1 needs LIBC=glibc: the sanitizers have no musl runtime)
+endif
 endif
 
 all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
@@ -81,7 +107,7 @@ define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/liboto.a
 	@mkdir -p $(BIN)
 	@$(if $(Q),echo "  LD      $$@")
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $$(LDLIBS)
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $(SAN_ALL) $(SAN_$(1)) $$(LDLIBS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
@@ -93,7 +119,7 @@ UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
 	-Wno-missing-declarations -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -Ilib -Icmd
 # A unit test names the sources it covers in a line "// UNIT: lib/x.c cmd/y/z.c".
-build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | $(O)/.hostdeps
+build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
 	@mkdir -p build/unit
 	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
 		-lcmocka -lseccomp -lsodium -lcap
@@ -104,7 +130,7 @@ unit: $(UNIT_BIN)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
-build/fuzz/%: fuzz/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | $(O)/.hostdeps
+build/fuzz/%: fuzz/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-fuzz
 	@mkdir -p build/fuzz
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Ilib -Icmd -o $@ $< $(shell sed -n 's|^// FUZZ: *||p' $<) \
@@ -119,15 +145,25 @@ fuzz: fuzz-build
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 fuzz/corpus/$$n 2>&1 | \
 		grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|crash' || exit 1; done
 
-check: all unit
-	@scripts/install-deps.sh test
-	@OTO_BIN=$(abspath $(BIN)) OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
+# What each purpose needs, installed before anything of it is built or run
+# (order-only: installing never makes a target out of date).
+deps-test deps-bench deps-fuzz:
+	@scripts/install-deps.sh $(@:deps-%=%)
+
+# The suites run twice: against the static musl binaries users run (as root
+# and as an unprivileged user), then once more against the same code built
+# with ASan and UBSan (glibc, dynamic: OTO_SAN_BIN).
+check: | deps-test
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory LIBC=glibc SAN=1 all
+	@OTO_BIN=$(abspath $(BIN)) OTO_SAN_BIN=$(abspath build/glibc-san/bin) \
+		OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
 
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
 
-bench: all
-	@scripts/install-deps.sh bench
+bench: | deps-bench
+	@$(MAKE) --no-print-directory all
 	@for b in bench/*.sh; do OTO_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
 
 install: all
@@ -139,11 +175,12 @@ format:
 	clang-format -i $(wildcard lib/*.[ch] cmd/*/*.[ch] tests/unit/*.c tests/helpers/*.c)
 
 clean:
-	rm -rf build/musl build/glibc build/unit
+	rm -rf build/musl build/glibc build/glibc-san build/unit build/fuzz
 
 distclean:
 	rm -rf build
 
 -include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
 
-.PHONY: all unit fuzz fuzz-build check run bench install format clean distclean
+.PHONY: all unit fuzz fuzz-build check run bench install format clean distclean \
+	deps-test deps-bench deps-fuzz

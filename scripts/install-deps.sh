@@ -2,7 +2,7 @@
 # Install what oto needs for a purpose, when it is missing. An entry PKG:CMD
 # is satisfied by the command CMD on PATH as well (node may come from elsewhere).
 # Run as root, it uses apt-get; otherwise it prints exactly what to install.
-#   scripts/install-deps.sh build|test|bench
+#   scripts/install-deps.sh build|test|bench|fuzz
 set -eu
 
 build="musl-tools gcc make gperf autoconf automake libtool dpkg-dev debian-archive-keyring
@@ -11,12 +11,14 @@ test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 iproute2 util-
 python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
 nodejs:node iperf3 curl"
 bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
+fuzz="$build clang:clang libclang-rt-14-dev"
 
 case "${1:-}" in
 build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
-*) echo "usage: install-deps.sh build|test|bench" >&2; exit 100 ;;
+fuzz) want=$fuzz ;;
+*) echo "usage: install-deps.sh build|test|bench|fuzz" >&2; exit 100 ;;
 esac
 
 missing=

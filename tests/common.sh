@@ -73,3 +73,14 @@ wait_gone() {
 	done
 	return 1
 }
+
+# assertMemBelow WHAT KB LIMIT: a process's memory figure KB (kB) is below
+# LIMIT, except in the sanitized pass (OTO_SAN, tests/run.sh), where the
+# sanitizers' shadow memory is most of any process's: there it is shown only.
+assertMemBelow() {
+	if [ -n "${OTO_SAN:-}" ]; then
+		echo "  $1: ${2:-?} kB, not compared under ASan" >&2
+		return 0
+	fi
+	assertTrue "$1: ${2:-?} kB" "[ ${2:-999999} -lt $3 ]"
+}

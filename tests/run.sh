@@ -1,13 +1,17 @@
 #!/bin/sh
 # Run every test suite and print, last, one line: N passed, N failed[, N skipped].
 #
-#   OTO_BIN   directory of the static binaries
-#   OTO_UNIT  the unit-test binaries (cmocka, sanitizers)
-#   OTO_ONLY  run only the integration suites whose name matches (a grep -E pattern)
+#   OTO_BIN      directory of the static binaries
+#   OTO_SAN_BIN  directory of the same tools built with ASan and UBSan (make
+#                LIBC=glibc SAN=1): every suite runs once more against them
+#   OTO_UNIT     the unit-test binaries (cmocka, sanitizers)
+#   OTO_ONLY     run only the integration suites whose name matches (a grep -E pattern)
 #
 # Integration suites (tests/test_*.sh) run as root and, when their header says
 # "# run-as: root user", again as an unprivileged user (uid 65534), from a copy
 # of the tests and binaries that the user can read wherever the checkout lives.
+# The sanitized pass runs each suite once, as root, with OTO_SAN=1 in its
+# environment (a test that measures the relay's memory skips there).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:?}"
@@ -45,18 +49,23 @@ cat "$work/static" | sed 's/^/  /'
 count "$work/static" >/dev/null
 
 # A copy readable by everyone, for the unprivileged run.
-mkdir -p "$work/bin" "$work/tests"
+mkdir -p "$work/bin" "$work/san" "$work/tests"
 cp -p "$OTO_BIN"/* "$work/bin/"
+[ -n "${OTO_SAN_BIN:-}" ] && cp -p "$OTO_SAN_BIN"/* "$work/san/"
 cp -pR "$top/tests/." "$work/tests/"
 chmod -R a+rX "$work"
 
-suite_run() { # SUITE USER
+suite_run() { # SUITE USER|asan
 	name=$(basename "$1" .sh)
 	res="$work/res-$name-$2"
 	: >"$res"
 	chmod 0666 "$res"
 	echo "== $name ($2)"
-	if [ "$2" = root ]; then
+	if [ "$2" = asan ]; then
+		# The sanitizers' options are compiled in (tests/helpers/san_defaults.c).
+		OTO_BIN="$work/san" OTO_RESULTS="$res" OTO_TOP="$top" OTO_SAN=1 \
+			timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
+	elif [ "$2" = root ]; then
 		OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" \
 			timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
 	else
@@ -90,6 +99,14 @@ for suite in "$top"/tests/test_*.sh; do
 		esac
 	done
 done
+
+if [ -n "${OTO_SAN_BIN:-}" ]; then
+	echo "== the same suites against the ASan/UBSan build ($OTO_SAN_BIN)"
+	for suite in "$top"/tests/test_*.sh; do
+		[ -n "${OTO_ONLY:-}" ] && ! basename "$suite" | grep -qE "$OTO_ONLY" && continue
+		suite_run "$suite" asan
+	done
+fi
 
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

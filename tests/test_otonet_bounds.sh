@@ -46,7 +46,7 @@ test_no_peek_off_buffers_are_bounded_in_total() {
 	FLOOD_ENV=OTO_TEST_NO_PEEK_OFF=1 flood_run -- "$FLOOD downs 203.0.113.10 400 1048576 10 >$T/flood" ""
 	assertEquals "$(cat "$T/rerr")" 0 "$rc"
 	assertEquals "ok 400" "$(cat "$T/flood")"
-	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $((65536 + HWM_CEIL_KB)) ]"
+	assertMemBelow "relay VmHWM" "$hwm" $((65536 + HWM_CEIL_KB))
 }
 
 test_no_peek_off_200_concurrent_connections() {
@@ -148,7 +148,7 @@ test_100000_connections_held_refused_past_max_flows() {
 	assertEquals "tried 100000 ok 999 refused 99001 other 0 download ok" "$(cat "$T/flood")"
 	assertEquals "ok" "$(cat "$T/after")"
 	assertContains "$(cat "$T/rerr")" "--max-flows 1000 reached: refusing a new flow"
-	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+	assertMemBelow "relay VmHWM" "$hwm" $HWM_CEIL_KB
 }
 
 # As fast as they go, each closed at once, 64 at a time: the half-open bound
@@ -167,7 +167,7 @@ test_100000_connections_churned_within_bounds() {
 	assertTrue "some refused: $*" "[ $6 -gt 0 ]"
 	assertContains "$(cat "$T/rerr")" "--max-half-open 16 reached: refusing a new flow"
 	assertEquals "ok" "$(cat "$T/after")"
-	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+	assertMemBelow "relay VmHWM" "$hwm" $HWM_CEIL_KB
 }
 
 # SYNs to an address that never answers: exactly --max-half-open stay pending,
@@ -196,7 +196,7 @@ test_udp_flood_50000_ports() {
 	assertEquals "EHOSTUNREACH" "$(cut -d' ' -f1 "$T/full")"
 	assertEquals "ok" "$(cut -d' ' -f1 "$T/after")"
 	assertContains "$(cat "$T/rerr")" "--max-udp-flows 1000 reached: refusing a new flow"
-	assertTrue "relay VmHWM $hwm kB" "[ $hwm -lt $HWM_CEIL_KB ]"
+	assertMemBelow "relay VmHWM" "$hwm" $HWM_CEIL_KB
 }
 
 # An established flow idle past --tcp-idle is reset both ways; within it, not.

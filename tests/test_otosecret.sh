@@ -240,7 +240,12 @@ test_while_holding_plaintext() {
 	assertEquals "not dumpable: /proc owner" 0 "$(stat -c %u /proc/$pid/status)"
 	lck=$(awk '/^VmLck:/ {print $2}' /proc/$pid/status)
 	# Locked: a page for the key, a page for the value (sodium_malloc rounds up to pages).
-	assertTrue "VmLck $lck kB >= 8" "[ ${lck:-0} -ge 8 ]"
+	# AddressSanitizer makes mlock a no-op: the sanitized pass cannot see it.
+	if [ -z "${OTO_SAN:-}" ]; then
+		assertTrue "VmLck $lck kB >= 8" "[ ${lck:-0} -ge 8 ]"
+	else
+		echo "  not checked under ASan (mlock is a no-op there): VmLck" >&2
+	fi
 	assertEquals "core limit" "0 0" "$(awk '/^Max core file size/ {print $5, $6}' /proc/$pid/limits)"
 	"$PROBE" scan "$T/canary" >"$T/scan"
 	assertEquals "scan: $(cat "$T/scan")" 1 "$(wc -l <"$T/scan")"
