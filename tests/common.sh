@@ -84,3 +84,11 @@ assertMemBelow() {
 	fi
 	assertTrue "$1: ${2:-?} kB" "[ ${2:-999999} -lt $3 ]"
 }
+
+# A server and its client on 127.0.0.1 and ::1 (python3 -c): "ADDR ping" each.
+LOOPBACK_PY='
+import socket
+for fam, a in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+    s = socket.socket(fam); s.bind((a, 0)); s.listen()
+    c = socket.create_connection((a, s.getsockname()[1]), 3)
+    d, _ = s.accept(); c.sendall(b"ping"); print(a, d.recv(4).decode())'

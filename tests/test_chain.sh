@@ -152,6 +152,14 @@ test_otoprobe_finds_everything_contained() {
 	assertLanUntouched
 }
 
+# Behind otonet too, a local server and its client reach each other.
+test_loopback_behind_otonet() {
+	run chain --role member -- python3 -c "$LOOPBACK_PY"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "127.0.0.1 ping
+::1 ping" "$(cat "$T/out")"
+}
+
 test_print_shows_the_pipeline() {
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /srv/a --role member --person alice \
 		--allow tcp:10.0.0.5:8086 --secret API_KEY --secret GH:env=GITHUB_TOKEN \

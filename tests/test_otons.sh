@@ -260,4 +260,25 @@ test_root_needs_as() {
 	assertEquals 100 "$rc"
 }
 
+# A new network namespace has lo up (127.0.0.1 and ::1) and nothing else:
+# local servers and their clients work, nothing leaves.
+test_loopback_is_up_in_a_new_network_namespace() {
+	run otons $AS -- python3 -c '
+import socket
+for fam, a in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+    s = socket.socket(fam); s.bind((a, 0)); s.listen()
+    c = socket.create_connection((a, s.getsockname()[1]), 3)
+    d, _ = s.accept(); c.sendall(b"ping"); print(a, d.recv(4).decode())
+try:
+    socket.create_connection(("10.0.0.1", 80), 3)
+except OSError as e:
+    print("10.0.0.1", e.strerror)'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "127.0.0.1 ping
+::1 ping
+10.0.0.1 Network is unreachable" "$(cat "$T/out")"
+	run otons $AS -- cat /sys/class/net/lo/operstate /proc/net/dev
+	assertEquals "interfaces: lo only" 1 "$(grep -c ':' "$T/out")"
+}
+
 . shunit2

@@ -156,4 +156,14 @@ test_new_session_without_a_terminal() {
 	assertEquals "the agent leads its own session" "$(sed -n 2p "$T/out")" "$(sed -n 1p "$T/out" | tr -d ' ')"
 }
 
+# A dev server on 127.0.0.1 and its client, in the whole chain without
+# otonet: the network namespace otons makes has lo up.
+test_loopback_in_the_chain_without_network() {
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice -- \
+		python3 -c "$LOOPBACK_PY"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "127.0.0.1 ping
+::1 ping" "$(cat "$T/out")"
+}
+
 . shunit2

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -50,12 +54,35 @@ void otons_enter_userns(const struct otons_opts *o)
 		die(EXIT_SYS, errno, "unable to write the uid/gid map of the nested user namespace");
 }
 
+/*
+ * A new network namespace starts with lo down: every local client and server
+ * (a dev server and its browser test, a test suite's fixtures, a debugger's
+ * port) would fail with ENETUNREACH. Up, it has 127.0.0.1 and ::1, and
+ * nothing else: no way out of the namespace.
+ */
+static void lo_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		die(EXIT_SYS, errno, "unable to read the flags of lo in the new network namespace");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		die(EXIT_SYS, errno, "unable to bring up lo in the new network namespace");
+	close(fd);
+}
+
 void otons_unshare_rest(const struct otons_opts *o)
 {
 	int flags = o->unshare_flags & ~CLONE_NEWUSER;
 
 	if (flags && unshare(flags) < 0)
 		die(EXIT_SYS, errno, "unable to create namespaces");
+	if (flags & CLONE_NEWNET)
+		lo_up();
 	if ((flags & CLONE_NEWUTS) && sethostname(o->hostname, strlen(o->hostname)) < 0)
 		die(EXIT_SYS, errno, "unable to set the host name");
 	/* Nothing mounted in here may ever propagate back to the caller's view. */
