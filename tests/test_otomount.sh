@@ -124,7 +124,7 @@ check_mountinfo() { # ROLE: the exact mount list of its view
 	assertEquals "no optional fields" "" "$(awk '$7 != "-"' "$T/mi")"
 	# Host paths only where configured: the agent's tree, /usr and /etc entries.
 	assertEquals "bind roots" "" "$(awk '{print $4}' "$T/mi" | sort -u |
-		grep -vE "^/$|^/usr$|^/etc/[a-z0-9.-]+$|^/(null|zero|full|random|urandom|tty|empty|bus|fs|irq|sys)$|^$A/(workspace|knowledge|config|people/alice)$")"
+		grep -vE "^/$|^/usr$|^/etc/[A-Za-z0-9._-]+$|^/(null|zero|full|random|urandom|tty|empty|bus|fs|irq|sys)$|^$A/(workspace|knowledge|config|people/alice)$")"
 	assertEquals "old root gone: 1 root mount" 1 "$(awk '$5 == "/"' "$T/mi" | wc -l)"
 }
 
@@ -150,7 +150,7 @@ test_submount_under_ro_bind_is_ro() {
 test_secrets_absent() {
 	run otons $AS -- otomount --agent-root "$A" --role manager --person alice -- sh -c '
 		for p in ~/.ssh ~/.aws ~/.config ~/.netrc /root /run /sys /var/run/docker.sock \
-			/etc/shadow /etc/gshadow /etc/sudoers /etc/ssh /etc/machine-id; do
+			/etc/shadow /etc/gshadow /etc/sudoers /etc/ssh; do
 			[ -e "$p" ] && echo "present: $p"
 		done
 		ls -A /home; ls -A /etc/ssl/private
@@ -177,17 +177,36 @@ test_etc_allowlist() {
 	run otons $AS -- otomount -- sh -c 'ls -A /etc; echo --; sha256sum /etc/nsswitch.conf /etc/ld.so.cache'
 	assertEquals 0 "$rc"
 	sed '/^--$/,$d' "$T/out" >"$T/names"
-	for n in shadow gshadow shadow- gshadow- passwd- group- sudoers sudoers.d ssh machine-id \
-		subuid subgid security pam.d fstab crontab cron.d; do
+	for n in shadow gshadow shadow- gshadow- passwd- group- sudoers sudoers.d ssh \
+		subuid subgid security pam.d fstab crontab cron.d ld.so.preload environment; do
 		assertFalse "/etc/$n absent" "grep -qx '$n' '$T/names'"
 	done
-	for n in passwd group hostname hosts resolv.conf nsswitch.conf ld.so.cache; do
+	for n in passwd group hostname hosts resolv.conf nsswitch.conf ld.so.cache machine-id; do
 		assertTrue "/etc/$n present" "grep -qx '$n' '$T/names'"
 	done
 	# Everything else is a host entry, copied as it is.
 	assertEquals "only host names" "" "$(while read -r n; do [ -e "/etc/$n" ] || [ -L "/etc/$n" ] || echo "$n"; done <"$T/names")"
 	assertEquals "copies" "$(cd /etc && sha256sum nsswitch.conf ld.so.cache | sed 's|  |  /etc/|')" \
 		"$(sed '1,/^--$/d' "$T/out")"
+}
+
+# What developers' tools read at run time is there when the host has it:
+# fontconfig, XDG and X11 defaults, GTK's settings for headless toolkits, the
+# XML and SGML catalogs, bash completions, Chromium's configuration. The
+# machine-id is the view's own: 32 hex digits, new for every session, never
+# the host's (D-Bus and Chromium want one; the host's would identify it).
+test_etc_for_toolkits_and_machine_id() {
+	names="fonts xdg X11 gtk-2.0 gtk-3.0 xml sgml bash_completion bash_completion.d chromium chromium.d"
+	run otons $AS -- otomount -- sh -c "for n in $names; do [ -e /etc/\$n ] && echo \$n; done; cat /etc/machine-id"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	want=$(for n in $names; do [ -e "/etc/$n" ] && echo "$n"; done)
+	assertEquals "present in the view as on the host" "$want" "$(sed '$d' "$T/out")"
+	assertContains "this host has fontconfig's" "$want" fonts
+	id1=$(tail -1 "$T/out")
+	assertTrue "32 hex digits: $id1" "echo '$id1' | grep -Eqx '[0-9a-f]{32}'"
+	run otons $AS -- otomount -- cat /etc/machine-id
+	assertNotEquals "a new one each session" "$id1" "$(cat "$T/out")"
+	[ -r /etc/machine-id ] && assertNotEquals "not the host's" "$(cat /etc/machine-id)" "$id1"
 }
 
 test_status_fd() {

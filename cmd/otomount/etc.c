@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * /etc in the view: a tmpfs holding an allowlist of the host's entries that
- * programs need, and generated passwd, group, hostname, hosts, resolv.conf.
- * Nothing else of the host: no shadow, sudoers, ssh host keys, machine-id.
+ * programs need, and generated passwd, group, hostname, hosts, resolv.conf,
+ * machine-id (random, the view's own). Nothing else of the host: no shadow,
+ * sudoers, ssh (host keys, their public halves: the host's identity),
+ * machine-id, ld.so.preload, environment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +90,26 @@ static const char *const ETC_ALLOW[] = {
 	"mercurial",
 	"gnutls",
 	"krb5.conf",
+	/* shells and terminals */
+	"bash_completion",
+	"bash_completion.d",
+	"zsh",
+	"tmux.conf",
+	"screenrc",
+	/* fonts, desktop and document formats, for headless toolkits and browsers */
+	"fonts",
+	"xdg",
+	"X11",
+	"gtk-2.0",
+	"gtk-3.0",
+	"glvnd",
+	"vulkan",
+	"xml",
+	"sgml",
+	"ImageMagick-6",
+	"ImageMagick-7",
+	"chromium",
+	"chromium.d",
 	NULL,
 };
 
@@ -197,5 +220,13 @@ void etc_prepare(struct view_state *v, const struct otomount_opts *o)
 	plan_text(v, "/etc/hostname", strlen(buf), buf);
 	buf = xalloc(512);
 	plan_text(v, "/etc/hosts", etc_hosts(buf, 512, v->hostname), buf);
+	{
+		unsigned char rnd[16];
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			die(EXIT_SYS, errno, "unable to draw a machine-id");
+		buf = xalloc(64);
+		plan_text(v, "/etc/machine-id", etc_machine_id(buf, 64, rnd), buf);
+	}
 	plan_add(v, P_FILE, "/etc/resolv.conf", v->resolv, v->resolv_len, 0644);
 }

@@ -37,3 +37,24 @@ size_t etc_hosts(char *buf, size_t size, const char *hostname)
 
 	return n < 0 || (size_t)n >= size ? 0 : (size_t)n;
 }
+
+/*
+ * A machine-id of the view's own: 32 lowercase hex digits of rnd (16 random
+ * bytes), as systemd writes it. Programs that want one (D-Bus, Chromium,
+ * journald clients) get one; none of them learns the host's, and two
+ * sessions never share one.
+ */
+size_t etc_machine_id(char *buf, size_t size, const unsigned char rnd[16])
+{
+	static const char HEX[] = "0123456789abcdef";
+
+	if (size < 34)
+		return 0;
+	for (int i = 0; i < 16; i++) {
+		buf[2 * i] = HEX[rnd[i] >> 4];
+		buf[2 * i + 1] = HEX[rnd[i] & 15];
+	}
+	buf[32] = '\n';
+	buf[33] = 0;
+	return 33;
+}

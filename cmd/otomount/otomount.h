@@ -119,6 +119,7 @@ void etc_prepare(struct view_state *v, const struct otomount_opts *o);
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
 size_t etc_group(char *buf, size_t size, const char *user, gid_t gid);
 size_t etc_hosts(char *buf, size_t size, const char *hostname);
+size_t etc_machine_id(char *buf, size_t size, const unsigned char rnd[16]);
 
 /* special.c: /dev and /proc */
 void dev_prepare(struct view_state *v, const struct otomount_opts *o);

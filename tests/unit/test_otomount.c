@@ -153,6 +153,15 @@ static void test_etc_files(void **state)
 	/* Too small: 0, never a truncated file. */
 	assert_int_equal(etc_passwd(buf, 10, "agent", 1, 1, "/h"), 0);
 	assert_int_equal(etc_hosts(buf, 10, "agent"), 0);
+
+	{
+		const unsigned char rnd[16] = { 0x00, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd,
+						0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x10 };
+
+		assert_int_equal(etc_machine_id(buf, sizeof(buf), rnd), 33);
+		assert_string_equal(buf, "000123456789abcdeffedcba98765410\n");
+		assert_int_equal(etc_machine_id(buf, 33, rnd), 0);
+	}
 }
 
 int main(void)
