@@ -27,22 +27,23 @@ cp -R "$OTO_BIN" "$stage/bin"
 cp -R "$top/examples/agent" "$stage/agent"
 [ -n "$as" ] && chown -R "$as:$(id -gn "$as")" "$stage/agent"
 
-# otonet needs /dev/net/tun; where the sandbox's account may not open it
-# (mode 0600 here, 0666 on stock distributions), run without the network stage.
+# otonet needs /dev/net/tun. Run by root, otonet opens it whatever its mode
+# (0600 here, 0666 on stock distributions): only a device that is missing or
+# that root cannot open leaves the demo without the network stage. Anyone
+# else needs it open to them (0666). The node is checked first: "<>" would
+# create a plain file where there is none.
 net=
-tun_ok() {
-	if [ -n "$as" ]; then
-		setpriv --reuid "$as" --regid "$(id -g "$as")" --clear-groups \
-			sh -c 'exec 3<>/dev/net/tun' 2>/dev/null
-	else
-		sh -c 'exec 3<>/dev/net/tun' 2>/dev/null
-	fi
-}
-if ! tun_ok; then
+if ! [ -c /dev/net/tun ] || ! sh -c 'exec 3<>/dev/net/tun' 2>/dev/null; then
 	net=--no-net
-	echo "demo: warning: /dev/net/tun is not usable by ${as:-$(id -un)}" \
-		"(mode $(stat -c %a /dev/net/tun 2>/dev/null || echo missing)): running without otonet;" \
-		"chmod 0666 /dev/net/tun (the stock mode) to include it" >&2
+	mode=$(stat -c %a /dev/net/tun 2>/dev/null || echo missing)
+	if [ -n "$as" ]; then
+		echo "demo: warning: /dev/net/tun cannot be opened even by root (mode $mode):" \
+			"running without otonet; modprobe tun, or mknod /dev/net/tun c 10 200," \
+			"to include it" >&2
+	else
+		echo "demo: warning: /dev/net/tun is not usable by $(id -un) (mode $mode):" \
+			"running without otonet; chmod 0666 /dev/net/tun (the stock mode) to include it" >&2
+	fi
 fi
 
 if [ -n "${CMD:-}" ]; then

@@ -443,14 +443,7 @@ test_usage_errors() {
 	assertEquals "otonet 0.1.0" "$("$OTO_BIN/otonet" --version)"
 }
 
-test_tun_unavailable_is_one_clear_line() {
-	chmod 0600 /dev/net/tun
-	run onet -- true
-	chmod 0666 /dev/net/tun
-	assertEquals 111 "$rc"
-	assertOneLine otonet
-	assertContains "$(cat "$T/err")" "/dev/net/tun (mode 0600"
-	assertContains "$(cat "$T/err")" "chmod 0666 /dev/net/tun"
-}
+# /dev/net/tun at 0600, and missing: tests/test_otonet_root.sh, for root
+# (which now opens it whatever its mode) and for an unprivileged caller.
 
 . shunit2

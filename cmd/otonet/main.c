@@ -53,6 +53,13 @@ static void raise_nofile(rlim_t want)
 		      (unsigned long long)rl.rlim_cur);
 }
 
+static void reap_opener(pid_t pid)
+{
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
 int main(int argc, char **argv)
 {
 	struct otonet_opts o;
@@ -60,14 +67,22 @@ int main(int argc, char **argv)
 	struct relay_cfg cfg;
 	struct ipaddr resolver;
 	const char *nk;
-	int sv[2], tun, sigfd, status, kernel_layer = 1;
+	int sv[2], tun, sigfd, status, opener, kernel_layer = 1;
 	sigset_t mask, old;
-	pid_t pid;
+	pid_t pid, opener_pid;
 
 	log_init(argv[0]);
 	otonet_parse(&o, argc, argv);
 
-	/* 1. Root never runs the relay: become the --as account first. */
+	/*
+	 * 1. Root never runs the relay: become the --as account first. Run by
+	 *    root, fork the TUN opener just before (opener.c): /dev/net/tun may
+	 *    be root's alone, and the device must be opened in the child's
+	 *    network namespace, which does not exist yet. The opener keeps
+	 *    root for that one open and nothing else, so the relay gives up
+	 *    root here as it always did, before it reads the host or the network.
+	 */
+	opener = opener_start(o.as, &opener_pid);
 	xuser_drop_root(o.as);
 
 	/*
@@ -100,7 +115,10 @@ int main(int argc, char **argv)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		die(EXIT_SYS, errno, "unable to create a socket pair");
 
-	/* 4. The child builds the sandbox's network, sends the TUN fd, execs. */
+	/*
+	 * 4. The child builds the sandbox's network (asking the opener for the
+	 *    device where it may not open it), sends the TUN fd, execs.
+	 */
 	pid = fork();
 	if (pid < 0)
 		die(EXIT_SYS, errno, "unable to fork");
@@ -108,18 +126,28 @@ int main(int argc, char **argv)
 		close(sv[0]);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		setup_sandbox(&o, &f, sv[1], kernel_layer);
+		setup_sandbox(&o, &f, sv[1], opener, kernel_layer);
 		xexec(o.argv);
 	}
 	close(sv[1]);
-	tun = setup_recv_fd(sv[0]);
+	/* The opener's socket is the child's alone: it sees it close when the child is done. */
+	if (opener >= 0)
+		close(opener);
+	tun = fdpass_recv(sv[0]);
 	close(sv[0]);
 	if (tun < 0) {
 		/* The child said why on stderr; its code is ours. */
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		reap_opener(opener_pid);
 		return wait_code(status);
 	}
+	/*
+	 * The child is past the TUN and has closed the opener's socket: the
+	 * opener has answered or had nothing to do, and has nothing left but
+	 * its exit. Reaped here: the relay starts with the child as its only child.
+	 */
+	reap_opener(opener_pid);
 
 	/* A host socket per flow: --max-flows of them, and the relay's own. */
 	raise_nofile(o.max_flows + 64);

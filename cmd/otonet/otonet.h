@@ -153,11 +153,31 @@ int nl_addr_add(int nl, int ifindex, const struct ipaddr *a, unsigned int plen);
 int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const struct ipaddr *gw,
 		 int replace);
 
-/* setup.c: the child's side. Returns in the child only after the TUN fd was sent. */
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock,
+/*
+ * setup.c: the child's side. Returns in the child only after the TUN fd was
+ * sent on sock. opener: the socket to the TUN opener, or -1 (not run by root).
+ */
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
 		   int kernel_layer);
-/* The parent's side: receive the TUN fd. -1 when the child sent none. */
-int setup_recv_fd(int sock);
+
+/*
+ * fdpass.c: one message on a unix socket, an fd or instead an errno.
+ * fdpass_send sends fd, or err alone when fd < 0; -1/errno. fdpass_recv
+ * returns the fd, or -1 with errno: the sender's err, ENOMSG when the peer
+ * closed without a word, EPROTO for anything malformed.
+ */
+int fdpass_send(int sock, int fd, int err);
+int fdpass_recv(int sock);
+
+/*
+ * opener.c: run by root (with a valid --as), opener_start forks the TUN
+ * opener, a root process that opens /dev/net/tun in the network namespace
+ * the child sends it, then exits; it returns the socket to it and its pid
+ * (else -1 and *pid -1). opener_ask, in the child: the TUN fd opened in the
+ * child's network namespace, or -1 with errno (ENOMSG: no answer).
+ */
+int opener_start(const char *as, pid_t *pid);
+int opener_ask(int sock);
 
 /* relay.c */
 struct relay_cfg {

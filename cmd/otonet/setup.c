@@ -26,12 +26,33 @@
 #include "oto.h"
 #include "otonet.h"
 
-static int open_tun(void)
+/*
+ * The TUN fd, opened in this new network namespace, where the device is then
+ * created: opened by the child itself, as for an unprivileged caller, or,
+ * where /dev/net/tun is root's alone and otonet was started by root, by the
+ * opener (opener.c). Either way the child creates tun0 on it (TUNSETIFF) with
+ * the capabilities of its own user namespace, which owns the network one.
+ */
+static int open_tun(int opener)
 {
 	struct ifreq ifr;
 	struct stat st;
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
+	/* Only a refusal is root's to overcome: a missing device stays missing. */
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && opener >= 0) {
+		debugx("/dev/net/tun: %s; the opener (root) opens it here", strerror(errno));
+		fd = opener_ask(opener);
+		if (fd < 0 && errno == ENOMSG)
+			die(EXIT_SYS, 0, "the TUN opener (root) ended without an answer");
+	}
+	if (opener >= 0) {
+		int e = errno;
+
+		/* Asked or not, the opener is done: closing lets it exit now. */
+		close(opener);
+		errno = e;
+	}
 	if (fd < 0) {
 		int e = errno;
 
@@ -221,53 +242,7 @@ static void overlay_resolv(void)
 	close(fs);
 }
 
-static void send_fd(int sock, int fd)
-{
-	char c = 'T';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	memset(&u, 0, sizeof(u));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
-		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
-}
-
-int setup_recv_fd(int sock)
-{
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	int fd;
-	ssize_t n;
-
-	do
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	cm = CMSG_FIRSTHDR(&m);
-	if (n != 1 || !cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock,
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
 		   int kernel_layer)
 {
 	pid_t parent = getppid();
@@ -290,10 +265,11 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	/* Credentials changed: set the death signal again, and re-check the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
-	tun = open_tun();
+	tun = open_tun(opener);
 	configure(o, f, kernel_layer);
 	overlay_resolv();
-	send_fd(sock, tun);
+	if (fdpass_send(sock, tun, 0) < 0)
+		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
 	close(tun);
 	close(sock);
 }

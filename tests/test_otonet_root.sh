@@ -1,0 +1,148 @@
+#!/bin/sh
+# otonet run by root where /dev/net/tun is root's alone (mode 0600, as on
+# hardened hosts) and where it is everyone's (0666, stock Debian), in the
+# topology of tests/net/topo.sh. At 0600 the TUN opener (cmd/otonet/opener.c)
+# opens the device in the sandbox's network namespace; every guarantee of
+# the unprivileged way must still hold. Unprivileged callers keep theirs.
+#
+# Each test sees the device at the mode it needs through a node of its own
+# (c 10 200, on a tmpfs) bind-mounted over /dev/net/tun in a private mount
+# namespace (tun_at): the machine's device is never chmod'ed here, so suites
+# and benchmarks that overlap with this one, and topo.sh's saved mode in
+# /run/oto-tun-mode, are not disturbed.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/lan.seen"
+}
+
+# tun_at MODE CMD...: CMD in the fake host, where /dev/net/tun is a node of
+# mode MODE owned by root; MODE "none": there is no /dev/net/tun at all.
+# tun_exec: the same in place of the calling shell, for a job whose $! must
+# be CMD's own pid (unshare and ip netns exec both exec).
+tun_exec() {
+	_mode=$1
+	shift
+	mkdir -p "$T/dev"
+	exec unshare -m --propagation private sh -c '
+		dir=$1 mode=$2 ns=$3
+		shift 3
+		mount -t tmpfs -o size=4k,mode=0755 oto-tun "$dir" || exit 1
+		if [ "$mode" = none ]; then
+			mount -t tmpfs -o size=4k,mode=0755 oto-no-tun /dev/net || exit 1
+		else
+			mknod -m "$mode" "$dir/tun" c 10 200 && chown 0:0 "$dir/tun" &&
+				mount --bind "$dir/tun" /dev/net/tun || exit 1
+		fi
+		exec ip netns exec "$ns" "$@"' sh "$T/dev" "$_mode" "$NH" "$@"
+}
+tun_at() { (tun_exec "$@"); }
+
+# The agent's stderr without otonet's own warnings (--public).
+agent_err() { grep -v '^otonet: warning: ' "$T/err"; }
+
+NOBODY="setpriv --reuid 65534 --regid 65534 --clear-groups"
+
+test_root_gets_the_network_at_0600_and_0666() {
+	for mode in 0600 0666; do
+		run tun_at $mode "$OTO_BIN/otonet" $AS $PUB -- sh -c "
+			stat -c '%a %u' /dev/net/tun; id -u
+			$NT up 203.0.113.10 1000000; $NT down 203.0.113.10 1000000"
+		assertEquals "mode $mode: $(cat "$T/err")" 0 "$rc"
+		# The device as the agent sees it (root's, unmapped: the overflow
+		# uid); the agent is --as; a megabyte each way, its sha256 checked.
+		assertEquals "mode $mode" "${mode#0} 65534
+65534
+ok
+ok" "$(cat "$T/out")"
+		assertEquals "mode $mode: stderr" "" "$(agent_err)"
+	done
+}
+
+# Behind otonet alone the agent is in the user namespace that owns its
+# network namespace, with every capability set empty; behind otons, in a
+# nested one that owns nothing of it. Either way tun0 is out of its reach.
+test_root_at_0600_the_agent_holds_no_capability_over_its_network() {
+	# NS_GET_USERNS: the user namespace owning the network namespace, or
+	# EPERM when that one is an ancestor of the caller's.
+	owner='import fcntl, os
+ns = os.open("/proc/self/ns/net", os.O_RDONLY)
+try:
+    owner = fcntl.ioctl(ns, 0xb701)
+    print("netns owner is mine:", os.fstat(owner).st_ino == os.stat("/proc/self/ns/user").st_ino)
+except PermissionError:
+    print("netns owner is an ancestor of mine")'
+	run tun_at 0600 "$OTO_BIN/otonet" $AS $PUB -- sh -c "
+		grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status; $PY -c '$owner'
+		exec ip link set tun0 down"
+	assertEquals 2 "$rc"
+	assertEquals "CapInh:	0000000000000000
+CapPrm:	0000000000000000
+CapEff:	0000000000000000
+CapAmb:	0000000000000000
+netns owner is mine: True" "$(cat "$T/out")"
+	assertEquals "RTNETLINK answers: Operation not permitted" "$(agent_err)"
+	run tun_at 0600 "$OTO_BIN/otonet" $AS $PUB -- "$OTO_BIN/otons" --share net -- sh -c "
+		$PY -c '$owner'; exec ip link set tun0 down"
+	assertEquals 2 "$rc"
+	assertEquals "netns owner is an ancestor of mine" "$(cat "$T/out")"
+	assertEquals "RTNETLINK answers: Operation not permitted" "$(agent_err)"
+}
+
+test_root_at_0600_the_relay_is_unprivileged_and_alone() {
+	tun_exec 0600 "$OTO_BIN/otonet" $AS $PUB -- sh -c "echo up >$T/up; sleep 2" 2>/dev/null &
+	relay=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	sleep 0.2
+	st=$(cat /proc/$relay/status)
+	assertEquals "Uid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Uid:')"
+	assertEquals "Gid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Gid:')"
+	assertEquals "CapEff:	0000000000000000" "$(echo "$st" | grep '^CapEff:')"
+	assertEquals "Seccomp:	2" "$(echo "$st" | grep '^Seccomp:')"
+	# Its own user namespace, not the host's; the fake host's network.
+	assertNotEquals "$(readlink /proc/self/ns/user)" "$(readlink /proc/$relay/ns/user)"
+	assertEquals "$(in_host readlink /proc/self/ns/net)" "$(readlink /proc/$relay/ns/net)"
+	# The opener, root, is gone: the relay's one child is the agent, --as too.
+	kids=$(cat /proc/$relay/task/$relay/children)
+	assertEquals "the relay's children: $kids" 1 "$(echo $kids | wc -w)"
+	assertEquals "Uid:	65534	65534	65534	65534" "$(grep '^Uid:' /proc/${kids% }/status)"
+	wait $relay
+	assertEquals 0 $?
+}
+
+test_root_at_0600_fails_closed_when_the_relay_dies() {
+	tun_exec 0600 "$OTO_BIN/otonet" $AS $PUB -- sh -c "
+		( sleep 1; $(failclosed_probe) ) &
+		echo \$\$ >$T/agent; $NT connect 203.0.113.10 9002 >$T/before; sleep 30" 2>/dev/null &
+	relay=$!
+	n=0
+	while [ ! -s "$T/before" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "ok" "$(cut -d' ' -f1 "$T/before")"
+	kill -KILL "$relay"
+	wait "$relay" 2>/dev/null
+	assertFailedClosed
+}
+
+test_unprivileged_keeps_its_way_at_0600_and_0666() {
+	run tun_at 0600 $NOBODY "$OTO_BIN/otonet" -- true
+	assertEquals 111 "$rc"
+	# The device is stat'ed inside the new user namespace: root shows as 65534.
+	assertEquals "otonet: fatal: unable to open /dev/net/tun (mode 0600, owner 65534); the fix: chmod 0666 /dev/net/tun (the Debian default), or map it into the container: Permission denied" \
+		"$(cat "$T/err")"
+	run tun_at 0666 $NOBODY "$OTO_BIN/otonet" $PUB -- $NT connect 203.0.113.10 9002
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "ok" "$(cut -d' ' -f1 "$T/out")"
+}
+
+test_root_without_the_device_is_one_clear_line() {
+	run tun_at none "$OTO_BIN/otonet" $AS -- true
+	assertEquals 111 "$rc"
+	assertEquals "otonet: fatal: unable to open /dev/net/tun; the fix: mknod /dev/net/tun c 10 200 and chmod 0666 it, or map it into the container: No such file or directory" \
+		"$(cat "$T/err")"
+}
+
+. shunit2
