@@ -130,8 +130,8 @@ test_root_at_0600_fails_closed_when_the_relay_dies() {
 test_unprivileged_keeps_its_way_at_0600_and_0666() {
 	run tun_at 0600 $NOBODY "$OTO_BIN/otonet" -- true
 	assertEquals 111 "$rc"
-	# The device is stat'ed inside the new user namespace: root shows as 65534.
-	assertEquals "otonet: fatal: unable to open /dev/net/tun (mode 0600, owner 65534); the fix: chmod 0666 /dev/net/tun (the Debian default), or map it into the container: Permission denied" \
+	# The device's real owner (root), stat'ed before the user namespace hid it.
+	assertEquals "otonet: fatal: unable to open /dev/net/tun (mode 0600, owner 0); the fix: chmod 0666 /dev/net/tun (the Debian default), or map it into the container: Permission denied" \
 		"$(cat "$T/err")"
 	run tun_at 0666 $NOBODY "$OTO_BIN/otonet" $PUB -- $NT connect 203.0.113.10 9002
 	assertEquals "$(cat "$T/err")" 0 "$rc"

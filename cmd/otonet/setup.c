@@ -33,10 +33,14 @@
  * opener (opener.c). Either way the child creates tun0 on it (TUNSETIFF) with
  * the capabilities of its own user namespace, which owns the network one.
  */
-static int open_tun(int opener)
+/*
+ * host_st: /dev/net/tun as stat saw it before the new user namespace (its
+ * st_mode 0 when it was missing): inside, an owner the namespace does not
+ * map reads as the overflow uid (65534), which would name the wrong owner.
+ */
+static int open_tun(int opener, const struct stat *host_st)
 {
 	struct ifreq ifr;
-	struct stat st;
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
 	/* Only a refusal is root's to overcome: a missing device stays missing. */
@@ -56,11 +60,11 @@ static int open_tun(int opener)
 	if (fd < 0) {
 		int e = errno;
 
-		if (stat("/dev/net/tun", &st) == 0)
+		if (host_st->st_mode)
 			die(EXIT_SYS, e,
 			    "unable to open /dev/net/tun (mode %04o, owner %u); the fix: "
 			    "chmod 0666 /dev/net/tun (the Debian default), or map it into the container",
-			    (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid);
+			    (unsigned int)(host_st->st_mode & 07777), (unsigned int)host_st->st_uid);
 		die(EXIT_SYS, e, "unable to open /dev/net/tun; the fix: mknod /dev/net/tun c 10 200 "
 				 "and chmod 0666 it, or map it into the container");
 	}
@@ -248,11 +252,14 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	pid_t parent = getppid();
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	struct stat tun_st = { 0 };
 	int tun;
 
 	/* Fail closed: if the relay dies, so does the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
+	if (stat("/dev/net/tun", &tun_st) < 0)
+		tun_st.st_mode = 0;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) < 0) {
 		int e = errno;
 
@@ -265,7 +272,7 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	/* Credentials changed: set the death signal again, and re-check the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
-	tun = open_tun(opener);
+	tun = open_tun(opener, &tun_st);
 	configure(o, f, kernel_layer);
 	overlay_resolv();
 	if (fdpass_send(sock, tun, 0) < 0)
