@@ -1,15 +1,20 @@
 #!/bin/sh
 # The build: which Debian revision scripts/build-deps.sh takes of each pinned
-# upstream version, and what its stamps keep.
+# upstream version, what its stamps keep, and what --version says was built.
 #
 # No network: the package lists are made here by hand, and the one archive a
 # run updates from is a local file: archive under $T. The machine's own apt
 # lists and caches are checked unchanged.
+#
+# OTO_DEPS: the build/deps the binaries under test were linked with
+# (default: the checkout's build/deps).
 # run-as: root user
 . "$(dirname "$0")/common.sh"
 
 TOP=${OTO_TOP:-$OTO_TESTS/..}
+DEPS=${OTO_DEPS:-$TOP/build/deps}
 BUILD_DEPS=$TOP/scripts/build-deps.sh
+VERSION=$(sed -n 's/^OTO_VERSION *:= *//p' "$TOP/Makefile")
 
 # stanza PKG VERSION: one source package's record in a Sources index.
 stanza() {
@@ -128,6 +133,46 @@ test_stamps_keep_a_revision_of_the_pin_and_rebuild_another_upstream() {
 	assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
 	assertEquals "" "$(cat "$T/err")"
 	assertFalse "no private apt directory" "[ -e '$T/deps2/apt' ]"
+}
+
+# --version: oto's one version (the Makefile's), and the Debian revision of
+# each library the binary links: for a musl build those build-deps.sh
+# recorded in its stamps, for a glibc build those of the -dev packages.
+test_version_names_the_revisions_built() {
+	assertTrue "OTO_VERSION in the Makefile: '$VERSION'" \
+		"echo '$VERSION' | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$'"
+	if otoexec --version | grep -q -- '-dev '; then
+		for l in seccomp:libseccomp sodium:libsodium cap:libcap; do
+			# shellcheck disable=SC2034 # read by the eval
+			v=$(dpkg-query -W -f '${Version}' "${l#*:}-dev" 2>/dev/null) || v=system
+			eval "${l%%:*}=\"${l#*:}-dev \$v\""
+		done
+	else
+		for l in seccomp:libseccomp sodium:libsodium cap:libcap; do
+			assertTrue "stamp $DEPS/.${l%%:*}.stamp" "[ -s '$DEPS/.${l%%:*}.stamp' ]"
+			eval "${l%%:*}=\"${l#*:} \$(cat '$DEPS/.${l%%:*}.stamp')\""
+		done
+	fi
+	# shellcheck disable=SC2154 # set by the eval above
+	for want in "otoexec $VERSION ($seccomp, $cap)" "otonet $VERSION ($seccomp, $cap)" \
+		"otons $VERSION ($cap)" "otosecret $VERSION ($sodium)" "otomount $VERSION" \
+		"otoprobe $VERSION" "otorun $VERSION"; do
+		run "${want%% *}" --version
+		assertEquals "$want: exit" 0 "$rc"
+		assertEquals "$want" "$(cat "$T/out")"
+	done
+}
+
+# The manual pages name the same version, in their .TH line.
+test_man_pages_name_the_version() {
+	n=0
+	for m in "$TOP"/man/*.1; do
+		assertEquals "$(basename "$m")" "oto $VERSION" \
+			"$(sed -n 's/^\.TH .*"oto \([0-9][^"]*\)".*/oto \1/p' "$m")"
+		n=$((n + 1))
+	done
+	# One page per tool, and otorun's.
+	assertEquals "manual pages" $(($(find "$TOP/cmd" -mindepth 1 -maxdepth 1 -type d | wc -l) + 1)) "$n"
 }
 
 . shunit2
