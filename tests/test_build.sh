@@ -124,15 +124,17 @@ test_stamps_keep_a_revision_of_the_pin_and_rebuild_another_upstream() {
 	assertEquals "2.5.4-1 1.0.18-1+deb12u1 1:2.65-1" \
 		"$(cat "$T/deps/.seccomp.stamp" "$T/deps/.sodium.stamp" "$T/deps/.cap.stamp" | tr '\n' ' ' | sed 's/ $//')"
 
-	# Every stamp current: nothing to do, and no apt at all (no network).
-	mkdir -p "$T/deps2"
+	# Every stamp current: nothing to do, and no apt at all (no network; the
+	# source list is the local archive's, should that ever change).
+	mkdir -p "$T/deps2/apt"
+	cp -R "$T/deps/apt/sources" "$T/deps2/apt/"
 	echo 2.5.4-1 >"$T/deps2/.seccomp.stamp"
 	echo 1.0.18-1+deb12u1 >"$T/deps2/.sodium.stamp"
 	echo 1:2.66-4+deb12u3 >"$T/deps2/.cap.stamp"
 	run "$BUILD_DEPS" "$T/deps2"
 	assertEquals "stderr: $(cat "$T/err")" 0 "$rc"
 	assertEquals "" "$(cat "$T/err")"
-	assertFalse "no private apt directory" "[ -e '$T/deps2/apt' ]"
+	assertFalse "no private lists" "[ -e '$T/deps2/apt/lists' ]"
 }
 
 # --version: oto's one version (the Makefile's), and the Debian revision of
