@@ -75,10 +75,26 @@ endif
 
 all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
 
-# otorun, the launcher, is a POSIX sh script installed beside the binaries.
-$(BIN)/otorun: scripts/otorun
+# ---- version -------------------------------------------------------------
+# The one version string. $(O)/version.h holds it and the Debian revision of
+# each library (musl: what build-deps.sh built, its stamps; glibc and the unit
+# tests: the installed -dev packages); lib/version.c prints them for --version.
+OTO_VERSION := 0.1.0
+
+$(O)/version.h: Makefile scripts/version-h.sh $(DEPSTAMP)
+	@mkdir -p $(@D)
+	@scripts/version-h.sh $(OTO_VERSION) $(if $(DEPSTAMP),$(DEPS)) >$@.tmp && mv $@.tmp $@
+build/unit/version.h: Makefile scripts/version-h.sh
+	@mkdir -p $(@D)
+	@scripts/version-h.sh $(OTO_VERSION) >$@.tmp && mv $@.tmp $@
+$(O)/obj/lib/version.o: $(O)/version.h
+$(O)/obj/lib/version.o: CFLAGS += -I$(O)
+
+# otorun, the launcher, is a POSIX sh script installed beside the binaries,
+# its version written in.
+$(BIN)/otorun: scripts/otorun Makefile
 	@mkdir -p $(BIN)
-	install -m 0755 $< $@
+	sed 's/@OTO_VERSION@/$(OTO_VERSION)/' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 # Build tools and libraries the build needs (apt-get as root, else a message).
 $(O)/.hostdeps: scripts/install-deps.sh
@@ -86,7 +102,8 @@ $(O)/.hostdeps: scripts/install-deps.sh
 	@scripts/install-deps.sh build
 	@touch $@
 
-# The script keeps a stamp per library and rebuilds only what changed version.
+# The script keeps a stamp per library (the Debian revision built) and
+# rebuilds only a library whose pinned upstream version changed.
 $(DEPS)/.built: scripts/build-deps.sh | $(O)/.hostdeps
 	scripts/build-deps.sh $(DEPS)
 	@touch $@
@@ -119,9 +136,11 @@ UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
 	-Wno-missing-declarations -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -Ilib -Icmd
 # A unit test names the sources it covers in a line "// UNIT: lib/x.c cmd/y/z.c".
-build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
+# lib/optdie.c (opt_common) brings lib/version.c along: it prints --version.
+build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) build/unit/version.h | deps-test
 	@mkdir -p build/unit
-	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
+	gcc $(UNIT_CFLAGS) -Ibuild/unit -o $@ $< \
+		$(shell sed -n 's|^// UNIT: *\(.*lib/optdie\.c.*\)|\1 lib/version.c|p; s|^// UNIT: *||p' $<) \
 		-lcmocka -lseccomp -lsodium -lcap
 
 unit: $(UNIT_BIN)

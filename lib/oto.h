@@ -12,8 +12,6 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#define OTO_VERSION "0.1.0"
-
 /* Exit codes: the execline/skarnet convention, the same in every tool. */
 enum {
 	EXIT_USAGE = 100,    /* bad usage */
@@ -59,9 +57,16 @@ noreturn void opt_die(int c, char *const argv[]);
 /*
  * What every tool's option loop does with what it does not handle itself:
  * -v raises the verbosity (and returns), -h/--help prints usage and exits 0,
- * --version prints "TOOL VERSION" and exits 0, anything else is opt_die.
+ * --version prints version_print's line and exits 0, anything else is opt_die.
  */
 void opt_common(int c, const char *usage, char *const argv[]);
+
+/*
+ * version.c: print "TOOL VERSION (LIB REVISION, ...)" on stdout, naming the
+ * Debian revision of each library this binary links (none: no parentheses).
+ * The values come from the build (build/LIBC/version.h, see the Makefile).
+ */
+void version_print(void);
 
 /* exec.c */
 noreturn void xexec(char *const argv[]); /* execvp; dies 127 when not found, 126 otherwise */

@@ -667,7 +667,7 @@ test_usage_errors() {
 	run otoexec --help
 	assertEquals 0 "$rc"
 	assertContains "$(cat "$T/out")" "usage: otoexec"
-	assertEquals "otoexec 0.1.0" "$(otoexec --version)"
+	# --version: tests/test_build.sh, for every tool
 }
 
 . shunit2

@@ -535,7 +535,7 @@ test_help_and_version() {
 	assertEquals 0 "$rc"
 	assertContains "$(cat "$T/out")" "usage: otomount"
 	assertEquals "" "$(cat "$T/err")"
-	assertEquals "otomount 0.1.0" "$(otomount --version)"
+	# --version: tests/test_build.sh, for every tool
 }
 
 . shunit2
