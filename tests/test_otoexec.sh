@@ -627,6 +627,50 @@ test_profile_path_in_the_view_is_refused() {
 	assertOneLine otoexec
 }
 
+# --profile dev: what a development sandbox needs to debug and measure its
+# own programs (strace, gdb, LeakSanitizer, perf), and nothing more: pid 1
+# and any process outside stay untraceable, every other refusal of the
+# default profile stays. The default profile refuses the same tools.
+test_dev_profile() {
+	cat >"$T/leak.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) { void *p = malloc(100); printf("%p\n", p); p = 0; return 0; }
+C
+	gcc -fsanitize=address -g -o "$T/leak" "$T/leak.c" || fail "no ASan compiler"
+	chmod 0755 "$T/leak"
+	tools='strace -f -e trace=execve /bin/true 2>&1 | grep -c "^execve(\"/bin/true\""
+		gdb -q -batch -ex run /bin/true 2>&1 | grep -c "exited normally"
+		'"$T"'/leak >/dev/null 2>"$1/lsan"; grep -c "LeakSanitizer: detected memory leaks" "$1/lsan"
+		perf stat -e task-clock /bin/true 2>&1 | grep -c "task-clock.*CPUs utilized"'
+	run chain --profile dev -- sh -c "$tools" sh "$T"
+	assertEquals "dev: strace, gdb, LeakSanitizer, perf: $(cat "$T/err")" "1
+1
+1
+1" "$(cat "$T/out")"
+	run chain -- sh -c "$tools" sh "$T"
+	assertEquals "default: none of them" "0
+0
+0
+0" "$(cat "$T/out")"
+	# Nothing more: pid 1 (all of the namespace's capabilities, not dumpable),
+	# a process outside (not in the pid namespace), and the rest of the
+	# default profile's refusals.
+	run chain --profile dev -- sh -c "strace -p 1 -e trace=none 2>&1 | tail -1; cat /proc/1/environ 2>&1
+		strace -p $$ 2>&1 | tail -1; unshare -U true 2>&1"
+	assertEquals "strace: attach: ptrace(PTRACE_SEIZE, 1): Operation not permitted
+cat: /proc/1/environ: Permission denied
+strace: attach: ptrace(PTRACE_SEIZE, $$): No such process
+unshare: unshare failed: Operation not permitted" "$(cat "$T/out")"
+	for c in $REFUSED; do
+		case $c in ptrace | process_vm_readv | process_vm_writev | perf_event_open) continue ;; esac
+		assertEquals "dev: $c" EPERM "$(chain --profile dev -- "$D/probe" $c)"
+	done
+	assertEquals "dev profile's text: the default's, then dev.profile" \
+		"$(cat "$TOP/cmd/otoexec/default.profile" "$TOP/cmd/otoexec/dev.profile")" \
+		"$(otoexec --print-profile dev)"
+}
+
 test_bad_profiles() {
 	check_bad() { # TEXT LINE-AND-REASON
 		printf "$1" >"$T/bad"

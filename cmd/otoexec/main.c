@@ -43,18 +43,40 @@ static char *read_profile(int fd, const char *name, size_t *len)
 	return buf;
 }
 
+/*
+ * The text of a built-in profile, or NULL when name is none: "default", or
+ * "dev", which is the default's text followed by dev.profile's lines.
+ */
+static char *profile_builtin(const char *name, size_t *len)
+{
+	size_t d = strlen(OTOEXEC_DEFAULT_PROFILE), v = strlen(OTOEXEC_DEV_PROFILE);
+	char *t;
+
+	if (!profile_is_builtin(name))
+		return NULL;
+	*len = d + (strcmp(name, "dev") ? 0 : v);
+	if (!(t = malloc(*len + 1)))
+		die(EXIT_SYS, ENOMEM, "profile %s", name);
+	memcpy(t, OTOEXEC_DEFAULT_PROFILE, d);
+	memcpy(t + d, OTOEXEC_DEV_PROFILE, *len - d);
+	t[*len] = 0;
+	return t;
+}
+
 static void load_profile(const struct otoexec_opts *o, struct profile *p)
 {
 	struct prof_error e;
-	const char *text = OTOEXEC_DEFAULT_PROFILE, *name = o->profile;
-	size_t len = strlen(OTOEXEC_DEFAULT_PROFILE);
-	char *buf = NULL, fdname[32];
+	const char *text, *name = o->profile;
+	size_t len;
+	char *buf, fdname[32];
 
 	if (o->profile_fd >= 0) {
 		snprintf(fdname, sizeof(fdname), "fd %d", o->profile_fd);
 		name = fdname;
 		text = buf = read_profile(o->profile_fd, name, &len);
-	} else if (strcmp(name, "default")) {
+	} else if ((buf = profile_builtin(name, &len))) {
+		text = buf;
+	} else {
 		int fd = open(name, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0)
@@ -78,7 +100,10 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	otoexec_parse(&o, argc, argv);
 	if (o.print_profile) {
-		fputs(OTOEXEC_DEFAULT_PROFILE, stdout);
+		size_t len;
+		char *t = profile_builtin(o.print_profile, &len);
+
+		fputs(t, stdout);
 		return fflush(stdout) ? EXIT_SYS : 0;
 	}
 
@@ -88,7 +113,7 @@ int main(int argc, char **argv)
 	 *    writes (the working directory is its workspace): a profile there
 	 *    would be one the agent chose. It must come as an fd opened before.
 	 */
-	if (getenv("OTO_VIEW") && strcmp(o.profile, "default"))
+	if (getenv("OTO_VIEW") && !profile_is_builtin(o.profile))
 		die_usage("--profile %s: a path in the agent's view names a file the agent may "
 			  "have written; open it before the view and pass --profile-fd N "
 			  "(otorun --profile does)",

@@ -12,16 +12,18 @@
 
 static const char USAGE[] =
     "usage: otoexec [OPTION]... [--] PROG [ARG]...\n"
-    "       otoexec --explain [--profile P]  |  otoexec --print-profile default\n"
+    "       otoexec --explain [--profile P]  |  otoexec --print-profile default|dev\n"
     "Drop every privilege, apply a seccomp profile, and exec PROG in a clean\n"
     "environment. Order: close fds, rlimits, Landlock, uid/gid, capabilities,\n"
     "no_new_privs, seccomp, exec.\n"
     "\n"
-    "  --profile P          seccomp profile: 'default' or a profile file (refused\n"
-    "                       after otomount: a path there names the agent's files)\n"
+    "  --profile P          seccomp profile: 'default', 'dev' (the default, plus\n"
+    "                       ptrace and perf of the agent's own processes), or a\n"
+    "                       profile file (refused after otomount: a path there\n"
+    "                       names the agent's files)\n"
     "  --profile-fd N       read the profile from fd N (opened before the view)\n"
     "  --explain            print the compiled filter (libseccomp pfc) and exit\n"
-    "  --print-profile default  print the built-in profile's text and exit\n"
+    "  --print-profile default|dev  print a built-in profile's text and exit\n"
     "  --keep-cap CAP       keep capability CAP (e.g. net_bind_service); repeatable\n"
     "  --uid N, --gid N     switch to these (mapped) ids\n"
     "  --rlimit NAME=SOFT[:HARD]  set a resource limit (core defaults to 0, nproc\n"
@@ -140,6 +142,11 @@ int cap_parse(const char *s)
  * so a launcher finds its mistake at once instead of a silently different
  * agent.
  */
+int profile_is_builtin(const char *name)
+{
+	return !strcmp(name, "default") || !strcmp(name, "dev");
+}
+
 int env_name_refused(const char *name)
 {
 	static const char *const REFUSED[] = {
@@ -241,8 +248,8 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			o->explain = 1;
 			break;
 		case OPT_PRINT:
-			if (strcmp(optarg, "default"))
-				die_usage("--print-profile %s: only 'default' is built in", optarg);
+			if (!profile_is_builtin(optarg))
+				die_usage("--print-profile %s: 'default' and 'dev' are built in", optarg);
 			o->print_profile = optarg;
 			break;
 		case OPT_KEEPCAP:

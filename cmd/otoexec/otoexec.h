@@ -61,8 +61,12 @@ const char *profile_errno_name(int err); /* NULL when it has no name here */
 /* 1 when r's action must be enforced by the second (argument) filter. */
 int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *r);
 
-/* default_profile.c */
+/* default_profile.c, dev_profile.c: the built-in profiles' texts. dev is
+ * the default's text followed by OTOEXEC_DEV_PROFILE. */
 extern const char OTOEXEC_DEFAULT_PROFILE[];
+extern const char OTOEXEC_DEV_PROFILE[];
+/* "default" or "dev": a profile built in, not a file. */
+int profile_is_builtin(const char *name);
 
 /* ---- filter.c ---- */
 /* Build both filters, export them as pfc to fd (explain), or load them. */

@@ -154,8 +154,17 @@ void otons_run(const struct otons_opts *o)
 		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace");
 
 	prog = xfork();
-	if (prog > 0)
+	if (prog > 0) {
+		/*
+		 * pid 1 holds every capability of the sandbox's user namespace,
+		 * and the program it waits for may be allowed ptrace (otoexec
+		 * --profile dev): not dumpable, pid 1 can be neither traced
+		 * nor read through /proc/1/mem, environ or fd by the agent,
+		 * whose uid it shares. The program's exec makes it dumpable again.
+		 */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		/* When pid 1 exits, the kernel kills whatever is left in the namespace. */
 		_exit(supervise(prog, 1));
+	}
 	restore_signals();
 }
