@@ -83,8 +83,12 @@ test_sigterm_reaches_the_program() {
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -TERM "$pid"
-	wait "$pid"
-	assertEquals 42 $?
+	# Bounded: a supervisor that does not pass SIGTERM on would hang the suite.
+	if wait_child "$pid" 5; then
+		assertEquals "the program's trap ran" 42 "$rc"
+	else
+		fail "SIGTERM not passed on: otons still running 5 s after it (killed)"
+	fi
 }
 
 test_orphan_is_reaped() {
