@@ -329,6 +329,24 @@ test_people_and_path_symlinks_refused() {
 	canary_untouched
 }
 
+# A symlink in the middle of a path that stays inside the agent root:
+# people -> people.real, so people/alice resolves beneath the root and
+# RESOLVE_BENEATH alone would let it through (O_NOFOLLOW only checks the last
+# component). RESOLVE_NO_SYMLINKS refuses it.
+test_symlinked_component_inside_the_root_refused() {
+	mv "$A/people" "$A/people.real"
+	ln -s people.real "$A/people"
+	run role member -- cat /private/a.txt
+	assertEquals 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $A/people/alice (a symlink is refused): Symbolic link loop" \
+		"$(cat "$T/err")"
+	assertEquals "" "$(cat "$T/out")"
+	# The control: the same tree with people a directory again.
+	rm "$A/people" && mv "$A/people.real" "$A/people"
+	run role member -- cat /private/a.txt
+	assertEquals "control ($(cat "$T/err"))" "0 a" "$rc $(cat "$T/out")"
+}
+
 test_symlink_inside_workspace_dangles() {
 	ln -s "$T/canary/secret" "$A/workspace/leak"
 	ln -s "$T/canary" "$A/workspace/leakdir"
