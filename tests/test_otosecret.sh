@@ -291,6 +291,30 @@ test_reject_tampered_entry_not_used() {
 	refused 101 "entry 3 (LAST): store does not verify (wrong key or tampered store)"
 }
 
+# Entry 0 tampered while only the last entry is used. Judged by what happens,
+# not by the message: the program never runs, so nothing reaches it (no
+# variable, no fd). The store still parses: only verifying every entry, the
+# unused ones too, before anything is placed can refuse it.
+test_tampered_first_entry_stops_the_last_one() {
+	cp "$T/store" "$T/bad" && owner_only "$T/bad"
+	# Entry 0 (TXT) starts at 32: 29 fixed bytes, the name, then its sealed value.
+	xor_byte "$T/bad" $((32 + 29 + 3))
+	assertEquals "still parses" "$(printf 'TXT\nBIN\nOTHER\nLAST')" "$(otosecret list --store "$T/bad")"
+	prog='env >"$0/env"; cat <&5 >"$0/fd5"; touch "$0/ran"'
+	# The control: from the intact store, LAST reaches the program both ways.
+	run otosecret --store "$T/store" --key-file "$T/key" --use LAST --use LAST:fd=5 -- sh -c "$prog" "$T"
+	assertEquals "control rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "control: env" "LAST=x" "$(grep '^LAST=' "$T/env")"
+	assertEquals "control: fd 5" x "$(cat "$T/fd5")"
+	rm -f "$T/env" "$T/fd5" "$T/ran"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use LAST --use LAST:fd=5 -- sh -c "$prog" "$T"
+	assertEquals "rc ($(cat "$T/err"))" 101 "$rc"
+	assertFalse "the program ran" "[ -e '$T/ran' ]"
+	assertFalse "the program got its environment ($(grep '^LAST=' "$T/env" 2>/dev/null))" "[ -e '$T/env' ]"
+	assertFalse "the program got fd 5: $(cat "$T/fd5" 2>/dev/null)" "[ -e '$T/fd5' ]"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+}
+
 test_reject_truncated_whole_entry() {
 	# The last entry cut off whole: 29 fixed bytes, LAST (4), x (1), the tag (16).
 	head -c $(($(wc -c <"$T/store") - 29 - 4 - 1 - 16)) "$T/store" >"$T/bad" && owner_only "$T/bad"
