@@ -113,8 +113,12 @@ test_exit_code_and_signal_pass_through() {
 	n=0
 	while [ ! -e "$A/workspace/up" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -TERM "$pid"
-	wait "$pid"
-	assertEquals "SIGTERM reached the agent through every stage" 42 $?
+	# Bounded: a stage that does not pass SIGTERM on would hang the suite.
+	if wait_child "$pid" 5; then
+		assertEquals "SIGTERM reached the agent through every stage" 42 "$rc"
+	else
+		fail "SIGTERM not passed on: the chain still running 5 s after it (killed)"
+	fi
 }
 
 test_failing_stage_stops_the_chain() {

@@ -26,6 +26,8 @@ int main(void) {
 }
 C
 	gcc -O1 -o "$D/threads" "$D/threads.c" -lpthread || return 1
+	# The controls: a filter that refuses nothing.
+	printf 'default allow\n' >"$D/allow"
 	chmod -R a+rX "$D"
 }
 oneTimeTearDown() { rm -rf "$D"; }
@@ -95,36 +97,65 @@ test_setuid_root_binary_does_not_raise_euid() {
 	assertEquals 65534 "$(cat "$T/out")"
 }
 
+# Calls the kernel lets a caller without capabilities take as far as the
+# filter: the probe's arguments make them fail with another errno than EPERM.
 REFUSED="unshare:newns unshare:newuser unshare:newpid unshare:newnet unshare:newipc
 unshare:newuts unshare:newcgroup unshare:newtime clone:newns clone:newuser clone:newpid
-clone:newnet clone:newipc clone:newuts clone:newcgroup mount umount2 pivot_root chroot
-setns fsopen fsconfig fsmount fspick open_tree move_mount mount_setattr keyctl add_key
+clone:newnet clone:newipc clone:newuts clone:newcgroup mount umount2 chroot
+setns fsconfig open_tree mount_setattr keyctl add_key
 request_key bpf perf_event_open userfaultfd io_uring_setup ptrace process_vm_readv
 process_vm_writev kcmp pidfd_getfd open_by_handle_at kexec_load init_module finit_module
-delete_module reboot swapon acct syslog settimeofday clock_settime iopl ioperm quotactl
-fanotify_init personality:rie socket:17 socket:38 socket:40 socket:15 socket:16/9"
+delete_module settimeofday clock_settime iopl ioperm quotactl
+personality:rie socket:17 socket:38 socket:40 socket:15 socket:16/9"
 
-# Calls whose kernel check wants a capability in the initial user namespace:
-# only host root is a control for them.
-HOST_CAP="swapon acct syslog fanotify_init"
+# Calls whose kernel check wants a capability before it looks at anything
+# else: the agent, which holds none, would get EPERM from the kernel with no
+# filter at all. Each runs with that capability kept (CALL=CAP, --keep-cap),
+# so that only the filter can answer EPERM.
+CAP_FIRST="pivot_root=sys_admin fsopen=sys_admin fsmount=sys_admin fspick=sys_admin
+move_mount=sys_admin reboot=sys_boot"
+# The same, with the capability wanted in the initial user namespace: only
+# host root running otoexec alone can hold it. In the chain (a user namespace
+# of its own) the kernel refuses these itself, so the chain cannot show that
+# the filter does: the profile is the one checked alone.
+HOST_CAP="swapon=sys_admin acct=sys_pacct syslog=syslog fanotify_init=sys_admin"
 
-check_refused() { # MODE
-	for c in $REFUSED; do
-		case " $HOST_CAP " in
-		*" $c "*) [ -n "$IS_ROOT" ] && ctl=$("$D/probe" $c) || ctl=n/a ;;
-		*) ctl=$(control "$D/probe" $c) ;;
-		esac
-		got=$($1 -- "$D/probe" $c)
-		assertEquals "$1: $c (control: $ctl)" EPERM "$got"
-		# The control shows the call itself would not have said EPERM.
-		assertNotEquals "$1: control of $c" EPERM "$ctl"
+# check_refused MODE CALL[=CAP]...: each call gets EPERM. The control is the
+# same command under a profile that allows everything (same mode, same ids,
+# same capabilities): the kernel's own answer, which must not be EPERM.
+check_refused() {
+	_m=$1
+	shift
+	for cc; do
+		c=${cc%=*}
+		keep=
+		[ "$c" = "$cc" ] || keep="--keep-cap ${cc#*=}"
+		ctl=$($_m --profile "$D/allow" $keep -- "$D/probe" $c)
+		got=$($_m $keep -- "$D/probe" $c)
+		assertEquals "$_m: $c $keep (control: $ctl)" EPERM "$got"
+		assertNotEquals "$_m: control of $c $keep" EPERM "$ctl"
+		assertNotEquals "$_m: control of $c $keep ran" "" "$ctl"
 	done
-	assertEquals "$1: clone3" ENOSYS "$($1 -- "$D/probe" clone3)"
-	assertEquals "control clone3" EINVAL "$(control "$D/probe" clone3)"
 }
 
-test_refused_calls_alone() { check_refused alone; }
-test_refused_calls_chain() { check_refused chain; }
+test_refused_calls_alone() {
+	check_refused alone $REFUSED
+	assertEquals "alone: clone3" ENOSYS "$(alone -- "$D/probe" clone3)"
+	assertEquals "control clone3" EINVAL "$(alone --profile "$D/allow" -- "$D/probe" clone3)"
+}
+test_refused_calls_chain() {
+	check_refused chain $REFUSED
+	assertEquals "chain: clone3" ENOSYS "$(chain -- "$D/probe" clone3)"
+	assertEquals "control clone3" EINVAL "$(chain --profile "$D/allow" -- "$D/probe" clone3)"
+}
+test_refused_capability_calls_alone() {
+	[ -n "$IS_ROOT" ] || {
+		skip "a plain user alone has no capability to keep: the kernel says EPERM before the filter"
+		return 0
+	}
+	check_refused alone $CAP_FIRST $HOST_CAP
+}
+test_refused_capability_calls_chain() { check_refused chain $CAP_FIRST; }
 
 # Over-blocking controls: allowed calls still reach the kernel's checks.
 test_allowed_calls_reach_the_kernel() {

@@ -119,7 +119,9 @@ check_mountinfo() { # ROLE: the exact mount list of its view
 	# /etc's binds: read-only host directories of the allowlist, ssl/private masked.
 	assertEquals "/etc binds" "" \
 		"$(grep ' /etc/' "$T/mi" | mounts_of | grep -v ' ro,nosuid,nodev,noexec$')"
-	assertTrue "ssl/private masked" "grep -q ' /etc/ssl/private ro,' '$T/mi' || [ ! -d /etc/ssl/private ]"
+	# ssl/private masked where the host has one (test_ssl_private_masked makes one).
+	[ -d /etc/ssl/private ] && masks=1 || masks=0
+	assertEquals "ssl/private masks" "$masks" "$(grep -c ' /etc/ssl/private ro,' "$T/mi")"
 	# No propagation tags: field 7 is the separator at once.
 	assertEquals "no optional fields" "" "$(awk '$7 != "-"' "$T/mi")"
 	# Host paths only where configured: the agent's tree, /usr and /etc entries.
@@ -171,6 +173,28 @@ test_etc_generated() {
 	run otons $AS -- otomount -- sh -c 'grep -c "	agent$" /etc/hosts; : >/etc/passwd'
 	assertEquals 1 "$(cat "$T/out")"
 	assertContains "$(cat "$T/err")" "Read-only file system"
+}
+
+# Host private keys under the allowlisted ssl/ never enter the view. The
+# host's /etc is not touched: in a mount namespace of otons' own (gone with
+# it), a bind of a made-up /etc takes its place where otomount reads it. The
+# key is readable by anyone: only the mask can keep it out.
+test_ssl_private_masked() {
+	mkdir -p "$T/etc/ssl/private/sub" "$T/etc/ssl/certs"
+	echo PRIVATE-KEY >"$T/etc/ssl/private/host.key"
+	echo PRIVATE-SUB >"$T/etc/ssl/private/sub/other.key"
+	echo CERT >"$T/etc/ssl/certs/ca.pem"
+	chmod -R a+rX "$T/etc"
+	run otons $AS --uid 0 --gid 0 -- sh -c "mount --bind '$T/etc' /etc && exec otomount -- sh -c '
+		cat /etc/ssl/certs/ca.pem; ls -A /etc/ssl; echo --; ls -A /etc/ssl/private; echo --
+		grep -rh . /etc/ssl/private /etc/ssl/private/host.key 2>&1
+		grep \" /etc/ssl/private \" /proc/self/mountinfo | cut -d\" \" -f5'"
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	# The made-up /etc is the one read (its certificate), its private/ is empty.
+	assertEquals "$(printf '%s\n' CERT certs private -- -- \
+		'grep: /etc/ssl/private/host.key: No such file or directory' /etc/ssl/private)" \
+		"$(cat "$T/out")"
+	assertNotContains "$(cat "$T/out" "$T/err")" "PRIVATE-"
 }
 
 test_etc_allowlist() {
@@ -322,6 +346,24 @@ test_people_and_path_symlinks_refused() {
 	assertEquals 111 "$rc"
 	assertOneLine otomount
 	canary_untouched
+}
+
+# A symlink in the middle of a path that stays inside the agent root:
+# people -> people.real, so people/alice resolves beneath the root and
+# RESOLVE_BENEATH alone would let it through (O_NOFOLLOW only checks the last
+# component). RESOLVE_NO_SYMLINKS refuses it.
+test_symlinked_component_inside_the_root_refused() {
+	mv "$A/people" "$A/people.real"
+	ln -s people.real "$A/people"
+	run role member -- cat /private/a.txt
+	assertEquals 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $A/people/alice (a symlink is refused): Symbolic link loop" \
+		"$(cat "$T/err")"
+	assertEquals "" "$(cat "$T/out")"
+	# The control: the same tree with people a directory again.
+	rm "$A/people" && mv "$A/people.real" "$A/people"
+	run role member -- cat /private/a.txt
+	assertEquals "control ($(cat "$T/err"))" "0 a" "$rc $(cat "$T/out")"
 }
 
 test_symlink_inside_workspace_dangles() {

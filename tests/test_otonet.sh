@@ -415,8 +415,12 @@ test_exit_status_and_signals() {
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -TERM "$pid"
-	wait "$pid"
-	assertEquals 42 $?
+	# Bounded: a relay that does not pass SIGTERM on would hang the suite.
+	if wait_child "$pid" 5; then
+		assertEquals "the program's trap ran" 42 "$rc"
+	else
+		fail "SIGTERM not passed on: otonet still running 5 s after it (killed)"
+	fi
 	run onet -- /nonexistent/prog
 	assertEquals 127 "$rc"
 }
