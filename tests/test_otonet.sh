@@ -99,8 +99,10 @@ test_udp_closed_port_is_refused() {
 # /proc/PID/status, read by the agent: the relay is its parent) over 2,000 UDP
 # round trips: with --busy-poll 0 the relay sleeps up to twice in each
 # (waiting for the reply, then for the next request; 3,200 to 3,600 times
-# here), and at least once; with a poll of 1 ms, many times a round trip
-# here, in fewer than one in four (1 to 7 times here).
+# here on a quiet machine, down to 1,700 when both cores are busy and the
+# reply sometimes comes before the relay goes back to sleep); with a poll of
+# 1 ms, many times a round trip here, in fewer than one in four (1 to 7 times
+# here): at least 4 times fewer than without, and under 500.
 test_busy_poll_spares_the_relay_its_sleeps() {
 	for us in 0 1000; do
 		run onet $PUB --busy-poll $us -- sh -c "
@@ -110,8 +112,9 @@ test_busy_poll_spares_the_relay_its_sleeps() {
 		eval "sleeps_$us=$(tail -1 "$T/out")"
 	done
 	echo "relay sleeps in 2000 round trips: --busy-poll 0: $sleeps_0, 1000: $sleeps_1000" >&2
-	assertTrue "--busy-poll 0: $sleeps_0 sleeps" "[ $sleeps_0 -ge 2000 ]"
-	assertTrue "--busy-poll 1000: $sleeps_1000 sleeps" "[ $sleeps_1000 -lt 500 ]"
+	assertTrue "--busy-poll 0: $sleeps_0 sleeps" "[ $sleeps_0 -ge 1000 ]"
+	assertTrue "--busy-poll 1000: $sleeps_1000 sleeps, 4 times fewer than $sleeps_0" \
+		"[ $sleeps_1000 -lt 500 ] && [ $((sleeps_1000 * 4)) -lt $sleeps_0 ]"
 }
 
 test_dns_over_udp_and_tcp_v4_v6() {
