@@ -43,6 +43,30 @@ for u in ${OTO_UNIT:-}; do
 	pass=$((pass + p)) fail=$((fail + f))
 done
 
+# Every shell file of the project (by name or by its #! line), at shellcheck's
+# warning level: its style and info notes (quoting an option list that is
+# split on purpose) are not the house style's concern.
+echo "== shellcheck"
+(
+	cd "$top" || exit 1
+	git ls-files 2>/dev/null | while read -r f; do
+		case $f in
+		*.sh | scripts/otorun | .ci/run) echo "$f" ;;
+		*) [ -f "$f" ] && head -c 32 "$f" | grep -qE '^#!(/bin/sh|/bin/bash|/usr/bin/env (ba)?sh)' &&
+			echo "$f" ;;
+		esac
+	done | sort -u | while read -r f; do
+		if out=$(shellcheck -x -S warning -f gcc "$f" 2>&1); then
+			echo "PASS shellcheck-$f"
+		else
+			echo "FAIL shellcheck-$f"
+			echo "$out" | sed 's/^/    /' >&2
+		fi
+	done
+) >"$work/lint"
+count "$work/lint"
+echo "  $(grep -c '^PASS ' "$work/lint") passed, $(grep -c '^FAIL ' "$work/lint") failed"
+
 echo "== static binaries and size budgets"
 "$top/scripts/check-static.sh" "$OTO_BIN" "$top/tests/budgets.txt" >"$work/static"
 cat "$work/static" | sed 's/^/  /'

@@ -53,6 +53,7 @@ test_tcp_remote_rst_reaches_the_agent() {
 
 test_tcp_closed_port_is_refused_promptly() {
 	agent connect 203.0.113.10 9999
+	# shellcheck disable=SC2046 # split into fields on purpose
 	set -- $(cat "$T/out")
 	assertEquals "ECONNREFUSED" "$1"
 	assertTrue "refused in $2 ms" "[ $2 -lt 200 ]"

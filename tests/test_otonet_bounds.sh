@@ -161,6 +161,7 @@ test_100000_connections_churned_within_bounds() {
 		"$NT down 203.0.113.10 3000000 >$T/after"
 	assertEquals "$(cat "$T/rerr")" 0 "$rc"
 	echo "churn: $(cat "$T/flood")" >&2
+	# shellcheck disable=SC2046 # split into fields on purpose
 	set -- $(cat "$T/flood")
 	assertEquals "$(cat "$T/flood")" "done 100000 other 0" "$1 $2 $7 $8"
 	assertTrue "some established: $*" "[ $4 -gt 0 ]"

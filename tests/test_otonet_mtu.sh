@@ -64,6 +64,7 @@ test_offloads_at_mtu_1500_few_large_packets() {
 			set -- "$@" $(c)
 			echo "$(($4 - $2)) $(($5 - $3))"'
 		assertEquals "$dst: $(cat "$T/err")" 0 "$rc"
+		# shellcheck disable=SC2046 # split into fields on purpose
 		set -- $(tail -1 "$T/out")
 		assertTrue "$dst: upload took $1 packets from the agent (offloads off?)" "[ ${1:-99999} -lt 1200 ]"
 		assertTrue "$dst: download took $2 packets to the agent (offloads off?)" "[ ${2:-99999} -lt 1200 ]"
