@@ -94,6 +94,11 @@ size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int ou
 int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t gid_out);
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);
+const char *userns_cap_hint(int err);
+#define USERNS_APPARMOR_HINT                                                                      \
+	"AppArmor restricts unprivileged user namespaces: install oto's profile "                 \
+	"(deploy/apparmor/oto, see the README), or sysctl "                                       \
+	"kernel.apparmor_restrict_unprivileged_userns=0"
 
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */

@@ -83,9 +83,7 @@ const char *userns_hint(int err)
 		       "here or in an enclosing namespace such as another oto sandbox)";
 
 	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v)
-		return "AppArmor restricts unprivileged user namespaces "
-		       "(sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor "
-		       "profile granting userns)";
+		return USERNS_APPARMOR_HINT;
 	if (read_int("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 && !v)
 		return "unprivileged user namespaces are disabled "
 		       "(sysctl kernel.unprivileged_userns_clone=1)";
@@ -94,4 +92,20 @@ const char *userns_hint(int err)
 	return "user namespaces are refused here: a container runtime's seccomp profile may "
 	       "forbid unshare/clone with CLONE_NEWUSER (run the container with a profile "
 	       "that allows it), or the namespace limit of an ancestor is reached";
+}
+
+/*
+ * Where AppArmor restricts unprivileged user namespaces (Ubuntu 23.10 and
+ * later), creating one may succeed while every capability in it is denied:
+ * the first step that needs one fails with EPERM or EACCES. The hint for
+ * that failure, or "" when the restriction is not what refused it.
+ */
+const char *userns_cap_hint(int err)
+{
+	long v;
+
+	if ((err == EPERM || err == EACCES) &&
+	    read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v)
+		return " (" USERNS_APPARMOR_HINT ")";
+	return "";
 }

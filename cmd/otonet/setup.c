@@ -72,7 +72,7 @@ static int open_tun(int opener, const struct stat *host_st)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "tun0");
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
-		die(EXIT_SYS, errno, "unable to create tun0 (TUNSETIFF)");
+		die(EXIT_SYS, errno, "unable to create tun0 (TUNSETIFF)%s", userns_cap_hint(errno));
 	/*
 	 * Offloads: the agent's kernel leaves TCP and UDP checksums partial and
 	 * hands over TCP segments of up to 64 KiB whatever the MTU; the relay
@@ -158,9 +158,10 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	 * fd00::100, the one the relay accepts, so even fe80::1%tun0 gets a RST.
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
-		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
+		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0%s",
+		    userns_cap_hint(errno));
 	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, tun_mtu(), 16384) < 0)
-		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
+		die(EXIT_SYS, errno, "unable to bring up lo and tun0%s", userns_cap_hint(errno));
 	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
 		die(EXIT_SYS, errno, "unable to add tun0's addresses");
 	route(nl, RTN_UNICAST, &def4, tun, &gw4, 0);

@@ -20,8 +20,9 @@ static void write_file(const char *path, const char *data)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(data);
 
+	/* The first step that needs a capability in the new user namespace. */
 	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		die(EXIT_SYS, errno, "unable to write %s", path);
+		die(EXIT_SYS, errno, "unable to write %s%s", path, userns_cap_hint(errno));
 	close(fd);
 }
 
