@@ -148,11 +148,24 @@ test_profile_is_opened_on_the_host() {
 	assertEquals "otorun: fatal: unable to open profile $T/nonexistent" "$(cat "$T/err")"
 }
 
+# The oto tools are on the agent's PATH, last (the container recipe's
+# default command is otoprobe); a PATH of the caller's replaces it.
+test_oto_tools_on_the_agents_path() {
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice -- \
+		sh -c 'echo "$PATH"; command -v otoprobe'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "/usr/local/bin:/usr/bin:/bin:/opt/oto/bin
+/opt/oto/bin/otoprobe" "$(cat "$T/out")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--env PATH=/bin -- sh -c 'echo "$PATH"'
+	assertEquals "/bin" "$(cat "$T/out")"
+}
+
 # Without a terminal the agent gets a session of its own, no controlling
 # terminal; --no-new-session keeps the caller's.
 test_new_session_without_a_terminal() {
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p -- true </dev/null
-	assertContains "$(cat "$T/out")" "otoexec --new-session -- true"
+	assertContains "$(cat "$T/out")" "otoexec --new-session --env PATH="
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
 		--no-new-session -- true </dev/null
 	assertNotContains "$(cat "$T/out")" "--new-session"
