@@ -15,17 +15,21 @@
 # The two commands run with stdin from /dev/null and CI=true in a clean
 # environment, in a private mount and pid namespace after pivot_root into the
 # root (not chroot: the kernel refuses new user namespaces to a chrooted
-# process, and the tests make many). The root gets a new /proc, this machine's
-# /sys (rw, for ip netns), a fresh tmpfs on /run and a fresh /dev (tmpfs) with
-# the device nodes the tests use, at stock Debian's modes (/dev/net/tun 0666),
-# so the tests' chmods never touch this machine's nodes. The network is this
-# machine's. When the run ends, for any reason, every process in the pid
-# namespace is killed, the namespace's mounts and network namespaces go with
-# it, and the root is removed (unless --keep).
+# process, and the tests make many). The root is an overlay (the debootstrap
+# tree below, the run's changes above), so that, as on a machine or in a
+# container, / is the root of its own filesystem: a bind mount of the root's
+# /usr shows /usr in mountinfo, not this machine's path to it. It gets a new
+# /proc, this machine's /sys (rw, for ip netns), a fresh tmpfs on /run and a
+# fresh /dev (tmpfs) with the device nodes the tests use at stock Debian's
+# modes (/dev/net/tun 0666), so the tests' chmods never touch this machine's
+# nodes. The network is this machine's. When the run ends, for any reason,
+# every process in the pid namespace is killed, the namespace's mounts and
+# network namespaces go with it, and the folder is removed (unless --keep).
 #
 # Progress and all of make's output go to stderr; the last line on stdout is
-# the inner `make check`'s own last line. Exit status: make check's; non-zero
-# also when `make run` failed; 100 bad usage, 111 the harness itself failed.
+# the inner `make check`'s own last line ("N passed, N failed[, N skipped]";
+# make's last line when no test ran). Exit status: make check's; non-zero also
+# when `make run` failed; 100 bad usage, 111 the harness itself failed.
 #
 # Usage: scripts/fresh-check.sh [--keep] [DIR]   (as root; DIR: a new folder)
 set -eu
@@ -41,7 +45,8 @@ usage() {
 	the README's two commands there, 'make run' then 'make check', inside a
 	private mount and pid namespace (pivot_root). Run as root.
 
-	  --keep   keep the root afterwards (default: removed)
+	  --keep   keep DIR afterwards (default: removed): DIR/base is the
+	           debootstrap tree with the clone, DIR/upper what the run changed
 	  --help   this text
 
 	Progress and make's output go to stderr; the last line on stdout is make
@@ -90,19 +95,23 @@ if [ -n "$dir" ]; then
 		exit 100
 	fi
 	mkdir -p "$dir" || die "cannot create $dir"
-	root=$(cd "$dir" && pwd -P)
+	dir=$(cd "$dir" && pwd -P)
 else
-	root=$(mktemp -d /tmp/oto-fresh.XXXXXX) || die "mktemp failed"
+	dir=$(mktemp -d /tmp/oto-fresh.XXXXXX) || die "mktemp failed"
 fi
-chmod 0755 "$root"
+chmod 0755 "$dir"
+# base: debootstrap's tree and the clone; upper, work: the overlay's; root:
+# where the overlay is mounted, in the run's mount namespace only.
+base=$dir/base upper=$dir/upper
+mkdir -p "$base" "$upper" "$dir/work" "$dir/root"
 
 log=$(mktemp /tmp/oto-fresh-log.XXXXXX) || die "mktemp failed"
-inner=
+inner=''
 t_start=$(date +%s)
 
 # shellcheck disable=SC2317 # called from cleanup, which a trap calls
-mounted_under() { # any mount of this mount namespace at or below $root?
-	awk -v r="$root" '$5 == r || index($5, r "/") == 1 { f = 1 } END { exit !f }' \
+mounted_under() { # any mount of this mount namespace at or below $dir?
+	awk -v d="$dir" '$5 == d || index($5, d "/") == 1 { f = 1 } END { exit !f }' \
 		/proc/self/mountinfo
 }
 
@@ -116,14 +125,14 @@ cleanup() {
 	fi
 	rm -f "$log"
 	if [ -n "$keep" ]; then
-		info "root kept in $root"
+		info "kept $dir (base: debootstrap and the clone; upper: what the run changed)"
 	elif mounted_under; then
 		# Only the private namespaces ever mount there; never delete through a mount.
-		echo "$prog: error: something is mounted under $root: not removing it" >&2
+		echo "$prog: error: something is mounted under $dir: not removing it" >&2
 	else
 		t=$(date +%s)
-		rm -rf --one-file-system "$root"
-		info "removed the root ($(($(date +%s) - t)) s)"
+		rm -rf --one-file-system "$dir"
+		info "removed $dir ($(($(date +%s) - t)) s)"
 	fi
 }
 trap cleanup EXIT
@@ -159,6 +168,8 @@ security_uri=$(apt_uri security)
 for c in unshare pivot_root mount mknod git; do
 	command -v "$c" >/dev/null || die "$c not found"
 done
+grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+	die "the kernel has no overlay filesystem"
 if ! command -v debootstrap >/dev/null; then
 	info "apt-get install debootstrap"
 	export DEBIAN_FRONTEND=noninteractive
@@ -169,19 +180,19 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 # ---- 2. the root ----------------------------------------------------------
-info "debootstrap bookworm (minbase, git, make, ca-certificates) into $root"
-# In a mount namespace of its own: what debootstrap mounts in the root (proc,
+info "debootstrap bookworm (minbase, git, make, ca-certificates) into $base"
+# In a mount namespace of its own: what debootstrap mounts in the tree (proc,
 # sys) cannot outlive it, even when it fails half-way.
 if ! unshare --mount debootstrap --variant=minbase --include=git,make,ca-certificates \
-	bookworm "$root" "$main_uri" </dev/null >"$log" 2>&1; then
+	bookworm "$base" "$main_uri" </dev/null >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	die "debootstrap failed"
 fi
 phase_done debootstrap
 
 # A stock bookworm image's sources: deb822, main, updates, security.
-rm -f "$root/etc/apt/sources.list"
-cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
+rm -f "$base/etc/apt/sources.list"
+cat >"$base/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $main_uri
 Suites: bookworm bookworm-updates
@@ -195,16 +206,16 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
 # What an installed machine has and minbase does not write.
-[ -s "$root/etc/hosts" ] || printf '%s\n' '127.0.0.1	localhost' \
-	'::1		localhost ip6-localhost ip6-loopback' >"$root/etc/hosts"
+[ -s "$base/etc/hosts" ] || printf '%s\n' '127.0.0.1	localhost' \
+	'::1		localhost ip6-localhost ip6-loopback' >"$base/etc/hosts"
 
 # ---- 3. the repository, at HEAD --------------------------------------------
 if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	info "uncommitted changes in $top are not part of this check (HEAD only)"
 fi
 info "git clone $top at $sha"
-if ! { git clone -q --no-hardlinks --no-checkout "$top" "$root/root/oto" &&
-	git -C "$root/root/oto" checkout -q --detach "$sha"; } >"$log" 2>&1; then
+if ! { git clone -q --no-hardlinks --no-checkout "$top" "$base/root/oto" &&
+	git -C "$base/root/oto" checkout -q --detach "$sha"; } >"$log" 2>&1; then
 	cat "$log" >&2
 	die "git clone failed"
 fi
@@ -212,15 +223,15 @@ phase_done "sources and clone"
 
 # ---- 4. make run, make check, in the root ---------------------------------
 # Run by pid 1 of the new pid namespace, still seeing this machine's tree:
-# mount what the root needs, pivot_root into it, drop the old root, and run
-# the two commands with a clean environment.
+# mount the root and what it needs, pivot_root into it, drop the old root,
+# and run the two commands with a clean environment.
 # shellcheck disable=SC2016 # expanded by the inner shells
 setup='set -eu
-r=$1
-mount --bind "$r" "$r"
+d=$1 r=$1/root
+mount -t overlay -o "lowerdir=$d/base,upperdir=$d/upper,workdir=$d/work" overlay "$r"
 mount -t proc -o nosuid,nodev,noexec proc "$r/proc"
 mount --rbind /sys "$r/sys"
-mount -t tmpfs -o nosuid,mode=0755 tmpfs "$r/run"
+mount -t tmpfs -o nosuid,nodev,mode=0755 tmpfs "$r/run"
 mkdir -m 1777 "$r/run/lock"
 mount -t tmpfs -o nosuid,mode=0755,size=64k tmpfs "$r/dev"
 mkdir -m 0755 "$r/dev/net" "$r/dev/pts" "$r/dev/shm"
@@ -253,15 +264,16 @@ echo "fresh-check: info: make check" >&2
 	echo "check $rc $(($(date +%s) - t))" >>/root/fresh-check.result; } |
 	tee /root/fresh-check.log >&2'
 
-unshare --mount --pid --fork --kill-child sh -c "$setup" sh "$root" "$run" </dev/null >&2 &
+unshare --mount --pid --fork --kill-child sh -c "$setup" sh "$dir" "$run" </dev/null >&2 &
 inner=$!
 set +e
 wait "$inner"
 code=$?
 set -e
-inner=
+inner=''
 
-res=$root/root/fresh-check.result
+# What the run wrote is in the overlay's upper layer.
+res=$upper/root/fresh-check.result
 run_rc=$(sed -n 's/^run \([0-9]*\) .*/\1/p' "$res" 2>/dev/null)
 run_s=$(sed -n 's/^run [0-9]* \([0-9]*\)$/\1/p' "$res" 2>/dev/null)
 check_rc=$(sed -n 's/^check \([0-9]*\) .*/\1/p' "$res" 2>/dev/null)
@@ -271,7 +283,9 @@ info "make run took $run_s s (exit $run_rc)"
 [ -n "$check_rc" ] || die "the run in the root ended before make check did (exit $code)"
 info "make check took $check_s s (exit $check_rc)"
 info "total $(($(date +%s) - t_start)) s"
-last=$(tail -n 1 "$root/root/fresh-check.log")
+# The tests' summary line; make's own last line when the tests never ran.
+last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$upper/root/fresh-check.log" | tail -n 1)
+[ -n "$last" ] || last=$(tail -n 1 "$upper/root/fresh-check.log")
 if [ "$check_rc" -ne 0 ]; then
 	status=$check_rc
 elif [ "$run_rc" -ne 0 ]; then
