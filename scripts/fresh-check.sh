@@ -118,9 +118,12 @@ mounted_under() { # any mount of this mount namespace at or below $dir?
 # shellcheck disable=SC2317 # called by the traps
 cleanup() {
 	trap - EXIT INT TERM HUP
-	# unshare --kill-child: its end kills pid 1 of the namespace, and so all in it.
+	# unshare ignores SIGTERM and SIGINT while it waits for its child, hence
+	# SIGKILL; with --kill-child its end kills pid 1 of the pid namespace,
+	# and so everything in it.
 	if [ -n "$inner" ] && kill -0 "$inner" 2>/dev/null; then
-		kill "$inner" 2>/dev/null || true
+		info "stopping the run in the root"
+		kill -KILL "$inner" 2>/dev/null || true
 		wait "$inner" 2>/dev/null || true
 	fi
 	rm -f "$log"
