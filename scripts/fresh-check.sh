@@ -152,6 +152,8 @@ phase_done() { # NAME: print the time since the previous phase ended
 
 # The archive is whatever the machine's own apt sources name (deb822 or
 # one-line format), as in scripts/build-deps.sh: no address in the project.
+# The main archive is the first URI naming debian that is not the security
+# one, so that a third-party repository listed first is never taken for it.
 apt_uri() { # apt_uri security|main
 	uris=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 		/etc/apt/sources.list.d/*.sources 2>/dev/null |
