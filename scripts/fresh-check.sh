@@ -55,7 +55,10 @@ usage() {
 	EOF
 }
 
+armed=''
 die() {
+	# Clean up first, so that the reason is the last line of all.
+	[ -z "$armed" ] || cleanup
 	echo "$prog: fatal: $*" >&2
 	exit 111
 }
@@ -81,6 +84,25 @@ dir=${1:-}
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, namespaces, mounts)"
 top=$(cd "$(dirname "$0")/.." && pwd)
 sha=$(git -C "$top" rev-parse --verify -q HEAD) || die "$top is not a git checkout with a commit"
+
+# The archive is whatever the machine's own apt sources name (deb822 or
+# one-line format), as in scripts/build-deps.sh: no address in the project.
+# The main archive is the first URI naming debian that is not the security
+# one, so that a third-party repository listed first is never taken for it.
+apt_uri() { # apt_uri security|main
+	uris=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null |
+		sed -nE 's/^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)([a-z]+:[^[:space:]]+).*/\3/p')
+	if [ "$1" = security ]; then
+		m=$(echo "$uris" | grep security | head -n1)
+	else
+		m=$(echo "$uris" | grep -v security | grep debian | head -n1)
+	fi
+	[ -n "$m" ] || die "no Debian $1 archive in /etc/apt/sources.list*"
+	echo "$m"
+}
+main_uri=$(apt_uri main)
+security_uri=$(apt_uri security)
 
 if [ -n "$dir" ]; then
 	case $dir in
@@ -118,6 +140,7 @@ mounted_under() { # any mount of this mount namespace at or below $dir?
 # shellcheck disable=SC2317 # called by the traps
 cleanup() {
 	trap - EXIT INT TERM HUP
+	armed=''
 	# unshare ignores SIGTERM and SIGINT while it waits for its child, hence
 	# SIGKILL; with --kill-child its end kills pid 1 of the pid namespace,
 	# and so everything in it.
@@ -139,6 +162,7 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+armed=1
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -149,25 +173,6 @@ phase_done() { # NAME: print the time since the previous phase ended
 	info "$1 took $((now - phase_t)) s"
 	phase_t=$now
 }
-
-# The archive is whatever the machine's own apt sources name (deb822 or
-# one-line format), as in scripts/build-deps.sh: no address in the project.
-# The main archive is the first URI naming debian that is not the security
-# one, so that a third-party repository listed first is never taken for it.
-apt_uri() { # apt_uri security|main
-	uris=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null |
-		sed -nE 's/^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)([a-z]+:[^[:space:]]+).*/\3/p')
-	if [ "$1" = security ]; then
-		m=$(echo "$uris" | grep security | head -n1)
-	else
-		m=$(echo "$uris" | grep -v security | grep debian | head -n1)
-	fi
-	[ -n "$m" ] || die "no Debian $1 archive in /etc/apt/sources.list*"
-	echo "$m"
-}
-main_uri=$(apt_uri main)
-security_uri=$(apt_uri security)
 
 # ---- 1. the tools of this harness ------------------------------------------
 for c in unshare pivot_root mount mknod git; do
@@ -299,5 +304,7 @@ elif [ "$run_rc" -ne 0 ]; then
 else
 	status=0
 fi
+# Cleaned up before the last line, so that it stays the last line of all.
+cleanup
 echo "$last"
 exit "$status"
