@@ -246,4 +246,16 @@ work-rw" "$(cat "$T/out")"
 	assertEquals "otorun: fatal: unable to read config $T/missing.conf" "$(cat "$T/err")"
 }
 
+# The examples' config files (one per role, and a real agent CLI's) parse,
+# and each one's values reach the chain.
+test_example_configs() {
+	for f in "$OTO_TOP"/examples/config/*.conf "$OTO_TOP"/examples/claude-code/agent.conf; do
+		run "$OTO_BIN/otorun" --print --config "$f" -- true
+		assertEquals "$f: $(cat "$T/err")" 0 "$rc"
+		root=$(sed -n 's/^--agent-root //p' "$f")
+		role=$(sed -n 's/^--role //p' "$f")
+		assertContains "$f" "$(cat "$T/out")" "--agent-root $root --role $role "
+	done
+}
+
 . shunit2
