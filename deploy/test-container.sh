@@ -141,13 +141,14 @@ cleanup() {
 		info "kept $image and the images it was built from (podman images -a --filter label=$label=$rid)"
 		return 0
 	fi
+	t=$(date +%s)
 	if command -v podman >/dev/null; then
 		remove_images "$rid"
 		[ -z "$(labelled "$rid")" ] ||
 			echo "$prog: error: images labelled $label=$rid are left" >&2
 	fi
 	rm -rf --one-file-system "$dir"
-	info "removed the images, the container and $dir"
+	info "removed the images, the container and $dir ($(($(date +%s) - t)) s)"
 }
 trap cleanup EXIT
 armed=1
