@@ -77,14 +77,15 @@ all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
 
 # ---- version -------------------------------------------------------------
 # The one version string. $(O)/version.h holds it and the Debian revision of
-# each library (musl: what build-deps.sh built, its stamps; glibc and the unit
-# tests: the installed -dev packages); lib/version.c prints them for --version.
+# each library (musl: what build-deps.sh built, its stamps; glibc and the
+# fuzz targets: the installed -dev packages); lib/version.c prints them for
+# --version.
 OTO_VERSION := 0.1.0
 
 $(O)/version.h: Makefile scripts/version-h.sh $(DEPSTAMP)
 	@mkdir -p $(@D)
 	@scripts/version-h.sh $(OTO_VERSION) $(if $(DEPSTAMP),$(DEPS)) >$@.tmp && mv $@.tmp $@
-build/unit/version.h: Makefile scripts/version-h.sh
+build/unit/version.h build/fuzz/version.h: Makefile scripts/version-h.sh
 	@mkdir -p $(@D)
 	@scripts/version-h.sh $(OTO_VERSION) >$@.tmp && mv $@.tmp $@
 $(O)/obj/lib/version.o: $(O)/version.h
@@ -146,14 +147,23 @@ build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) build/unit/versi
 unit: $(UNIT_BIN)
 
 # libFuzzer targets: fuzz/fuzz_*.c, each naming its sources in "// FUZZ: ..." lines.
+# What they call of lib/ beyond the files named comes from an archive of lib/
+# built alike, as the tools take it from liboto.a.
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
-build/fuzz/%: fuzz/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-sanitize-recover=all -Ilib -Icmd
+FUZZ_LIBOBJ := $(LIBSRC:%.c=build/fuzz/obj/%.o)
+build/fuzz/obj/%.o: %.c build/fuzz/version.h | deps-fuzz
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -Ibuild/fuzz -c -o $@ $<
+build/fuzz/liboto.a: $(FUZZ_LIBOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build/fuzz/%: fuzz/%.c build/fuzz/liboto.a $(wildcard cmd/*/*.[ch]) | deps-fuzz
 	@mkdir -p build/fuzz
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Ilib -Icmd -o $@ $< $(shell sed -n 's|^// FUZZ: *||p' $<) \
-		-lseccomp -lsodium -lcap
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(shell sed -n 's|^// FUZZ: *||p' $<) build/fuzz/liboto.a -lseccomp -lsodium -lcap
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -34,15 +34,15 @@ noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2
 #define warnx(...) log_msg(LOG_WARN, 0, __VA_ARGS__)
 #define infox(...) log_msg(LOG_INFO, 0, __VA_ARGS__)
 #define debugx(...) log_msg(LOG_DEBUG, 0, __VA_ARGS__)
-/* Format "PROG: LEVEL: MSG[: strerror(err)]\n" into buf; returns its length. Pure. */
+/* log_format.c: "PROG: LEVEL: MSG[: strerror(err)]\n" into buf; returns its length. Pure. */
 size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
 		  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
-/* status.c: the OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
-int status_fd_parse(const char *s); /* the fd number, or -1 when unset or invalid. Pure. */
+/* The OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
+int status_fd_parse(const char *s); /* status_fd_parse.c: the fd, or -1 when unset or invalid. Pure. */
 size_t status_format(char *buf, size_t size, const char *stage, int code, int err,
-		     const char *msg);
-void status_report(int code, int err, const char *msg);
+		     const char *msg); /* status_format.c. Pure. */
+void status_report(int code, int err, const char *msg); /* status.c: to OTO_STATUS_FD, if set */
 
 /* opt.c: pure parsers for option arguments. 0 on success, -1 with errno EINVAL/ERANGE. */
 int opt_ulong(const char *s, unsigned long max, unsigned long *out);
@@ -59,7 +59,7 @@ noreturn void opt_die(int c, char *const argv[]);
  * -v raises the verbosity (and returns), -h/--help prints usage and exits 0,
  * --version prints version_print's line and exits 0, anything else is opt_die.
  */
-void opt_common(int c, const char *usage, char *const argv[]);
+void xopt_common(int c, const char *usage, char *const argv[]);
 
 /*
  * version.c: print "TOOL VERSION (LIB REVISION, ...)" on stdout, naming the
@@ -68,9 +68,10 @@ void opt_common(int c, const char *usage, char *const argv[]);
  */
 void version_print(void);
 
-/* exec.c */
-noreturn void xexec(char *const argv[]); /* execvp; dies 127 when not found, 126 otherwise */
-int exec_code(int err);                  /* the exit code for an exec failure with err. Pure. */
+/* xexec.c: execvp; dies 127 when not found, 126 otherwise. */
+noreturn void xexec(char *const argv[]);
+/* exec_code.c: the exit code for an exec failure with err. Pure. */
+int exec_code(int err);
 
 /* wait.c */
 int wait_code(int status); /* the code a forking stage exits with: code, or 128+signal. Pure. */
@@ -83,14 +84,13 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
-/* Run by root: become the --as account (dies 100 without one, 111 on failure). */
+/* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111 on failure). */
 void xuser_drop_root(const char *as);
 
-/* userns.c */
-/* Format one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
+/* idmap_format.c: one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
 size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int outside,
 		    unsigned int count);
-/* Map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups denied first. */
+/* userns.c: map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups denied first. */
 int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t gid_out);
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);

@@ -324,7 +324,7 @@ void otoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			o->new_session = 1;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

@@ -322,7 +322,7 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 			o->user_name = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

@@ -184,7 +184,7 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 			o->as = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

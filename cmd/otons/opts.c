@@ -107,7 +107,7 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 			o->mount_proc = 0;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

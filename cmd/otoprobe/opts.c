@@ -67,7 +67,7 @@ void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 					  optarg);
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

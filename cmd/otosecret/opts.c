@@ -175,7 +175,7 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 			o->out = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

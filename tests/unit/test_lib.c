@@ -1,4 +1,5 @@
-// UNIT: lib/opt.c lib/wait.c lib/exec.c lib/status.c lib/log.c lib/userns.c lib/optdie.c cmd/otons/opts.c
+// UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
+// UNIT: lib/log_format.c lib/idmap_format.c lib/log.c lib/status.c lib/optdie.c cmd/otons/opts.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-// UNIT: cmd/otoexec/[dop]*.c lib/opt.c lib/optdie.c lib/log.c lib/status.c
+// UNIT: cmd/otoexec/[dop]*.c lib/opt.c lib/optdie.c lib/log.c lib/status.c lib/status_fd_parse.c lib/status_format.c lib/log_format.c
 /*
  * Unit tests of otoexec's pure parts (default_profile.c, opts.c, profile.c: the glob
  * above): the profile parser, rlimits, capability and variable names.
