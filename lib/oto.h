@@ -76,6 +76,13 @@ int exec_code(int err);
 /* wait.c */
 int wait_code(int status); /* the code a forking stage exits with: code, or 128+signal. Pure. */
 
+/*
+ * fd_read_all.c: read fd to its end into buf: the number of bytes, or -1 with
+ * errno (EFBIG when it holds more than size bytes). Short reads and EINTR are
+ * read on; a whole file is open() then this.
+ */
+ssize_t fd_read_all(int fd, void *buf, size_t size);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

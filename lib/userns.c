@@ -58,7 +58,7 @@ static int read_int(const char *path, long *v)
 
 	if (fd < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
+	r = fd_read_all(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (r <= 0)
 		return -1;

@@ -249,6 +249,33 @@ test_resolv_conf_symlink_followed() {
 	assertEquals "$(printf 'nameserver 192.0.2.53\nregular')" "$(cat "$T/out")"
 }
 
+# The host's resolv.conf, read to its end (20 000 bytes, more than one read
+# and more than the 8 KiB once kept), or, past 64 KiB, not at all: an empty
+# one in the view and a warning, never a file cut short.
+test_resolv_conf_copied_whole_or_not_at_all() {
+	mkdir "$T/fakeetc"
+	chmod a+rX "$T/fakeetc"
+	for size in 20000 65537; do
+		head -c $((size - 22)) /dev/zero | tr '\0' '#' >"$T/fakeetc/resolv.conf"
+		printf '\nnameserver 192.0.2.53\n' >>"$T/fakeetc/resolv.conf"
+		chmod a+r "$T/fakeetc/resolv.conf"
+		run otons $AS --uid 0 --gid 0 -- sh -c "mount --bind '$T/fakeetc' /etc &&
+			exec otomount -- sh -c 'wc -c </etc/resolv.conf; tail -n 1 /etc/resolv.conf'"
+		assertEquals "$size: rc" 0 "$rc"
+		case $size in
+		20000)
+			assertEquals "$(printf '20000\nnameserver 192.0.2.53')" "$(cat "$T/out")"
+			assertEquals "" "$(cat "$T/err")"
+			;;
+		*)
+			assertEquals "0" "$(cat "$T/out")"
+			assertEquals "otomount: warning: unable to read /etc/resolv.conf: the view's is empty: File too large" \
+				"$(cat "$T/err")"
+			;;
+		esac
+	done
+}
+
 test_proc() {
 	run otons $AS -- otomount -- sh -c '
 		echo x >/proc/sys/kernel/core_pattern 2>/dev/null && echo core_pattern-written

@@ -150,6 +150,18 @@ ok 203.0.113.10" "$(cat "$T/out")"
 	assertFalse "the dangling target was not created" "[ -e /nonexistent/stub.conf ]"
 }
 
+# The host's resolv.conf is read to its end: a nameserver after 10 KiB of
+# comments (more than one read of 4 KiB once took) is the one DNS goes to.
+test_resolv_conf_read_to_its_end() {
+	cp -a /etc/. "$T/etc" 2>/dev/null
+	rm -f "$T/etc/resolv.conf"
+	head -c 10240 /dev/zero | tr '\0' '#' >"$T/etc/resolv.conf"
+	printf '\nnameserver %s\n' "$LAN4" >>"$T/etc/resolv.conf"
+	run in_host unshare -m sh -c "mount --bind $T/etc /etc && $OTO_BIN/otonet $AS $PUB -- $NT dns example.test udp"
+	assertEquals "" "$(cat "$T/err")"
+	assertEquals "ok 203.0.113.10" "$(cat "$T/out")"
+}
+
 test_dns_to_a_loopback_resolver_on_the_host() {
 	# A resolver on the host's loopback (as systemd-resolved's 127.0.0.53).
 	ip netns exec "$NH" dnsmasq --keep-in-foreground --no-resolv --no-hosts \

@@ -27,19 +27,18 @@
 /* The text of the profile on fd (name: for messages), at most 1 MiB. */
 static char *read_profile(int fd, const char *name, size_t *len)
 {
-	char *buf = malloc(PROFILE_MAX + 1);
-	ssize_t r = 0;
+	char *buf = malloc(PROFILE_MAX);
+	ssize_t n;
 
 	if (!buf)
-		die(EXIT_SYS, ENOMEM, "profile %s", name);
-	*len = 0;
-	while (*len <= PROFILE_MAX && (r = read(fd, buf + *len, PROFILE_MAX + 1 - *len)) > 0)
-		*len += (size_t)r;
-	if (r < 0)
-		die(EXIT_REJECT, errno, "profile %s", name);
-	if (*len > PROFILE_MAX)
-		die(EXIT_REJECT, 0, "%s: larger than 1 MiB", name);
+		die(EXIT_SYS, ENOMEM, "unable to read the profile %s", name);
+	n = fd_read_all(fd, buf, PROFILE_MAX);
+	if (n < 0 && errno == EFBIG)
+		die(EXIT_REJECT, 0, "profile %s: larger than 1 MiB", name);
+	if (n < 0)
+		die(EXIT_REJECT, errno, "unable to read the profile %s", name);
 	close(fd);
+	*len = (size_t)n;
 	return buf;
 }
 

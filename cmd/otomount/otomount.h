@@ -99,7 +99,7 @@ struct view_state {
 	struct plan *plan;
 	size_t nplan, cap;
 	char hostname[65];
-	char resolv[8192]; /* the host's resolv.conf, read before anything else */
+	char resolv[65536]; /* the host's resolv.conf, read before anything else */
 	size_t resolv_len;
 };
 

@@ -74,16 +74,14 @@ void view_read_host(struct view_state *v)
 	 * on purpose: the view gets a copy of what it says, not the link.
 	 */
 	int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = fd < 0 ? 0 : fd_read_all(fd, v->resolv, sizeof(v->resolv));
 
-	v->resolv_len = 0;
-	if (fd >= 0) {
-		while (v->resolv_len < sizeof(v->resolv) &&
-		       (n = read(fd, v->resolv + v->resolv_len,
-				 sizeof(v->resolv) - v->resolv_len)) > 0)
-			v->resolv_len += (size_t)n;
+	/* None on the host, none in the view; one cut short would mislead. */
+	if (n < 0)
+		log_msg(LOG_WARN, errno, "unable to read /etc/resolv.conf: the view's is empty");
+	v->resolv_len = n < 0 ? 0 : (size_t)n;
+	if (fd >= 0)
 		close(fd);
-	}
 	if (gethostname(v->hostname, sizeof(v->hostname) - 1) < 0)
 		strcpy(v->hostname, "agent");
 }

@@ -46,9 +46,9 @@ static void add_rule(struct filter *f, int proto, const struct ipaddr *a, uint16
 void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver)
 {
 	struct ifaddrs *ifa, *i;
-	char text[4096];
+	static char text[65536];
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	memset(f, 0, sizeof(*f));
 	memset(resolver, 0, sizeof(*resolver));
@@ -106,10 +106,15 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 		return;
 	}
 	fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	n = fd < 0 ? -1 : fd_read_all(fd, text, sizeof(text) - 1);
+	err = errno;
 	if (fd >= 0)
 		close(fd);
-	text[n < 0 ? 0 : n] = 0;
+	if (n < 0) {
+		log_msg(LOG_WARN, err, "unable to read /etc/resolv.conf, and no --dns: DNS is refused");
+		return;
+	}
+	text[n] = 0;
 	if (resolv_first(text, resolver) < 0)
 		warnx("no nameserver in /etc/resolv.conf and no --dns: DNS is refused");
 }

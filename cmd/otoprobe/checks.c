@@ -15,42 +15,27 @@
 
 extern char **environ;
 
-/* Read a small /proc file whole; NULL with errno on failure. The caller frees. */
+/* At most this much of a /proc file: mountinfo with many thousand mounts. */
+#define SLURP_MAX (16UL << 20)
+
+/* Read a /proc file whole, NUL-terminated; NULL with errno on failure. The caller frees. */
 static char *slurp(const char *path)
 {
-	size_t len = 0, size = 4096;
-	char *buf = malloc(size), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	/* Pages of the buffer that nothing is read into are never touched. */
+	char *buf = malloc(SLURP_MAX + 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n = fd < 0 || !buf ? -1 : fd_read_all(fd, buf, SLURP_MAX);
 
-	if (fd < 0 || !buf)
-		goto fail;
-	while ((n = read(fd, buf + len, size - len - 1)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		len += (size_t)n;
-		if (len + 1 == size) {
-			if (size >= (1 << 24) || !(nb = realloc(buf, size * 2))) {
-				errno = EFBIG;
-				goto fail;
-			}
-			buf = nb;
-			size *= 2;
-		}
-	}
-	buf[len] = 0;
-	close(fd);
-	return buf;
-fail:
-	n = errno;
+	e = errno;
 	if (fd >= 0)
 		close(fd);
-	free(buf);
-	errno = (int)n;
-	return NULL;
+	if (n < 0) {
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	buf[n] = 0;
+	return buf;
 }
 
 /* A growing, bounded string for a row's detail. */

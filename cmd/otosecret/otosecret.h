@@ -112,8 +112,6 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv);
 int use_parse(char *spec, struct use *u, const char **why);
 
 /* ---- io.c ---- */
-/* Read fd to EOF, at most max bytes (else EFBIG), into a malloc'd buffer. */
-int io_read_all(int fd, size_t max, uint8_t **buf, size_t *len);
 int io_write_all(int fd, const void *buf, size_t len);
 /* Read a key (fd or path), refuse group/other access, decode into locked memory; dies on failure.
  */

@@ -1,5 +1,6 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
-// UNIT: lib/log_format.c lib/idmap_format.c lib/log.c lib/status.c lib/optdie.c cmd/otons/opts.c
+// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c
+// UNIT: lib/log.c lib/status.c lib/optdie.c cmd/otons/opts.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -133,6 +135,57 @@ static void test_idmap_format(void **state)
 	assert_int_equal(idmap_format(buf, 4, 0, 65534, 1), 0);
 }
 
+/* A writer that sends its bytes in pieces, pausing between them: short reads. */
+static int pieces(const char *const *p)
+{
+	int fds[2];
+
+	assert_int_equal(pipe(fds), 0);
+	if (fork() == 0) {
+		close(fds[0]);
+		for (; *p; p++) {
+			if (write(fds[1], *p, strlen(*p)) < 0)
+				_exit(1);
+			usleep(20000);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static void test_fd_read_all(void **state)
+{
+	static const char *const three[] = { "ab", "cd", "ef", NULL };
+	char buf[8];
+	int fd;
+
+	(void)state;
+	/* Read on after a short read, to the end. */
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, sizeof(buf)), 6);
+	assert_memory_equal(buf, "abcdef", 6);
+	close(fd);
+	wait(NULL);
+	/* Exactly size bytes fit; one more is EFBIG, even when it comes later. */
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, 6), 6);
+	close(fd);
+	wait(NULL);
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, 5), -1);
+	assert_int_equal(errno, EFBIG);
+	close(fd);
+	wait(NULL);
+	/* Nothing at all: 0; a bad fd: its errno. */
+	fd = pieces((const char *const[]){ NULL });
+	assert_int_equal(fd_read_all(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	wait(NULL);
+	assert_int_equal(fd_read_all(-1, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EBADF);
+}
+
 static void test_ns_names(void **state)
 {
 	(void)state;
@@ -151,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_opt_split2),	 cmocka_unit_test(test_wait_and_exec_codes),
 		cmocka_unit_test(test_status_line),	 cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_idmap_format), cmocka_unit_test(test_ns_names),
+		cmocka_unit_test(test_fd_read_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
