@@ -83,6 +83,16 @@ int wait_code(int status); /* the code a forking stage exits with: code, or 128+
  */
 ssize_t fd_read_all(int fd, void *buf, size_t size);
 
+/*
+ * One message on a unix socket: an fd (SCM_RIGHTS), or instead the errno that
+ * kept the sender from having one. fd_send.c: send fd, or err alone when fd < 0
+ * (EINVAL when err is 0); 0 or -1/errno. fd_recv.c: the fd received
+ * (close-on-exec), or -1 with errno: the sender's err, ENOMSG when the peer
+ * closed without a word, EPROTO for anything malformed (an fd in it closed).
+ */
+int fd_send(int sock, int fd, int err);
+int fd_recv(int sock);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

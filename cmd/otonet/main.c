@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 	/* The opener's socket is the child's alone: it sees it close when the child is done. */
 	if (opener >= 0)
 		close(opener);
-	tun = fdpass_recv(sv[0]);
+	tun = fd_recv(sv[0]);
 	close(sv[0]);
 	if (tun < 0) {
 		/* The child said why on stderr; its code is ours. */

@@ -44,7 +44,7 @@ static noreturn void opener_run(int sock, pid_t parent)
 	/* Of what otonet inherited, root keeps nothing but its socket to the child. */
 	if (fd_close_from(3, &sock, 1) < 0)
 		_exit(EXIT_SYS);
-	ns = fdpass_recv(sock);
+	ns = fd_recv(sock);
 	if (ns < 0)
 		_exit(0); /* the child opened the device itself, or failed before asking */
 	/*
@@ -57,7 +57,7 @@ static noreturn void opener_run(int sock, pid_t parent)
 	else if ((fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
 		e = errno;
 	/* The child tells the failure on stderr: the opener writes nothing. */
-	_exit(fdpass_send(sock, fd, e) < 0 ? EXIT_SYS : 0);
+	_exit(fd_send(sock, fd, e) < 0 ? EXIT_SYS : 0);
 }
 
 int opener_start(const char *as, pid_t *pid)
@@ -88,11 +88,11 @@ int opener_ask(int sock)
 
 	if (ns < 0)
 		return -1;
-	sent = fdpass_send(sock, ns, 0);
+	sent = fd_send(sock, ns, 0);
 	close(ns);
 	if (sent < 0) {
 		errno = ENOMSG; /* the opener is gone: no answer will come */
 		return -1;
 	}
-	return fdpass_recv(sock);
+	return fd_recv(sock);
 }

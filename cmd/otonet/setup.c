@@ -275,7 +275,7 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	tun = open_tun(opener, &tun_st);
 	configure(o, f, kernel_layer);
 	overlay_resolv();
-	if (fdpass_send(sock, tun, 0) < 0)
+	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
 	close(tun);
 	close(sock);

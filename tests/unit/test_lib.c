@@ -1,5 +1,5 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
-// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c
+// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_recv.c
 // UNIT: lib/log.c lib/status.c lib/optdie.c cmd/otons/opts.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,6 +188,45 @@ static void test_fd_read_all(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+static void test_fd_send_recv(void **state)
+{
+	int sv[2], p[2], fd;
+	char c = 0;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(pipe(p), 0);
+	/* An fd: the same pipe, close-on-exec on the receiving side. */
+	assert_int_equal(fd_send(sv[0], p[0], 0), 0);
+	fd = fd_recv(sv[1]);
+	assert_true(fd > 2);
+	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(read(fd, &c, 1), 1);
+	assert_int_equal(c, 'x');
+	close(fd);
+	/* No fd: the sender's errno, or EINVAL when it gave none. */
+	assert_int_equal(fd_send(sv[0], -1, EACCES), 0);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(fd_send(sv[0], -1, 0), 0);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EINVAL);
+	/* Not a message of fd_send: EPROTO. */
+	assert_int_equal(send(sv[0], "ab", 2, 0), 2);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EPROTO);
+	/* The peer gone without a word: ENOMSG; sending to it: EPIPE, no SIGPIPE. */
+	close(sv[0]);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, ENOMSG);
+	assert_int_equal(fd_send(sv[1], p[0], 0), -1);
+	assert_int_equal(errno, EPIPE);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_ns_names(void **state)
 {
 	(void)state;
@@ -204,7 +245,7 @@ int main(void)
 		cmocka_unit_test(test_opt_split2),	 cmocka_unit_test(test_wait_and_exec_codes),
 		cmocka_unit_test(test_status_line),	 cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_idmap_format), cmocka_unit_test(test_ns_names),
-		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_fd_read_all),	 cmocka_unit_test(test_fd_send_recv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
