@@ -112,6 +112,16 @@ int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t 
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);
 
+/*
+ * xtest_switch.c: the value of the test-only switch NAME (an OTO_TEST_*
+ * variable, documented as such in the tool's man page), or dflt when it is
+ * unset; dies 100 when it is not a number from lo to hi. A value other than
+ * dflt is said on stderr ("NAME=V: WHAT (for tests only)"). The variable is
+ * unset, so a second call, a later stage and the agent never see it.
+ */
+unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo,
+			   unsigned long hi, const char *what);
+
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */
 

@@ -29,18 +29,6 @@
 #include "oto.h"
 #include "otonet.h"
 
-/* A switch for the tests only: said aloud when on, never passed on. */
-static int test_switch(const char *name)
-{
-	const char *v = getenv(name);
-	int on = v && !strcmp(v, "1");
-
-	if (on)
-		warnx("%s=1 (for tests only)", name);
-	unsetenv(name);
-	return on;
-}
-
 static void raise_nofile(rlim_t want)
 {
 	struct rlimit rl;
@@ -66,13 +54,21 @@ int main(int argc, char **argv)
 	static struct filter f;
 	struct relay_cfg cfg;
 	struct ipaddr resolver;
-	const char *nk;
-	int sv[2], tun, sigfd, status, opener, kernel_layer = 1;
+	int sv[2], tun, sigfd, status, opener;
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
 
 	log_init(argv[0]);
 	otonet_parse(&o, argc, argv);
+	/* The switches for tests and benchmarks (otonet(1)), checked with the options. */
+	o.no_kernel_layer = (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1,
+					      "no prohibit routes");
+	o.no_peek_off = (int)xtest_switch("OTO_TEST_NO_PEEK_OFF", 0, 0, 1,
+					  "the relay's buffered path, as without SO_PEEK_OFF");
+	o.badcall = (int)xtest_switch("OTO_TEST_RELAY_BADCALL", 0, 0, 1,
+				      "SIGUSR2 makes the relay call outside its seccomp filter");
+	o.tun_mtu = (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU,
+					       "the TUN's MTU");
 
 	/*
 	 * 1. Root never runs the relay: become the --as account first. Run by
@@ -92,14 +88,6 @@ int main(int argc, char **argv)
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
 	otonet_filter_build(&o, &f, &resolver);
-	nk = getenv("OTO_TEST_NO_KERNEL_LAYER");
-	if (nk && !strcmp(nk, "1")) {
-		kernel_layer = 0;
-		warnx("OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)");
-	}
-	unsetenv("OTO_TEST_NO_KERNEL_LAYER");
-	cfg.no_peek_off = test_switch("OTO_TEST_NO_PEEK_OFF");
-	cfg.badcall = test_switch("OTO_TEST_RELAY_BADCALL");
 
 	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
 	sigemptyset(&mask);
@@ -126,7 +114,7 @@ int main(int argc, char **argv)
 		close(sv[0]);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		setup_sandbox(&o, &f, sv[1], opener, kernel_layer);
+		setup_sandbox(&o, &f, sv[1], opener);
 		xexec(o.argv);
 	}
 	close(sv[1]);
@@ -172,5 +160,7 @@ int main(int argc, char **argv)
 	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
 	cfg.busy_poll_us = o.busy_poll;
 	cfg.child = pid;
+	cfg.no_peek_off = o.no_peek_off;
+	cfg.badcall = o.badcall;
 	relay_run(&cfg, tun, sigfd);
 }

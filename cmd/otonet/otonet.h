@@ -56,6 +56,11 @@ struct otonet_opts {
 	unsigned long tcp_idle, udp_idle; /* seconds */
 	unsigned long busy_poll; /* microseconds */
 	char **argv;
+	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
+	int no_kernel_layer; /* no prohibit routes: the relay alone refuses */
+	int no_peek_off;     /* the relay's buffered path */
+	int badcall;	     /* SIGUSR2 makes the relay call outside its filter */
+	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 };
 
 /* opts.c */
@@ -157,8 +162,7 @@ int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const st
  * setup.c: the child's side. Returns in the child only after the TUN fd was
  * sent on sock. opener: the socket to the TUN opener, or -1 (not run by root).
  */
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
-		   int kernel_layer);
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener);
 
 /*
  * opener.c: run by root (with a valid --as), opener_start forks the TUN

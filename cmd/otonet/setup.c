@@ -121,25 +121,7 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
-/*
- * The TUN's MTU: NET_MTU, or OTO_TEST_TUN_MTU (benchmarks and tests only, to
- * compare with slirp4netns and pasta at a common MTU such as 1500).
- */
-static unsigned int tun_mtu(void)
-{
-	const char *e = getenv("OTO_TEST_TUN_MTU");
-	unsigned long n;
-
-	if (!e)
-		return NET_MTU;
-	if (opt_ulong(e, NET_MTU, &n) < 0 || n < 1280)
-		die_usage("OTO_TEST_TUN_MTU=%s: expected 1280 to %d", e, NET_MTU);
-	warnx("OTO_TEST_TUN_MTU=%lu: the TUN's MTU (for tests only)", n);
-	unsetenv("OTO_TEST_TUN_MTU");
-	return (unsigned int)n;
-}
-
-static void configure(const struct otonet_opts *o, const struct filter *f, int kernel_layer)
+static void configure(const struct otonet_opts *o, const struct filter *f)
 {
 	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
@@ -159,14 +141,14 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
 		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
-	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, tun_mtu(), 16384) < 0)
+	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, o->tun_mtu, 16384) < 0)
 		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
 	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
 		die(EXIT_SYS, errno, "unable to add tun0's addresses");
 	route(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
 	route(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
 	allow_ping();
-	if (!kernel_layer)
+	if (o->no_kernel_layer)
 		goto out;
 	/*
 	 * The kernel layer: a second wall in front of the relay. A connect to a
@@ -200,7 +182,6 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 			route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 out:
-	(void)o;
 	close(nl);
 }
 
@@ -246,8 +227,7 @@ static void overlay_resolv(void)
 	close(fs);
 }
 
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
-		   int kernel_layer)
+void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener)
 {
 	pid_t parent = getppid();
 	uid_t uid = geteuid();
@@ -273,7 +253,7 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
 	tun = open_tun(opener, &tun_st);
-	configure(o, f, kernel_layer);
+	configure(o, f);
 	overlay_resolv();
 	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
