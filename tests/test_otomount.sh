@@ -256,7 +256,7 @@ test_resolv_conf_copied_whole_or_not_at_all() {
 	mkdir "$T/fakeetc"
 	chmod a+rX "$T/fakeetc"
 	for size in 20000 65537; do
-		head -c $((size - 22)) /dev/zero | tr '\0' '#' >"$T/fakeetc/resolv.conf"
+		head -c $((size - 23)) /dev/zero | tr '\0' '#' >"$T/fakeetc/resolv.conf"
 		printf '\nnameserver 192.0.2.53\n' >>"$T/fakeetc/resolv.conf"
 		chmod a+r "$T/fakeetc/resolv.conf"
 		run otons $AS --uid 0 --gid 0 -- sh -c "mount --bind '$T/fakeetc' /etc &&
@@ -406,10 +406,15 @@ test_symlink_inside_workspace_dangles() {
 	run role member --tmpfs /work/leakdir/x -- true
 	assertEquals "--tmpfs through a planted link" 111 "$rc"
 	assertOneLine otomount
+	# The message names the step: the mount point, and what was to go there.
+	assertEquals "otomount: fatal: unable to make the mount point /work/leakdir/x for a tmpfs: Symbolic link loop" \
+		"$(cat "$T/err")"
 	run role member --hide /work/leak -- true
 	assertEquals "--hide on a planted link" 111 "$rc"
 	run role member --rw "$T/canary:/work/leakdir" -- true
 	assertEquals "--rw onto a planted link" 111 "$rc"
+	assertEquals "otomount: fatal: unable to make the mount point /work/leakdir for $T/canary: Not a directory" \
+		"$(cat "$T/err")"
 	assertEquals "nothing made in the canary's directory" "secret" "$(ls "$T/canary")"
 	# Links to paths that do exist in the view: still never followed.
 	ln -s ../private "$A/workspace/toprivate"
@@ -542,6 +547,11 @@ test_bad_input() {
 	assertOneLine otomount
 	run om --agent-root "$A" --role member --person carol -- true
 	assertEquals "no such person" 111 "$rc"
+	# A source that is neither a file nor a directory: which bind, and why.
+	run om --ro /dev/null:/x -- true
+	assertEquals "--ro /dev/null" 111 "$rc"
+	assertEquals "otomount: fatal: unable to bind /dev/null on /x: not a file or directory: Invalid argument" \
+		"$(cat "$T/err")"
 	for bad in /a /a: :/b a:/b /a:b /a:/ /a:/b/../c /a/./b:/c; do
 		run om --ro "$bad" -- true
 		assertEquals "--ro $bad" 100 "$rc"
