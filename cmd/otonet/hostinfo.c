@@ -32,8 +32,8 @@ static void add_host(struct filter *f, const struct sockaddr *sa)
 		      NET_MAX_HOST);
 }
 
-static void add_rule(struct filter *f, int proto, const struct ipaddr *a, uint16_t port,
-		     const char *spec)
+static void xadd_rule(struct filter *f, int proto, const struct ipaddr *a, uint16_t port,
+		      const char *spec)
 {
 	if (f->nallow == NET_MAX_ALLOW)
 		die_usage("--allow %s: its name resolves to too many addresses", spec);
@@ -43,7 +43,7 @@ static void add_rule(struct filter *f, int proto, const struct ipaddr *a, uint16
 	f->nallow++;
 }
 
-void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver)
+void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver)
 {
 	struct ifaddrs *ifa, *i;
 	static char text[65536];
@@ -79,7 +79,7 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 
 		rule_split(o->allow_spec[k], &proto, host, sizeof(host), &port);
 		if (ipaddr_parse(host, &a) == 0) {
-			add_rule(f, proto, &a, port, o->allow_spec[k]);
+			xadd_rule(f, proto, &a, port, o->allow_spec[k]);
 			continue;
 		}
 		/* A name is resolved once, here, and pinned: DNS cannot move it later. */
@@ -96,7 +96,7 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 				memcpy(b.a, &((struct sockaddr_in6 *)r->ai_addr)->sin6_addr, 16);
 			else
 				continue;
-			add_rule(f, proto, &b, port, o->allow_spec[k]);
+			xadd_rule(f, proto, &b, port, o->allow_spec[k]);
 		}
 		freeaddrinfo(res);
 	}

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	pid_t pid, opener_pid;
 
 	log_init(argv[0]);
-	otonet_parse(&o, argc, argv);
+	xotonet_parse(&o, argc, argv);
 	/* The switches for tests and benchmarks (otonet(1)), checked with the options. */
 	o.no_kernel_layer = (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1,
 					      "no prohibit routes");
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	 *    root for that one open and nothing else, so the relay gives up
 	 *    root here as it always did, before it reads the host or the network.
 	 */
-	opener = opener_start(o.as, &opener_pid);
+	opener = xopener_start(o.as, &opener_pid);
 	xuser_drop_root(o.as);
 
 	/*
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	 */
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
-	otonet_filter_build(&o, &f, &resolver);
+	xotonet_filter_build(&o, &f, &resolver);
 
 	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
 	sigemptyset(&mask);
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		die(EXIT_SYS, errno, "unable to create a socket pair");
+		die(EXIT_SYS, errno, "unable to create the socket pair to the child");
 
 	/*
 	 * 4. The child builds the sandbox's network (asking the opener for the
@@ -109,12 +109,12 @@ int main(int argc, char **argv)
 	 */
 	pid = fork();
 	if (pid < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork the child that makes the sandbox");
 	if (pid == 0) {
 		close(sv[0]);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		setup_sandbox(&o, &f, sv[1], opener);
+		xsetup_sandbox(&o, &f, sv[1], opener);
 		xexec(o.argv);
 	}
 	close(sv[1]);
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	 * 5. The relay holds host sockets for the agent: from here on it needs
 	 *    no file, no capability, and nobody may inspect it.
 	 */
-	relay_confine();
+	xrelay_confine();
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "unable to create a signalfd");

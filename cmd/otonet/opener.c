@@ -34,7 +34,7 @@
 #include "oto.h"
 #include "otonet.h"
 
-static noreturn void opener_run(int sock, pid_t parent)
+static noreturn void xopener_run(int sock, pid_t parent)
 {
 	int ns, fd = -1, e = 0;
 
@@ -60,7 +60,7 @@ static noreturn void opener_run(int sock, pid_t parent)
 	_exit(fd_send(sock, fd, e) < 0 ? EXIT_SYS : 0);
 }
 
-int opener_start(const char *as, pid_t *pid)
+int xopener_start(const char *as, pid_t *pid)
 {
 	pid_t parent = getpid();
 	uid_t uid;
@@ -72,12 +72,12 @@ int opener_start(const char *as, pid_t *pid)
 	if ((getuid() != 0 && geteuid() != 0) || !as || user_lookup(as, &uid, &gid) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		die(EXIT_SYS, errno, "unable to create a socket pair");
+		die(EXIT_SYS, errno, "unable to create the socket pair to the TUN opener");
 	*pid = fork();
 	if (*pid < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork the TUN opener");
 	if (*pid == 0)
-		opener_run(sv[1], parent);
+		xopener_run(sv[1], parent);
 	close(sv[1]);
 	return sv[0];
 }

@@ -38,7 +38,7 @@
  * st_mode 0 when it was missing): inside, an owner the namespace does not
  * map reads as the overflow uid (65534), which would name the wrong owner.
  */
-static int open_tun(int opener, const struct stat *host_st)
+static int xopen_tun(int opener, const struct stat *host_st)
 {
 	struct ifreq ifr;
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
@@ -83,8 +83,8 @@ static int open_tun(int opener, const struct stat *host_st)
 	return fd;
 }
 
-static void route(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
-		  int replace)
+static void xroute(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
+		   int replace)
 {
 	char t[64];
 
@@ -121,7 +121,7 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
-static void configure(const struct otonet_opts *o, const struct filter *f)
+static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 {
 	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
@@ -141,12 +141,16 @@ static void configure(const struct otonet_opts *o, const struct filter *f)
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
 		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
-	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, o->tun_mtu, 16384) < 0)
-		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
-	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
-		die(EXIT_SYS, errno, "unable to add tun0's addresses");
-	route(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
-	route(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
+	if (nl_link_set(nl, lo, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to bring up lo");
+	if (nl_link_set(nl, tun, o->tun_mtu, 16384) < 0)
+		die(EXIT_SYS, errno, "unable to bring up tun0 (MTU %u)", o->tun_mtu);
+	if (nl_addr_add(nl, tun, &a4, 24) < 0)
+		die(EXIT_SYS, errno, "unable to add 10.0.2.100/24 to tun0");
+	if (nl_addr_add(nl, tun, &a6, 64) < 0)
+		die(EXIT_SYS, errno, "unable to add fd00::100/64 to tun0");
+	xroute(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
+	xroute(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
 	allow_ping();
 	if (o->no_kernel_layer)
 		goto out;
@@ -157,19 +161,19 @@ static void configure(const struct otonet_opts *o, const struct filter *f)
 	 */
 	sp = cidr_special_table(&nsp);
 	for (size_t i = 0; i < nsp; i++)
-		route(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+		xroute(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
 	for (size_t i = 0; i < f->nhost; i++) {
 		struct cidr c = host_cidr(&f->host[i]);
 
-		route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+		xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 	/* Then the holes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)
-		route(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
+		xroute(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
 	for (size_t i = 0; i < f->nallow; i++) {
 		struct cidr c = host_cidr(&f->allow[i].addr);
 
-		route(nl, RTN_UNICAST, &c, tun, NULL, 1);
+		xroute(nl, RTN_UNICAST, &c, tun, NULL, 1);
 	}
 	/* The host addresses stay walled even inside a --public range. */
 	for (size_t i = 0; i < f->nhost; i++) {
@@ -179,7 +183,7 @@ static void configure(const struct otonet_opts *o, const struct filter *f)
 		for (size_t j = 0; j < f->nallow; j++)
 			allowed |= ipaddr_equal(&f->allow[j].addr, &f->host[i]);
 		if (!allowed)
-			route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+			xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 out:
 	close(nl);
@@ -191,7 +195,7 @@ out:
  * and it is mounted over /etc/resolv.conf itself without following a
  * symlink: a link to a systemd-resolved stub is covered the same way.
  */
-static void overlay_resolv(void)
+static void xoverlay_resolv(void)
 {
 	static const char TEXT[] = "# otonet: the relay forwards this to the host's resolver\n"
 				   "nameserver 10.0.2.3\n"
@@ -227,7 +231,7 @@ static void overlay_resolv(void)
 	close(fs);
 }
 
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener)
+void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener)
 {
 	pid_t parent = getppid();
 	uid_t uid = geteuid();
@@ -252,9 +256,9 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	/* Credentials changed: set the death signal again, and re-check the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
-	tun = open_tun(opener, &tun_st);
-	configure(o, f);
-	overlay_resolv();
+	tun = xopen_tun(opener, &tun_st);
+	xconfigure(o, f);
+	xoverlay_resolv();
 	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
 	close(tun);
