@@ -1,6 +1,6 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_recv.c
-// UNIT: lib/log.c lib/status.c lib/optdie.c cmd/otons/opts.c
+// UNIT: cmd/otons/parse.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -72,7 +72,7 @@ static void test_opt_split2(void **state)
 static void test_wait_and_exec_codes(void **state)
 {
 	(void)state;
-	assert_int_equal(wait_code(7 << 8), 7);  /* exited 7 */
+	assert_int_equal(wait_code(7 << 8), 7);	   /* exited 7 */
 	assert_int_equal(wait_code(SIGKILL), 137); /* killed by 9 */
 	assert_int_equal(wait_code(SIGTERM), 143);
 	assert_int_equal(exec_code(ENOENT), 127);
@@ -238,14 +238,33 @@ static void test_ns_names(void **state)
 	assert_int_equal(otons_ns_flag(""), 0);
 }
 
+static void test_ns_names_of_flags(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET, b, sizeof(b)),
+			 11);
+	assert_string_equal(b, "mnt pid net");
+	assert_int_equal(otons_ns_names(0, b, sizeof(b)), 0);
+	assert_string_equal(b, "");
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWPID, b, 7), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opt_ulong),	 cmocka_unit_test(test_opt_id),
-		cmocka_unit_test(test_opt_split2),	 cmocka_unit_test(test_wait_and_exec_codes),
-		cmocka_unit_test(test_status_line),	 cmocka_unit_test(test_log_format),
-		cmocka_unit_test(test_idmap_format), cmocka_unit_test(test_ns_names),
-		cmocka_unit_test(test_fd_read_all),	 cmocka_unit_test(test_fd_send_recv),
+		cmocka_unit_test(test_opt_ulong),
+		cmocka_unit_test(test_opt_id),
+		cmocka_unit_test(test_opt_split2),
+		cmocka_unit_test(test_wait_and_exec_codes),
+		cmocka_unit_test(test_status_line),
+		cmocka_unit_test(test_log_format),
+		cmocka_unit_test(test_idmap_format),
+		cmocka_unit_test(test_ns_names),
+		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_fd_send_recv),
+		cmocka_unit_test(test_ns_names_of_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
