@@ -45,7 +45,7 @@ uint8_t *xkey_load(int fd, const char *path)
 			die(EXIT_SYS, errno, "unable to open key %s", path);
 	}
 	if (fstat(fd, &st) < 0)
-		die(EXIT_SYS, errno, "key %s (fd %d)", what, fd);
+		die(EXIT_SYS, errno, "unable to stat key %s (fd %d)", what, fd);
 	/* As ssh does for private keys: a key others may read is no longer secret. */
 	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
 		die(EXIT_REJECT, 0,

@@ -42,20 +42,20 @@ int main(int argc, char **argv)
 	 */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
 		die(EXIT_SYS, errno, "unable to make the process undumpable");
-	otosecret_parse(&o, argc, argv);
+	xotosecret_parse(&o, argc, argv);
 	stop = (int)xtest_switch("OTO_TEST_PAUSE", 0, 0, 1,
 				  "a SIGSTOP while the plaintext is held");
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
 	switch (o.mode) {
 	case MODE_KEYGEN:
-		otosecret_keygen(&o);
+		xotosecret_keygen(&o);
 		return 0;
 	case MODE_SEAL:
-		otosecret_seal(&o);
+		xotosecret_seal(&o);
 		return 0;
 	case MODE_LIST:
-		otosecret_list(&o);
+		xotosecret_list(&o);
 		return 0;
 	case MODE_CHAIN:
 		break;
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		    store_strerror(err));
 
 	/* 3. Authenticate every entry, decrypt the used ones: all before any injection. */
-	plain = inject_decrypt(&v, &o, key);
+	plain = xinject_decrypt(&v, &o, key);
 	if (stop)
 		raise(SIGSTOP);
 	sodium_memzero(key, STORE_KEY_BYTES);
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to keep OTO_STATUS_FD");
 
 	/* 5. Files and fds (all or nothing), then the environment block. */
-	inject_place(&v, &o, plain);
+	xinject_place(&v, &o, plain);
 
 	/*
 	 * 6. The values for files and fds were wiped as each was placed; those
@@ -96,5 +96,5 @@ int main(int argc, char **argv)
 	 *    until the exec replaces this address space.
 	 */
 	free(store);
-	inject_exec(o.argv, plain, o.nuses);
+	xinject_exec(o.argv, plain, o.nuses);
 }
