@@ -46,8 +46,10 @@ int main(int argc, char **argv)
 	if (!o.no_net)
 		xcheck_net(&o);
 
+	/* 6. The report; a gap found is exit 1. */
 	gaps = report_print(o.json);
 	if (gaps < 0)
-		die(EXIT_SYS, errno, "unable to %s the report", errno == ENOMEM ? "build" : "write");
+		die(EXIT_SYS, errno, "unable to %s the report",
+		    errno == ENOMEM ? "build" : "write");
 	return gaps ? 1 : 0;
 }
