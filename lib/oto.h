@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * oto: what every tool shares. Pure helpers (parsing, arithmetic) never touch
- * the system; the others return -1 and set errno. Only die() and the x-prefixed
- * wrappers exit, and only main and those wrappers call them.
+ * oto: what every tool shares, one function to a file (a static link pulls in
+ * only what is used). Pure helpers (parsing, formatting, arithmetic) make no
+ * system call; the others return -1 and set errno, and the caller decides.
+ *
+ * Exiting: the process ends only in main.c, in die(), die_usage() and
+ * opt_die() (log.c, optdie.c), and in functions whose name starts with x:
+ * "xfoo dies on failure" (xexec, xuser_drop_root, xtest_switch here; in a
+ * tool, its option loop xTOOL_parse and the steps main calls, such as
+ * xview_build). A function that calls an x function is itself x-prefixed, so
+ * the name says what a caller risks. Pure code never exits: the unit tests
+ * link it alone (their "// UNIT:" lines), and the Makefile refuses a unit test
+ * that links die or an x function. Not yet so: otonet's relay.c (relay_run)
+ * and relay_lockdown, which relay.c calls; they die all the same.
  */
 #ifndef OTO_H
 #define OTO_H
@@ -23,7 +33,8 @@ enum {
 
 enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
-/* log.c: one line per message, written with one write(2) to stderr. */
+/* log.c: one line per message, written with one write(2) to stderr; die also
+ * reports it to OTO_STATUS_FD, then exits with code. */
 extern const char *log_prog;
 extern int log_verbosity; /* messages up to this level are printed; -v raises it */
 void log_init(const char *argv0);
@@ -39,10 +50,12 @@ size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, 
 		  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 /* The OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
-int status_fd_parse(const char *s); /* status_fd_parse.c: the fd, or -1 when unset or invalid. Pure. */
-size_t status_format(char *buf, size_t size, const char *stage, int code, int err,
-		     const char *msg); /* status_format.c. Pure. */
-void status_report(int code, int err, const char *msg); /* status.c: to OTO_STATUS_FD, if set */
+/* status_fd_parse.c: the fd number, or -1 when unset or invalid. Pure. */
+int status_fd_parse(const char *s);
+/* status_format.c: the line into buf; its length. Pure. */
+size_t status_format(char *buf, size_t size, const char *stage, int code, int err, const char *msg);
+/* status.c: the line to OTO_STATUS_FD, when it is set (die does it). */
+void status_report(int code, int err, const char *msg);
 
 /* opt.c: pure parsers for option arguments. 0 on success, -1 with errno EINVAL/ERANGE. */
 int opt_ulong(const char *s, unsigned long max, unsigned long *out);
@@ -101,13 +114,14 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
-/* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111 on failure). */
+/* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111). */
 void xuser_drop_root(const char *as);
 
 /* idmap_format.c: one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
 size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int outside,
 		    unsigned int count);
-/* userns.c: map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups denied first. */
+/* userns.c: map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups
+ * denied first. */
 int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t gid_out);
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);
@@ -119,8 +133,8 @@ const char *userns_hint(int err);
  * dflt is said on stderr ("NAME=V: WHAT (for tests only)"). The variable is
  * unset, so a second call, a later stage and the agent never see it.
  */
-unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo,
-			   unsigned long hi, const char *what);
+unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo, unsigned long hi,
+			   const char *what);
 
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */

@@ -3,8 +3,7 @@
 
 #include "oto.h"
 
-size_t status_format(char *buf, size_t size, const char *stage, int code, int err,
-		     const char *msg)
+size_t status_format(char *buf, size_t size, const char *stage, int code, int err, const char *msg)
 {
 	int r = snprintf(buf, size, "%s %d %d %s\n", stage, code, err, msg);
 

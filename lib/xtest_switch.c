@@ -3,8 +3,8 @@
 
 #include "oto.h"
 
-unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo,
-			   unsigned long hi, const char *what)
+unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo, unsigned long hi,
+			   const char *what)
 {
 	const char *s = getenv(name);
 	unsigned long v;
