@@ -96,6 +96,8 @@ int report_print(int json)
 			w = width(c);
 		free(c);
 	}
+	/* A failed write sets errno, a good one leaves it: the first failure's is kept. */
+	errno = 0;
 	if (json) {
 		fputs("{\"checks\":[", stdout);
 		for (size_t i = 0; i < nrows; i++) {
@@ -126,7 +128,6 @@ int report_print(int json)
 		printf("otoprobe: %zu checks, %zu contained, %zu gaps; %zu for information\n",
 		       ok + gaps, ok, gaps, info);
 	}
-	errno = 0;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		if (!errno)
 			errno = EIO;
