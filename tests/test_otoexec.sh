@@ -388,7 +388,8 @@ test_landlock_unavailable_warns_or_fails() {
 			hint="this kernel has no Landlock: older than 5.13 or built without CONFIG_SECURITY_LANDLOCK, or a container's seccomp filter hides it"
 			;;
 		*)
-			why="Not supported"
+			why="Not supported" # musl's words; glibc's in the sanitized pass
+			[ -n "${OTO_SAN:-}" ] && why="Operation not supported"
 			hint="Landlock is built in but off: add landlock to the lsm= boot parameter or to CONFIG_LSM"
 			;;
 		esac
