@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * oto: what every tool shares, one function to a file (a static link pulls in
- * only what is used). Pure helpers (parsing, formatting, arithmetic) make no
- * system call; the others return -1 and set errno, and the caller decides.
+ * oto: what every tool shares, a function to a file (a static link pulls in
+ * only what is used; older files such as cidr.c, opt.c, fd.c hold a small
+ * module). Pure helpers (parsing, formatting, arithmetic) make no system
+ * call; the others return -1 and set errno, and the caller decides.
  *
  * Exiting: the process ends only in main.c, in die(), die_usage() and
  * opt_die() (log.c, optdie.c), and in functions whose name starts with x:
