@@ -7,9 +7,9 @@
  *
  * Exiting: the process ends only in main.c, in die(), die_usage() and
  * opt_die() (log.c, optdie.c), and in functions whose name starts with x:
- * "xfoo dies on failure" (xexec, xuser_drop_root, xtest_switch here; in a
- * tool, its option loop xTOOL_parse and the steps main calls, such as
- * xview_build). A function that calls an x function is itself x-prefixed, so
+ * "xfoo dies on failure" (xexec, xopt_common, xuser_drop_root, xtest_switch
+ * here; in a tool, its option loop xTOOL_parse and the steps main calls, such
+ * as xview_build). A function that calls an x function is itself x-prefixed, so
  * the name says what a caller risks. Pure code never exits: the unit tests
  * link it alone (their "// UNIT:" lines), and the Makefile refuses a unit test
  * that links die or an x function. Not yet so: otonet's relay.c (relay_run)
