@@ -7,14 +7,6 @@
 
 #include "oto.h"
 
-size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int outside,
-		    unsigned int count)
-{
-	int r = snprintf(buf, size, "%u %u %u\n", inside, outside, count);
-
-	return r < 0 || (size_t)r >= size ? 0 : (size_t)r;
-}
-
 static int write_proc(pid_t pid, const char *file, const char *data, size_t len)
 {
 	char path[64];
@@ -66,7 +58,7 @@ static int read_int(const char *path, long *v)
 
 	if (fd < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
+	r = fd_read_all(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (r <= 0)
 		return -1;

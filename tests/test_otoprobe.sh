@@ -299,4 +299,11 @@ test_no_proc_cannot_run() {
 	assertEquals "otoprobe 111 2 unable to list /proc/self/fd: No such file or directory" "$(cat "$T/status")"
 }
 
+test_report_unwritable() {
+	# A report that does not reach stdout is no report: 111, not a verdict.
+	otoprobe --no-net >/dev/full 2>"$T/err"
+	assertEquals 111 "$?"
+	assertEquals "otoprobe: fatal: unable to write the report: No space left on device" "$(cat "$T/err")"
+}
+
 . shunit2
