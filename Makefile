@@ -60,7 +60,7 @@ else
 # sigaltstack through (tests/helpers/otonet_asan_seccomp.c, wrapped in).
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 CFLAGS  += $(SANFLAGS)
-LDFLAGS := $(SANFLAGS) -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
+LDFLAGS := $(SANFLAGS) -Wl,--as-needed -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 SAN_ALL := tests/helpers/san_defaults.c
 SAN_otonet := tests/helpers/otonet_asan_seccomp.c -Wl,--wrap=seccomp_load
 endif
