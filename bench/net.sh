@@ -21,7 +21,8 @@
 # tools take turns within each run. Needs root (ip netns). Results: stdout,
 # and bench/results-otonet.md when OTO_BENCH_WRITE=1. PATHS= STREAMS= (empty)
 # skip the throughput tests, POST_SIZES= the POSTs; TOOLS= names the stacks
-# to run, among them otonet-nopoll (otonet --busy-poll 0), not run by default.
+# to run, among them otonet-nopoll (otonet --busy-poll 0) and otonet-b (the
+# otonet of OTO_BIN_B: an A/B of two builds in one run), not run by default.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
@@ -43,6 +44,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "net.sh: fatal: needs root (ip netns)" >&2
 	exit 111
 fi
+case " $TOOLS " in
+*" otonet-b "*) [ -x "${OTO_BIN_B:-}/otonet" ] || { echo "net.sh: fatal: otonet-b needs OTO_BIN_B, a directory with an otonet" >&2; exit 100; } ;;
+esac
 for c in iperf3 slirp4netns pasta; do
 	command -v $c >/dev/null || { echo "net.sh: fatal: $c not found (scripts/install-deps.sh bench)" >&2; exit 111; }
 done
@@ -167,10 +171,11 @@ run() {
 	rm -f "$D/stat" "$D/pid"
 	: >"$D/out"
 	case $tool in
-	otonet | otonet-nopoll)
-		poll=
+	otonet | otonet-nopoll | otonet-b)
+		poll= bin=$OTO_BIN
 		[ $tool = otonet-nopoll ] && poll="--busy-poll 0"
-		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$OTO_BIN/otonet" --as 65534 $poll \
+		[ $tool = otonet-b ] && bin=$OTO_BIN_B
+		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$bin/otonet" --as 65534 $poll \
 			--public 203.0.113.0/24 -- sh -c "$cmd" >"$D/out" 2>"$D/err" &
 		r=$!
 		watch_pid $r &
