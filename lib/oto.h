@@ -75,6 +75,17 @@ int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */
 int fd_close_from(int from, const int *keep, size_t nkeep);
 
+/*
+ * fdpass.c: one message on a unix socket, an fd or instead an errno.
+ * fdpass_send sends fd, or err alone when fd < 0; -1/errno. fdpass_recv
+ * returns the fd (close-on-exec), or -1 with errno: the sender's err, ENOMSG
+ * when the peer closed without a word, EPROTO for anything malformed (a
+ * second fd, a short message), EAGAIN on a non-blocking socket with nothing
+ * queued.
+ */
+int fdpass_send(int sock, int fd, int err);
+int fdpass_recv(int sock);
+
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);

@@ -161,15 +161,6 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 		   int kernel_layer);
 
 /*
- * fdpass.c: one message on a unix socket, an fd or instead an errno.
- * fdpass_send sends fd, or err alone when fd < 0; -1/errno. fdpass_recv
- * returns the fd, or -1 with errno: the sender's err, ENOMSG when the peer
- * closed without a word, EPROTO for anything malformed.
- */
-int fdpass_send(int sock, int fd, int err);
-int fdpass_recv(int sock);
-
-/*
  * opener.c: run by root (with a valid --as), opener_start forks the TUN
  * opener, a root process that opens /dev/net/tun in the network namespace
  * the child sends it, then exits; it returns the socket to it and its pid

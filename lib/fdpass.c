@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * One message over a unix socket: an fd (SCM_RIGHTS), or instead the errno
- * that kept the sender from having one. The child hands the TUN fd to the
- * relay this way, and the opener (opener.c) hands it to the child.
+ * that kept the sender from having one. otonet's child hands the TUN fd to
+ * the relay this way (and its opener hands it to the child); otoexec hands
+ * the master of the agent's pty to otons' supervisor.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include "oto.h"
-#include "otonet.h"
 
 union fdpass_cmsg {
 	char buf[CMSG_SPACE(sizeof(int))];
