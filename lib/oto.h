@@ -86,6 +86,16 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 int fdpass_send(int sock, int fd, int err);
 int fdpass_recv(int sock);
 
+/*
+ * ptyenv.c: OTO_PTY="SOCK:FDS", from otons to the stage that makes the
+ * agent's pty: the socket for the master, and which of fds 0, 1, 2 (bit 0,
+ * 1, 2 of stdio) the slave replaces. Format returns the length (0 when buf is
+ * too small); parse 0, or -1/EINVAL for anything but the one spelling format
+ * makes, with SOCK >= 3. Pure.
+ */
+size_t ptyenv_format(char *buf, size_t size, int sock, unsigned int stdio);
+int ptyenv_parse(const char *s, int *sock, unsigned int *stdio);
+
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
