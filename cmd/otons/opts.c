@@ -20,6 +20,12 @@ static const char USAGE[] =
 	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
 	"  --die-with-parent  kill the sandbox when otons' parent dies\n"
 	"  --no-proc          do not mount a new /proc for the new pid namespace\n"
+	"  --pty              give PROG a pty of its own, relayed by otons (made by\n"
+	"                     otoexec in the sandbox), even when no terminal is there:\n"
+	"                     stdin and stdout are relayed then\n"
+	"  --no-pty           never: PROG shares otons' terminal, if any\n"
+	"                     (default: a pty when stdin, stdout, stderr or the\n"
+	"                     controlling terminal is a terminal)\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
 	"      --version      the version\n"
@@ -44,7 +50,17 @@ int otons_ns_flag(const char *name)
 	return 0;
 }
 
-enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC };
+enum {
+	OPT_SHARE = 256,
+	OPT_HOSTNAME,
+	OPT_UID,
+	OPT_GID,
+	OPT_AS,
+	OPT_DWP,
+	OPT_NOPROC,
+	OPT_PTY,
+	OPT_NOPTY
+};
 
 void otons_parse(struct otons_opts *o, int argc, char **argv)
 {
@@ -56,6 +72,8 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "as", required_argument, NULL, OPT_AS },
 		{ "die-with-parent", no_argument, NULL, OPT_DWP },
 		{ "no-proc", no_argument, NULL, OPT_NOPROC },
+		{ "pty", no_argument, NULL, OPT_PTY },
+		{ "no-pty", no_argument, NULL, OPT_NOPTY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -69,6 +87,7 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 			   CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET;
 	o->hostname = "agent";
 	o->mount_proc = 1;
+	o->pty = OTONS_PTY_AUTO;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -105,6 +124,10 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 			break;
 		case OPT_NOPROC:
 			o->mount_proc = 0;
+			break;
+		case OPT_PTY:
+		case OPT_NOPTY:
+			o->pty = c == OPT_PTY ? OTONS_PTY_ON : OTONS_PTY_OFF;
 			break;
 		default:
 			opt_common(c, USAGE, argv);
