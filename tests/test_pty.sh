@@ -197,9 +197,10 @@ test_no_pty_shares_the_operators_terminal() {
 
 test_pty_without_a_terminal() {
 	# stdin and stdout relayed; the end of stdin is VEOF for the shell.
-	printf 'tty\necho x$((1+1))\n' | timeout 20 otons $AS --pty -- $VIEW -- \
+	printf 'tty\necho x$((1+1))\n' | timeout -k 5 20 otons $AS --pty -- $VIEW -- \
 		/opt/oto/bin/otoexec -- sh >"$T/raw" 2>"$T/err"
-	assertEquals "exit code; $(cat "$T/err")" 0 $?
+	rc=$?
+	assertEquals "exit code; $(cat "$T/err")" 0 "$rc"
 	tr -d '\r' <"$T/raw" >"$T/o"
 	assertEquals "$(cat "$T/o")" 1 "$(grep -c '/dev/pts/0$' "$T/o")"
 	assertEquals "$(cat "$T/o")" 1 "$(grep -c 'x2$' "$T/o")"
