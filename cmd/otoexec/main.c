@@ -6,7 +6,7 @@
  * Consumes: argv up to "--"; a profile file (--profile) or fd (--profile-fd,
  * closed); OTO_VIEW (set by otomount: paths name the view; a profile file is
  * then refused); OTO_PTY (set by otons: the socket on which the master of the
- * agent's pty goes to otons, closed; pty.c); OTO_STATUS_FD (reported to on
+ * agent's pty goes to otons, closed; tty.c); OTO_STATUS_FD (reported to on
  * failure, closed by the final execve).
  * Passes on: the rest of argv, exec'd in this process with a clean
  * environment; fds 0, 1, 2 (the pty's slave where otons said) and those
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 	/*
 	 * 1. The agent's pty, when otons offers one: made from the view's
 	 *    /dev/ptmx, its master sent to otons, its slave the controlling
-	 *    terminal of a new session and the stdio otons named (pty.c). First:
+	 *    terminal of a new session and the stdio otons named (tty.c). First:
 	 *    the socket is an inherited fd, /dev/ptmx a path Landlock may hide.
 	 */
 	pty = sb_pty();

@@ -112,7 +112,7 @@ int env_name_refused(const char *name); /* 1 for LD_* and the like */
 /* The process limit (RLIMIT_NPROC) when --rlimit nproc is not given. */
 #define OTOEXEC_NPROC 4096U
 
-/* pty.c: the pty otons offers (OTO_PTY): 1 when made, 0 when none was offered. */
+/* tty.c: the pty otons offers (OTO_PTY): 1 when made, 0 when none was offered. */
 int sb_pty(void);
 void sb_close_fds(const struct otoexec_opts *o, int status_fd);
 void sb_rlimits(const struct otoexec_opts *o);

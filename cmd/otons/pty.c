@@ -21,7 +21,7 @@
  *   fds the slave is to replace in OTO_PTY (lib/ptyenv.c).
  * - The slave must be a node of the devpts the agent sees (otomount mounts a
  *   new instance), so the pty can only be made in the sandbox, after the view
- *   exists, by the process that becomes the agent: otoexec (its pty.c) opens
+ *   exists, by the process that becomes the agent: otoexec (its tty.c) opens
  *   /dev/ptmx there, sends the master here (SCM_RIGHTS, one fd, once), makes
  *   the slave its controlling terminal in a new session and its stdio.
  *   Without otomount, /dev/ptmx is the host's, and so is the devpts of the
