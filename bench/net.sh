@@ -244,8 +244,9 @@ for pth in $PATHS; do
 			flag=
 			[ $dir = down ] && flag=-R
 			for tool in $TOOLS; do
-				all= cpu=
+				all='' cpu=''
 				for _ in $(seq "$RUNS"); do
+					# shellcheck disable=SC2046 # split into fields on purpose
 					set -- $(iperf $tool $MTU $p "$flag")
 					all="$all $1" cpu="$cpu $2"
 				done
@@ -269,6 +270,7 @@ for pth in ${POST_SIZES:+$PATHS}; do
 				pv=$(echo "$pth" | tr -c '0-9a-z\n' _)
 				run $tool $MTU "$D/lat post $INET4 8090 $size $POST_COUNT"
 				[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
+				# shellcheck disable=SC2046 # split into fields on purpose
 				set -- $(cat "$D/out") fail fail
 				eval "post50_${pv}_${size}_$tv=\"\${post50_${pv}_${size}_$tv:-} $1\""
 				eval "post90_${pv}_${size}_$tv=\"\${post90_${pv}_${size}_$tv:-} $2\""
@@ -280,6 +282,7 @@ for pth in ${POST_SIZES:+$PATHS}; do
 			tv=$(echo "$tool" | tr - _)
 			pv=$(echo "$pth" | tr -c '0-9a-z\n' _)
 			eval "a=\$post50_${pv}_${size}_$tv b=\$post90_${pv}_${size}_$tv"
+			# shellcheck disable=SC2154 # a and b: assigned by the eval above
 			echo "post $pth $size $tool $(echo "$a" | median) $(echo "$b" | median) (p50:$a, p90:$b )" | tee -a "$out"
 		done
 	done
@@ -298,6 +301,7 @@ for _ in $(seq "$RUNS"); do
 			[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
 			# The relay's CPU per round trip, µs (its stat ticks are 10 ms).
 			c=$(awk -v n="$LAT_COUNT" '{printf "%.1f", $1 * 10000 / n}' "$D/stat" 2>/dev/null)
+			# shellcheck disable=SC2046 # split into fields on purpose
 			set -- $(cat "$D/out") fail fail
 			eval "p50_${proto}_$tv=\"\${p50_${proto}_$tv:-} $1\" p99_${proto}_$tv=\"\${p99_${proto}_$tv:-} $2\""
 			eval "lcpu_${proto}_$tv=\"\${lcpu_${proto}_$tv:-} ${c:-fail}\""
@@ -310,6 +314,7 @@ for tool in $TOOLS; do
 	echo "cps $tool $(echo "$all" | median) ($all )" | tee -a "$out"
 	for proto in tcp udp; do
 		eval "p50=\$p50_${proto}_$tv p99=\$p99_${proto}_$tv lcpu=\$lcpu_${proto}_$tv"
+		# shellcheck disable=SC2154 # p50, p99, lcpu: assigned by the eval above
 		echo "lat $proto $tool $(echo "$p50" | median) $(echo "$p99" | median) $(echo "$lcpu" | median) (p50:$p50, p99:$p99, cpu:$lcpu )" | tee -a "$out"
 	done
 done

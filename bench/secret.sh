@@ -24,7 +24,7 @@ cp "$OTO_BIN/otosecret" "$w/"
 printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv(v[1], v + 1); return 127; }\n' >"$w/null.c"
 musl-gcc -static -Os -s -o "$w/nullstage" "$w/null.c"
 "$w/otosecret" keygen --out "$w/key"
-uses1= uses10= uses100=
+uses1='' uses10='' uses100=''
 i=0
 while [ $i -lt 100 ]; do
 	# 40-byte values, the size of a typical API token.

@@ -21,7 +21,7 @@ void opt_die(int c, char *const argv[])
 	die_usage("unknown option %s (see --help)", word);
 }
 
-void opt_common(int c, const char *usage, char *const argv[])
+void xopt_common(int c, const char *usage, char *const argv[])
 {
 	switch (c) {
 	case 'v':
@@ -31,7 +31,7 @@ void opt_common(int c, const char *usage, char *const argv[])
 		fputs(usage, stdout);
 		exit(0);
 	case OPT_VERSION:
-		printf("%s %s\n", log_prog, OTO_VERSION);
+		version_print();
 		exit(0);
 	default:
 		opt_die(c, argv);

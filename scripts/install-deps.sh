@@ -9,7 +9,8 @@ build="musl-tools gcc make gperf autoconf automake libtool dpkg-dev debian-archi
 libseccomp-dev libsodium-dev libcap-dev file"
 test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 iproute2 util-linux
 python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
-nodejs:node iperf3 curl"
+nodejs:node iperf3 curl strace gdb linux-perf shellcheck
+npm:npm python3-venv python3-wheel python3-pytest chromium fonts-dejavu-core"
 bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
 fuzz="$build clang:clang libclang-rt-14-dev"
 

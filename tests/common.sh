@@ -63,6 +63,31 @@ assertOneLine() { # PROG
 	assertTrue "stderr starts with $1: fatal: ($(cat "$T/err"))" "grep -q '^$1: fatal: ' '$T/err'"
 }
 
+# wait_child PID SECONDS: wait at most SECONDS for PID, a child of this shell,
+# and keep its exit code in $rc. Past the limit it is killed (SIGKILL) and
+# reaped, and the call returns 1: a test fails instead of hanging the suite.
+# Until we wait for it, the child is a zombie or already reaped by the shell
+# (which keeps its status): its pid cannot have been reused meanwhile.
+wait_child() {
+	_n=$(($2 * 20))
+	while [ "$_n" -gt 0 ]; do
+		case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) in
+		'' | Z) break ;;
+		esac
+		sleep 0.05
+		_n=$((_n - 1))
+	done
+	if [ "$_n" -eq 0 ]; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		rc=
+		return 1
+	fi
+	wait "$1"
+	rc=$?
+	return 0
+}
+
 # wait_gone PID SECONDS: true once PID no longer exists (polls every 50 ms).
 wait_gone() {
 	_n=$(($2 * 20))

@@ -113,8 +113,12 @@ test_exit_code_and_signal_pass_through() {
 	n=0
 	while [ ! -e "$A/workspace/up" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -TERM "$pid"
-	wait "$pid"
-	assertEquals "SIGTERM reached the agent through every stage" 42 $?
+	# Bounded: a stage that does not pass SIGTERM on would hang the suite.
+	if wait_child "$pid" 5; then
+		assertEquals "SIGTERM reached the agent through every stage" 42 "$rc"
+	else
+		fail "SIGTERM not passed on: the chain still running 5 s after it (killed)"
+	fi
 }
 
 test_failing_stage_stops_the_chain() {
@@ -170,7 +174,7 @@ $OTO_BIN/otonet --as nobody --allow tcp:10.0.0.5:8086 -- \\
   $OTO_BIN/otons --share net -- \\
   $OTO_BIN/otomount --agent-root /srv/a --role member --person alice --ro $OTO_BIN:/opt/oto/bin -- \\
   /opt/oto/bin/otosecret --store-fd 8 --key-fd 9 --use API_KEY --use GH:env=GITHUB_TOKEN -- \\
-  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN --new-session -- sh -c 'echo \"hi\"'" \
+  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN --new-session --env PATH=/usr/local/bin:/usr/bin:/bin:/opt/oto/bin -- sh -c 'echo \"hi\"'" \
 		"$(cat "$T/out")"
 }
 

@@ -26,6 +26,8 @@ int main(void) {
 }
 C
 	gcc -O1 -o "$D/threads" "$D/threads.c" -lpthread || return 1
+	# The controls: a filter that refuses nothing.
+	printf 'default allow\n' >"$D/allow"
 	chmod -R a+rX "$D"
 }
 oneTimeTearDown() { rm -rf "$D"; }
@@ -95,36 +97,65 @@ test_setuid_root_binary_does_not_raise_euid() {
 	assertEquals 65534 "$(cat "$T/out")"
 }
 
+# Calls the kernel lets a caller without capabilities take as far as the
+# filter: the probe's arguments make them fail with another errno than EPERM.
 REFUSED="unshare:newns unshare:newuser unshare:newpid unshare:newnet unshare:newipc
 unshare:newuts unshare:newcgroup unshare:newtime clone:newns clone:newuser clone:newpid
-clone:newnet clone:newipc clone:newuts clone:newcgroup mount umount2 pivot_root chroot
-setns fsopen fsconfig fsmount fspick open_tree move_mount mount_setattr keyctl add_key
+clone:newnet clone:newipc clone:newuts clone:newcgroup mount umount2 chroot
+setns fsconfig open_tree mount_setattr keyctl add_key
 request_key bpf perf_event_open userfaultfd io_uring_setup ptrace process_vm_readv
 process_vm_writev kcmp pidfd_getfd open_by_handle_at kexec_load init_module finit_module
-delete_module reboot swapon acct syslog settimeofday clock_settime iopl ioperm quotactl
-fanotify_init personality:rie socket:17 socket:38 socket:40 socket:15 socket:16/9"
+delete_module settimeofday clock_settime iopl ioperm quotactl
+personality:rie socket:17 socket:38 socket:40 socket:15 socket:16/9"
 
-# Calls whose kernel check wants a capability in the initial user namespace:
-# only host root is a control for them.
-HOST_CAP="swapon acct syslog fanotify_init"
+# Calls whose kernel check wants a capability before it looks at anything
+# else: the agent, which holds none, would get EPERM from the kernel with no
+# filter at all. Each runs with that capability kept (CALL=CAP, --keep-cap),
+# so that only the filter can answer EPERM.
+CAP_FIRST="pivot_root=sys_admin fsopen=sys_admin fsmount=sys_admin fspick=sys_admin
+move_mount=sys_admin reboot=sys_boot"
+# The same, with the capability wanted in the initial user namespace: only
+# host root running otoexec alone can hold it. In the chain (a user namespace
+# of its own) the kernel refuses these itself, so the chain cannot show that
+# the filter does: the profile is the one checked alone.
+HOST_CAP="swapon=sys_admin acct=sys_pacct syslog=syslog fanotify_init=sys_admin"
 
-check_refused() { # MODE
-	for c in $REFUSED; do
-		case " $HOST_CAP " in
-		*" $c "*) [ -n "$IS_ROOT" ] && ctl=$("$D/probe" $c) || ctl=n/a ;;
-		*) ctl=$(control "$D/probe" $c) ;;
-		esac
-		got=$($1 -- "$D/probe" $c)
-		assertEquals "$1: $c (control: $ctl)" EPERM "$got"
-		# The control shows the call itself would not have said EPERM.
-		assertNotEquals "$1: control of $c" EPERM "$ctl"
+# check_refused MODE CALL[=CAP]...: each call gets EPERM. The control is the
+# same command under a profile that allows everything (same mode, same ids,
+# same capabilities): the kernel's own answer, which must not be EPERM.
+check_refused() {
+	_m=$1
+	shift
+	for cc; do
+		c=${cc%=*}
+		keep=
+		[ "$c" = "$cc" ] || keep="--keep-cap ${cc#*=}"
+		ctl=$($_m --profile "$D/allow" $keep -- "$D/probe" $c)
+		got=$($_m $keep -- "$D/probe" $c)
+		assertEquals "$_m: $c $keep (control: $ctl)" EPERM "$got"
+		assertNotEquals "$_m: control of $c $keep" EPERM "$ctl"
+		assertNotEquals "$_m: control of $c $keep ran" "" "$ctl"
 	done
-	assertEquals "$1: clone3" ENOSYS "$($1 -- "$D/probe" clone3)"
-	assertEquals "control clone3" EINVAL "$(control "$D/probe" clone3)"
 }
 
-test_refused_calls_alone() { check_refused alone; }
-test_refused_calls_chain() { check_refused chain; }
+test_refused_calls_alone() {
+	check_refused alone $REFUSED
+	assertEquals "alone: clone3" ENOSYS "$(alone -- "$D/probe" clone3)"
+	assertEquals "control clone3" EINVAL "$(alone --profile "$D/allow" -- "$D/probe" clone3)"
+}
+test_refused_calls_chain() {
+	check_refused chain $REFUSED
+	assertEquals "chain: clone3" ENOSYS "$(chain -- "$D/probe" clone3)"
+	assertEquals "control clone3" EINVAL "$(chain --profile "$D/allow" -- "$D/probe" clone3)"
+}
+test_refused_capability_calls_alone() {
+	[ -n "$IS_ROOT" ] || {
+		skip "a plain user alone has no capability to keep: the kernel says EPERM before the filter"
+		return 0
+	}
+	check_refused alone $CAP_FIRST $HOST_CAP
+}
+test_refused_capability_calls_chain() { check_refused chain $CAP_FIRST; }
 
 # Over-blocking controls: allowed calls still reach the kernel's checks.
 test_allowed_calls_reach_the_kernel() {
@@ -343,20 +374,35 @@ print(t(lambda: open(d + "/ro/f").read()), t(lambda: open(d + "/outside/f").read
 	assertEquals "control" "OK OK OK OK OK OK OK OK" "$(cat "$T/out")"
 }
 
+# A kernel without Landlock, and one with Landlock off, simulated: an outer
+# otoexec whose profile answers landlock_create_ruleset with the kernel's own
+# errno for each (ENOSYS, EOPNOTSUPP). Each gets its own hint.
 test_landlock_unavailable_warns_or_fails() {
-	# A kernel without Landlock, simulated: an outer otoexec whose profile
-	# answers landlock_create_ruleset with ENOSYS.
-	otoexec --print-profile default | sed 's/ landlock_create_ruleset / /' >"$T/p"
-	echo 'errno ENOSYS landlock_create_ruleset' >>"$T/p"
-	run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-ro /usr -- echo ran
-	assertEquals 0 "$rc"
-	assertEquals ran "$(cat "$T/out")"
-	assertContains "$(cat "$T/err")" "otoexec: warning: Landlock is unavailable"
-	assertContains "$(cat "$T/err")" "hint:"
-	run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-strict --landlock-ro /usr -- echo ran
-	assertEquals 111 "$rc"
-	assertOneLine otoexec
-	assertEquals "" "$(cat "$T/out")"
+	otoexec --print-profile default | sed 's/ landlock_create_ruleset / /' >"$T/base"
+	for e in ENOSYS ENOTSUP; do
+		cp "$T/base" "$T/p"
+		echo "errno $e landlock_create_ruleset" >>"$T/p"
+		case $e in
+		ENOSYS)
+			why="Function not implemented"
+			hint="this kernel has no Landlock: older than 5.13 or built without CONFIG_SECURITY_LANDLOCK, or a container's seccomp filter hides it"
+			;;
+		*)
+			why="Not supported" # musl's words; glibc's in the sanitized pass
+			[ -n "${OTO_SAN:-}" ] && why="Operation not supported"
+			hint="Landlock is built in but off: add landlock to the lsm= boot parameter or to CONFIG_LSM"
+			;;
+		esac
+		run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-ro /usr -- echo ran
+		assertEquals "$e: rc" 0 "$rc"
+		assertEquals "$e" ran "$(cat "$T/out")"
+		assertEquals "otoexec: warning: Landlock is unavailable ($why): continuing without it (--landlock-strict refuses); hint: $hint" \
+			"$(cat "$T/err")"
+		run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-strict --landlock-ro /usr -- echo ran
+		assertEquals "$e: strict rc" 111 "$rc"
+		assertEquals "otoexec: fatal: Landlock is unavailable (hint: $hint): $why" "$(cat "$T/err")"
+		assertEquals "" "$(cat "$T/out")"
+	done
 }
 
 # ---- rlimits, caps kept, ids, session ----
@@ -380,6 +426,11 @@ test_rlimits() {
 		assertEquals "--rlimit $bad" 100 "$rc"
 		assertOneLine otoexec
 	done
+	# A limit the kernel refuses (above fs.nr_open, even for root): named.
+	run otoexec --rlimit nofile=1024:2000000000 -- true
+	assertEquals "nofile above nr_open" 111 "$rc"
+	assertEquals "otoexec: fatal: unable to set the nofile limit (--rlimit): Operation not permitted" \
+		"$(cat "$T/err")"
 }
 
 # Without --rlimit nproc the agent gets at most 4096 processes and threads
@@ -627,6 +678,50 @@ test_profile_path_in_the_view_is_refused() {
 	assertOneLine otoexec
 }
 
+# --profile dev: what a development sandbox needs to debug and measure its
+# own programs (strace, gdb, LeakSanitizer, perf), and nothing more: pid 1
+# and any process outside stay untraceable, every other refusal of the
+# default profile stays. The default profile refuses the same tools.
+test_dev_profile() {
+	cat >"$T/leak.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) { void *p = malloc(100); printf("%p\n", p); p = 0; return 0; }
+C
+	gcc -fsanitize=address -g -o "$T/leak" "$T/leak.c" || fail "no ASan compiler"
+	chmod 0755 "$T/leak"
+	tools='strace -f -e trace=execve /bin/true 2>&1 | grep -c "^execve(\"/bin/true\""
+		gdb -q -batch -ex run /bin/true 2>&1 | grep -c "exited normally"
+		'"$T"'/leak >/dev/null 2>"$1/lsan"; grep -c "LeakSanitizer: detected memory leaks" "$1/lsan"
+		perf stat -e task-clock /bin/true 2>&1 | grep -c "task-clock.*CPUs utilized"'
+	run chain --profile dev -- sh -c "$tools" sh "$T"
+	assertEquals "dev: strace, gdb, LeakSanitizer, perf: $(cat "$T/err")" "1
+1
+1
+1" "$(cat "$T/out")"
+	run chain -- sh -c "$tools" sh "$T"
+	assertEquals "default: none of them" "0
+0
+0
+0" "$(cat "$T/out")"
+	# Nothing more: pid 1 (all of the namespace's capabilities, not dumpable),
+	# a process outside (not in the pid namespace), and the rest of the
+	# default profile's refusals.
+	run chain --profile dev -- sh -c "strace -p 1 -e trace=none 2>&1 | tail -1; cat /proc/1/environ 2>&1
+		strace -p $$ 2>&1 | tail -1; unshare -U true 2>&1"
+	assertEquals "strace: attach: ptrace(PTRACE_SEIZE, 1): Operation not permitted
+cat: /proc/1/environ: Permission denied
+strace: attach: ptrace(PTRACE_SEIZE, $$): No such process
+unshare: unshare failed: Operation not permitted" "$(cat "$T/out")"
+	for c in $REFUSED; do
+		case $c in ptrace | process_vm_readv | process_vm_writev | perf_event_open) continue ;; esac
+		assertEquals "dev: $c" EPERM "$(chain --profile dev -- "$D/probe" $c)"
+	done
+	assertEquals "dev profile's text: the default's, then dev.profile" \
+		"$(cat "$TOP/cmd/otoexec/default.profile" "$TOP/cmd/otoexec/dev.profile")" \
+		"$(otoexec --print-profile dev)"
+}
+
 test_bad_profiles() {
 	check_bad() { # TEXT LINE-AND-REASON
 		printf "$1" >"$T/bad"
@@ -648,7 +743,16 @@ test_bad_profiles() {
 	check_bad 'default allow\nallow read if arg0 == 1 or arg1 == 2\n' "2: expected 'and CONDITION' at 'or'"
 	run otoexec --profile "$T/missing" -- true
 	assertEquals "missing file" 101 "$rc"
-	assertOneLine otoexec
+	assertEquals "otoexec: fatal: unable to open the profile $T/missing: No such file or directory" \
+		"$(cat "$T/err")"
+	# 1 MiB is the most read, from a file or an fd (a pipe delivers it in pieces).
+	head -c 1048577 /dev/zero >"$T/big"
+	run otoexec --profile "$T/big" -- true
+	assertEquals "a profile over 1 MiB" 101 "$rc"
+	assertEquals "otoexec: fatal: profile $T/big: larger than 1 MiB" "$(cat "$T/err")"
+	run sh -c "cat '$T/big' | otoexec --profile-fd 3 3<&0 -- true"
+	assertEquals "a profile over 1 MiB on a pipe" 101 "$rc"
+	assertEquals "otoexec: fatal: profile fd 3: larger than 1 MiB" "$(cat "$T/err")"
 }
 
 test_usage_errors() {
@@ -667,7 +771,7 @@ test_usage_errors() {
 	run otoexec --help
 	assertEquals 0 "$rc"
 	assertContains "$(cat "$T/out")" "usage: otoexec"
-	assertEquals "otoexec 0.1.0" "$(otoexec --version)"
+	# --version: tests/test_build.sh, for every tool
 }
 
 . shunit2

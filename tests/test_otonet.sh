@@ -53,6 +53,7 @@ test_tcp_remote_rst_reaches_the_agent() {
 
 test_tcp_closed_port_is_refused_promptly() {
 	agent connect 203.0.113.10 9999
+	# shellcheck disable=SC2046 # split into fields on purpose
 	set -- $(cat "$T/out")
 	assertEquals "ECONNREFUSED" "$1"
 	assertTrue "refused in $2 ms" "[ $2 -lt 200 ]"
@@ -99,8 +100,10 @@ test_udp_closed_port_is_refused() {
 # /proc/PID/status, read by the agent: the relay is its parent) over 2,000 UDP
 # round trips: with --busy-poll 0 the relay sleeps up to twice in each
 # (waiting for the reply, then for the next request; 3,200 to 3,600 times
-# here), and at least once; with a poll of 1 ms, many times a round trip
-# here, in fewer than one in four (1 to 7 times here).
+# here on a quiet machine, down to 1,700 when both cores are busy and the
+# reply sometimes comes before the relay goes back to sleep); with a poll of
+# 1 ms, many times a round trip here, in fewer than one in four (1 to 7 times
+# here): at least 4 times fewer than without, and under 500.
 test_busy_poll_spares_the_relay_its_sleeps() {
 	for us in 0 1000; do
 		run onet $PUB --busy-poll $us -- sh -c "
@@ -110,8 +113,9 @@ test_busy_poll_spares_the_relay_its_sleeps() {
 		eval "sleeps_$us=$(tail -1 "$T/out")"
 	done
 	echo "relay sleeps in 2000 round trips: --busy-poll 0: $sleeps_0, 1000: $sleeps_1000" >&2
-	assertTrue "--busy-poll 0: $sleeps_0 sleeps" "[ $sleeps_0 -ge 2000 ]"
-	assertTrue "--busy-poll 1000: $sleeps_1000 sleeps" "[ $sleeps_1000 -lt 500 ]"
+	assertTrue "--busy-poll 0: $sleeps_0 sleeps" "[ $sleeps_0 -ge 1000 ]"
+	assertTrue "--busy-poll 1000: $sleeps_1000 sleeps, 4 times fewer than $sleeps_0" \
+		"[ $sleeps_1000 -lt 500 ] && [ $((sleeps_1000 * 4)) -lt $sleeps_0 ]"
 }
 
 test_dns_over_udp_and_tcp_v4_v6() {
@@ -144,6 +148,18 @@ ok 203.0.113.10" "$(cat "$T/out")"
 	assertEquals "$(cat "$T/err")" "1
 ok 203.0.113.10" "$(cat "$T/out")"
 	assertFalse "the dangling target was not created" "[ -e /nonexistent/stub.conf ]"
+}
+
+# The host's resolv.conf is read to its end: a nameserver after 10 KiB of
+# comments (more than one read of 4 KiB once took) is the one DNS goes to.
+test_resolv_conf_read_to_its_end() {
+	cp -a /etc/. "$T/etc" 2>/dev/null
+	rm -f "$T/etc/resolv.conf"
+	head -c 10240 /dev/zero | tr '\0' '#' >"$T/etc/resolv.conf"
+	printf '\nnameserver %s\n' "$LAN4" >>"$T/etc/resolv.conf"
+	run in_host unshare -m sh -c "mount --bind $T/etc /etc && $OTO_BIN/otonet $AS $PUB -- $NT dns example.test udp"
+	assertNotContains "$(cat "$T/err")" "DNS is refused"
+	assertEquals "$(cat "$T/err")" "ok 203.0.113.10" "$(cat "$T/out")"
 }
 
 test_dns_to_a_loopback_resolver_on_the_host() {
@@ -247,7 +263,7 @@ test_special_ranges_refused_by_kernel_layer() {
 
 test_special_ranges_refused_by_the_relay_alone() {
 	probe_all relay OTO_TEST_NO_KERNEL_LAYER=1
-	assertContains "$(cat "$T/err")" "OTO_TEST_NO_KERNEL_LAYER=1"
+	assertContains "$(cat "$T/err")" "otonet: warning: OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)"
 	# Each refusal was the relay's, with the range named.
 	assertTrue "$(cat "$T/log")" 'grep -q "\"dst\":\"169.254.169.254\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"special:169.254.0.0/16\"" "$T/log"'
 	assertTrue 'grep -q "\"dst\":\"203.0.113.1\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"host-address\"" "$T/log"'
@@ -415,8 +431,12 @@ test_exit_status_and_signals() {
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	kill -TERM "$pid"
-	wait "$pid"
-	assertEquals 42 $?
+	# Bounded: a relay that does not pass SIGTERM on would hang the suite.
+	if wait_child "$pid" 5; then
+		assertEquals "the program's trap ran" 42 "$rc"
+	else
+		fail "SIGTERM not passed on: otonet still running 5 s after it (killed)"
+	fi
 	run onet -- /nonexistent/prog
 	assertEquals 127 "$rc"
 }
@@ -440,7 +460,7 @@ test_usage_errors() {
 	assertEquals 0 "$rc"
 	assertContains "$(cat "$T/out")" "--allow PROTO:HOST:PORT"
 	assertContains "$(cat "$T/out")" "--busy-poll USEC"
-	assertEquals "otonet 0.1.0" "$("$OTO_BIN/otonet" --version)"
+	# --version: tests/test_build.sh, for every tool
 }
 
 # /dev/net/tun at 0600, and missing: tests/test_otonet_root.sh, for root

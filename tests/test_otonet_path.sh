@@ -44,6 +44,7 @@ sample_queues() { # PORT
 	(
 		port=$1 s=0 r=0
 		while [ ! -e "$T/done" ]; do
+			# shellcheck disable=SC2046 # split into fields on purpose
 			set -- $(ip netns exec "$NH" ss -tnH state established "( dport = :$port )" |
 				awk -v s=$s -v r=$r '{ if ($2 > s) s = $2; if ($1 > r) r = $1 } END { print s, r }')
 			s=$1 r=$2
@@ -93,6 +94,7 @@ test_post_100k_and_1m_never_wait_for_a_timer() {
 		$NT post 2001:db8:1::10 8080 1000000 10; $NT tcpstat"
 	assertEquals "$(cat "$T/err")" 4 "$(wc -l <"$T/out")"
 	for what in "100 KB" "1 MB" "1 MB over IPv6"; do
+		# shellcheck disable=SC2046 # split into fields on purpose
 		set -- $(head -1 "$T/out")
 		assertEquals "POST $what: $(cat "$T/err")" "ok" "$1"
 		assertTrue "POST $what: held back by the window for ${2:-?} ms" "[ ${2:-999} -lt 200 ]"
@@ -140,6 +142,7 @@ test_slow_link_upload_and_download_follow_the_drain() {
 		touch "$T/done" && wait "$ssp" && ssp=
 		assertEquals "$r upload: $(cat "$T/err")" "ok" "$(sed -n 1p "$T/out")"
 		assertNoTimer "$r upload" "$(sed -n 2p "$T/out")"
+		# shellcheck disable=SC2046 # split into fields on purpose
 		set -- $(cat "$T/q") "$(sed -n 3p "$T/out")"
 		assertTrue "$r upload: the host socket held $1 bytes" "[ $1 -gt 0 ] && [ $1 -le 4194304 ]"
 		assertMemBelow "$r upload: the relay's VmHWM" "$3" 8192
@@ -173,6 +176,7 @@ ok" "$(head -4 "$T/out")"
 	assertContains "$(ip -n "$NH" route get $FAR4)" " mtu 1400 "
 	assertContains "$(ip -n "$NH" -6 route get $FAR6)" " mtu 1400 "
 	for fam in 4 6; do
+		# shellcheck disable=SC2046 # split into fields on purpose
 		set -- $(sed -n "$((fam == 4 ? 5 : 6))p" "$T/out")
 		assertEquals "udp over IPv$fam through the hop" "ok" "$1"
 	done
@@ -195,6 +199,7 @@ ok" "$(cut -d' ' -f1 "$T/out")"
 test_host_socket_full_for_seconds() {
 	in_sandbox "$NT upslow 203.0.113.10 3 16000000; $NT tcpstat"
 	assertEquals "$(cat "$T/err")" "ok" "$(sed -n 1p "$T/out")"
+	# shellcheck disable=SC2046 # split into fields on purpose
 	set -- $(sed -n 2p "$T/out")
 	assertEquals "TCPTimeouts=0" "$1"
 	assertNotEquals "the window was never closed" "TCPWinProbe=0" "$2"

@@ -60,7 +60,7 @@ test_help_and_version() {
 	assertEquals 0 "$rc"
 	assertContains "$(cat "$T/out")" "usage: otosecret --store-fd N"
 	assertContains "$(cat "$T/out")" "fd=N"
-	assertEquals "otosecret 0.1.0" "$(otosecret --version)"
+	# --version: tests/test_build.sh, for every tool
 }
 
 test_usage_errors() {
@@ -267,63 +267,150 @@ reject() {
 	assertEquals "$*: stdout" "" "$(cat "$T/out")"
 }
 
-test_failures_are_all_or_nothing() {
-	# The bad stores below are owner-only, so each fails for its own reason.
-	umask 077
+# refused CODE REASON: the last run failed with CODE and exactly the one line
+# "otosecret: fatal: REASON" (which names no value), and the program never ran.
+refused() {
+	assertEquals "rc ($(cat "$T/err"))" "$1" "$rc"
+	assertOneLine otosecret
+	assertEquals "otosecret: fatal: $2" "$(cat "$T/err")"
+	assertFalse "the program ran" "[ -e '$T/ran' ]"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+}
+
+# A bad store or key, owner-only, so that each fails for its own reason.
+owner_only() { chmod 600 "$@"; }
+
+# ---- all or nothing: each rejection, its exit code and its reason ----
+
+test_reject_wrong_key() {
 	otosecret keygen --out "$T/wrong"
-	reject 101 --store "$T/store" --key-file "$T/wrong" --use TXT
-	assertContains "$(cat "$T/err")" "does not verify"
-	# One tampered byte, in an entry not even asked for.
-	cp "$T/store" "$T/bad"
+	run otosecret --store "$T/store" --key-file "$T/wrong" --use TXT -- touch "$T/ran"
+	refused 101 "entry 0 (TXT): store does not verify (wrong key or tampered store)"
+}
+
+test_reject_tampered_entry_not_used() {
+	# One byte of LAST's tag (the last entry), which is not asked for.
+	cp "$T/store" "$T/bad" && owner_only "$T/bad"
 	printf 'Z' | dd of="$T/bad" bs=1 seek=$(($(wc -c <"$T/store") - 3)) conv=notrunc 2>/dev/null
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	# Truncated: the last entry cut off whole, and cut in the middle.
-	last=$(($(wc -c <"$T/store") - 29 - 4 - 1 - 16))
-	head -c $last "$T/store" >"$T/bad"
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	assertContains "$(cat "$T/err")" "truncated"
-	head -c 100 "$T/store" >"$T/bad"
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	# Oversized, from a file and from a pipe.
-	{ head -c 32 "$T/store"; head -c 1100000 /dev/zero; } >"$T/bad"
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	assertContains "$(cat "$T/err")" "larger than 1 MiB"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "entry 3 (LAST): store does not verify (wrong key or tampered store)"
+}
+
+# Entry 0 tampered while only the last entry is used. Judged by what happens,
+# not by the message: the program never runs, so nothing reaches it (no
+# variable, no fd). The store still parses: only verifying every entry, the
+# unused ones too, before anything is placed can refuse it.
+test_tampered_first_entry_stops_the_last_one() {
+	cp "$T/store" "$T/bad" && owner_only "$T/bad"
+	# Entry 0 (TXT) starts at 32: 29 fixed bytes, the name, then its sealed value.
+	xor_byte "$T/bad" $((32 + 29 + 3))
+	assertEquals "still parses" "$(printf 'TXT\nBIN\nOTHER\nLAST')" "$(otosecret list --store "$T/bad")"
+	prog='env >"$0/env"; cat <&5 >"$0/fd5"; touch "$0/ran"'
+	# The control: from the intact store, LAST reaches the program both ways.
+	run otosecret --store "$T/store" --key-file "$T/key" --use LAST --use LAST:fd=5 -- sh -c "$prog" "$T"
+	assertEquals "control rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "control: env" "LAST=x" "$(grep '^LAST=' "$T/env")"
+	assertEquals "control: fd 5" x "$(cat "$T/fd5")"
+	rm -f "$T/env" "$T/fd5" "$T/ran"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use LAST --use LAST:fd=5 -- sh -c "$prog" "$T"
+	assertEquals "rc ($(cat "$T/err"))" 101 "$rc"
+	assertFalse "the program ran" "[ -e '$T/ran' ]"
+	assertFalse "the program got its environment ($(grep '^LAST=' "$T/env" 2>/dev/null))" "[ -e '$T/env' ]"
+	assertFalse "the program got fd 5: $(cat "$T/fd5" 2>/dev/null)" "[ -e '$T/fd5' ]"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+}
+
+test_reject_truncated_whole_entry() {
+	# The last entry cut off whole: 29 fixed bytes, LAST (4), x (1), the tag (16).
+	head -c $(($(wc -c <"$T/store") - 29 - 4 - 1 - 16)) "$T/store" >"$T/bad" && owner_only "$T/bad"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/bad: store truncated"
+}
+
+test_reject_truncated_mid_entry() {
+	head -c 100 "$T/store" >"$T/bad" && owner_only "$T/bad"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/bad: store truncated"
+}
+
+test_reject_oversized_file() {
+	{ head -c 32 "$T/store"; head -c 1100000 /dev/zero; } >"$T/bad" && owner_only "$T/bad"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/bad: store larger than 1 MiB"
+}
+
+test_reject_oversized_pipe() {
+	{ head -c 32 "$T/store"; head -c 1100000 /dev/zero; } >"$T/bad" && owner_only "$T/bad"
 	run sh -c 'cat "$0" | otosecret --store-fd 0 --key-file "$1" --use TXT -- touch "$2"' "$T/bad" "$T/key" "$T/ran"
-	assertEquals 101 "$rc"
-	assertFalse "[ -e '$T/ran' ]"
-	# Malformed, empty.
-	printf 'not a store at all, really' >"$T/bad"
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	: >"$T/bad"
-	reject 101 --store "$T/bad" --key-file "$T/key" --use TXT
-	# A name not in the store.
-	reject 101 --store "$T/store" --key-file "$T/key" --use TXT --use NOPE
-	assertContains "$(cat "$T/err")" "NOPE: no such name"
-	# A value with NUL bytes cannot go into the environment.
-	reject 101 --store "$T/store" --key-file "$T/key" --use BIN
-	# A store others may read or write (DESIGN.md: owner-only, like keys).
+	refused 101 "store --store-fd: store larger than 1 MiB"
+}
+
+test_reject_malformed() {
+	printf 'not a store at all, really' >"$T/bad" && owner_only "$T/bad"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/bad: not an otosecret store (bad magic)"
+}
+
+test_reject_empty() {
+	: >"$T/bad" && owner_only "$T/bad"
+	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/bad: store truncated"
+}
+
+test_reject_name_not_in_store() {
+	run otosecret --store "$T/store" --key-file "$T/key" --use TXT --use NOPE -- touch "$T/ran"
+	refused 101 "--use NOPE: no such name in the store"
+}
+
+test_reject_nul_in_environment() {
+	run otosecret --store "$T/store" --key-file "$T/key" --use BIN -- touch "$T/ran"
+	refused 101 "--use BIN: the value holds a NUL byte: use file= or fd="
+}
+
+# DESIGN.md: stores are owner-only, like keys.
+test_reject_store_readable_by_others() {
 	cp "$T/store" "$T/s644" && chmod 644 "$T/s644"
-	reject 101 --store "$T/s644" --key-file "$T/key" --use TXT
-	assertEquals "otosecret: fatal: store $T/s644 is accessible by group or others (mode 0644): chmod 600" "$(cat "$T/err")"
-	# The same rule as for keys: also through an fd on a regular file.
+	run otosecret --store "$T/s644" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/s644 is accessible by group or others (mode 0644): chmod 600"
+}
+
+test_reject_store_fd_readable_by_others() {
+	# The same rule through an fd on a regular file.
+	cp "$T/store" "$T/s644" && chmod 644 "$T/s644"
 	run sh -c 'otosecret --store-fd 3 --key-file "$1" --use TXT -- touch "$2" 3<"$0"' \
 		"$T/s644" "$T/key" "$T/ran"
-	assertEquals 101 "$rc"
-	assertFalse "[ -e '$T/ran' ]"
-	# Key: readable by others, not a key, too long.
+	refused 101 "store --store-fd is accessible by group or others (mode 0644): chmod 600"
+}
+
+test_reject_key_readable_by_others() {
 	cp "$T/key" "$T/k644" && chmod 644 "$T/k644"
-	reject 101 --store "$T/store" --key-file "$T/k644" --use TXT
-	assertContains "$(cat "$T/err")" "group or others"
-	printf 'oto-key-1:short\n' >"$T/kbad" && chmod 600 "$T/kbad"
-	reject 101 --store "$T/store" --key-file "$T/kbad" --use TXT
-	head -c 4000 /dev/zero >"$T/kbad"
-	reject 101 --store "$T/store" --key-file "$T/kbad" --use TXT
-	# file= on a persistent file system: refused before anything is created.
-	reject 101 --store "$T/store" --key-file "$T/key" --use TXT:file="$T/txt-out"
-	assertContains "$(cat "$T/err")" "not on a tmpfs"
-	assertFalse "[ -e '$T/txt-out' ]"
-	# No secret in any message.
-	assertFalse "a value in a message" "grep -qE 'CANARY|plain value' '$T/err'"
+	run otosecret --store "$T/store" --key-file "$T/k644" --use TXT -- touch "$T/ran"
+	refused 101 "key $T/k644 is accessible by group or others (mode 0644): chmod 600"
+}
+
+test_reject_not_a_key() {
+	printf 'oto-key-1:short\n' >"$T/kbad" && owner_only "$T/kbad"
+	run otosecret --store "$T/store" --key-file "$T/kbad" --use TXT -- touch "$T/ran"
+	refused 101 "key $T/kbad is not an otosecret key (oto-key-1:...)"
+}
+
+test_key_fd_not_open() {
+	run otosecret --store "$T/store" --key-fd 9 --use TXT -- touch "$T/ran"
+	refused 111 "unable to stat key --key-fd (fd 9): Bad file descriptor"
+}
+
+test_reject_key_too_long() {
+	head -c 4000 /dev/zero >"$T/kbad" && owner_only "$T/kbad"
+	run otosecret --store "$T/store" --key-file "$T/kbad" --use TXT -- touch "$T/ran"
+	refused 101 "unable to read key $T/kbad: too long for a key"
+}
+
+test_reject_file_on_persistent_fs() {
+	[ "$(stat -f -c %T "$T")" != tmpfs ] || { skip "$T is on a tmpfs"; return 0; }
+	# Refused before anything is created.
+	run otosecret --store "$T/store" --key-file "$T/key" --use TXT:file="$T/txt-out" -- touch "$T/ran"
+	refused 101 "--use TXT: not on a tmpfs (refusing a persistent file system)"
+	assertFalse "file made" "[ -e '$T/txt-out' ]"
 }
 
 test_file_target_failures() {
@@ -374,6 +461,7 @@ xor_byte() {
 
 test_flip_every_byte() {
 	printf 'K=ab\n' | otosecret seal --key-file "$T/key" >"$T/small"
+	chmod 600 "$T/small"
 	size=$(wc -c <"$T/small")
 	assertEquals "32 + 29 + 1 + 2 + 16" 80 "$size"
 	run otosecret --store "$T/small" --key-file "$T/key" --use K -- sh -c 'printf %s "$K"'

@@ -4,9 +4,9 @@
 # its unconditional allowlist, minus every call Docker allows only to a
 # container holding a capability, because the agent holds none. Also out:
 # io_uring (its own syscall surface, outside seccomp's view), ptrace and
-# process_vm_* (Docker allows them on kernels >= 4.8; an agent has no use for
-# tracing), openat2 (see "Modes"), and everything listed under "refused"
-# below.
+# process_vm_* (Docker allows them on kernels >= 4.8; a sandbox in which
+# the agent debugs its own programs takes --profile dev), openat2 (see
+# "Modes"), and everything listed under "refused" below.
 #
 # Names this architecture does not have (chown32, socketcall, ...) are kept so
 # that the list reads like Docker's; they compile to nothing here.

@@ -6,6 +6,8 @@
  *   default ACTION                 calls and arguments no rule matches
  *   unknown ACTION                 numbers this build's syscall table lacks
  *   ACTION NAME... [if COND [and COND]...]
+ *   drop NAME...                   forget the rules given so far for NAME
+ *                                  (a profile built on another: the dev profile)
  *
  *   ACTION := allow | kill | errno ERRNO      ERRNO := EPERM | ENOSYS | ... | N
  *   COND   := argN OP VALUE | argN & MASK == VALUE     OP := == != < <= > >=
@@ -234,6 +236,22 @@ static int parse_words(char **w, size_t n, struct profile *p, struct prof_error 
 		} else {
 			p->unknown = a;
 			p->have_unknown = 1;
+		}
+		return 0;
+	}
+	if (!strcmp(w[0], "drop")) {
+		if (n < 2)
+			return fail(e, line, "no system call named", NULL);
+		for (i = 1; i < n; i++) {
+			int nr = seccomp_syscall_resolve_name(w[i]);
+			size_t kept = 0;
+
+			if (nr == __NR_SCMP_ERROR)
+				return fail(e, line, "unknown system call '%.60s'", w[i]);
+			for (size_t j = 0; j < p->nrules; j++)
+				if (p->rules[j].nr != nr)
+					p->rules[kept++] = p->rules[j];
+			p->nrules = kept;
 		}
 		return 0;
 	}

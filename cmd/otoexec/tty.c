@@ -35,7 +35,7 @@
  * terminal otons found on the stdio fds, else from the controlling terminal.
  * Nothing to copy (--pty without a terminal): the kernel's defaults.
  */
-static void copy_terminal(unsigned int stdio, int slave)
+static void xcopy_terminal(unsigned int stdio, int slave)
 {
 	struct termios tio;
 	struct winsize ws;
@@ -58,7 +58,7 @@ static void copy_terminal(unsigned int stdio, int slave)
 		close(fd);
 }
 
-int sb_pty(void)
+int xsb_pty(void)
 {
 	const char *v = getenv("OTO_PTY");
 	unsigned int stdio;
@@ -81,12 +81,12 @@ int sb_pty(void)
 	slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (slave < 0)
 		die(EXIT_SYS, errno, "unable to open the slave of the agent's pty");
-	copy_terminal(stdio, slave);
+	xcopy_terminal(stdio, slave);
 	/*
 	 * The master goes before the slave takes the stdio fds: a failure from
 	 * here on is written to the pty, which otons then relays.
 	 */
-	if (fdpass_send(sock, master, 0) < 0)
+	if (fd_send(sock, master, 0) < 0)
 		die(EXIT_SYS, errno, "unable to send the pty's master to otons");
 	close(master);
 	close(sock);

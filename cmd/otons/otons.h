@@ -23,14 +23,18 @@ struct otons_opts {
 	char **argv; /* the next program */
 };
 
-/* opts.c */
-void otons_parse(struct otons_opts *o, int argc, char **argv);
-int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown. Pure. */
+/* opts.c: the option loop; exits 0 (--help) or 100 */
+void xotons_parse(struct otons_opts *o, int argc, char **argv);
 
-/* ns.c */
-void otons_enter_userns(const struct otons_opts *o);
-void otons_unshare_rest(const struct otons_opts *o);
-void otons_caps_ambient(void);
+/* parse.c: namespace names. Pure */
+int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown */
+/* The names of the CLONE_NEW* in flags, space-separated, into buf; the length, 0 if too long. */
+size_t otons_ns_names(int flags, char *buf, size_t size);
+
+/* ns.c: each dies 111 on failure */
+void xotons_enter_userns(const struct otons_opts *o);
+void xotons_unshare_rest(const struct otons_opts *o);
+void xotons_caps_ambient(void);
 
 /* The terminal the sandbox shares with the operator, as it was at start. */
 struct otons_tty {
@@ -70,7 +74,7 @@ struct otons_pty {
 
 /* pty.c */
 /* Decide, and when there is to be a pty, make the socket and set OTO_PTY. */
-void otons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t);
+void xotons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t);
 void otons_pty_parent(struct otons_pty *p); /* the supervisor, after the fork */
 void otons_pty_child(struct otons_pty *p);  /* pid 1 and the program, after the fork */
 void otons_pty_init(struct otons_pty *p);   /* pid 1, once the program is forked */
@@ -84,7 +88,7 @@ void otons_pty_cont(struct otons_pty *p, const struct otons_tty *t);
 /* The sandbox has ended: take a master still on the socket, write out what is left. */
 void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
 
-/* supervise.c */
-void otons_run(const struct otons_opts *o);
+/* supervise.c: returns only in the program's process; the others exit */
+void xotons_run(const struct otons_opts *o);
 
 #endif

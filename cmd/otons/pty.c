@@ -87,7 +87,7 @@ static int tty_reopen(const struct otons_tty *t)
 	return fd;
 }
 
-void otons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t)
+void xotons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t)
 {
 	char val[32];
 	int sv[2];
@@ -213,7 +213,7 @@ void otons_pty_cont(struct otons_pty *p, const struct otons_tty *t)
 /* The one message on the socket; the socket is closed after it, whatever it was. */
 static void take_master(struct otons_pty *p, const struct otons_tty *t)
 {
-	int fd = fdpass_recv(p->sock);
+	int fd = fd_recv(p->sock);
 
 	if (fd < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

@@ -85,7 +85,7 @@ static int supervise(pid_t child)
 }
 
 /* The supervisor's signals, read from a signalfd: SIGCONT too (blocked, it still continues us). */
-static int signals_fd(void)
+static int xsignals_fd(void)
 {
 	sigset_t set;
 	int fd;
@@ -154,22 +154,22 @@ static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
 	return code;
 }
 
-static pid_t xfork(void)
+static pid_t xfork(const char *what)
 {
 	pid_t p = fork();
 
 	if (p < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork %s", what);
 	return p;
 }
 
-static void set_pdeathsig(void)
+static void xset_pdeathsig(void)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "unable to set the parent-death signal");
 }
 
-void otons_run(const struct otons_opts *o)
+void xotons_run(const struct otons_opts *o)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
@@ -179,7 +179,7 @@ void otons_run(const struct otons_opts *o)
 	struct otons_pty pty;
 
 	if (o->die_with_parent) {
-		set_pdeathsig();
+		xset_pdeathsig();
 		/* The caller may have died before prctl: then nobody would signal us. */
 		if (getppid() != caller)
 			_exit(EXIT_SYS);
@@ -188,13 +188,13 @@ void otons_run(const struct otons_opts *o)
 
 	/* The supervisor holds the write end: its death shows as POLLHUP. */
 	if (pipe2(alive, O_CLOEXEC) < 0)
-		die(EXIT_SYS, errno, "unable to make a pipe");
+		die(EXIT_SYS, errno, "unable to make the supervisor's liveness pipe");
 	/* The terminal as the operator had it, before anything inside can change it. */
 	otons_tty_save(&tty);
 	/* Whether the sandbox gets a pty of its own, and the socket it comes back on. */
-	otons_pty_offer(&pty, o->pty, &tty);
-	sfd = signals_fd();
-	init = xfork();
+	xotons_pty_offer(&pty, o->pty, &tty);
+	sfd = xsignals_fd();
+	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
 		otons_pty_parent(&pty);
@@ -220,7 +220,7 @@ void otons_run(const struct otons_opts *o)
 	close(sfd);
 	otons_tty_forget(&tty);
 	otons_pty_child(&pty);
-	set_pdeathsig();
+	xset_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))
 		_exit(EXIT_SYS);
@@ -233,8 +233,16 @@ void otons_run(const struct otons_opts *o)
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace");
 
-	prog = xfork();
+	prog = xfork("the program under pid 1");
 	if (prog > 0) {
+		/*
+		 * pid 1 holds every capability of the sandbox's user namespace,
+		 * and the program it waits for may be allowed ptrace (otoexec
+		 * --profile dev): not dumpable, pid 1 can be neither traced
+		 * nor read through /proc/1/mem, environ or fd by the agent,
+		 * whose uid it shares. The program's exec makes it dumpable again.
+		 */
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		otons_pty_init(&pty);
 		/* When pid 1 exits, the kernel kills whatever is left in the namespace. */
 		_exit(supervise(prog));
