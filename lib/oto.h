@@ -102,7 +102,8 @@ ssize_t fd_read_all(int fd, void *buf, size_t size);
  * kept the sender from having one. fd_send.c: send fd, or err alone when fd < 0
  * (EINVAL when err is 0); 0 or -1/errno. fd_recv.c: the fd received
  * (close-on-exec), or -1 with errno: the sender's err, ENOMSG when the peer
- * closed without a word, EPROTO for anything malformed (an fd in it closed).
+ * closed without a word, EPROTO for anything malformed (an fd in it closed),
+ * EAGAIN on a non-blocking socket with nothing queued.
  */
 int fd_send(int sock, int fd, int err);
 int fd_recv(int sock);
@@ -111,6 +112,16 @@ int fd_recv(int sock);
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */
 int fd_close_from(int from, const int *keep, size_t nkeep);
+
+/*
+ * ptyenv_format.c, ptyenv_parse.c: OTO_PTY="SOCK:FDS", from otons to the stage that makes the
+ * agent's pty: the socket for the master, and which of fds 0, 1, 2 (bit 0,
+ * 1, 2 of stdio) the slave replaces. Format returns the length (0 when buf is
+ * too small); parse 0, or -1/EINVAL for anything but the one spelling format
+ * makes, with SOCK >= 3. Pure.
+ */
+size_t ptyenv_format(char *buf, size_t size, int sock, unsigned int stdio);
+int ptyenv_parse(const char *s, int *sock, unsigned int *stdio);
 
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */

@@ -5,10 +5,12 @@
  *
  * Consumes: argv up to "--"; a profile file (--profile) or fd (--profile-fd,
  * closed); OTO_VIEW (set by otomount: paths name the view; a profile file is
- * then refused); OTO_STATUS_FD (reported to on failure, closed by the final
- * execve).
+ * then refused); OTO_PTY (set by otons: the socket on which the master of the
+ * agent's pty goes to otons, closed; tty.c); OTO_STATUS_FD (reported to on
+ * failure, closed by the final execve).
  * Passes on: the rest of argv, exec'd in this process with a clean
- * environment; fds 0, 1, 2 and those --keep-fd names, nothing else.
+ * environment; fds 0, 1, 2 (the pty's slave where otons said) and those
+ * --keep-fd names, nothing else.
  * Exits: 100 usage, 101 bad profile, 111 a system call failed, 126/127 exec.
  */
 #include <errno.h>
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
 	struct otoexec_opts o;
 	struct profile prof;
 	char **env;
+	int pty;
 
 	log_init(argv[0]);
 	xotoexec_parse(&o, argc, argv);
@@ -126,33 +129,42 @@ int main(int argc, char **argv)
 	}
 	env = xsb_build_env(&o);
 
-	/* 1. Close every inherited fd above 2 that --keep-fd does not name, first,
+	/*
+	 * 1. The agent's pty, when otons offers one: made from the view's
+	 *    /dev/ptmx, its master sent to otons, its slave the controlling
+	 *    terminal of a new session and the stdio otons named (tty.c). First:
+	 *    the socket is an inherited fd, /dev/ptmx a path Landlock may hide.
+	 */
+	pty = xsb_pty();
+
+	/* 2. Close every inherited fd above 2 that --keep-fd does not name, first,
 	 *    so that no later step can hand one on by accident. */
 	xsb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")));
 
-	/* 2. Resource limits: raising a hard limit needs CAP_SYS_RESOURCE, still held. */
+	/* 3. Resource limits: raising a hard limit needs CAP_SYS_RESOURCE, still held. */
 	xsb_rlimits(&o);
 
-	if (o.new_session && setsid() < 0)
+	/* A session of its own: with a pty, the agent has one already. */
+	if (o.new_session && !pty && setsid() < 0)
 		die(EXIT_SYS, errno, "unable to start a new session");
 
-	/* 3. Landlock: opening the rule paths may need the current ids' access. */
+	/* 4. Landlock: opening the rule paths may need the current ids' access. */
 	xsb_landlock(&o);
 
-	/* 4. uid/gid: needs CAP_SETUID/CAP_SETGID, so before the capabilities go. */
+	/* 5. uid/gid: needs CAP_SETUID/CAP_SETGID, so before the capabilities go. */
 	xsb_switch_ids(&o);
 
-	/* 5. Capabilities: bounding, ambient, securebits, then the process sets. */
+	/* 6. Capabilities: bounding, ambient, securebits, then the process sets. */
 	xsb_drop_caps(&o);
 
-	/* 6. no_new_privs: execve can never again grant privileges (setuid bits,
+	/* 7. no_new_privs: execve can never again grant privileges (setuid bits,
 	 *    file capabilities), and an unprivileged process may load a filter. */
 	xsb_no_new_privs();
 
-	/* 7. seccomp, last: the filter need not allow any of the steps above. */
+	/* 8. seccomp, last: the filter need not allow any of the steps above. */
 	if (filter_load(&prof) < 0)
 		die(EXIT_SYS, errno, "unable to load the seccomp filter");
 
-	/* 8. execve, with the clean environment; the status fd closes here. */
+	/* 9. execve, with the clean environment; the status fd closes here. */
 	xsb_exec(o.argv, env);
 }

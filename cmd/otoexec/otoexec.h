@@ -126,6 +126,8 @@ size_t landlock_unenforced(int abi, char *buf, size_t size);
 /* The process limit (RLIMIT_NPROC) when --rlimit nproc is not given. */
 #define OTOEXEC_NPROC 4096U
 
+/* tty.c: the pty otons offers (OTO_PTY): 1 when made, 0 when none was offered. */
+int xsb_pty(void);
 void xsb_close_fds(const struct otoexec_opts *o, int status_fd);
 void xsb_rlimits(const struct otoexec_opts *o);
 void xsb_landlock(const struct otoexec_opts *o);

@@ -6,8 +6,11 @@
  * Consumes: argv up to "--"; OTO_STATUS_FD (reported to, passed on).
  * Passes on: the rest of argv, exec'd as the first process under a pid 1 that
  * reaps; every inherited fd; capabilities in the new user namespace as ambient
- * capabilities, so the later stages of the chain keep what they need.
- * When the sandbox ends, the terminal it shared is set back as it was (tty.c).
+ * capabilities, so the later stages of the chain keep what they need; when
+ * otons has a terminal, OTO_PTY and a socket, on which otoexec sends back the
+ * master of the pty it makes for the agent, which the supervisor then relays
+ * to the operator's terminal (pty.c).
+ * When the sandbox ends, the operator's terminal is set back as it was (tty.c).
  * Exits: 100 usage, 111 a system call failed, 126/127 exec, else the
  * program's own code or 128+N when it died of signal N.
  */

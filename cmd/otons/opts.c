@@ -21,6 +21,12 @@ static const char USAGE[] =
 	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
 	"  --die-with-parent  kill the sandbox when otons' parent dies\n"
 	"  --no-proc          do not mount a new /proc for the new pid namespace\n"
+	"  --pty              a pty for PROG even when otons has no terminal (stdin\n"
+	"                     and stdout relayed to it). By default, PROG gets one\n"
+	"                     whenever stdin, stdout, stderr or the controlling\n"
+	"                     terminal is a terminal: made by otoexec in the\n"
+	"                     sandbox (OTO_PTY), relayed by otons\n"
+	"  --no-pty           no pty: PROG shares otons' terminal, if any\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
 	"      --version      the version\n"
@@ -28,7 +34,17 @@ static const char USAGE[] =
 	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
 	"error, 126 not executable, 127 not found.\n";
 
-enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC };
+enum {
+	OPT_SHARE = 256,
+	OPT_HOSTNAME,
+	OPT_UID,
+	OPT_GID,
+	OPT_AS,
+	OPT_DWP,
+	OPT_NOPROC,
+	OPT_PTY,
+	OPT_NOPTY
+};
 
 void xotons_parse(struct otons_opts *o, int argc, char **argv)
 {
@@ -40,6 +56,8 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "as", required_argument, NULL, OPT_AS },
 		{ "die-with-parent", no_argument, NULL, OPT_DWP },
 		{ "no-proc", no_argument, NULL, OPT_NOPROC },
+		{ "pty", no_argument, NULL, OPT_PTY },
+		{ "no-pty", no_argument, NULL, OPT_NOPTY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -53,6 +71,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			   CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET;
 	o->hostname = "agent";
 	o->mount_proc = 1;
+	o->pty = OTONS_PTY_AUTO;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -89,6 +108,10 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			break;
 		case OPT_NOPROC:
 			o->mount_proc = 0;
+			break;
+		case OPT_PTY:
+		case OPT_NOPTY:
+			o->pty = c == OPT_PTY ? OTONS_PTY_ON : OTONS_PTY_OFF;
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

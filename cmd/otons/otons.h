@@ -2,9 +2,13 @@
 #ifndef OTONS_H
 #define OTONS_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <termios.h>
+
+/* --pty, --no-pty, or neither: a pty when there is a terminal. */
+enum otons_pty_mode { OTONS_PTY_AUTO, OTONS_PTY_ON, OTONS_PTY_OFF };
 
 struct otons_opts {
 	int unshare_flags;    /* CLONE_NEW* to create */
@@ -15,6 +19,7 @@ struct otons_opts {
 	const char *as; /* --as USER[:GROUP], needed when run by root */
 	int die_with_parent;
 	int mount_proc;
+	enum otons_pty_mode pty;
 	char **argv; /* the next program */
 };
 
@@ -43,6 +48,45 @@ struct otons_tty {
 void otons_tty_save(struct otons_tty *t);
 void otons_tty_forget(struct otons_tty *t); /* in the children: close what save opened */
 void otons_tty_restore(const struct otons_tty *t);
+int otons_tty_foreground(const struct otons_tty *t); /* 1 unless another group has it */
+int otons_tty_raw(const struct otons_tty *t);	     /* every key to the pty; -1/errno */
+
+/* One direction of the relay: bytes read, not yet written. */
+#define OTONS_RELAY_BUF 16384
+struct otons_buf {
+	size_t off, len;
+	char b[OTONS_RELAY_BUF];
+};
+
+/* The sandbox's own terminal, and the relay between it and the operator's. */
+struct otons_pty {
+	int sock;	    /* ours of the socket the master comes on; -1: none (any more) */
+	int child_sock;	    /* the sandbox's end, until the fork */
+	unsigned int stdio; /* which of fds 0, 1, 2 (bits) the slave replaces */
+	int master;	    /* -1 until it came */
+	int in, out;	    /* the operator's side: keys from, output to */
+	int own_io;	    /* in (== out) is a file description of our own: close it */
+	int term;	    /* in and out are the operator's terminal (else stdin, stdout) */
+	int reading;	    /* in is read (we hold the terminal's foreground) */
+	int in_eof, out_dead, master_hup;
+	struct otons_buf to_master, to_out;
+};
+
+/* pty.c */
+/* Decide, and when there is to be a pty, make the socket and set OTO_PTY. */
+void xotons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t);
+void otons_pty_parent(struct otons_pty *p); /* the supervisor, after the fork */
+void otons_pty_child(struct otons_pty *p);  /* pid 1 and the program, after the fork */
+void otons_pty_init(struct otons_pty *p);   /* pid 1, once the program is forked */
+/* The supervisor's loop: poll set and events. pty_fds returns how many it added. */
+int otons_pty_fds(const struct otons_pty *p, struct pollfd *pf);
+void otons_pty_events(struct otons_pty *p, const struct otons_tty *t, const struct pollfd *pf,
+		      int n);
+/* The window size to the pty: 1 done, 0 no master yet (forward SIGWINCH instead). */
+int otons_pty_winch(struct otons_pty *p, const struct otons_tty *t);
+void otons_pty_cont(struct otons_pty *p, const struct otons_tty *t);
+/* The sandbox has ended: take a master still on the socket, write out what is left. */
+void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
 
 /* supervise.c: returns only in the program's process; the others exit */
 void xotons_run(const struct otons_opts *o);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,11 +55,11 @@ static void restore_signals(void)
 }
 
 /*
- * Wait for child, forwarding signals to it; when reap_all, also reap every
- * orphan that the kernel reparents to us (we are pid 1). Returns the exit
- * code to give: the child's, or 128+N.
+ * pid 1: wait for child, forwarding signals to it, and reap every orphan that
+ * the kernel reparents to us. Returns the exit code to give: the child's, or
+ * 128+N.
  */
-static int supervise(pid_t child, int reap_all)
+static int supervise(pid_t child)
 {
 	sigset_t set;
 	siginfo_t si;
@@ -71,7 +72,7 @@ static int supervise(pid_t child, int reap_all)
 	for (;;) {
 		pid_t p;
 
-		while ((p = waitpid(reap_all ? -1 : child, &status, WNOHANG)) > 0)
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == child)
 				return wait_code(status);
 		if (p < 0 && errno == ECHILD)
@@ -81,6 +82,76 @@ static int supervise(pid_t child, int reap_all)
 		if (si.si_signo != SIGCHLD)
 			kill(child, si.si_signo);
 	}
+}
+
+/* The supervisor's signals, read from a signalfd: SIGCONT too (blocked, it still continues us). */
+static int xsignals_fd(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGCONT);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(&set, FORWARDED[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to make a signalfd");
+	return fd;
+}
+
+/* The signals that came; the child's exit code once it has ended, else -1. */
+static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struct otons_tty *tty)
+{
+	struct signalfd_siginfo si;
+	int status;
+	pid_t w;
+
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCONT)
+			otons_pty_cont(pty, tty);
+		/* With a pty, the kernel signals its foreground group when its size changes. */
+		else if (sig != SIGCHLD && !(sig == SIGWINCH && otons_pty_winch(pty, tty)))
+			kill(child, sig);
+	}
+	w = waitpid(child, &status, WNOHANG);
+	if (w == child)
+		return wait_code(status);
+	return w < 0 && errno == ECHILD ? EXIT_SYS : -1;
+}
+
+/*
+ * The supervisor, outside the sandbox's pid namespace: wait for pid 1,
+ * forward signals to it, relay the sandbox's pty (pty.c). Returns the code
+ * to exit with.
+ */
+static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
+			     const struct otons_tty *tty)
+{
+	struct pollfd pf[8];
+	int code = -1;
+
+	while (code < 0) {
+		int n;
+
+		pf[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		n = 1 + otons_pty_fds(pty, pf + 1);
+		if (poll(pf, (nfds_t)n, -1) < 0) {
+			if (errno != EINTR) {
+				log_msg(LOG_WARN, errno, "unable to poll");
+				usleep(100000);
+			}
+			continue;
+		}
+		otons_pty_events(pty, tty, pf + 1, n - 1);
+		if (pf[0].revents)
+			code = take_signals(sfd, child, pty, tty);
+	}
+	return code;
 }
 
 static pid_t xfork(const char *what)
@@ -102,9 +173,10 @@ void xotons_run(const struct otons_opts *o)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
-	int alive[2], code;
+	int alive[2], code, sfd;
 	struct pollfd pf;
 	struct otons_tty tty;
+	struct otons_pty pty;
 
 	if (o->die_with_parent) {
 		xset_pdeathsig();
@@ -119,10 +191,16 @@ void xotons_run(const struct otons_opts *o)
 		die(EXIT_SYS, errno, "unable to make the supervisor's liveness pipe");
 	/* The terminal as the operator had it, before anything inside can change it. */
 	otons_tty_save(&tty);
+	/* Whether the sandbox gets a pty of its own, and the socket it comes back on. */
+	xotons_pty_offer(&pty, o->pty, &tty);
+	sfd = xsignals_fd();
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
-		code = supervise(init, 0);
+		otons_pty_parent(&pty);
+		code = supervise_outside(init, sfd, &pty, &tty);
+		/* What the program wrote last, before the terminal's modes go back. */
+		otons_pty_finish(&pty, &tty);
 		/*
 		 * pid 1 is reaped, and the kernel killed and reaped everything
 		 * else in its namespace before: nothing inside is left to undo
@@ -139,7 +217,9 @@ void xotons_run(const struct otons_opts *o)
 	 * that died before prctl is closed with the pipe instead.
 	 */
 	close(alive[1]);
+	close(sfd);
 	otons_tty_forget(&tty);
+	otons_pty_child(&pty);
 	xset_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))
@@ -163,8 +243,9 @@ void xotons_run(const struct otons_opts *o)
 		 * whose uid it shares. The program's exec makes it dumpable again.
 		 */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		otons_pty_init(&pty);
 		/* When pid 1 exits, the kernel kills whatever is left in the namespace. */
-		_exit(supervise(prog, 1));
+		_exit(supervise(prog));
 	}
 	restore_signals();
 }

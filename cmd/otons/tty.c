@@ -2,10 +2,11 @@
 /*
  * The operator's terminal, given back as the sandbox found it.
  *
- * The program shares the terminal otons was started on, and may leave it
- * raw and without echo, with its output suspended, or with a process group of
- * its own in the foreground: the operator's shell would then be unusable, or
- * never get the terminal back. The supervisor notes the terminal's state
+ * Without a pty of its own (pty.c), the program shares the terminal otons
+ * was started on, and may leave it raw and without echo, with its output
+ * suspended, or with a process group of its own in the foreground: the
+ * operator's shell would then be unusable, or never get the terminal back.
+ * With one, the supervisor itself makes the terminal raw while it relays. The supervisor notes the terminal's state
  * before the sandbox starts and restores it once the sandbox is gone (pid 1
  * has been reaped: with a new pid namespace, nothing of the sandbox is left
  * to change it again).
@@ -139,4 +140,31 @@ void otons_tty_restore(const struct otons_tty *t)
 	if (failed)
 		log_msg(LOG_WARN, err, "unable to %s", failed);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+int otons_tty_foreground(const struct otons_tty *t)
+{
+	/* Not our controlling terminal: no job control, nobody to take it from. */
+	return t->pgrp <= 0 || tcgetpgrp(t->fd) == getpgrp();
+}
+
+/*
+ * While the sandbox has a pty of its own, the operator's terminal passes every
+ * byte through: the line discipline (echo, line editing, ^C and ^Z turned into
+ * signals, \n to \r\n) is the pty's, set by the agent's programs. Like ssh's
+ * raw mode: the line's own settings (speed, parity, size) are left alone.
+ * The modes saved at start are what otons_tty_restore sets back.
+ */
+int otons_tty_raw(const struct otons_tty *t)
+{
+	struct termios r = t->attr;
+
+	r.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON |
+				 IXANY | IXOFF);
+	r.c_lflag &= ~(tcflag_t)(ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHONL | IEXTEN);
+	r.c_oflag &= ~(tcflag_t)OPOST;
+	r.c_cc[VMIN] = 1;
+	r.c_cc[VTIME] = 0;
+	/* TCSANOW: nothing the sandbox wrote can hold us here (see otons_tty_restore). */
+	return tcsetattr(t->fd, TCSANOW, &r);
 }

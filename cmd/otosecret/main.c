@@ -4,7 +4,8 @@
  * them to the next program, then exec it.
  *
  * Consumes: argv up to "--"; the store fd and the key fd (closed before the
- * exec); every OTO_* variable but OTO_STATUS_FD (reported to, passed on);
+ * exec); every OTO_* variable but OTO_STATUS_FD (reported to, passed on) and
+ * OTO_PTY (passed on to otoexec);
  * OTO_TEST_PAUSE=1 (a test hook: stop with SIGSTOP while holding plaintext).
  * Passes on: the rest of argv, exec'd; each --use entry as a variable, a
  * tmpfs file or a sealed memfd; every other inherited fd.
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
 	static struct otosecret_opts o;
 	static struct store_view v;
 	const struct rlimit nocore = { 0, 0 };
-	const char *status_fd;
+	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY" };
+	const char *kept[sizeof(KEPT) / sizeof(KEPT[0])];
 	uint8_t *key, *store, **plain;
 	size_t len;
 	int err, stop;
@@ -79,13 +81,17 @@ int main(int argc, char **argv)
 
 	/*
 	 * 4. The consumed variables go before the new environment is built from
-	 *    what is left. OTO_STATUS_FD stays: the later stages report to it.
+	 *    what is left. Those for the later stages stay: OTO_STATUS_FD (they
+	 *    report to it), OTO_PTY (otoexec makes the agent's pty).
 	 */
-	status_fd = getenv("OTO_STATUS_FD");
-	status_fd = status_fd ? strdup(status_fd) : NULL;
+	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++) {
+		kept[i] = getenv(KEPT[i]);
+		kept[i] = kept[i] ? strdup(kept[i]) : NULL;
+	}
 	env_unset_prefix("OTO_");
-	if (status_fd && setenv("OTO_STATUS_FD", status_fd, 1) < 0)
-		die(EXIT_SYS, errno, "unable to keep OTO_STATUS_FD");
+	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++)
+		if (kept[i] && setenv(KEPT[i], kept[i], 1) < 0)
+			die(EXIT_SYS, errno, "unable to keep %s", KEPT[i]);
 
 	/* 5. Files and fds (all or nothing), then the environment block. */
 	xinject_place(&v, &o, plain);

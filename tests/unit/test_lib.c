@@ -1,6 +1,6 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_recv.c
-// UNIT: cmd/otons/parse.c
+// UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/ptyenv_parse.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -79,6 +79,42 @@ static void test_wait_and_exec_codes(void **state)
 	assert_int_equal(exec_code(ENOTDIR), 127);
 	assert_int_equal(exec_code(EACCES), 126);
 	assert_int_equal(exec_code(ENOEXEC), 126);
+}
+
+static void test_ptyenv(void **state)
+{
+	char buf[32];
+	int sock = -1;
+	unsigned int m = 99;
+
+	(void)state;
+	assert_int_equal(ptyenv_format(buf, sizeof(buf), 5, 7), 5);
+	assert_string_equal(buf, "5:012");
+	assert_int_equal(ptyenv_format(buf, sizeof(buf), 12, 4), 4);
+	assert_string_equal(buf, "12:2");
+	assert_int_equal(ptyenv_format(buf, sizeof(buf), 3, 0), 2);
+	assert_string_equal(buf, "3:");
+	assert_int_equal(ptyenv_format(buf, 3, 5, 7), 0);
+	assert_int_equal(ptyenv_parse("5:012", &sock, &m), 0);
+	assert_int_equal(sock, 5);
+	assert_int_equal(m, 7);
+	assert_int_equal(ptyenv_parse("3:", &sock, &m), 0);
+	assert_int_equal(sock, 3);
+	assert_int_equal(m, 0);
+	assert_int_equal(ptyenv_parse("1048576:1", &sock, &m), 0);
+	assert_int_equal(m, 2);
+	const char *bad[] = { "",     ":",	"5",	"5:3", "5:00",	   "5:10",
+			      "5:0 ", " 5:0",	"05:0", "2:0", "0:",	   "-5:0",
+			      "+5:0", "5:012x", "x:0",	"5;0", "1048577:", "99999999999999999999:0",
+			      NULL };
+	for (int i = 0; bad[i]; i++) {
+		sock = -1;
+		errno = 0;
+		assert_int_equal(ptyenv_parse(bad[i], &sock, &m), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(sock, -1);
+	}
+	assert_int_equal(ptyenv_parse(NULL, &sock, &m), -1);
 }
 
 static void test_status_line(void **state)
@@ -258,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_opt_id),
 		cmocka_unit_test(test_opt_split2),
 		cmocka_unit_test(test_wait_and_exec_codes),
+		cmocka_unit_test(test_ptyenv),
 		cmocka_unit_test(test_status_line),
 		cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_idmap_format),
