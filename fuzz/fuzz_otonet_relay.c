@@ -290,11 +290,10 @@ void relay_badcall(void)
 
 static struct filter filt;
 static struct relay_cfg cfg;
+static struct relay rl;
 
 static void setup(void)
 {
-	unsigned int hsize = 1;
-
 	cidr_parse("203.0.113.0/24", &filt.pub[0]);
 	cidr_parse("2001:db8:1::/64", &filt.pub[1]);
 	filt.npub = 2;
@@ -308,22 +307,8 @@ static void setup(void)
 	cfg.max_udp_flows = 3;
 	cfg.tcp_idle_ms = 5000;
 	cfg.udp_idle_ms = 2000;
-	C = &cfg;
-	tunfd = tunfd_fake;
-	while (hsize < 2 * NFLOWS)
-		hsize <<= 1;
-	hmask = hsize - 1;
-	flows = calloc(NFLOWS, sizeof(*flows));
-	heads = malloc(hsize * sizeof(*heads));
-	if (!flows || !heads)
+	if (relay_init(&rl, &cfg, tunfd_fake) < 0)
 		abort();
-	for (unsigned int i = 0; i < hsize; i++)
-		heads[i] = -1;
-	for (int i = NFLOWS; i-- > 0;) {
-		flows[i].fd = -1;
-		flows[i].next = free_head;
-		free_head = i;
-	}
 	log_verbosity = -1;
 }
 
@@ -335,7 +320,7 @@ static void agent_packet(void)
 	struct ipaddr src, dst;
 	uint16_t sport = PORTS[(sel >> 3) & 3], dport = (sel & 0x20) ? 53 : 80;
 	size_t off, dlen = take(1) % 64 * 23, n;
-	struct flow *f = &flows[take(1) % NFLOWS];
+	struct flow *f = &rl.ft.flows[take(1) % NFLOWS];
 
 	ipaddr_parse(v6 ? "fd00::100" : "10.0.2.100", &src);
 	ipaddr_parse(sel & 0x40 ? (v6 ? "fd00::3" : "10.0.2.3")
@@ -412,7 +397,7 @@ static void agent_packet(void)
 		break;
 	}
 	tun_reads = 1 + (int)(take(1) & 3); /* the same packet again: duplicates */
-	tun_input();
+	tun_input(&rl);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -427,7 +412,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inlen = size;
 	inpos = 0;
 	fake_ms = 1000000;
-	now = fake_ms;
+	rl.now = fake_ms;
 	next_fd = 0;
 	cfg.no_peek_off = (int)(take(1) & 1);
 	for (int steps = 0; more() && steps < 512; steps++) {
@@ -441,30 +426,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 2:
 			/* An event on a host socket. */
-			f = &flows[take(1) % NFLOWS];
-			now = fake_ms;
+			f = &rl.ft.flows[take(1) % NFLOWS];
+			rl.now = fake_ms;
 			if (f->proto == PROTO_TCP)
-				tcp_sock_event(f, take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
-							     EPOLLRDHUP));
+				tcp_sock_event(&rl, f,
+					       take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
+							  EPOLLRDHUP));
 			else if (f->proto)
-				dgram_sock_event(f);
+				dgram_sock_event(&rl, f);
 			break;
 		case 3:
 			fake_ms += take(2) * 10;
-			now = fake_ms;
-			timers();
+			rl.now = fake_ms;
+			timers(&rl);
 			break;
 		default:
-			acks_flush();
+			acks_flush(&rl);
 			break;
 		}
 	}
 	/* Everything back, for the next input: no flow outlives it. */
-	npending = 0;
+	rl.npending = 0;
 	for (int i = 0; i < NFLOWS; i++)
-		if (flows[i].proto)
-			flow_free(&flows[i]);
-	if (nused || nhalf || nudp || nsbuf)
+		if (rl.ft.flows[i].proto)
+			flow_free(&rl, &rl.ft.flows[i]);
+	if (rl.ft.nused || rl.ft.nhalf || rl.ft.nudp || rl.ft.nsbuf)
 		abort();
 	return 0;
 }

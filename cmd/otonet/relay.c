@@ -108,26 +108,22 @@ struct flow {
 	int send_slot;
 };
 
-static const struct relay_cfg *C;
-static struct flow *flows;
-static int *heads;
-static unsigned int hmask;
-static unsigned long nused, nhalf, nudp, nsbuf;
-/* Slots at and past this one were never used: the timers look no further. */
-static unsigned long nscan;
-static int free_head = -1;
-static int ep, tunfd;
 /*
- * batch: the packets of one batch read from the TUN, one after the other,
- * each behind its virtio_net_hdr; kept until the whole batch is handled,
- * since the agent's data goes to the host from there (sends[]). obuf: a
- * packet for the agent is built here, with room in front (vnet) for its
- * virtio_net_hdr.
+ * The flow table: flows[] holds max_flows slots, free ones chained from
+ * free_head; heads[] the hash chains of the used ones.
  */
-#define BATCH_BYTES (4U << 20)
-static uint8_t batch[BATCH_BYTES] __attribute__((aligned(16)));
-static uint8_t vnet_obuf[VNET_HLEN + BUFSZ];
-static uint8_t *const vnet = vnet_obuf, *const obuf = vnet_obuf + VNET_HLEN;
+struct flow_table {
+	struct flow *flows;
+	int *heads;
+	unsigned int hmask;
+	int free_head;
+	unsigned long nused, nhalf, nudp, nsbuf;
+	/* Slots at and past this one were never used: the timers look no further. */
+	unsigned long nscan;
+	/* When each bound's warning was last printed (over_bound). */
+	uint64_t warned[3];
+};
+
 /*
  * The agent's in-order data for a flow, gathered over a batch and given to
  * its host socket in one sendmsg at the batch's end: one send, one push of
@@ -137,17 +133,36 @@ static uint8_t *const vnet = vnet_obuf, *const obuf = vnet_obuf + VNET_HLEN;
  */
 #define SEND_SLOTS 8
 #define SEND_IOV 64
-static struct send_slot {
+struct send_slot {
 	struct flow *f;
 	uint32_t len;
 	int n;
 	struct iovec iov[SEND_IOV];
-} sends[SEND_SLOTS];
-static uint64_t now;
-static uint32_t rnd_state;
-/* Flows owing the agent an ACK, sent once per batch of packets read. */
-static struct flow *pending[256];
-static unsigned int npending;
+};
+
+#define BATCH_BYTES (4U << 20)
+
+/* The relay's context: everything its functions share, passed down from relay_run. */
+struct relay {
+	const struct relay_cfg *cfg;
+	struct flow_table ft;
+	int ep, tun;
+	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	/*
+	 * batch: the packets of one batch read from the TUN, one after the
+	 * other, each behind its virtio_net_hdr; kept until the whole batch is
+	 * handled, since the agent's data goes to the host from there (sends[]).
+	 * obuf: a packet for the agent is built here, with room in front (vnet)
+	 * for its virtio_net_hdr.
+	 */
+	uint8_t *batch;
+	uint8_t *vnet, *obuf;
+	struct send_slot sends[SEND_SLOTS];
+	/* Flows owing the agent an ACK, sent once per batch of packets read. */
+	struct flow *pending[256];
+	unsigned int npending;
+};
 
 static uint64_t clock_us(void)
 {
@@ -162,39 +177,39 @@ static uint64_t clock_ms(void)
 	return clock_us() / 1000;
 }
 
-static uint32_t rnd(void)
+static uint32_t rnd(struct relay *r)
 {
 	/* xorshift, seeded from getrandom: initial sequence numbers only. */
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
+	r->rnd ^= r->rnd << 13;
+	r->rnd ^= r->rnd >> 17;
+	r->rnd ^= r->rnd << 5;
+	return r->rnd;
 }
 
 /* obuf's n bytes, behind a header that asks for nothing (the packet is complete). */
-static void tun_write(size_t n)
+static void tun_write(struct relay *r, size_t n)
 {
-	memset(vnet, 0, VNET_HLEN);
-	if (n && write(tunfd, vnet, VNET_HLEN + n) < 0)
+	memset(r->vnet, 0, VNET_HLEN);
+	if (n && write(r->tun, r->vnet, VNET_HLEN + n) < 0)
 		debugx("write to the TUN: %s", strerror(errno));
 }
 
 /* obuf's n bytes behind the header pkt_vnet wrote. */
-static void tun_write_offload(size_t n)
+static void tun_write_offload(struct relay *r, size_t n)
 {
-	if (write(tunfd, vnet, VNET_HLEN + n) < 0)
+	if (write(r->tun, r->vnet, VNET_HLEN + n) < 0)
 		debugx("write to the TUN: %s", strerror(errno));
 }
 
 /* ---- the decision log -------------------------------------------------- */
 
-static void log_decision(int proto, const struct pkt *p, const struct decision *d)
+static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
 {
 	char line[512], s[64], t[64];
 	struct timespec ts;
 	int n;
 
-	if (C->log_fd < 0)
+	if (r->cfg->log_fd < 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	n = snprintf(line, sizeof(line),
@@ -205,14 +220,14 @@ static void log_decision(int proto, const struct pkt *p, const struct decision *
 		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
 		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
 		     d->rule);
-	if (n > 0 && write(C->log_fd, line, (size_t)n) < 0)
+	if (n > 0 && write(r->cfg->log_fd, line, (size_t)n) < 0)
 		debugx("--log-fd: %s", strerror(errno));
 }
 
 /* ---- the flow table ----------------------------------------------------- */
 
-static unsigned int flow_hash(int proto, const struct ipaddr *src, const struct ipaddr *dst,
-			      uint16_t sport, uint16_t dport)
+static unsigned int flow_hash(const struct flow_table *t, int proto, const struct ipaddr *src,
+			      const struct ipaddr *dst, uint16_t sport, uint16_t dport)
 {
 	uint32_t h = 2166136261u ^ (uint32_t)proto;
 	size_t n = src->family == AF_INET ? 4 : 16;
@@ -223,15 +238,15 @@ static unsigned int flow_hash(int proto, const struct ipaddr *src, const struct 
 		h = (h ^ dst->a[i]) * 16777619u;
 	h = (h ^ sport) * 16777619u;
 	h = (h ^ dport) * 16777619u;
-	return h & hmask;
+	return h & t->hmask;
 }
 
-static struct flow *flow_find(const struct pkt *p)
+static struct flow *flow_find(struct relay *r, const struct pkt *p)
 {
-	unsigned int h = flow_hash(p->proto, &p->src, &p->dst, p->sport, p->dport);
+	unsigned int h = flow_hash(&r->ft, p->proto, &p->src, &p->dst, p->sport, p->dport);
 
-	for (int i = heads[h]; i >= 0; i = flows[i].next) {
-		struct flow *f = &flows[i];
+	for (int i = r->ft.heads[h]; i >= 0; i = r->ft.flows[i].next) {
+		struct flow *f = &r->ft.flows[i];
 
 		if (f->proto == p->proto && f->sport == p->sport && f->dport == p->dport &&
 		    ipaddr_equal(&f->asrc, &p->src) && ipaddr_equal(&f->adst, &p->dst))
@@ -240,19 +255,19 @@ static struct flow *flow_find(const struct pkt *p)
 	return NULL;
 }
 
-static struct flow *flow_new(const struct pkt *p, int fd)
+static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd)
 {
 	struct flow *f;
 	unsigned int h;
 	uint32_t gen;
-	int i = free_head;
+	int i = r->ft.free_head;
 
 	if (i < 0)
 		return NULL;
-	f = &flows[i];
-	free_head = f->next;
-	if ((unsigned long)i >= nscan)
-		nscan = (unsigned long)i + 1;
+	f = &r->ft.flows[i];
+	r->ft.free_head = f->next;
+	if ((unsigned long)i >= r->ft.nscan)
+		r->ft.nscan = (unsigned long)i + 1;
 	gen = f->gen + 1;
 	memset(f, 0, sizeof(*f));
 	f->gen = gen;
@@ -262,13 +277,13 @@ static struct flow *flow_new(const struct pkt *p, int fd)
 	f->adst = p->dst;
 	f->sport = p->sport;
 	f->dport = p->dport;
-	f->last = f->born = now;
+	f->last = f->born = r->now;
 	if (f->proto == PROTO_UDP)
-		nudp++;
-	h = flow_hash(p->proto, &p->src, &p->dst, p->sport, p->dport);
-	f->next = heads[h];
-	heads[h] = i;
-	nused++;
+		r->ft.nudp++;
+	h = flow_hash(&r->ft, p->proto, &p->src, &p->dst, p->sport, p->dport);
+	f->next = r->ft.heads[h];
+	r->ft.heads[h] = i;
+	r->ft.nused++;
 	return f;
 }
 
@@ -276,25 +291,25 @@ static struct flow *flow_new(const struct pkt *p, int fd)
  * f lets go of its slot in sends[]; what the slot holds stays readable until
  * a flow takes it again (tcp_agent_data empties it then).
  */
-static struct send_slot *send_slot_free(struct flow *f)
+static struct send_slot *send_slot_free(struct relay *r, struct flow *f)
 {
-	struct send_slot *q = &sends[f->send_slot - 1];
+	struct send_slot *q = &r->sends[f->send_slot - 1];
 
 	q->f = NULL;
 	f->send_slot = 0;
 	return q;
 }
 
-static void flow_free(struct flow *f)
+static void flow_free(struct relay *r, struct flow *f)
 {
 	f->ack_pending = 0;
 	/* Data gathered and not sent: the flow is gone (reset), its data with it. */
 	if (f->send_slot)
-		send_slot_free(f);
-	unsigned int h = flow_hash(f->proto, &f->asrc, &f->adst, f->sport, f->dport);
-	int idx = (int)(f - flows);
+		send_slot_free(r, f);
+	unsigned int h = flow_hash(&r->ft, f->proto, &f->asrc, &f->adst, f->sport, f->dport);
+	int idx = (int)(f - r->ft.flows);
 
-	for (int *pp = &heads[h]; *pp >= 0; pp = &flows[*pp].next) {
+	for (int *pp = &r->ft.heads[h]; *pp >= 0; pp = &r->ft.flows[*pp].next) {
 		if (*pp == idx) {
 			*pp = f->next;
 			break;
@@ -303,40 +318,40 @@ static void flow_free(struct flow *f)
 	if (f->fd >= 0)
 		close(f->fd); /* also leaves the epoll set */
 	if (f->sbuf)
-		nsbuf--;
+		r->ft.nsbuf--;
 	free(f->sbuf);
 	f->sbuf = NULL;
 	if (f->proto == PROTO_UDP)
-		nudp--;
+		r->ft.nudp--;
 	if (f->proto == PROTO_TCP && (f->st == ST_CONNECTING || f->st == ST_SYNACK))
-		nhalf--;
+		r->ft.nhalf--;
 	f->proto = 0;
 	f->fd = -1;
-	f->next = free_head;
-	free_head = idx;
-	nused--;
+	f->next = r->ft.free_head;
+	r->ft.free_head = idx;
+	r->ft.nused--;
 }
 
-static int flow_watch(struct flow *f, uint32_t events)
+static int flow_watch(struct relay *r, struct flow *f, uint32_t events)
 {
 	/*
 	 * The slot and its generation: an event still queued for a flow freed
 	 * earlier in the same batch never reaches the flow that took its slot.
 	 */
-	struct epoll_event ev = { .events = events,
-				  .data.u64 = (uint64_t)(f - flows) | (uint64_t)f->gen << 32 };
+	uint64_t tag = (uint64_t)(f - r->ft.flows) | (uint64_t)f->gen << 32;
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
 	int op = f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (f->events == events)
 		return 0;
 	f->events = events;
-	return epoll_ctl(ep, op, f->fd, &ev);
+	return epoll_ctl(r->ep, op, f->fd, &ev);
 }
 
 /* The host-side address of a flow: the resolver for DNS, else the destination. */
-static socklen_t host_sa(const struct flow *f, struct sockaddr_storage *ss)
+static socklen_t host_sa(struct relay *r, const struct flow *f, struct sockaddr_storage *ss)
 {
-	const struct ipaddr *a = f->dns ? &C->resolver : &f->adst;
+	const struct ipaddr *a = f->dns ? &r->cfg->resolver : &f->adst;
 	uint16_t port = f->proto == PROTO_ICMP ? 0 : f->dns ? 53 : f->dport;
 
 	memset(ss, 0, sizeof(*ss));
@@ -360,32 +375,31 @@ static socklen_t host_sa(const struct flow *f, struct sockaddr_storage *ss)
  * Past a bound, a new flow is refused and logged as denied; the warning on
  * stderr at most every 10 s per bound, as a flood would fill the log.
  */
-static int over_bound(const struct pkt *p, struct decision *d)
+static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 {
-	static uint64_t warned[3];
 	static const char *const NAME[3] = { "max-flows", "max-half-open", "max-udp-flows" };
-	unsigned long max[3] = { C->max_flows, C->max_half_open, C->max_udp_flows };
+	unsigned long max[3] = { r->cfg->max_flows, r->cfg->max_half_open, r->cfg->max_udp_flows };
 	int k;
 
-	if (nused >= C->max_flows)
+	if (r->ft.nused >= r->cfg->max_flows)
 		k = 0;
-	else if (p->proto == PROTO_TCP && nhalf >= C->max_half_open)
+	else if (p->proto == PROTO_TCP && r->ft.nhalf >= r->cfg->max_half_open)
 		k = 1;
-	else if (p->proto == PROTO_UDP && nudp >= C->max_udp_flows)
+	else if (p->proto == PROTO_UDP && r->ft.nudp >= r->cfg->max_udp_flows)
 		k = 2;
 	else
 		return 0;
 	d->verdict = V_DENY;
 	snprintf(d->rule, sizeof(d->rule), "%s", NAME[k]);
-	if (!warned[k] || now - warned[k] >= 10000) {
-		warned[k] = now ? now : 1;
+	if (!r->ft.warned[k] || r->now - r->ft.warned[k] >= 10000) {
+		r->ft.warned[k] = r->now ? r->now : 1;
 		warnx("--%s %lu reached: refusing a new flow", NAME[k], max[k]);
 	}
 	return 1;
 }
 
 /* The filter, then a connected host socket. NULL when refused or impossible. */
-static struct flow *flow_open(const struct pkt *p, int type, int sproto)
+static struct flow *flow_open(struct relay *r, const struct pkt *p, int type, int sproto)
 {
 	struct decision d;
 	struct flow *f;
@@ -393,17 +407,17 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 	socklen_t sl;
 	int fd, fam;
 
-	filter_decide(C->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
-	if (d.verdict == V_ALLOW && d.dns && !C->resolver.family) {
+	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
+	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
 	}
 	if (d.verdict == V_ALLOW)
-		over_bound(p, &d);
-	log_decision(p->proto, p, &d);
+		over_bound(r, p, &d);
+	log_decision(r, p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
-	fam = d.dns ? C->resolver.family : p->dst.family;
+	fam = d.dns ? r->cfg->resolver.family : p->dst.family;
 	if (p->proto == PROTO_ICMP && fam == AF_INET6)
 		sproto = IPPROTO_ICMPV6;
 	fd = socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
@@ -411,24 +425,24 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 		debugx("socket for a new flow: %s", strerror(errno));
 		return NULL;
 	}
-	f = flow_new(p, fd);
+	f = flow_new(r, p, fd);
 	if (!f) {
 		close(fd);
 		return NULL;
 	}
 	f->dns = d.dns;
-	sl = host_sa(f, &ss);
+	sl = host_sa(r, f, &ss);
 	if (p->proto == PROTO_TCP) {
 		int one = 1, zero = 0;
 
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (C->no_peek_off ||
+		if (r->cfg->no_peek_off ||
 		    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 			f->buffered = 1;
 	}
 	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
 		debugx("connect for a new flow: %s", strerror(errno));
-		flow_free(f);
+		flow_free(r, f);
 		return NULL;
 	}
 	return f;
@@ -437,7 +451,7 @@ static struct flow *flow_open(const struct pkt *p, int type, int sproto)
 /* ---- TCP ---------------------------------------------------------------- */
 
 /* The window to advertise, in bytes (before scaling). */
-static uint32_t tcp_window(struct flow *f, int *full)
+static uint32_t tcp_window(struct relay *r, struct flow *f, int *full)
 {
 	uint32_t mi[SK_MEMINFO_VARS] = { 0 };
 	socklen_t l = sizeof(mi);
@@ -459,45 +473,45 @@ static uint32_t tcp_window(struct flow *f, int *full)
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
 	/* Data gathered for the socket (sends[]) will take room too. */
 	if (f->send_slot)
-		room -= (long)sends[f->send_slot - 1].len;
+		room -= (long)r->sends[f->send_slot - 1].len;
 	/* Not writable as the kernel sees it (free space under half the queue). */
 	*full = 2 * room < queued / 2;
 	return room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
 }
 
-static void tcp_events(struct flow *f);
+static void tcp_events(struct relay *r, struct flow *f);
 
 /*
  * The window measured now, scaled down for the header; the measurement is
  * remembered (wnd_ok, wnd_at), and a socket too full to count as writable
  * gets its drain watched.
  */
-static uint32_t tcp_measure(struct flow *f)
+static uint32_t tcp_measure(struct relay *r, struct flow *f)
 {
 	int full;
-	uint32_t win = tcp_window(f, &full) >> f->my_ws;
+	uint32_t win = tcp_window(r, f, &full) >> f->my_ws;
 
 	f->wnd_ok = f->st == ST_EST;
 	f->wnd_at = f->rcv_nxt;
 	if (full && f->st == ST_EST && !f->drain_watch) {
 		f->drain_watch = 1;
-		tcp_events(f);
+		tcp_events(r, f);
 	}
 	return win > 65535 ? 65535 : win;
 }
 
-static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
+static void tcp_out(struct relay *r, struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 {
 	uint32_t win;
 
 	if (f->wnd_ok && f->wnd_at == f->rcv_nxt && !f->agent_fin && !f->wr_blocked)
 		win = (f->adv_edge - f->rcv_nxt) >> f->my_ws;
 	else
-		win = tcp_measure(f);
+		win = tcp_measure(r, f);
 	f->adv_edge = f->rcv_nxt + (win << f->my_ws);
 	if (!dlen) {
-		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
-				  flags, (uint16_t)win, 0));
+		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, seq,
+				     f->rcv_nxt, flags, (uint16_t)win, 0));
 		return;
 	}
 	/*
@@ -505,11 +519,11 @@ static void tcp_out(struct flow *f, uint32_t seq, uint8_t flags, size_t dlen)
 	 * (no pass over the data here or there), and a segment longer than the
 	 * agent's MSS goes as one GSO packet of MSS-sized pieces.
 	 */
-	size_t n = pkt_tcp_partial(obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
+	size_t n = pkt_tcp_partial(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, seq, f->rcv_nxt,
 				   flags, (uint16_t)win, dlen);
 
-	pkt_vnet(vnet, obuf, dlen, (uint16_t)f->seg);
-	tun_write_offload(n);
+	pkt_vnet(r->vnet, r->obuf, dlen, (uint16_t)f->seg);
+	tun_write_offload(r, n);
 }
 
 /*
@@ -538,17 +552,17 @@ static uint16_t tcp_agent_mss(const struct flow *f)
 	return mss;
 }
 
-static void tcp_synack(struct flow *f)
+static void tcp_synack(struct relay *r, struct flow *f)
 {
 	uint16_t mss = tcp_agent_mss(f);
 
-	tun_write(pkt_synack(obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
+	tun_write(r, pkt_synack(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
 			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
-	f->rto_at = now + 1000;
+	f->rto_at = r->now + 1000;
 }
 
 /* A RST answering a packet that has no flow, or that the filter refused. */
-static void tcp_rst_reply(const struct pkt *p)
+static void tcp_rst_reply(struct relay *r, const struct pkt *p)
 {
 	uint32_t seq = 0, ack = p->seq + (uint32_t)p->dlen + !!(p->flags & TH_SYN) +
 			      !!(p->flags & TH_FIN);
@@ -561,47 +575,47 @@ static void tcp_rst_reply(const struct pkt *p)
 		flags = TH_RST;
 		ack = 0;
 	}
-	tun_write(pkt_tcp(obuf, &p->dst, &p->src, p->dport, p->sport, seq, ack, flags, 0, 0));
+	tun_write(r, pkt_tcp(r->obuf, &p->dst, &p->src, p->dport, p->sport, seq, ack, flags, 0, 0));
 }
 
 /* The host side reset or failed: tell the agent, forget the flow. */
-static void tcp_reset_agent(struct flow *f)
+static void tcp_reset_agent(struct relay *r, struct flow *f)
 {
 	if (f->st == ST_CONNECTING)
-		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
+		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
 				  TH_RST | TH_ACK, 0, 0));
 	else
-		tun_write(pkt_tcp(obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
+		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
 				  f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
-	flow_free(f);
+	flow_free(r, f);
 }
 
 /* The agent reset: an abortive close, so the host's peer sees a RST too. */
-static void tcp_abort_host(struct flow *f)
+static void tcp_abort_host(struct relay *r, struct flow *f)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 	setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	flow_free(f);
+	flow_free(r, f);
 }
 
-static void tcp_events(struct flow *f)
+static void tcp_events(struct relay *r, struct flow *f)
 {
 	uint32_t ev = EPOLLET | EPOLLIN | EPOLLRDHUP;
 
 	if (f->st == ST_CONNECTING || f->wr_blocked || f->drain_watch)
 		ev |= EPOLLOUT;
-	if (flow_watch(f, ev) < 0)
+	if (flow_watch(r, f, ev) < 0)
 		debugx("epoll_ctl: %s", strerror(errno));
 }
 
-static void tcp_send_fin(struct flow *f)
+static void tcp_send_fin(struct relay *r, struct flow *f)
 {
-	tcp_out(f, f->snd_nxt, TH_FIN | TH_ACK, 0);
+	tcp_out(r, f, f->snd_nxt, TH_FIN | TH_ACK, 0);
 	f->snd_nxt++;
 	f->fin_sent = 1;
 	if (!f->rto_at)
-		f->rto_at = now + f->rto;
+		f->rto_at = r->now + f->rto;
 }
 
 /*
@@ -619,7 +633,7 @@ static uint32_t tcp_maxlen(const struct flow *f)
  * far as it has room (SBUF_CAP bytes not yet acknowledged; the socket is
  * edge-triggered, so until EAGAIN or full), and sent (again) from there.
  */
-static int tcp_flush_buffered(struct flow *f)
+static int tcp_flush_buffered(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
@@ -629,12 +643,12 @@ static int tcp_flush_buffered(struct flow *f)
 
 		if (!f->sbuf) {
 			/* None free: the timer tries again (timers()). */
-			if (nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
+			if (r->ft.nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
 				f->sbuf_wait = 1;
 				break;
 			}
 			f->sbuf_wait = 0;
-			nsbuf++;
+			r->ft.nsbuf++;
 		}
 		if (end == SBUF_CAP) {
 			memmove(f->sbuf, f->sbuf + f->sboff, f->sblen);
@@ -645,7 +659,7 @@ static int tcp_flush_buffered(struct flow *f)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
-			tcp_reset_agent(f);
+			tcp_reset_agent(r, f);
 			return -1;
 		}
 		if (n == 0)
@@ -657,7 +671,7 @@ static int tcp_flush_buffered(struct flow *f)
 
 		if (inflight >= f->sblen) {
 			if (f->host_eof)
-				tcp_send_fin(f);
+				tcp_send_fin(r, f);
 			break;
 		}
 		if (inflight >= f->agent_wnd)
@@ -667,24 +681,24 @@ static int tcp_flush_buffered(struct flow *f)
 			len = tcp_maxlen(f);
 		if (len > f->sblen - inflight)
 			len = f->sblen - inflight;
-		memcpy(obuf + off, f->sbuf + f->sboff + inflight, len);
-		tcp_out(f, f->snd_nxt, TH_ACK | TH_PSH, len);
+		memcpy(r->obuf + off, f->sbuf + f->sboff + inflight, len);
+		tcp_out(r, f, f->snd_nxt, TH_ACK | TH_PSH, len);
 		f->snd_nxt += len;
 		if (!f->rto_at)
-			f->rto_at = now + f->rto;
+			f->rto_at = r->now + f->rto;
 	}
 	return 0;
 }
 
 /* Send what the host sent, as far as the agent's window reaches. */
-static int tcp_flush(struct flow *f)
+static int tcp_flush(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
 	if (f->st != ST_EST || f->fin_sent)
 		return 0;
 	if (f->buffered)
-		return tcp_flush_buffered(f);
+		return tcp_flush_buffered(r, f);
 	for (int i = 0; i < 256; i++) {
 		uint32_t inflight = f->snd_nxt - f->snd_una, len;
 		ssize_t n;
@@ -694,21 +708,21 @@ static int tcp_flush(struct flow *f)
 		len = f->agent_wnd - inflight;
 		if (len > tcp_maxlen(f))
 			len = tcp_maxlen(f);
-		n = recv(f->fd, obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
+		n = recv(f->fd, r->obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
-			tcp_reset_agent(f);
+			tcp_reset_agent(r, f);
 			return -1;
 		}
 		if (n == 0) {
-			tcp_send_fin(f);
+			tcp_send_fin(r, f);
 			break;
 		}
-		tcp_out(f, f->snd_nxt, TH_ACK | TH_PSH, (size_t)n);
+		tcp_out(r, f, f->snd_nxt, TH_ACK | TH_PSH, (size_t)n);
 		f->snd_nxt += (uint32_t)n;
 		if (!f->rto_at)
-			f->rto_at = now + f->rto;
+			f->rto_at = r->now + f->rto;
 		if ((uint32_t)n < len)
 			break;
 	}
@@ -716,7 +730,7 @@ static int tcp_flush(struct flow *f)
 }
 
 /* Go back to the last byte the agent acknowledged and send again from there. */
-static int tcp_rewind(struct flow *f)
+static int tcp_rewind(struct relay *r, struct flow *f)
 {
 	int zero = 0;
 
@@ -727,21 +741,21 @@ static int tcp_rewind(struct flow *f)
 	f->dup = 0;
 	if (!f->buffered)
 		setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
-	return tcp_flush(f);
+	return tcp_flush(r, f);
 }
 
-static void tcp_new(const struct pkt *p)
+static void tcp_new(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_open(p, SOCK_STREAM, 0);
+	struct flow *f = flow_open(r, p, SOCK_STREAM, 0);
 	size_t maxseg;
 
 	if (!f) {
-		tcp_rst_reply(p);
+		tcp_rst_reply(r, p);
 		return;
 	}
 	f->st = ST_CONNECTING;
-	nhalf++;
-	f->iss = rnd();
+	r->ft.nhalf++;
+	f->iss = rnd(r);
 	f->snd_una = f->snd_nxt = f->iss + 1;
 	f->rcv_nxt = p->seq + 1;
 	f->agent_ws = p->wscale;
@@ -752,29 +766,29 @@ static void tcp_new(const struct pkt *p)
 	if (f->seg > maxseg)
 		f->seg = (uint32_t)maxseg;
 	f->rto = RTO_MS;
-	tcp_events(f);
+	tcp_events(r, f);
 }
 
-static void tcp_connected(struct flow *f)
+static void tcp_connected(struct relay *r, struct flow *f)
 {
 	int err = 0;
 	socklen_t l = sizeof(err);
 
 	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
-		tcp_reset_agent(f);
+		tcp_reset_agent(r, f);
 		return;
 	}
 	f->st = ST_SYNACK;
-	tcp_synack(f);
-	tcp_events(f);
+	tcp_synack(r, f);
+	tcp_events(r, f);
 }
 
 /* What the host socket took of n bytes (w, or -1 and errno) moves rcv_nxt. */
-static void tcp_sent(struct flow *f, ssize_t w, size_t n)
+static void tcp_sent(struct relay *r, struct flow *f, ssize_t w, size_t n)
 {
 	if (w < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			tcp_reset_agent(f);
+			tcp_reset_agent(r, f);
 			return;
 		}
 		w = 0;
@@ -782,29 +796,29 @@ static void tcp_sent(struct flow *f, ssize_t w, size_t n)
 	f->rcv_nxt += (uint32_t)w;
 	if ((size_t)w < n) {
 		f->wr_blocked = 1;
-		tcp_events(f);
+		tcp_events(r, f);
 	}
 }
 
 /* The data gathered for f, to its host socket now. The flow may be gone after. */
-static void tcp_send_gathered(struct flow *f)
+static void tcp_send_gathered(struct relay *r, struct flow *f)
 {
-	struct send_slot *q = send_slot_free(f);
+	struct send_slot *q = send_slot_free(r, f);
 	struct msghdr m = { .msg_iov = q->iov, .msg_iovlen = (size_t)q->n };
 
-	tcp_sent(f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
+	tcp_sent(r, f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
 }
 
-static void sends_flush(void)
+static void sends_flush(struct relay *r)
 {
 	for (int i = 0; i < SEND_SLOTS; i++)
-		if (sends[i].f)
-			tcp_send_gathered(sends[i].f);
+		if (r->sends[i].f)
+			tcp_send_gathered(r, r->sends[i].f);
 }
 
-static void tcp_agent_data(struct flow *f, const struct pkt *p)
+static void tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
 {
-	uint32_t next = f->rcv_nxt + (f->send_slot ? sends[f->send_slot - 1].len : 0);
+	uint32_t next = f->rcv_nxt + (f->send_slot ? r->sends[f->send_slot - 1].len : 0);
 	int32_t skip = (int32_t)(next - p->seq);
 	struct send_slot *q;
 	size_t n;
@@ -813,60 +827,60 @@ static void tcp_agent_data(struct flow *f, const struct pkt *p)
 		return;
 	n = p->dlen - (size_t)skip;
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
-		if (!sends[i].f) {
-			sends[i].f = f;
-			sends[i].n = 0;
-			sends[i].len = 0;
+		if (!r->sends[i].f) {
+			r->sends[i].f = f;
+			r->sends[i].n = 0;
+			r->sends[i].len = 0;
 			f->send_slot = i + 1;
 		}
 	}
 	if (!f->send_slot) {
-		tcp_sent(f, send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL), n);
+		tcp_sent(r, f, send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL), n);
 		return;
 	}
-	q = &sends[f->send_slot - 1];
+	q = &r->sends[f->send_slot - 1];
 	q->iov[q->n].iov_base = (void *)(p->data + skip);
 	q->iov[q->n].iov_len = n;
 	q->n++;
 	q->len += (uint32_t)n;
 	if (q->n == SEND_IOV)
-		tcp_send_gathered(f);
+		tcp_send_gathered(r, f);
 }
 
-static void tcp_input(const struct pkt *p)
+static void tcp_input(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_find(p);
+	struct flow *f = flow_find(r, p);
 	int32_t acked;
 	uint32_t old_wnd;
 	int need_ack = 0;
 
 	if (!f) {
 		if ((p->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
-			tcp_new(p);
+			tcp_new(r, p);
 		else
-			tcp_rst_reply(p);
+			tcp_rst_reply(r, p);
 		return;
 	}
-	f->last = now;
+	f->last = r->now;
 	if (p->flags & TH_RST) {
-		tcp_abort_host(f);
+		tcp_abort_host(r, f);
 		return;
 	}
 	if (p->flags & TH_SYN) {
 		/* The agent sent its SYN again: answer again if we already did. */
 		if (!(p->flags & TH_ACK) && f->st == ST_SYNACK && p->seq + 1 == f->rcv_nxt)
-			tcp_synack(f);
+			tcp_synack(r, f);
 		return;
 	}
 	if (!(p->flags & TH_ACK) || f->st == ST_CONNECTING)
 		return;
 	if (f->st == ST_SYNACK) {
 		if (p->ack != f->iss + 1) {
-			tcp_rst_reply(p);
+			tcp_rst_reply(r, p);
 			return;
 		}
 		f->st = ST_EST;
-		nhalf--;
+		r->ft.nhalf--;
 		f->rto_at = 0;
 	}
 	old_wnd = f->agent_wnd;
@@ -888,31 +902,31 @@ static void tcp_input(const struct pkt *p)
 			n = 0;
 		}
 		while (n) {
-			ssize_t r = recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
+			ssize_t got = recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
 
-			if (r <= 0)
+			if (got <= 0)
 				break;
-			n -= (uint32_t)r;
+			n -= (uint32_t)got;
 		}
 		f->snd_una = p->ack;
 		f->dup = 0;
 		f->retries = 0;
 		f->rto = RTO_MS;
-		f->rto_at = f->snd_una == f->snd_nxt ? 0 : now + f->rto;
+		f->rto_at = f->snd_una == f->snd_nxt ? 0 : r->now + f->rto;
 	} else if (acked == 0 && !p->dlen && !(p->flags & TH_FIN) && f->snd_nxt != f->snd_una &&
 		   f->agent_wnd == old_wnd) {
-		if (++f->dup == 3 && tcp_rewind(f) < 0)
+		if (++f->dup == 3 && tcp_rewind(r, f) < 0)
 			return;
 	}
 	if (p->dlen) {
-		tcp_agent_data(f, p);
+		tcp_agent_data(r, f, p);
 		if (!f->proto)
 			return;
 		need_ack = 1;
 	}
 	/* The FIN follows the data: what was gathered goes to the host first. */
 	if ((p->flags & TH_FIN) && f->send_slot) {
-		tcp_send_gathered(f);
+		tcp_send_gathered(r, f);
 		if (!f->proto)
 			return;
 	}
@@ -925,25 +939,25 @@ static void tcp_input(const struct pkt *p)
 		need_ack = 1;
 	}
 	if (need_ack && !f->ack_pending) {
-		if (npending < sizeof(pending) / sizeof(pending[0])) {
+		if (r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
 			f->ack_pending = 1;
-			pending[npending++] = f;
+			r->pending[r->npending++] = f;
 		} else {
-			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		}
 	}
-	if (tcp_flush(f) < 0)
+	if (tcp_flush(r, f) < 0)
 		return;
 	if (f->agent_fin && f->fin_acked)
-		flow_free(f);
+		flow_free(r, f);
 }
 
-static void tcp_sock_event(struct flow *f, uint32_t ev)
+static void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 {
-	f->last = now;
+	f->last = r->now;
 	if (f->st == ST_CONNECTING) {
 		if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-			tcp_connected(f);
+			tcp_connected(r, f);
 		return;
 	}
 	if (ev & EPOLLERR) {
@@ -952,7 +966,7 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 
 		getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l);
 		if (err) {
-			tcp_reset_agent(f);
+			tcp_reset_agent(r, f);
 			return;
 		}
 	}
@@ -960,14 +974,14 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 		f->wnd_ok = 0; /* the socket drained: measure the window again */
 	if ((ev & EPOLLOUT) && f->wr_blocked) {
 		f->wr_blocked = 0;
-		tcp_events(f);
+		tcp_events(r, f);
 		/*
 		 * A window update, then three duplicates of it: the agent's
 		 * fast retransmit resends what we could not take at once, instead
 		 * of waiting for its retransmission timeout.
 		 */
 		for (int i = 0; i < 4; i++)
-			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 	} else if ((ev & EPOLLOUT) && f->drain_watch) {
 		/*
 		 * The socket drained: a window update, if the window's right edge
@@ -980,28 +994,28 @@ static void tcp_sock_event(struct flow *f, uint32_t ev)
 		uint32_t edge;
 
 		f->drain_watch = 0;
-		tcp_events(f);
-		edge = f->rcv_nxt + (tcp_measure(f) << f->my_ws);
+		tcp_events(r, f);
+		edge = f->rcv_nxt + (tcp_measure(r, f) << f->my_ws);
 		if (!f->ack_pending && (int32_t)(edge - f->adv_edge) >= (int32_t)f->seg) {
 			f->adv_edge = edge;
-			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		} else {
 			f->wnd_ok = 0; /* not advertised: measured again next time */
 		}
 	}
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
-		tcp_flush(f);
+		tcp_flush(r, f);
 }
 
-static void tcp_timer(struct flow *f)
+static void tcp_timer(struct relay *r, struct flow *f)
 {
-	if ((f->st == ST_EST && now - f->last > C->tcp_idle_ms) ||
-	    (f->st == ST_CONNECTING && now - f->born > CONNECT_MS)) {
+	if ((f->st == ST_EST && r->now - f->last > r->cfg->tcp_idle_ms) ||
+	    (f->st == ST_CONNECTING && r->now - f->born > CONNECT_MS)) {
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 		/* Idle or never answered: a RST each way, the slot freed. */
 		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		tcp_reset_agent(f);
+		tcp_reset_agent(r, f);
 		return;
 	}
 	if (f->buffered && f->st == ST_EST) {
@@ -1010,83 +1024,82 @@ static void tcp_timer(struct flow *f)
 			free(f->sbuf);
 			f->sbuf = NULL;
 			f->sboff = 0;
-			nsbuf--;
-		} else if (f->sbuf_wait && tcp_flush(f) < 0) {
+			r->ft.nsbuf--;
+		} else if (f->sbuf_wait && tcp_flush(r, f) < 0) {
 			return;
 		}
 	}
-	if (!f->rto_at || now < f->rto_at)
+	if (!f->rto_at || r->now < f->rto_at)
 		return;
 	if (++f->retries > TCP_RETRIES) {
-		tcp_reset_agent(f);
+		tcp_reset_agent(r, f);
 		return;
 	}
 	if (f->st == ST_SYNACK) {
-		tcp_synack(f);
+		tcp_synack(r, f);
 		return;
 	}
 	f->rto = f->rto * 2 > 8000 ? 8000 : f->rto * 2;
-	f->rto_at = now + f->rto;
-	tcp_rewind(f);
+	f->rto_at = r->now + f->rto;
+	tcp_rewind(r, f);
 }
 
 /* ---- UDP and ICMP echo -------------------------------------------------- */
 
-static void icmp_refuse(const struct pkt *p, int port_unreach)
+static void icmp_refuse(struct relay *r, const struct pkt *p, int port_unreach)
 {
 	/* From the gateway: the agent learns the flow was refused, not by whom. */
 	struct ipaddr gw;
 
 	ipaddr_parse(p->family == AF_INET ? "10.0.2.2" : "fd00::2", &gw);
-	tun_write(pkt_icmp_err(obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
+	tun_write(r, pkt_icmp_err(r->obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
 }
 
-static void udp_input(const struct pkt *p)
+static void udp_input(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_find(p);
+	struct flow *f = flow_find(r, p);
 
 	if (!f) {
-		f = flow_open(p, SOCK_DGRAM, 0);
+		f = flow_open(r, p, SOCK_DGRAM, 0);
 		if (!f) {
-			icmp_refuse(p, 0);
+			icmp_refuse(r, p, 0);
 			return;
 		}
-		flow_watch(f, EPOLLIN);
+		flow_watch(r, f, EPOLLIN);
 	}
-	f->last = now;
+	f->last = r->now;
 	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
 	memcpy(f->quote, p->ip, f->quotelen);
-	if (send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
-	    errno == ECONNREFUSED)
-		icmp_refuse(p, 1);
+	if (send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == ECONNREFUSED)
+		icmp_refuse(r, p, 1);
 }
 
-static void icmp_input(const struct pkt *p)
+static void icmp_input(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_find(p);
+	struct flow *f = flow_find(r, p);
 
 	/* p points into the batch: the request is rebuilt in obuf, then sent. */
 	if (!f) {
-		f = flow_open(p, SOCK_DGRAM, IPPROTO_ICMP);
+		f = flow_open(r, p, SOCK_DGRAM, IPPROTO_ICMP);
 		if (!f) {
-			icmp_refuse(p, 0);
+			icmp_refuse(r, p, 0);
 			return;
 		}
-		flow_watch(f, EPOLLIN);
+		flow_watch(r, f, EPOLLIN);
 	}
-	f->last = now;
+	f->last = r->now;
 	if (8 + p->dlen > BUFSZ)
 		return;
-	obuf[0] = p->family == AF_INET ? 8 : 128;
-	obuf[1] = 0;
-	memset(obuf + 2, 0, 4); /* the kernel sets the id and checksum */
-	obuf[6] = (uint8_t)(p->echo_seq >> 8);
-	obuf[7] = (uint8_t)p->echo_seq;
-	memcpy(obuf + 8, p->data, p->dlen);
-	send(f->fd, obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
+	r->obuf[0] = p->family == AF_INET ? 8 : 128;
+	r->obuf[1] = 0;
+	memset(r->obuf + 2, 0, 4); /* the kernel sets the id and checksum */
+	r->obuf[6] = (uint8_t)(p->echo_seq >> 8);
+	r->obuf[7] = (uint8_t)p->echo_seq;
+	memcpy(r->obuf + 8, p->data, p->dlen);
+	send(f->fd, r->obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static void dgram_sock_event(struct flow *f)
+static void dgram_sock_event(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family);
 	size_t room = NET_MTU - off - 8;
@@ -1095,9 +1108,9 @@ static void dgram_sock_event(struct flow *f)
 		ssize_t n;
 
 		if (f->proto == PROTO_UDP)
-			n = recv(f->fd, obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
+			n = recv(f->fd, r->obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
 		else
-			n = recv(f->fd, obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
+			n = recv(f->fd, r->obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == ECONNREFUSED && f->proto == PROTO_UDP && f->quotelen) {
 				struct pkt q;
@@ -1107,21 +1120,23 @@ static void dgram_sock_event(struct flow *f)
 				q.family = f->asrc.family;
 				q.ip = f->quote;
 				q.iplen = f->quotelen;
-				icmp_refuse(&q, 1);
+				icmp_refuse(r, &q, 1);
 			}
 			break;
 		}
-		f->last = now;
+		f->last = r->now;
 		if (f->proto == PROTO_UDP) {
 			if ((size_t)n > room)
 				continue; /* too big for the TUN's MTU: dropped */
-			tun_write(pkt_udp(obuf, &f->adst, &f->asrc, f->dport, f->sport, (size_t)n));
+			tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport,
+					     (size_t)n));
 		} else {
-			uint8_t *ih = obuf + off;
+			uint8_t *ih = r->obuf + off;
 
-			if (n < 8 || (size_t)n > room + 8 || ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
+			if (n < 8 || (size_t)n > room + 8 ||
+			    ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
 				continue;
-			tun_write(pkt_echo_reply(obuf, &f->adst, &f->asrc, f->sport,
+			tun_write(r, pkt_echo_reply(r->obuf, &f->adst, &f->asrc, f->sport,
 						 (uint16_t)(ih[6] << 8 | ih[7]), (size_t)n - 8));
 		}
 	}
@@ -1143,42 +1158,42 @@ static int agent_addr_ok(const struct pkt *p)
  * One ACK per flow for a whole batch read from the TUN, not one per segment:
  * it carries the same information, and the window is measured once.
  */
-static void acks_flush(void)
+static void acks_flush(struct relay *r)
 {
-	for (unsigned int i = 0; i < npending; i++) {
-		struct flow *f = pending[i];
+	for (unsigned int i = 0; i < r->npending; i++) {
+		struct flow *f = r->pending[i];
 
 		if (f->proto == PROTO_TCP && f->ack_pending) {
 			f->ack_pending = 0;
-			tcp_out(f, f->snd_nxt, TH_ACK, 0);
+			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		}
 	}
-	npending = 0;
+	r->npending = 0;
 }
 
-static void tun_batch(void);
+static void tun_batch(struct relay *r);
 
-static void tun_input(void)
+static void tun_input(struct relay *r)
 {
-	tun_batch();
-	sends_flush();
-	acks_flush();
+	tun_batch(r);
+	sends_flush(r);
+	acks_flush(r);
 }
 
-static void tun_batch(void)
+static void tun_batch(struct relay *r)
 {
 	size_t used = 0;
 
 	/* Up to 256 packets, while the batch has room for one more of any size. */
 	for (int i = 0; i < 256 && used + BUFSZ <= BATCH_BYTES; i++) {
-		uint8_t *at = batch + used;
-		ssize_t n = read(tunfd, at, BUFSZ);
+		uint8_t *at = r->batch + used;
+		ssize_t n = read(r->tun, at, BUFSZ);
 		struct pkt p;
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR) {
 				/* The sandbox's namespace is gone: nothing more to relay. */
-				epoll_ctl(ep, EPOLL_CTL_DEL, tunfd, NULL);
+				epoll_ctl(r->ep, EPOLL_CTL_DEL, r->tun, NULL);
 			}
 			return;
 		}
@@ -1188,93 +1203,115 @@ static void tun_batch(void)
 		/* Kept, 16-byte aligned, only if it may be gathered (TCP data). */
 		if (p.proto == PROTO_TCP && p.dlen)
 			used += ((size_t)n + 15) & ~(size_t)15;
-		now = clock_ms();
+		r->now = clock_ms();
 		if (p.proto == PROTO_TCP)
-			tcp_input(&p);
+			tcp_input(r, &p);
 		else if (p.proto == PROTO_UDP)
-			udp_input(&p);
+			udp_input(r, &p);
 		else
-			icmp_input(&p);
+			icmp_input(r, &p);
 	}
 }
 
-static void timers(void)
+static void timers(struct relay *r)
 {
-	for (unsigned long i = 0; i < nscan; i++) {
-		struct flow *f = &flows[i];
+	for (unsigned long i = 0; i < r->ft.nscan; i++) {
+		struct flow *f = &r->ft.flows[i];
 		uint64_t idle;
 
 		if (!f->proto)
 			continue;
 		if (f->proto == PROTO_TCP) {
-			tcp_timer(f);
+			tcp_timer(r, f);
 			continue;
 		}
-		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : C->udp_idle_ms;
+		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
 		if (f->dns && idle > DNS_IDLE_MS)
 			idle = DNS_IDLE_MS;
-		if (now - f->last > idle)
-			flow_free(f);
+		if (r->now - f->last > idle)
+			flow_free(r, f);
 	}
 }
 
-static void signals(int sigfd)
+static void signals(struct relay *r, int sigfd)
 {
 	struct signalfd_siginfo si;
 	int status;
 
 	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGUSR2 && C->badcall)
+		if (si.ssi_signo == SIGUSR2 && r->cfg->badcall)
 			relay_badcall();
 		if (si.ssi_signo != SIGCHLD) {
-			kill(C->child, (int)si.ssi_signo);
+			kill(r->cfg->child, (int)si.ssi_signo);
 			continue;
 		}
-		if (waitpid(C->child, &status, WNOHANG) == C->child)
+		if (waitpid(r->cfg->child, &status, WNOHANG) == r->cfg->child)
 			exit(wait_code(status));
 	}
+}
+
+/*
+ * The context for cfg and the TUN: the flow table (max_flows slots) and the
+ * buffers allocated. Nothing is watched yet (relay_run). -1/ENOMEM.
+ */
+static int relay_init(struct relay *r, const struct relay_cfg *cfg, int tun)
+{
+	struct flow_table *t = &r->ft;
+	unsigned int hsize = 1;
+
+	memset(r, 0, sizeof(*r));
+	r->cfg = cfg;
+	r->tun = tun;
+	r->ep = -1;
+	while (hsize < 2 * cfg->max_flows)
+		hsize <<= 1;
+	t->hmask = hsize - 1;
+	t->flows = calloc(cfg->max_flows, sizeof(*t->flows));
+	t->heads = malloc(hsize * sizeof(*t->heads));
+	r->batch = malloc(BATCH_BYTES);
+	r->vnet = malloc(VNET_HLEN + BUFSZ);
+	if (!t->flows || !t->heads || !r->batch || !r->vnet) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->obuf = r->vnet + VNET_HLEN;
+	for (unsigned int i = 0; i < hsize; i++)
+		t->heads[i] = -1;
+	t->free_head = -1;
+	for (unsigned long i = cfg->max_flows; i-- > 0;) {
+		t->flows[i].fd = -1;
+		t->flows[i].next = t->free_head;
+		t->free_head = (int)i;
+	}
+	return 0;
 }
 
 void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 {
 	struct epoll_event ev, evs[64];
-	unsigned int hsize = 1;
 	uint64_t last_tick = 0, busy_until = 0;
+	struct relay rs, *r = &rs;
 
-	C = cfg;
-	tunfd = tun;
-	if (getrandom(&rnd_state, sizeof(rnd_state), 0) != sizeof(rnd_state) || !rnd_state)
-		rnd_state = (uint32_t)clock_ms() | 1;
-	while (hsize < 2 * cfg->max_flows)
-		hsize <<= 1;
-	hmask = hsize - 1;
-	flows = calloc(cfg->max_flows, sizeof(*flows));
-	heads = malloc(hsize * sizeof(*heads));
-	if (!flows || !heads)
-		die(EXIT_SYS, ENOMEM, "unable to allocate the flow table");
-	for (unsigned int i = 0; i < hsize; i++)
-		heads[i] = -1;
-	for (unsigned long i = cfg->max_flows; i-- > 0;) {
-		flows[i].fd = -1;
-		flows[i].next = free_head;
-		free_head = (int)i;
-	}
+	if (relay_init(r, cfg, tun) < 0)
+		die(EXIT_SYS, errno, "unable to allocate the flow table");
+	if (getrandom(&r->rnd, sizeof(r->rnd), 0) != sizeof(r->rnd) || !r->rnd)
+		r->rnd = (uint32_t)clock_ms() | 1;
 	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
 		die(EXIT_SYS, errno, "unable to make the TUN non-blocking");
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0)
+	r->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (r->ep < 0)
 		die(EXIT_SYS, errno, "unable to create an epoll instance");
 	ev.events = EPOLLIN;
 	ev.data.u64 = TAG_TUN;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, tun, &ev) < 0)
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
 		die(EXIT_SYS, errno, "unable to watch the TUN");
 	ev.data.u64 = TAG_SIG;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "unable to watch signals");
 	/* Everything is open: from here on, only the calls the loop makes. */
 	relay_lockdown();
 	/* The child may have exited before the signalfd existed. */
-	signals(sigfd);
+	signals(r, sigfd);
 	for (;;) {
 		/*
 		 * Busy polling: for --busy-poll microseconds after events were
@@ -1288,37 +1325,37 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 		 * agent, a server) go first: on one CPU the poll takes no time
 		 * from them.
 		 */
-		int polling = C->busy_poll_us && clock_us() < busy_until;
-		int n = epoll_wait(ep, evs, 64, polling ? 0 : 100);
+		int polling = r->cfg->busy_poll_us && clock_us() < busy_until;
+		int n = epoll_wait(r->ep, evs, 64, polling ? 0 : 100);
 
 		if (n < 0 && errno != EINTR)
 			die(EXIT_SYS, errno, "epoll_wait");
 		if (n == 0 && polling)
 			sched_yield();
-		now = clock_ms();
+		r->now = clock_ms();
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 
 			if (tag == TAG_TUN) {
-				tun_input();
+				tun_input(r);
 			} else if (tag == TAG_SIG) {
-				signals(sigfd);
+				signals(r, sigfd);
 			} else {
-				struct flow *f = &flows[(uint32_t)tag];
+				struct flow *f = &r->ft.flows[(uint32_t)tag];
 
 				if (!f->proto || f->gen != (uint32_t)(tag >> 32))
 					continue;
 				if (f->proto == PROTO_TCP)
-					tcp_sock_event(f, evs[i].events);
+					tcp_sock_event(r, f, evs[i].events);
 				else
-					dgram_sock_event(f);
+					dgram_sock_event(r, f);
 			}
 		}
-		if (n > 0 && C->busy_poll_us)
-			busy_until = clock_us() + C->busy_poll_us;
-		if (now - last_tick >= 50) {
-			last_tick = now;
-			timers();
+		if (n > 0 && r->cfg->busy_poll_us)
+			busy_until = clock_us() + r->cfg->busy_poll_us;
+		if (r->now - last_tick >= 50) {
+			last_tick = r->now;
+			timers(r);
 		}
 	}
 }
