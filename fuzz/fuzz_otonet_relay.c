@@ -1,33 +1,28 @@
+// FUZZ: cmd/otonet/relay.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
  * table, the TCP state machine, the bounds, the buffered path and the timers.
- * The seam is here, not in the relay: relay.c is included with its system
- * calls renamed to fakes whose results (bytes read, bytes taken, errors,
- * connect outcomes, the clock) come from the fuzzer's input, like the packets
+ * The seam is the relay's table of system calls (struct relay_sys), filled
+ * here with fakes whose results (bytes read, bytes taken, errors, connect
+ * outcomes, the clock) come from the fuzzer's input, like the packets
  * themselves. Every TCP, UDP or echo packet the relay writes to the TUN must
  * parse and go to the agent's address.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
 #include "otonet/otonet.h"
+#include "otonet/relay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -247,42 +242,21 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 	return 0;
 }
 
-#define socket fz_socket
-#define connect fz_connect
-#define setsockopt fz_setsockopt
-#define getsockopt fz_getsockopt
-#define recv fz_recv
-#define send fz_send
-#define sendmsg fz_sendmsg
-#define shutdown fz_shutdown
-#define close fz_close
-#define epoll_ctl fz_epoll_ctl
-#define write fz_write
-#define read fz_read
-#define clock_gettime fz_clock_gettime
-#include "otonet/relay.c"
-#undef socket
-#undef connect
-#undef setsockopt
-#undef getsockopt
-#undef recv
-#undef send
-#undef sendmsg
-#undef shutdown
-#undef close
-#undef epoll_ctl
-#undef write
-#undef read
-#undef clock_gettime
-
-/* relay.c's neighbours, not needed without a loop. */
-void relay_lockdown(void)
-{
-}
-
-void relay_badcall(void)
-{
-}
+static const struct relay_sys fz_sys = {
+	.socket = fz_socket,
+	.connect = fz_connect,
+	.setsockopt = fz_setsockopt,
+	.getsockopt = fz_getsockopt,
+	.recv = fz_recv,
+	.send = fz_send,
+	.sendmsg = fz_sendmsg,
+	.shutdown = fz_shutdown,
+	.close = fz_close,
+	.epoll_ctl = fz_epoll_ctl,
+	.read = fz_read,
+	.write = fz_write,
+	.clock_gettime = fz_clock_gettime,
+};
 
 /* ---- the script ---------------------------------------------------------------- */
 
@@ -307,7 +281,7 @@ static void setup(void)
 	cfg.max_udp_flows = 3;
 	cfg.tcp_idle_ms = 5000;
 	cfg.udp_idle_ms = 2000;
-	if (relay_init(&rl, &cfg, tunfd_fake) < 0)
+	if (relay_init(&rl, &cfg, &fz_sys, tunfd_fake) < 0)
 		abort();
 	log_verbosity = -1;
 }
@@ -438,10 +412,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3:
 			fake_ms += take(2) * 10;
 			rl.now = fake_ms;
-			timers(&rl);
+			flow_timers(&rl);
 			break;
 		default:
-			acks_flush(&rl);
+			tcp_acks_flush(&rl);
 			break;
 		}
 	}

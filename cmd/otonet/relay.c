@@ -40,10 +40,10 @@
 
 #include "oto.h"
 #include "otonet.h"
+#include "relay.h"
 
 #define TAG_TUN (~0ULL)
 #define TAG_SIG (~0ULL - 1)
-#define BUFSZ (NET_MTU + 128)
 #define MAX_WND (4U << 20)
 #define MY_WS 7
 #define RTO_MS 300
@@ -57,124 +57,17 @@
 /* ... and for all flows together: 64 MiB, then flows wait for a buffer. */
 #define SBUF_MAX 256
 
-enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
-
-struct flow {
-	int proto; /* 0: free */
-	int fd;
-	uint32_t gen; /* told apart from an earlier flow in the same slot */
-	int next; /* hash chain, -1 ends */
-	struct ipaddr asrc, adst;
-	uint16_t sport, dport;
-	uint32_t events;
-	uint64_t last; /* ms, last activity */
-	uint64_t born;
-	int dns;
-	/* TCP, agent side: we are the peer the agent believes it talks to. */
-	int st;
-	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
-	uint32_t agent_wnd;
-	int agent_ws, my_ws;
-	uint32_t seg; /* segment size towards the agent */
-	int dup, retries;
-	uint64_t rto_at;
-	unsigned int rto;
-	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
-	/*
-	 * The host socket was too full to count as writable when the window
-	 * was measured: EPOLLOUT is watched (the poll that adds it arms the
-	 * socket's wake-up), and when the socket drains a window update goes
-	 * out, so the agent does not sit, window closed, until its next probe.
-	 * adv_edge: the right edge of the window last advertised.
-	 */
-	unsigned int drain_watch : 1;
-	uint32_t adv_edge;
-	/*
-	 * wnd_at: rcv_nxt when the window was last measured. The host socket's
-	 * room shrinks only with the agent's data: until rcv_nxt moves (or the
-	 * socket drains, or takes less than it was given), the last window
-	 * stands and is not measured again. wnd_ok: wnd_at is valid.
-	 */
-	unsigned int wnd_ok : 1;
-	uint32_t wnd_at;
-	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
-	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
-	uint8_t *sbuf;
-	uint32_t sboff, sblen;
-	/* UDP: the start of the last datagram, to quote in an ICMP error. */
-	uint8_t quote[64];
-	size_t quotelen;
-	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
-	int send_slot;
-};
-
-/*
- * The flow table: flows[] holds max_flows slots, free ones chained from
- * free_head; heads[] the hash chains of the used ones.
- */
-struct flow_table {
-	struct flow *flows;
-	int *heads;
-	unsigned int hmask;
-	int free_head;
-	unsigned long nused, nhalf, nudp, nsbuf;
-	/* Slots at and past this one were never used: the timers look no further. */
-	unsigned long nscan;
-	/* When each bound's warning was last printed (over_bound). */
-	uint64_t warned[3];
-};
-
-/*
- * The agent's in-order data for a flow, gathered over a batch and given to
- * its host socket in one sendmsg at the batch's end: one send, one push of
- * the host's TCP and one wake-up of its reader per batch, not per segment.
- * rcv_nxt moves only when the host socket took the bytes: until then no ACK
- * covers them. A flow that finds no free slot sends at once.
- */
-#define SEND_SLOTS 8
-#define SEND_IOV 64
-struct send_slot {
-	struct flow *f;
-	uint32_t len;
-	int n;
-	struct iovec iov[SEND_IOV];
-};
-
-#define BATCH_BYTES (4U << 20)
-
-/* The relay's context: everything its functions share, passed down from relay_run. */
-struct relay {
-	const struct relay_cfg *cfg;
-	struct flow_table ft;
-	int ep, tun;
-	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
-	uint32_t rnd; /* xorshift state, for initial sequence numbers */
-	/*
-	 * batch: the packets of one batch read from the TUN, one after the
-	 * other, each behind its virtio_net_hdr; kept until the whole batch is
-	 * handled, since the agent's data goes to the host from there (sends[]).
-	 * obuf: a packet for the agent is built here, with room in front (vnet)
-	 * for its virtio_net_hdr.
-	 */
-	uint8_t *batch;
-	uint8_t *vnet, *obuf;
-	struct send_slot sends[SEND_SLOTS];
-	/* Flows owing the agent an ACK, sent once per batch of packets read. */
-	struct flow *pending[256];
-	unsigned int npending;
-};
-
-static uint64_t clock_us(void)
+static uint64_t clock_us(struct relay *r)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static uint64_t clock_ms(void)
+static uint64_t clock_ms(struct relay *r)
 {
-	return clock_us() / 1000;
+	return clock_us(r) / 1000;
 }
 
 static uint32_t rnd(struct relay *r)
@@ -190,14 +83,14 @@ static uint32_t rnd(struct relay *r)
 static void tun_write(struct relay *r, size_t n)
 {
 	memset(r->vnet, 0, VNET_HLEN);
-	if (n && write(r->tun, r->vnet, VNET_HLEN + n) < 0)
+	if (n && r->sys->write(r->tun, r->vnet, VNET_HLEN + n) < 0)
 		debugx("write to the TUN: %s", strerror(errno));
 }
 
 /* obuf's n bytes behind the header pkt_vnet wrote. */
 static void tun_write_offload(struct relay *r, size_t n)
 {
-	if (write(r->tun, r->vnet, VNET_HLEN + n) < 0)
+	if (r->sys->write(r->tun, r->vnet, VNET_HLEN + n) < 0)
 		debugx("write to the TUN: %s", strerror(errno));
 }
 
@@ -211,16 +104,18 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 
 	if (r->cfg->log_fd < 0)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 	n = snprintf(line, sizeof(line),
 		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"}\n",
 		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-		     proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp",
+		     proto == PROTO_TCP	  ? "tcp"
+		     : proto == PROTO_UDP ? "udp"
+					  : "icmp",
 		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
 		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
 		     d->rule);
-	if (n > 0 && write(r->cfg->log_fd, line, (size_t)n) < 0)
+	if (n > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)n) < 0)
 		debugx("--log-fd: %s", strerror(errno));
 }
 
@@ -300,7 +195,7 @@ static struct send_slot *send_slot_free(struct relay *r, struct flow *f)
 	return q;
 }
 
-static void flow_free(struct relay *r, struct flow *f)
+void flow_free(struct relay *r, struct flow *f)
 {
 	f->ack_pending = 0;
 	/* Data gathered and not sent: the flow is gone (reset), its data with it. */
@@ -316,7 +211,7 @@ static void flow_free(struct relay *r, struct flow *f)
 		}
 	}
 	if (f->fd >= 0)
-		close(f->fd); /* also leaves the epoll set */
+		r->sys->close(f->fd); /* also leaves the epoll set */
 	if (f->sbuf)
 		r->ft.nsbuf--;
 	free(f->sbuf);
@@ -345,7 +240,7 @@ static int flow_watch(struct relay *r, struct flow *f, uint32_t events)
 	if (f->events == events)
 		return 0;
 	f->events = events;
-	return epoll_ctl(r->ep, op, f->fd, &ev);
+	return r->sys->epoll_ctl(r->ep, op, f->fd, &ev);
 }
 
 /* The host-side address of a flow: the resolver for DNS, else the destination. */
@@ -420,14 +315,14 @@ static struct flow *flow_open(struct relay *r, const struct pkt *p, int type, in
 	fam = d.dns ? r->cfg->resolver.family : p->dst.family;
 	if (p->proto == PROTO_ICMP && fam == AF_INET6)
 		sproto = IPPROTO_ICMPV6;
-	fd = socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
+	fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
 	if (fd < 0) {
 		debugx("socket for a new flow: %s", strerror(errno));
 		return NULL;
 	}
 	f = flow_new(r, p, fd);
 	if (!f) {
-		close(fd);
+		r->sys->close(fd);
 		return NULL;
 	}
 	f->dns = d.dns;
@@ -435,12 +330,12 @@ static struct flow *flow_open(struct relay *r, const struct pkt *p, int type, in
 	if (p->proto == PROTO_TCP) {
 		int one = 1, zero = 0;
 
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		r->sys->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (r->cfg->no_peek_off ||
-		    setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
+		    r->sys->setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 			f->buffered = 1;
 	}
-	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
 		debugx("connect for a new flow: %s", strerror(errno));
 		flow_free(r, f);
 		return NULL;
@@ -467,7 +362,7 @@ static uint32_t tcp_window(struct relay *r, struct flow *f, int *full)
 	 * counts it (queued memory, overhead included), halved so that a full
 	 * window never meets a short write.
 	 */
-	if (getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
+	if (r->sys->getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
 		return 65535;
 	queued = (long)mi[SK_MEMINFO_WMEM_QUEUED];
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
@@ -539,22 +434,22 @@ static void tcp_out(struct relay *r, struct flow *f, uint32_t seq, uint8_t flags
  * of a socket too full to count as writable, whose drain is watched. With
  * the TUN's offloads the agent still hands us 64 KiB at a time.
  */
-static uint16_t tcp_agent_mss(const struct flow *f)
+static uint16_t tcp_agent_mss(struct relay *r, const struct flow *f)
 {
 	uint16_t mss = (uint16_t)(NET_MTU - pkt_l4_off(f->asrc.family) - 20);
 	struct tcp_info ti;
 	socklen_t l = sizeof(ti);
 
 	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 && ti.tcpi_advmss >= 536 &&
-	    ti.tcpi_advmss < mss)
+	if (r->sys->getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 &&
+	    ti.tcpi_advmss >= 536 && ti.tcpi_advmss < mss)
 		mss = (uint16_t)ti.tcpi_advmss;
 	return mss;
 }
 
 static void tcp_synack(struct relay *r, struct flow *f)
 {
-	uint16_t mss = tcp_agent_mss(f);
+	uint16_t mss = tcp_agent_mss(r, f);
 
 	tun_write(r, pkt_synack(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
 			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
@@ -564,8 +459,8 @@ static void tcp_synack(struct relay *r, struct flow *f)
 /* A RST answering a packet that has no flow, or that the filter refused. */
 static void tcp_rst_reply(struct relay *r, const struct pkt *p)
 {
-	uint32_t seq = 0, ack = p->seq + (uint32_t)p->dlen + !!(p->flags & TH_SYN) +
-			      !!(p->flags & TH_FIN);
+	uint32_t seq = 0,
+		 ack = p->seq + (uint32_t)p->dlen + !!(p->flags & TH_SYN) + !!(p->flags & TH_FIN);
 	uint8_t flags = TH_RST | TH_ACK;
 
 	if (p->flags & TH_RST)
@@ -595,7 +490,7 @@ static void tcp_abort_host(struct relay *r, struct flow *f)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
-	setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	flow_free(r, f);
 }
 
@@ -655,7 +550,7 @@ static int tcp_flush_buffered(struct relay *r, struct flow *f)
 			f->sboff = 0;
 			end = f->sblen;
 		}
-		n = recv(f->fd, f->sbuf + end, SBUF_CAP - end, MSG_DONTWAIT);
+		n = r->sys->recv(f->fd, f->sbuf + end, SBUF_CAP - end, MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
@@ -708,7 +603,7 @@ static int tcp_flush(struct relay *r, struct flow *f)
 		len = f->agent_wnd - inflight;
 		if (len > tcp_maxlen(f))
 			len = tcp_maxlen(f);
-		n = recv(f->fd, r->obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
+		n = r->sys->recv(f->fd, r->obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
@@ -740,7 +635,7 @@ static int tcp_rewind(struct relay *r, struct flow *f)
 	f->fin_sent = 0;
 	f->dup = 0;
 	if (!f->buffered)
-		setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
+		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
 	return tcp_flush(r, f);
 }
 
@@ -774,7 +669,7 @@ static void tcp_connected(struct relay *r, struct flow *f)
 	int err = 0;
 	socklen_t l = sizeof(err);
 
-	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
+	if (r->sys->getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
 		tcp_reset_agent(r, f);
 		return;
 	}
@@ -806,7 +701,7 @@ static void tcp_send_gathered(struct relay *r, struct flow *f)
 	struct send_slot *q = send_slot_free(r, f);
 	struct msghdr m = { .msg_iov = q->iov, .msg_iovlen = (size_t)q->n };
 
-	tcp_sent(r, f, sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
+	tcp_sent(r, f, r->sys->sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
 }
 
 static void sends_flush(struct relay *r)
@@ -835,7 +730,8 @@ static void tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
 		}
 	}
 	if (!f->send_slot) {
-		tcp_sent(r, f, send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL), n);
+		tcp_sent(r, f, r->sys->send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL),
+			 n);
 		return;
 	}
 	q = &r->sends[f->send_slot - 1];
@@ -902,7 +798,7 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 			n = 0;
 		}
 		while (n) {
-			ssize_t got = recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
+			ssize_t got = r->sys->recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
 
 			if (got <= 0)
 				break;
@@ -931,7 +827,7 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 			return;
 	}
 	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
-		shutdown(f->fd, SHUT_WR);
+		r->sys->shutdown(f->fd, SHUT_WR);
 		f->rcv_nxt++;
 		f->agent_fin = 1;
 		need_ack = 1;
@@ -952,7 +848,7 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 		flow_free(r, f);
 }
 
-static void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
+void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 {
 	f->last = r->now;
 	if (f->st == ST_CONNECTING) {
@@ -964,7 +860,7 @@ static void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 		int err = 0;
 		socklen_t l = sizeof(err);
 
-		getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+		r->sys->getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l);
 		if (err) {
 			tcp_reset_agent(r, f);
 			return;
@@ -1014,7 +910,7 @@ static void tcp_timer(struct relay *r, struct flow *f)
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 		/* Idle or never answered: a RST each way, the slot freed. */
-		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		tcp_reset_agent(r, f);
 		return;
 	}
@@ -1070,7 +966,8 @@ static void udp_input(struct relay *r, const struct pkt *p)
 	f->last = r->now;
 	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
 	memcpy(f->quote, p->ip, f->quotelen);
-	if (send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == ECONNREFUSED)
+	if (r->sys->send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	    errno == ECONNREFUSED)
 		icmp_refuse(r, p, 1);
 }
 
@@ -1096,10 +993,10 @@ static void icmp_input(struct relay *r, const struct pkt *p)
 	r->obuf[6] = (uint8_t)(p->echo_seq >> 8);
 	r->obuf[7] = (uint8_t)p->echo_seq;
 	memcpy(r->obuf + 8, p->data, p->dlen);
-	send(f->fd, r->obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
+	r->sys->send(f->fd, r->obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static void dgram_sock_event(struct relay *r, struct flow *f)
+void dgram_sock_event(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family);
 	size_t room = NET_MTU - off - 8;
@@ -1108,9 +1005,9 @@ static void dgram_sock_event(struct relay *r, struct flow *f)
 		ssize_t n;
 
 		if (f->proto == PROTO_UDP)
-			n = recv(f->fd, r->obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
+			n = r->sys->recv(f->fd, r->obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
 		else
-			n = recv(f->fd, r->obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
+			n = r->sys->recv(f->fd, r->obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == ECONNREFUSED && f->proto == PROTO_UDP && f->quotelen) {
 				struct pkt q;
@@ -1128,8 +1025,8 @@ static void dgram_sock_event(struct relay *r, struct flow *f)
 		if (f->proto == PROTO_UDP) {
 			if ((size_t)n > room)
 				continue; /* too big for the TUN's MTU: dropped */
-			tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport,
-					     (size_t)n));
+			tun_write(
+			    r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, (size_t)n));
 		} else {
 			uint8_t *ih = r->obuf + off;
 
@@ -1158,7 +1055,7 @@ static int agent_addr_ok(const struct pkt *p)
  * One ACK per flow for a whole batch read from the TUN, not one per segment:
  * it carries the same information, and the window is measured once.
  */
-static void acks_flush(struct relay *r)
+void tcp_acks_flush(struct relay *r)
 {
 	for (unsigned int i = 0; i < r->npending; i++) {
 		struct flow *f = r->pending[i];
@@ -1173,11 +1070,11 @@ static void acks_flush(struct relay *r)
 
 static void tun_batch(struct relay *r);
 
-static void tun_input(struct relay *r)
+void tun_input(struct relay *r)
 {
 	tun_batch(r);
 	sends_flush(r);
-	acks_flush(r);
+	tcp_acks_flush(r);
 }
 
 static void tun_batch(struct relay *r)
@@ -1187,13 +1084,13 @@ static void tun_batch(struct relay *r)
 	/* Up to 256 packets, while the batch has room for one more of any size. */
 	for (int i = 0; i < 256 && used + BUFSZ <= BATCH_BYTES; i++) {
 		uint8_t *at = r->batch + used;
-		ssize_t n = read(r->tun, at, BUFSZ);
+		ssize_t n = r->sys->read(r->tun, at, BUFSZ);
 		struct pkt p;
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR) {
 				/* The sandbox's namespace is gone: nothing more to relay. */
-				epoll_ctl(r->ep, EPOLL_CTL_DEL, r->tun, NULL);
+				r->sys->epoll_ctl(r->ep, EPOLL_CTL_DEL, r->tun, NULL);
 			}
 			return;
 		}
@@ -1203,7 +1100,7 @@ static void tun_batch(struct relay *r)
 		/* Kept, 16-byte aligned, only if it may be gathered (TCP data). */
 		if (p.proto == PROTO_TCP && p.dlen)
 			used += ((size_t)n + 15) & ~(size_t)15;
-		r->now = clock_ms();
+		r->now = clock_ms(r);
 		if (p.proto == PROTO_TCP)
 			tcp_input(r, &p);
 		else if (p.proto == PROTO_UDP)
@@ -1213,7 +1110,7 @@ static void tun_batch(struct relay *r)
 	}
 }
 
-static void timers(struct relay *r)
+void flow_timers(struct relay *r)
 {
 	for (unsigned long i = 0; i < r->ft.nscan; i++) {
 		struct flow *f = &r->ft.flows[i];
@@ -1238,7 +1135,7 @@ static void signals(struct relay *r, int sigfd)
 	struct signalfd_siginfo si;
 	int status;
 
-	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+	while (r->sys->read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR2 && r->cfg->badcall)
 			relay_badcall();
 		if (si.ssi_signo != SIGCHLD) {
@@ -1250,17 +1147,14 @@ static void signals(struct relay *r, int sigfd)
 	}
 }
 
-/*
- * The context for cfg and the TUN: the flow table (max_flows slots) and the
- * buffers allocated. Nothing is watched yet (relay_run). -1/ENOMEM.
- */
-static int relay_init(struct relay *r, const struct relay_cfg *cfg, int tun)
+int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun)
 {
 	struct flow_table *t = &r->ft;
 	unsigned int hsize = 1;
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
+	r->sys = sys;
 	r->tun = tun;
 	r->ep = -1;
 	while (hsize < 2 * cfg->max_flows)
@@ -1292,10 +1186,10 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 	uint64_t last_tick = 0, busy_until = 0;
 	struct relay rs, *r = &rs;
 
-	if (relay_init(r, cfg, tun) < 0)
+	if (relay_init(r, cfg, &relay_sys_libc, tun) < 0)
 		die(EXIT_SYS, errno, "unable to allocate the flow table");
 	if (getrandom(&r->rnd, sizeof(r->rnd), 0) != sizeof(r->rnd) || !r->rnd)
-		r->rnd = (uint32_t)clock_ms() | 1;
+		r->rnd = (uint32_t)clock_ms(r) | 1;
 	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
 		die(EXIT_SYS, errno, "unable to make the TUN non-blocking");
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -1303,10 +1197,10 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 		die(EXIT_SYS, errno, "unable to create an epoll instance");
 	ev.events = EPOLLIN;
 	ev.data.u64 = TAG_TUN;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
+	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
 		die(EXIT_SYS, errno, "unable to watch the TUN");
 	ev.data.u64 = TAG_SIG;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "unable to watch signals");
 	/* Everything is open: from here on, only the calls the loop makes. */
 	relay_lockdown();
@@ -1325,14 +1219,14 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 		 * agent, a server) go first: on one CPU the poll takes no time
 		 * from them.
 		 */
-		int polling = r->cfg->busy_poll_us && clock_us() < busy_until;
+		int polling = r->cfg->busy_poll_us && clock_us(r) < busy_until;
 		int n = epoll_wait(r->ep, evs, 64, polling ? 0 : 100);
 
 		if (n < 0 && errno != EINTR)
 			die(EXIT_SYS, errno, "epoll_wait");
 		if (n == 0 && polling)
 			sched_yield();
-		r->now = clock_ms();
+		r->now = clock_ms(r);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 
@@ -1352,10 +1246,10 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 			}
 		}
 		if (n > 0 && r->cfg->busy_poll_us)
-			busy_until = clock_us() + r->cfg->busy_poll_us;
+			busy_until = clock_us(r) + r->cfg->busy_poll_us;
 		if (r->now - last_tick >= 50) {
 			last_tick = r->now;
-			timers(r);
+			flow_timers(r);
 		}
 	}
 }

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's insides, shared by its files: the context every function takes
+ * (struct relay), and the table of system calls it makes through it.
+ *
+ *   relay.c   the loop, the flow table, TCP, UDP and echo, the TUN
+ *   sys.c     the real system calls (relay_sys_libc)
+ */
+#ifndef OTONET_RELAY_H
+#define OTONET_RELAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "flow.h"
+#include "otonet.h"
+
+/*
+ * The system calls the relay makes on its sockets, the TUN and the clock,
+ * with the signatures of the calls they stand for: the real ones in otonet
+ * (relay_sys_libc, sys.c), fakes in the fuzz target, which drives the relay's
+ * code with no socket and no TUN. The loop's own calls (epoll_wait, signals,
+ * the child) are not here: the fuzz target has no loop.
+ */
+struct relay_sys {
+	int (*socket)(int domain, int type, int protocol);
+	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
+	int (*setsockopt)(int fd, int level, int name, const void *val, socklen_t len);
+	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
+	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
+	ssize_t (*send)(int fd, const void *buf, size_t len, int flags);
+	ssize_t (*sendmsg)(int fd, const struct msghdr *m, int flags);
+	int (*shutdown)(int fd, int how);
+	int (*close)(int fd);
+	int (*epoll_ctl)(int ep, int op, int fd, struct epoll_event *ev);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	ssize_t (*write)(int fd, const void *buf, size_t len);
+	int (*clock_gettime)(clockid_t clock, struct timespec *ts);
+};
+extern const struct relay_sys relay_sys_libc;
+
+/* The largest packet on the TUN, and room to spare. */
+#define BUFSZ (NET_MTU + 128)
+
+/*
+ * The agent's in-order data for a flow, gathered over a batch and given to
+ * its host socket in one sendmsg at the batch's end: one send, one push of
+ * the host's TCP and one wake-up of its reader per batch, not per segment.
+ * rcv_nxt moves only when the host socket took the bytes: until then no ACK
+ * covers them. A flow that finds no free slot sends at once.
+ */
+#define SEND_SLOTS 8
+#define SEND_IOV 64
+struct send_slot {
+	struct flow *f;
+	uint32_t len;
+	int n;
+	struct iovec iov[SEND_IOV];
+};
+
+#define BATCH_BYTES (4U << 20)
+
+/* The relay's context: everything its functions share, passed down from relay_run. */
+struct relay {
+	const struct relay_cfg *cfg;
+	const struct relay_sys *sys;
+	struct flow_table ft;
+	int ep, tun;
+	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	/*
+	 * batch: the packets of one batch read from the TUN, one after the
+	 * other, each behind its virtio_net_hdr; kept until the whole batch is
+	 * handled, since the agent's data goes to the host from there (sends[]).
+	 * obuf: a packet for the agent is built here, with room in front (vnet)
+	 * for its virtio_net_hdr.
+	 */
+	uint8_t *batch;
+	uint8_t *vnet, *obuf;
+	struct send_slot sends[SEND_SLOTS];
+	/* Flows owing the agent an ACK, sent once per batch of packets read. */
+	struct flow *pending[256];
+	unsigned int npending;
+};
+
+/*
+ * The context for cfg, the system calls sys and the TUN: the flow table
+ * (max_flows slots) and the buffers allocated. Nothing is watched yet
+ * (relay_run does that). -1/ENOMEM.
+ */
+int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
+
+/* The TUN is readable: a batch of the agent's packets, each to its flow. */
+void tun_input(struct relay *r);
+
+/* An event on a TCP flow's host socket. */
+void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
+/* The ACKs owed for the batch just read, one per flow. */
+void tcp_acks_flush(struct relay *r);
+
+/* An event on a UDP or echo flow's host socket: datagrams to the agent. */
+void dgram_sock_event(struct relay *r, struct flow *f);
+
+#endif
