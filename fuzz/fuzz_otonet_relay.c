@@ -1,4 +1,4 @@
-// FUZZ: cmd/otonet/relay.c cmd/otonet/sys.c cmd/otonet/lockdown.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/flow.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow

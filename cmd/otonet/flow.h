@@ -83,7 +83,20 @@ struct flow_table {
 	uint64_t warned[3];
 };
 
-/* The flow may be gone after: f's slot is free again. */
+/* A table of max slots, all free. -1/ENOMEM. */
+int flow_table_init(struct flow_table *t, unsigned long max);
+/* The flow of the agent's packet p, or NULL. */
+struct flow *flow_find(struct relay *r, const struct pkt *p);
+/*
+ * A new flow for p: the filter decides (and the decision is logged), the
+ * bounds are checked, a host socket of type (SOCK_STREAM, SOCK_DGRAM) and
+ * protocol sproto is opened and connected (in progress) to the flow's host
+ * side. NULL when refused or impossible.
+ */
+struct flow *flow_open(struct relay *r, const struct pkt *p, int type, int sproto);
+/* f's host socket watched for events (epoll), tagged with f's slot and generation. */
+int flow_watch(struct relay *r, struct flow *f, uint32_t events);
+/* f's host socket closed, its slot free again. */
 void flow_free(struct relay *r, struct flow *f);
 /* Every flow's timers: idle timeouts, retransmissions (every 50 ms or so). */
 void flow_timers(struct relay *r);

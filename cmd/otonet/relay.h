@@ -3,7 +3,8 @@
  * The relay's insides, shared by its files: the context every function takes
  * (struct relay), and the table of system calls it makes through it.
  *
- *   relay.c   the loop, the flow table, TCP, UDP and echo, the TUN
+ *   relay.c   the loop, TCP, UDP and echo, the TUN
+ *   flow.c    the flow table, its bounds and its timers (flow.h)
  *   sys.c     the real system calls (relay_sys_libc)
  */
 #ifndef OTONET_RELAY_H
@@ -102,6 +103,12 @@ void tun_input(struct relay *r);
 void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
 /* The ACKs owed for the batch just read, one per flow. */
 void tcp_acks_flush(struct relay *r);
+/* f's host socket, new, before it connects (flow_open). */
+void tcp_sock_setup(struct relay *r, struct flow *f);
+/* f's retransmission and idle timers (flow_timers). */
+void tcp_timer(struct relay *r, struct flow *f);
+/* What TCP holds for f, let go as f is freed (flow_free). */
+void tcp_flow_free(struct relay *r, struct flow *f);
 
 /* An event on a UDP or echo flow's host socket: datagrams to the agent. */
 void dgram_sock_event(struct relay *r, struct flow *f);
