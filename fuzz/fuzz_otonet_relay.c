@@ -308,7 +308,7 @@ static void agent_packet(void)
 		uint16_t win = (uint16_t)take(2);
 
 		/* Mostly in the flow's own sequence space, to get past the checks. */
-		if (f->proto == PROTO_TCP && (flags & 0x80)) {
+		if (f->state != FLOW_FREE && f->proto == PROTO_TCP && (flags & 0x80)) {
 			seq = f->rcv_nxt + (seq & 0xff) - 0x80;
 			ack = f->snd_una + (ack & 0xffff);
 			sport = f->sport;
@@ -402,11 +402,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* An event on a host socket. */
 			f = &rl.ft.flows[take(1) % NFLOWS];
 			rl.now = fake_ms;
+			if (f->state == FLOW_FREE)
+				break;
 			if (f->proto == PROTO_TCP)
 				tcp_sock_event(&rl, f,
 					       take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
 							  EPOLLRDHUP));
-			else if (f->proto)
+			else
 				dgram_sock_event(&rl, f);
 			break;
 		case 3:
@@ -422,9 +424,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Everything back, for the next input: no flow outlives it. */
 	rl.npending = 0;
 	for (int i = 0; i < NFLOWS; i++)
-		if (rl.ft.flows[i].proto)
+		if (rl.ft.flows[i].state != FLOW_FREE)
 			flow_free(&rl, &rl.ft.flows[i]);
-	if (rl.ft.nused || rl.ft.nhalf || rl.ft.nudp || rl.ft.nsbuf)
+	if (rl.ft.count[FLOW_FREE] != NFLOWS || rl.ft.nsbuf)
 		abort();
 	return 0;
 }

@@ -6,6 +6,7 @@
  * bounds; a connected host socket), watched, timed and freed; what happens on
  * it is the business of tcp.c and dgram.c.
  */
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -22,6 +23,17 @@
 #define DNS_IDLE_MS 10000
 #define ECHO_IDLE_MS 10000
 
+const char *const flow_state_name[] = {
+	[FLOW_FREE] = "free",
+	[FLOW_TCP_CONNECTING] = "tcp connecting",
+	[FLOW_TCP_SYNACK] = "tcp syn-ack sent",
+	[FLOW_TCP_ESTABLISHED] = "tcp established",
+	[FLOW_UDP] = "udp",
+	[FLOW_ECHO] = "echo",
+};
+static_assert(sizeof(flow_state_name) / sizeof(flow_state_name[0]) == FLOW_NUM_STATES,
+	      "flow_state_name[] does not name every enum flow_state");
+
 int flow_table_init(struct flow_table *t, unsigned long max)
 {
 	unsigned int hsize = 1;
@@ -29,6 +41,8 @@ int flow_table_init(struct flow_table *t, unsigned long max)
 	while (hsize < 2 * max)
 		hsize <<= 1;
 	t->hmask = hsize - 1;
+	t->max = max;
+	t->count[FLOW_FREE] = max;
 	t->flows = calloc(max, sizeof(*t->flows));
 	t->heads = malloc(hsize * sizeof(*t->heads));
 	if (!t->flows || !t->heads) {
@@ -41,11 +55,29 @@ int flow_table_init(struct flow_table *t, unsigned long max)
 		t->heads[i] = -1;
 	t->free_head = -1;
 	for (unsigned long i = max; i-- > 0;) {
+		t->flows[i].state = FLOW_FREE;
 		t->flows[i].fd = -1;
 		t->flows[i].next = t->free_head;
 		t->free_head = (int)i;
 	}
 	return 0;
+}
+
+void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st)
+{
+	t->count[f->state]--;
+	t->count[st]++;
+	f->state = st;
+}
+
+unsigned long flow_used(const struct flow_table *t)
+{
+	return t->max - t->count[FLOW_FREE];
+}
+
+unsigned long flow_half_open(const struct flow_table *t)
+{
+	return t->count[FLOW_TCP_CONNECTING] + t->count[FLOW_TCP_SYNACK];
 }
 
 /* ---- the decision log -------------------------------------------------- */
@@ -102,7 +134,7 @@ struct flow *flow_find(struct relay *r, const struct pkt *p)
 	return NULL;
 }
 
-static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd)
+static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd, enum flow_state st)
 {
 	struct flow *f;
 	unsigned int h;
@@ -118,6 +150,8 @@ static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd)
 	gen = f->gen + 1;
 	memset(f, 0, sizeof(*f));
 	f->gen = gen;
+	f->state = FLOW_FREE;
+	flow_set_state(&r->ft, f, st);
 	f->proto = p->proto;
 	f->fd = fd;
 	f->asrc = p->src;
@@ -125,12 +159,9 @@ static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd)
 	f->sport = p->sport;
 	f->dport = p->dport;
 	f->last = f->born = r->now;
-	if (f->proto == PROTO_UDP)
-		r->ft.nudp++;
 	h = flow_hash(&r->ft, p->proto, &p->src, &p->dst, p->sport, p->dport);
 	f->next = r->ft.heads[h];
 	r->ft.heads[h] = i;
-	r->ft.nused++;
 	return f;
 }
 
@@ -149,15 +180,10 @@ void flow_free(struct relay *r, struct flow *f)
 	}
 	if (f->fd >= 0)
 		r->sys->close(f->fd); /* also leaves the epoll set */
-	if (f->proto == PROTO_UDP)
-		r->ft.nudp--;
-	if (f->proto == PROTO_TCP && (f->st == ST_CONNECTING || f->st == ST_SYNACK))
-		r->ft.nhalf--;
-	f->proto = 0;
+	flow_set_state(&r->ft, f, FLOW_FREE);
 	f->fd = -1;
 	f->next = r->ft.free_head;
 	r->ft.free_head = idx;
-	r->ft.nused--;
 }
 
 int flow_watch(struct relay *r, struct flow *f, uint32_t events)
@@ -209,11 +235,11 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 	unsigned long max[3] = { r->cfg->max_flows, r->cfg->max_half_open, r->cfg->max_udp_flows };
 	int k;
 
-	if (r->ft.nused >= r->cfg->max_flows)
+	if (flow_used(&r->ft) >= r->cfg->max_flows)
 		k = 0;
-	else if (p->proto == PROTO_TCP && r->ft.nhalf >= r->cfg->max_half_open)
+	else if (p->proto == PROTO_TCP && flow_half_open(&r->ft) >= r->cfg->max_half_open)
 		k = 1;
-	else if (p->proto == PROTO_UDP && r->ft.nudp >= r->cfg->max_udp_flows)
+	else if (p->proto == PROTO_UDP && r->ft.count[FLOW_UDP] >= r->cfg->max_udp_flows)
 		k = 2;
 	else
 		return 0;
@@ -227,13 +253,14 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 }
 
 /* The filter, then a connected host socket. NULL when refused or impossible. */
-struct flow *flow_open(struct relay *r, const struct pkt *p, int type, int sproto)
+struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
 	struct decision d;
 	struct flow *f;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, fam;
+	int fd, fam, type = SOCK_DGRAM, sproto = 0;
+	enum flow_state st = FLOW_UDP;
 
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
@@ -246,14 +273,20 @@ struct flow *flow_open(struct relay *r, const struct pkt *p, int type, int sprot
 	if (d.verdict != V_ALLOW)
 		return NULL;
 	fam = d.dns ? r->cfg->resolver.family : p->dst.family;
-	if (p->proto == PROTO_ICMP && fam == AF_INET6)
-		sproto = IPPROTO_ICMPV6;
+	if (p->proto == PROTO_TCP) {
+		type = SOCK_STREAM;
+		st = FLOW_TCP_CONNECTING;
+	} else if (p->proto == PROTO_ICMP) {
+		/* A ping socket: the kernel keeps the echo id and the checksum. */
+		sproto = fam == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		st = FLOW_ECHO;
+	}
 	fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
 	if (fd < 0) {
 		debugx("socket for a new flow: %s", strerror(errno));
 		return NULL;
 	}
-	f = flow_new(r, p, fd);
+	f = flow_new(r, p, fd, st);
 	if (!f) {
 		r->sys->close(fd);
 		return NULL;
@@ -276,13 +309,13 @@ void flow_timers(struct relay *r)
 		struct flow *f = &r->ft.flows[i];
 		uint64_t idle;
 
-		if (!f->proto)
+		if (f->state == FLOW_FREE)
 			continue;
 		if (f->proto == PROTO_TCP) {
 			tcp_timer(r, f);
 			continue;
 		}
-		idle = f->proto == PROTO_ICMP ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
+		idle = f->state == FLOW_ECHO ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
 		if (f->dns && idle > DNS_IDLE_MS)
 			idle = DNS_IDLE_MS;
 		if (r->now - f->last > idle)

@@ -16,10 +16,27 @@
 
 struct relay;
 
-enum { ST_CONNECTING = 1, ST_SYNACK, ST_EST };
+/*
+ * What a slot holds. A flow is born in its protocol's first state
+ * (flow_open), moves on only by flow_set_state, which keeps the counts the
+ * bounds are checked against, and ends FREE (flow_free). An event or a
+ * timer finds a FREE slot for a flow that is gone: it is skipped.
+ */
+enum flow_state {
+	FLOW_FREE,            /* in the free list */
+	FLOW_TCP_CONNECTING,  /* the agent's SYN: connect() to the host under way */
+	FLOW_TCP_SYNACK,      /* the host accepted; our SYN-ACK out, the agent's ACK awaited */
+	FLOW_TCP_ESTABLISHED, /* data both ways; a close is in the FIN flags */
+	FLOW_UDP,             /* a connected UDP socket, until idle */
+	FLOW_ECHO,            /* a ping socket, until idle */
+	FLOW_NUM_STATES
+};
+/* Each state's name, for messages; its size is checked against FLOW_NUM_STATES. */
+extern const char *const flow_state_name[];
 
 struct flow {
-	int proto; /* 0: free */
+	enum flow_state state;
+	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
 	int fd;
 	uint32_t gen; /* told apart from an earlier flow in the same slot */
 	int next; /* hash chain, -1 ends */
@@ -30,7 +47,6 @@ struct flow {
 	uint64_t born;
 	int dns;
 	/* TCP, agent side: we are the peer the agent believes it talks to. */
-	int st;
 	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
 	uint32_t agent_wnd;
 	int agent_ws, my_ws;
@@ -76,7 +92,11 @@ struct flow_table {
 	int *heads;
 	unsigned int hmask;
 	int free_head;
-	unsigned long nused, nhalf, nudp, nsbuf;
+	unsigned long max;
+	/* Flows in each state (FLOW_FREE: free slots). */
+	unsigned long count[FLOW_NUM_STATES];
+	/* Buffers of the TCP flows on the buffered path (without SO_PEEK_OFF). */
+	unsigned long nsbuf;
 	/* Slots at and past this one were never used: the timers look no further. */
 	unsigned long nscan;
 	/* When each bound's warning was last printed (over_bound). */
@@ -88,12 +108,17 @@ int flow_table_init(struct flow_table *t, unsigned long max);
 /* The flow of the agent's packet p, or NULL. */
 struct flow *flow_find(struct relay *r, const struct pkt *p);
 /*
- * A new flow for p: the filter decides (and the decision is logged), the
- * bounds are checked, a host socket of type (SOCK_STREAM, SOCK_DGRAM) and
- * protocol sproto is opened and connected (in progress) to the flow's host
- * side. NULL when refused or impossible.
+ * A new flow for p, in its protocol's first state: the filter decides (and
+ * the decision is logged), the bounds are checked, a host socket is opened
+ * and connected (in progress) to the flow's host side. NULL when refused or
+ * impossible.
  */
-struct flow *flow_open(struct relay *r, const struct pkt *p, int type, int sproto);
+struct flow *flow_open(struct relay *r, const struct pkt *p);
+/* f moves to state st: the only way a flow changes state. */
+void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st);
+/* Flows in use, and TCP flows not yet established (the bounds count them). */
+unsigned long flow_used(const struct flow_table *t);
+unsigned long flow_half_open(const struct flow_table *t);
 /* f's host socket watched for events (epoll), tagged with f's slot and generation. */
 int flow_watch(struct relay *r, struct flow *f, uint32_t events);
 /* f's host socket closed, its slot free again. */

@@ -172,9 +172,9 @@ static uint32_t tcp_measure(struct relay *r, struct flow *f)
 	int full;
 	uint32_t win = tcp_window(r, f, &full) >> f->my_ws;
 
-	f->wnd_ok = f->st == ST_EST;
+	f->wnd_ok = f->state == FLOW_TCP_ESTABLISHED;
 	f->wnd_at = f->rcv_nxt;
-	if (full && f->st == ST_EST && !f->drain_watch) {
+	if (full && f->state == FLOW_TCP_ESTABLISHED && !f->drain_watch) {
 		f->drain_watch = 1;
 		tcp_events(r, f);
 	}
@@ -262,7 +262,7 @@ static void tcp_rst_reply(struct relay *r, const struct pkt *p)
 /* The host side reset or failed: tell the agent, forget the flow. */
 static void tcp_reset_agent(struct relay *r, struct flow *f)
 {
-	if (f->st == ST_CONNECTING)
+	if (f->state == FLOW_TCP_CONNECTING)
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
 				  TH_RST | TH_ACK, 0, 0));
 	else
@@ -284,7 +284,7 @@ static void tcp_events(struct relay *r, struct flow *f)
 {
 	uint32_t ev = EPOLLET | EPOLLIN | EPOLLRDHUP;
 
-	if (f->st == ST_CONNECTING || f->wr_blocked || f->drain_watch)
+	if (f->state == FLOW_TCP_CONNECTING || f->wr_blocked || f->drain_watch)
 		ev |= EPOLLOUT;
 	if (flow_watch(r, f, ev) < 0)
 		debugx("epoll_ctl: %s", strerror(errno));
@@ -376,7 +376,7 @@ static int tcp_flush(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
-	if (f->st != ST_EST || f->fin_sent)
+	if (f->state != FLOW_TCP_ESTABLISHED || f->fin_sent)
 		return 0;
 	if (f->buffered)
 		return tcp_flush_buffered(r, f);
@@ -427,15 +427,13 @@ static int tcp_rewind(struct relay *r, struct flow *f)
 
 static void tcp_new(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_open(r, p, SOCK_STREAM, 0);
+	struct flow *f = flow_open(r, p);
 	size_t maxseg;
 
 	if (!f) {
 		tcp_rst_reply(r, p);
 		return;
 	}
-	f->st = ST_CONNECTING;
-	r->ft.nhalf++;
 	f->iss = rnd(r);
 	f->snd_una = f->snd_nxt = f->iss + 1;
 	f->rcv_nxt = p->seq + 1;
@@ -459,7 +457,7 @@ static void tcp_connected(struct relay *r, struct flow *f)
 		tcp_reset_agent(r, f);
 		return;
 	}
-	f->st = ST_SYNACK;
+	flow_set_state(&r->ft, f, FLOW_TCP_SYNACK);
 	tcp_synack(r, f);
 	tcp_events(r, f);
 }
@@ -550,19 +548,18 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 	}
 	if (p->flags & TH_SYN) {
 		/* The agent sent its SYN again: answer again if we already did. */
-		if (!(p->flags & TH_ACK) && f->st == ST_SYNACK && p->seq + 1 == f->rcv_nxt)
+		if (!(p->flags & TH_ACK) && f->state == FLOW_TCP_SYNACK && p->seq + 1 == f->rcv_nxt)
 			tcp_synack(r, f);
 		return;
 	}
-	if (!(p->flags & TH_ACK) || f->st == ST_CONNECTING)
+	if (!(p->flags & TH_ACK) || f->state == FLOW_TCP_CONNECTING)
 		return;
-	if (f->st == ST_SYNACK) {
+	if (f->state == FLOW_TCP_SYNACK) {
 		if (p->ack != f->iss + 1) {
 			tcp_rst_reply(r, p);
 			return;
 		}
-		f->st = ST_EST;
-		r->ft.nhalf--;
+		flow_set_state(&r->ft, f, FLOW_TCP_ESTABLISHED);
 		f->rto_at = 0;
 	}
 	old_wnd = f->agent_wnd;
@@ -602,14 +599,14 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 	}
 	if (p->dlen) {
 		tcp_agent_data(r, f, p);
-		if (!f->proto)
+		if (f->state == FLOW_FREE)
 			return;
 		need_ack = 1;
 	}
 	/* The FIN follows the data: what was gathered goes to the host first. */
 	if ((p->flags & TH_FIN) && f->send_slot) {
 		tcp_send_gathered(r, f);
-		if (!f->proto)
+		if (f->state == FLOW_FREE)
 			return;
 	}
 	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
@@ -637,7 +634,7 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 {
 	f->last = r->now;
-	if (f->st == ST_CONNECTING) {
+	if (f->state == FLOW_TCP_CONNECTING) {
 		if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
 			tcp_connected(r, f);
 		return;
@@ -691,8 +688,8 @@ void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 
 void tcp_timer(struct relay *r, struct flow *f)
 {
-	if ((f->st == ST_EST && r->now - f->last > r->cfg->tcp_idle_ms) ||
-	    (f->st == ST_CONNECTING && r->now - f->born > CONNECT_MS)) {
+	if ((f->state == FLOW_TCP_ESTABLISHED && r->now - f->last > r->cfg->tcp_idle_ms) ||
+	    (f->state == FLOW_TCP_CONNECTING && r->now - f->born > CONNECT_MS)) {
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 		/* Idle or never answered: a RST each way, the slot freed. */
@@ -700,7 +697,7 @@ void tcp_timer(struct relay *r, struct flow *f)
 		tcp_reset_agent(r, f);
 		return;
 	}
-	if (f->buffered && f->st == ST_EST) {
+	if (f->buffered && f->state == FLOW_TCP_ESTABLISHED) {
 		/* An empty buffer goes back; a flow that waited for one tries again. */
 		if (f->sbuf && !f->sblen) {
 			free(f->sbuf);
@@ -717,7 +714,7 @@ void tcp_timer(struct relay *r, struct flow *f)
 		tcp_reset_agent(r, f);
 		return;
 	}
-	if (f->st == ST_SYNACK) {
+	if (f->state == FLOW_TCP_SYNACK) {
 		tcp_synack(r, f);
 		return;
 	}
@@ -742,7 +739,7 @@ static void udp_input(struct relay *r, const struct pkt *p)
 	struct flow *f = flow_find(r, p);
 
 	if (!f) {
-		f = flow_open(r, p, SOCK_DGRAM, 0);
+		f = flow_open(r, p);
 		if (!f) {
 			icmp_refuse(r, p, 0);
 			return;
@@ -763,7 +760,7 @@ static void icmp_input(struct relay *r, const struct pkt *p)
 
 	/* p points into the batch: the request is rebuilt in obuf, then sent. */
 	if (!f) {
-		f = flow_open(r, p, SOCK_DGRAM, IPPROTO_ICMP);
+		f = flow_open(r, p);
 		if (!f) {
 			icmp_refuse(r, p, 0);
 			return;
@@ -846,7 +843,7 @@ void tcp_acks_flush(struct relay *r)
 	for (unsigned int i = 0; i < r->npending; i++) {
 		struct flow *f = r->pending[i];
 
-		if (f->proto == PROTO_TCP && f->ack_pending) {
+		if (f->ack_pending) {
 			f->ack_pending = 0;
 			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		}
@@ -987,7 +984,7 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 			} else {
 				struct flow *f = &r->ft.flows[(uint32_t)tag];
 
-				if (!f->proto || f->gen != (uint32_t)(tag >> 32))
+				if (f->state == FLOW_FREE || f->gen != (uint32_t)(tag >> 32))
 					continue;
 				if (f->proto == PROTO_TCP)
 					tcp_sock_event(r, f, evs[i].events);
