@@ -165,7 +165,7 @@ static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd, enum 
 	return f;
 }
 
-void flow_free(struct relay *r, struct flow *f)
+enum flow_fate flow_free(struct relay *r, struct flow *f)
 {
 	unsigned int h = flow_hash(&r->ft, f->proto, &f->asrc, &f->adst, f->sport, f->dport);
 	int idx = (int)(f - r->ft.flows);
@@ -184,6 +184,7 @@ void flow_free(struct relay *r, struct flow *f)
 	f->fd = -1;
 	f->next = r->ft.free_head;
 	r->ft.free_head = idx;
+	return FLOW_FREED;
 }
 
 int flow_watch(struct relay *r, struct flow *f, uint32_t events)

@@ -34,6 +34,13 @@ enum flow_state {
 /* Each state's name, for messages; its size is checked against FLOW_NUM_STATES. */
 extern const char *const flow_state_name[];
 
+/*
+ * What a function that may end a flow did with it. After FLOW_FREED the
+ * caller touches the flow no more: its slot is FREE, and may be taken by a
+ * new flow before long.
+ */
+enum flow_fate { FLOW_KEPT, FLOW_FREED };
+
 struct flow {
 	enum flow_state state;
 	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
@@ -121,8 +128,8 @@ unsigned long flow_used(const struct flow_table *t);
 unsigned long flow_half_open(const struct flow_table *t);
 /* f's host socket watched for events (epoll), tagged with f's slot and generation. */
 int flow_watch(struct relay *r, struct flow *f, uint32_t events);
-/* f's host socket closed, its slot free again. */
-void flow_free(struct relay *r, struct flow *f);
+/* f's host socket closed, its slot free again. Always FLOW_FREED. */
+enum flow_fate flow_free(struct relay *r, struct flow *f);
 /* Every flow's timers: idle timeouts, retransmissions (every 50 ms or so). */
 void flow_timers(struct relay *r);
 

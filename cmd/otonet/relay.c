@@ -259,8 +259,8 @@ static void tcp_rst_reply(struct relay *r, const struct pkt *p)
 	tun_write(r, pkt_tcp(r->obuf, &p->dst, &p->src, p->dport, p->sport, seq, ack, flags, 0, 0));
 }
 
-/* The host side reset or failed: tell the agent, forget the flow. */
-static void tcp_reset_agent(struct relay *r, struct flow *f)
+/* The host side reset or failed: tell the agent, forget the flow. Always FLOW_FREED. */
+static enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f)
 {
 	if (f->state == FLOW_TCP_CONNECTING)
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
@@ -268,16 +268,16 @@ static void tcp_reset_agent(struct relay *r, struct flow *f)
 	else
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
 				  f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
-	flow_free(r, f);
+	return flow_free(r, f);
 }
 
-/* The agent reset: an abortive close, so the host's peer sees a RST too. */
-static void tcp_abort_host(struct relay *r, struct flow *f)
+/* The agent reset: an abortive close, so the host's peer sees a RST too. Always FLOW_FREED. */
+static enum flow_fate tcp_abort_host(struct relay *r, struct flow *f)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 	r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	flow_free(r, f);
+	return flow_free(r, f);
 }
 
 static void tcp_events(struct relay *r, struct flow *f)
@@ -314,7 +314,7 @@ static uint32_t tcp_maxlen(const struct flow *f)
  * far as it has room (SBUF_CAP bytes not yet acknowledged; the socket is
  * edge-triggered, so until EAGAIN or full), and sent (again) from there.
  */
-static int tcp_flush_buffered(struct relay *r, struct flow *f)
+static enum flow_fate tcp_flush_buffered(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
@@ -323,7 +323,7 @@ static int tcp_flush_buffered(struct relay *r, struct flow *f)
 		ssize_t n;
 
 		if (!f->sbuf) {
-			/* None free: the timer tries again (timers()). */
+			/* None free: the timer tries again (tcp_timer). */
 			if (r->ft.nsbuf >= SBUF_MAX || !(f->sbuf = malloc(SBUF_CAP))) {
 				f->sbuf_wait = 1;
 				break;
@@ -340,8 +340,7 @@ static int tcp_flush_buffered(struct relay *r, struct flow *f)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
-			tcp_reset_agent(r, f);
-			return -1;
+			return tcp_reset_agent(r, f);
 		}
 		if (n == 0)
 			f->host_eof = 1;
@@ -368,16 +367,16 @@ static int tcp_flush_buffered(struct relay *r, struct flow *f)
 		if (!f->rto_at)
 			f->rto_at = r->now + f->rto;
 	}
-	return 0;
+	return FLOW_KEPT;
 }
 
 /* Send what the host sent, as far as the agent's window reaches. */
-static int tcp_flush(struct relay *r, struct flow *f)
+static enum flow_fate tcp_flush(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
 	if (f->state != FLOW_TCP_ESTABLISHED || f->fin_sent)
-		return 0;
+		return FLOW_KEPT;
 	if (f->buffered)
 		return tcp_flush_buffered(r, f);
 	for (int i = 0; i < 256; i++) {
@@ -393,8 +392,7 @@ static int tcp_flush(struct relay *r, struct flow *f)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 				break;
-			tcp_reset_agent(r, f);
-			return -1;
+			return tcp_reset_agent(r, f);
 		}
 		if (n == 0) {
 			tcp_send_fin(r, f);
@@ -407,16 +405,16 @@ static int tcp_flush(struct relay *r, struct flow *f)
 		if ((uint32_t)n < len)
 			break;
 	}
-	return 0;
+	return FLOW_KEPT;
 }
 
 /* Go back to the last byte the agent acknowledged and send again from there. */
-static int tcp_rewind(struct relay *r, struct flow *f)
+static enum flow_fate tcp_rewind(struct relay *r, struct flow *f)
 {
 	int zero = 0;
 
 	if (f->snd_una == f->snd_nxt)
-		return 0;
+		return FLOW_KEPT;
 	f->snd_nxt = f->snd_una;
 	f->fin_sent = 0;
 	f->dup = 0;
@@ -448,28 +446,25 @@ static void tcp_new(struct relay *r, const struct pkt *p)
 	tcp_events(r, f);
 }
 
-static void tcp_connected(struct relay *r, struct flow *f)
+static enum flow_fate tcp_connected(struct relay *r, struct flow *f)
 {
 	int err = 0;
 	socklen_t l = sizeof(err);
 
-	if (r->sys->getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
-		tcp_reset_agent(r, f);
-		return;
-	}
+	if (r->sys->getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err)
+		return tcp_reset_agent(r, f);
 	flow_set_state(&r->ft, f, FLOW_TCP_SYNACK);
 	tcp_synack(r, f);
 	tcp_events(r, f);
+	return FLOW_KEPT;
 }
 
 /* What the host socket took of n bytes (w, or -1 and errno) moves rcv_nxt. */
-static void tcp_sent(struct relay *r, struct flow *f, ssize_t w, size_t n)
+static enum flow_fate tcp_sent(struct relay *r, struct flow *f, ssize_t w, size_t n)
 {
 	if (w < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			tcp_reset_agent(r, f);
-			return;
-		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return tcp_reset_agent(r, f);
 		w = 0;
 	}
 	f->rcv_nxt += (uint32_t)w;
@@ -477,17 +472,19 @@ static void tcp_sent(struct relay *r, struct flow *f, ssize_t w, size_t n)
 		f->wr_blocked = 1;
 		tcp_events(r, f);
 	}
+	return FLOW_KEPT;
 }
 
-/* The data gathered for f, to its host socket now. The flow may be gone after. */
-static void tcp_send_gathered(struct relay *r, struct flow *f)
+/* The data gathered for f, to its host socket now. */
+static enum flow_fate tcp_send_gathered(struct relay *r, struct flow *f)
 {
 	struct send_slot *q = send_slot_free(r, f);
 	struct msghdr m = { .msg_iov = q->iov, .msg_iovlen = (size_t)q->n };
 
-	tcp_sent(r, f, r->sys->sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
+	return tcp_sent(r, f, r->sys->sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL), q->len);
 }
 
+/* Each slot's data to its flow's host socket, at the end of a batch (a flow that fails is gone). */
 static void sends_flush(struct relay *r)
 {
 	for (int i = 0; i < SEND_SLOTS; i++)
@@ -495,7 +492,8 @@ static void sends_flush(struct relay *r)
 			tcp_send_gathered(r, r->sends[i].f);
 }
 
-static void tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
+/* The agent's data in p, gathered for the host socket (or sent at once). */
+static enum flow_fate tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
 {
 	uint32_t next = f->rcv_nxt + (f->send_slot ? r->sends[f->send_slot - 1].len : 0);
 	int32_t skip = (int32_t)(next - p->seq);
@@ -503,7 +501,7 @@ static void tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
 	size_t n;
 
 	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
-		return;
+		return FLOW_KEPT;
 	n = p->dlen - (size_t)skip;
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
 		if (!r->sends[i].f) {
@@ -513,51 +511,41 @@ static void tcp_agent_data(struct relay *r, struct flow *f, const struct pkt *p)
 			f->send_slot = i + 1;
 		}
 	}
-	if (!f->send_slot) {
-		tcp_sent(r, f, r->sys->send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL),
-			 n);
-		return;
-	}
+	if (!f->send_slot)
+		return tcp_sent(
+		    r, f, r->sys->send(f->fd, p->data + skip, n, MSG_DONTWAIT | MSG_NOSIGNAL), n);
 	q = &r->sends[f->send_slot - 1];
 	q->iov[q->n].iov_base = (void *)(p->data + skip);
 	q->iov[q->n].iov_len = n;
 	q->n++;
 	q->len += (uint32_t)n;
 	if (q->n == SEND_IOV)
-		tcp_send_gathered(r, f);
+		return tcp_send_gathered(r, f);
+	return FLOW_KEPT;
 }
 
-static void tcp_input(struct relay *r, const struct pkt *p)
+/* A segment from the agent on its flow f. */
+static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct pkt *p)
 {
-	struct flow *f = flow_find(r, p);
 	int32_t acked;
 	uint32_t old_wnd;
 	int need_ack = 0;
 
-	if (!f) {
-		if ((p->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
-			tcp_new(r, p);
-		else
-			tcp_rst_reply(r, p);
-		return;
-	}
 	f->last = r->now;
-	if (p->flags & TH_RST) {
-		tcp_abort_host(r, f);
-		return;
-	}
+	if (p->flags & TH_RST)
+		return tcp_abort_host(r, f);
 	if (p->flags & TH_SYN) {
 		/* The agent sent its SYN again: answer again if we already did. */
 		if (!(p->flags & TH_ACK) && f->state == FLOW_TCP_SYNACK && p->seq + 1 == f->rcv_nxt)
 			tcp_synack(r, f);
-		return;
+		return FLOW_KEPT;
 	}
 	if (!(p->flags & TH_ACK) || f->state == FLOW_TCP_CONNECTING)
-		return;
+		return FLOW_KEPT;
 	if (f->state == FLOW_TCP_SYNACK) {
 		if (p->ack != f->iss + 1) {
 			tcp_rst_reply(r, p);
-			return;
+			return FLOW_KEPT;
 		}
 		flow_set_state(&r->ft, f, FLOW_TCP_ESTABLISHED);
 		f->rto_at = 0;
@@ -594,21 +582,17 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 		f->rto_at = f->snd_una == f->snd_nxt ? 0 : r->now + f->rto;
 	} else if (acked == 0 && !p->dlen && !(p->flags & TH_FIN) && f->snd_nxt != f->snd_una &&
 		   f->agent_wnd == old_wnd) {
-		if (++f->dup == 3 && tcp_rewind(r, f) < 0)
-			return;
+		if (++f->dup == 3 && tcp_rewind(r, f) == FLOW_FREED)
+			return FLOW_FREED;
 	}
 	if (p->dlen) {
-		tcp_agent_data(r, f, p);
-		if (f->state == FLOW_FREE)
-			return;
+		if (tcp_agent_data(r, f, p) == FLOW_FREED)
+			return FLOW_FREED;
 		need_ack = 1;
 	}
 	/* The FIN follows the data: what was gathered goes to the host first. */
-	if ((p->flags & TH_FIN) && f->send_slot) {
-		tcp_send_gathered(r, f);
-		if (f->state == FLOW_FREE)
-			return;
-	}
+	if ((p->flags & TH_FIN) && f->send_slot && tcp_send_gathered(r, f) == FLOW_FREED)
+		return FLOW_FREED;
 	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
 		r->sys->shutdown(f->fd, SHUT_WR);
 		f->rcv_nxt++;
@@ -625,29 +609,41 @@ static void tcp_input(struct relay *r, const struct pkt *p)
 			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		}
 	}
-	if (tcp_flush(r, f) < 0)
-		return;
+	if (tcp_flush(r, f) == FLOW_FREED)
+		return FLOW_FREED;
 	if (f->agent_fin && f->fin_acked)
-		flow_free(r, f);
+		return flow_free(r, f);
+	return FLOW_KEPT;
 }
 
-void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
+/* A TCP packet from the agent: to its flow; a SYN opens one; anything else is answered by a RST. */
+static void tcp_input(struct relay *r, const struct pkt *p)
+{
+	struct flow *f = flow_find(r, p);
+
+	if (f)
+		tcp_segment(r, f, p);
+	else if ((p->flags & (TH_SYN | TH_ACK | TH_RST)) == TH_SYN)
+		tcp_new(r, p);
+	else
+		tcp_rst_reply(r, p);
+}
+
+enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 {
 	f->last = r->now;
 	if (f->state == FLOW_TCP_CONNECTING) {
 		if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-			tcp_connected(r, f);
-		return;
+			return tcp_connected(r, f);
+		return FLOW_KEPT;
 	}
 	if (ev & EPOLLERR) {
 		int err = 0;
 		socklen_t l = sizeof(err);
 
 		r->sys->getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &err, &l);
-		if (err) {
-			tcp_reset_agent(r, f);
-			return;
-		}
+		if (err)
+			return tcp_reset_agent(r, f);
 	}
 	if (ev & EPOLLOUT)
 		f->wnd_ok = 0; /* the socket drained: measure the window again */
@@ -683,10 +679,11 @@ void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 		}
 	}
 	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
-		tcp_flush(r, f);
+		return tcp_flush(r, f);
+	return FLOW_KEPT;
 }
 
-void tcp_timer(struct relay *r, struct flow *f)
+enum flow_fate tcp_timer(struct relay *r, struct flow *f)
 {
 	if ((f->state == FLOW_TCP_ESTABLISHED && r->now - f->last > r->cfg->tcp_idle_ms) ||
 	    (f->state == FLOW_TCP_CONNECTING && r->now - f->born > CONNECT_MS)) {
@@ -694,8 +691,7 @@ void tcp_timer(struct relay *r, struct flow *f)
 
 		/* Idle or never answered: a RST each way, the slot freed. */
 		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		tcp_reset_agent(r, f);
-		return;
+		return tcp_reset_agent(r, f);
 	}
 	if (f->buffered && f->state == FLOW_TCP_ESTABLISHED) {
 		/* An empty buffer goes back; a flow that waited for one tries again. */
@@ -704,23 +700,21 @@ void tcp_timer(struct relay *r, struct flow *f)
 			f->sbuf = NULL;
 			f->sboff = 0;
 			r->ft.nsbuf--;
-		} else if (f->sbuf_wait && tcp_flush(r, f) < 0) {
-			return;
+		} else if (f->sbuf_wait && tcp_flush(r, f) == FLOW_FREED) {
+			return FLOW_FREED;
 		}
 	}
 	if (!f->rto_at || r->now < f->rto_at)
-		return;
-	if (++f->retries > TCP_RETRIES) {
-		tcp_reset_agent(r, f);
-		return;
-	}
+		return FLOW_KEPT;
+	if (++f->retries > TCP_RETRIES)
+		return tcp_reset_agent(r, f);
 	if (f->state == FLOW_TCP_SYNACK) {
 		tcp_synack(r, f);
-		return;
+		return FLOW_KEPT;
 	}
 	f->rto = f->rto * 2 > 8000 ? 8000 : f->rto * 2;
 	f->rto_at = r->now + f->rto;
-	tcp_rewind(r, f);
+	return tcp_rewind(r, f);
 }
 
 /* ---- UDP and ICMP echo -------------------------------------------------- */

@@ -100,13 +100,13 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 void tun_input(struct relay *r);
 
 /* An event on a TCP flow's host socket. */
-void tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
+enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
 /* The ACKs owed for the batch just read, one per flow. */
 void tcp_acks_flush(struct relay *r);
 /* f's host socket, new, before it connects (flow_open). */
 void tcp_sock_setup(struct relay *r, struct flow *f);
 /* f's retransmission and idle timers (flow_timers). */
-void tcp_timer(struct relay *r, struct flow *f);
+enum flow_fate tcp_timer(struct relay *r, struct flow *f);
 /* What TCP holds for f, let go as f is freed (flow_free). */
 void tcp_flow_free(struct relay *r, struct flow *f);
 
