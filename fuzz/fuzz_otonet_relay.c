@@ -1,5 +1,6 @@
-// FUZZ: cmd/otonet/relay.c cmd/otonet/flow.c cmd/otonet/sys.c cmd/otonet/lockdown.c
-// FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/flow.c cmd/otonet/tcp.c
+// FUZZ: cmd/otonet/sys.c cmd/otonet/lockdown.c cmd/otonet/pkt.c cmd/otonet/filter.c
+// FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
  * table, the TCP state machine, the bounds, the buffered path and the timers.

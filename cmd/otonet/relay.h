@@ -3,8 +3,9 @@
  * The relay's insides, shared by its files: the context every function takes
  * (struct relay), and the table of system calls it makes through it.
  *
- *   relay.c   the loop, TCP, UDP and echo, the TUN
+ *   relay.c   the loop, UDP and echo, the TUN
  *   flow.c    the flow table, its bounds and its timers (flow.h)
+ *   tcp.c     TCP: the agent's connections as host stream sockets
  *   sys.c     the real system calls (relay_sys_libc)
  */
 #ifndef OTONET_RELAY_H
@@ -98,7 +99,15 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 
 /* The TUN is readable: a batch of the agent's packets, each to its flow. */
 void tun_input(struct relay *r);
+/* obuf's n bytes to the agent, behind a header that asks for nothing (0: nothing). */
+void tun_write(struct relay *r, size_t n);
+/* obuf's n bytes to the agent, behind the header pkt_vnet wrote at vnet. */
+void tun_write_offload(struct relay *r, size_t n);
 
+/* A TCP packet from the agent. */
+void tcp_input(struct relay *r, const struct pkt *p);
+/* The agent's data gathered over a batch, to the host sockets (send slots). */
+void tcp_sends_flush(struct relay *r);
 /* An event on a TCP flow's host socket. */
 enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
 /* The ACKs owed for the batch just read, one per flow. */
