@@ -20,9 +20,6 @@
 #include "otonet.h"
 #include "relay.h"
 
-#define DNS_IDLE_MS 10000
-#define ECHO_IDLE_MS 10000
-
 const char *const flow_state_name[] = {
 	[FLOW_FREE] = "free",
 	[FLOW_TCP_CONNECTING] = "tcp connecting",
@@ -308,18 +305,20 @@ void flow_timers(struct relay *r)
 {
 	for (unsigned long i = 0; i < r->ft.nscan; i++) {
 		struct flow *f = &r->ft.flows[i];
-		uint64_t idle;
 
-		if (f->state == FLOW_FREE)
-			continue;
-		if (f->proto == PROTO_TCP) {
+		switch (f->state) {
+		case FLOW_TCP_CONNECTING:
+		case FLOW_TCP_SYNACK:
+		case FLOW_TCP_ESTABLISHED:
 			tcp_timer(r, f);
-			continue;
+			break;
+		case FLOW_UDP:
+		case FLOW_ECHO:
+			dgram_timer(r, f);
+			break;
+		case FLOW_FREE:
+		default:
+			break;
 		}
-		idle = f->state == FLOW_ECHO ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
-		if (f->dns && idle > DNS_IDLE_MS)
-			idle = DNS_IDLE_MS;
-		if (r->now - f->last > idle)
-			flow_free(r, f);
 	}
 }

@@ -3,9 +3,10 @@
  * The relay's insides, shared by its files: the context every function takes
  * (struct relay), and the table of system calls it makes through it.
  *
- *   relay.c   the loop, UDP and echo, the TUN
+ *   relay.c   the loop, the TUN
  *   flow.c    the flow table, its bounds and its timers (flow.h)
  *   tcp.c     TCP: the agent's connections as host stream sockets
+ *   dgram.c   UDP and ICMP echo: datagrams through connected host sockets
  *   sys.c     the real system calls (relay_sys_libc)
  */
 #ifndef OTONET_RELAY_H
@@ -119,7 +120,11 @@ enum flow_fate tcp_timer(struct relay *r, struct flow *f);
 /* What TCP holds for f, let go as f is freed (flow_free). */
 void tcp_flow_free(struct relay *r, struct flow *f);
 
+/* A UDP or echo request packet from the agent. */
+void dgram_input(struct relay *r, const struct pkt *p);
 /* An event on a UDP or echo flow's host socket: datagrams to the agent. */
 void dgram_sock_event(struct relay *r, struct flow *f);
+/* f's idle timer (flow_timers). */
+enum flow_fate dgram_timer(struct relay *r, struct flow *f);
 
 #endif
