@@ -60,6 +60,14 @@ int flow_table_init(struct flow_table *t, unsigned long max)
 	return 0;
 }
 
+void flow_table_fini(struct flow_table *t)
+{
+	free(t->flows);
+	free(t->heads);
+	t->flows = NULL;
+	t->heads = NULL;
+}
+
 void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st)
 {
 	t->count[f->state]--;
@@ -186,18 +194,28 @@ enum flow_fate flow_free(struct relay *r, struct flow *f)
 
 int flow_watch(struct relay *r, struct flow *f, uint32_t events)
 {
-	/*
-	 * The slot and its generation: an event still queued for a flow freed
-	 * earlier in the same batch never reaches the flow that took its slot.
-	 */
-	uint64_t tag = (uint64_t)(f - r->ft.flows) | (uint64_t)f->gen << 32;
-	struct epoll_event ev = { .events = events, .data.u64 = tag };
+	enum relay_event type = f->proto == PROTO_TCP ? EV_TCP : EV_DGRAM;
+	uint32_t slot = (uint32_t)(f - r->ft.flows);
+	struct epoll_event ev = { .events = events, .data.u64 = ev_ref(type, slot, f->gen) };
 	int op = f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (f->events == events)
 		return 0;
 	f->events = events;
 	return r->sys->epoll_ctl(r->ep, op, f->fd, &ev);
+}
+
+struct flow *flow_at(struct flow_table *t, uint64_t ref)
+{
+	uint32_t slot = (uint32_t)ref, gen = (uint32_t)(ref >> 32) & EV_GEN_MASK;
+	struct flow *f;
+
+	if (slot >= t->max)
+		return NULL;
+	f = &t->flows[slot];
+	if (f->state == FLOW_FREE || (f->gen & EV_GEN_MASK) != gen)
+		return NULL;
+	return f;
 }
 
 /* The host-side address of a flow: the resolver for DNS, else the destination. */

@@ -112,6 +112,8 @@ struct flow_table {
 
 /* A table of max slots, all free. -1/ENOMEM. */
 int flow_table_init(struct flow_table *t, unsigned long max);
+/* Its memory back (the flows' sockets are not closed). */
+void flow_table_fini(struct flow_table *t);
 /* The flow of the agent's packet p, or NULL. */
 struct flow *flow_find(struct relay *r, const struct pkt *p);
 /*
@@ -128,6 +130,8 @@ unsigned long flow_used(const struct flow_table *t);
 unsigned long flow_half_open(const struct flow_table *t);
 /* f's host socket watched for events (epoll), tagged with f's slot and generation. */
 int flow_watch(struct relay *r, struct flow *f, uint32_t events);
+/* The flow an epoll event's data (ev_ref) names, or NULL when it is gone. */
+struct flow *flow_at(struct flow_table *t, uint64_t ref);
 /* f's host socket closed, its slot free again. Always FLOW_FREED. */
 enum flow_fate flow_free(struct relay *r, struct flow *f);
 /* Every flow's timers: idle timeouts, retransmissions (every 50 ms or so). */

@@ -3,10 +3,11 @@
  * The relay's insides, shared by its files: the context every function takes
  * (struct relay), and the table of system calls it makes through it.
  *
- *   relay.c   the loop, the TUN
+ *   relay.c   the loop: set up, wait, dispatch each event by its type; signals
  *   flow.c    the flow table, its bounds and its timers (flow.h)
  *   tcp.c     TCP: the agent's connections as host stream sockets
  *   dgram.c   UDP and ICMP echo: datagrams through connected host sockets
+ *   tun.c     the TUN: batches of the agent's packets in, packets to it out
  *   sys.c     the real system calls (relay_sys_libc)
  */
 #ifndef OTONET_RELAY_H
@@ -46,6 +47,34 @@ struct relay_sys {
 	int (*clock_gettime)(clockid_t clock, struct timespec *ts);
 };
 extern const struct relay_sys relay_sys_libc;
+
+/*
+ * What an epoll event is about, in the top byte of its data (ev_ref): the
+ * loop dispatches on it. A flow's event also carries the flow's slot (the
+ * low 32 bits) and the low 24 bits of its generation: an event still queued
+ * for a flow freed earlier in the same batch never reaches the flow that
+ * took its slot (flow_at).
+ */
+enum relay_event {
+	EV_NONE,   /* never registered: an event the loop skips */
+	EV_TUN,    /* the TUN: the agent's packets */
+	EV_SIGNAL, /* the signalfd: the child exited, a signal to pass on */
+	EV_TCP,    /* a TCP flow's host socket */
+	EV_DGRAM,  /* a UDP or echo flow's host socket */
+	EV_NUM
+};
+_Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");
+#define EV_GEN_MASK 0xffffffU
+
+static inline uint64_t ev_ref(enum relay_event type, uint32_t slot, uint32_t gen)
+{
+	return (uint64_t)type << 56 | (uint64_t)(gen & EV_GEN_MASK) << 32 | slot;
+}
+
+static inline enum relay_event ev_type(uint64_t ref)
+{
+	return (enum relay_event)(ref >> 56);
+}
 
 /* The largest packet on the TUN, and room to spare. */
 #define BUFSZ (NET_MTU + 128)
@@ -97,6 +126,8 @@ struct relay {
  * (relay_run does that). -1/ENOMEM.
  */
 int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
+/* The monotonic clock in ms, through r->sys: what r->now is set to. */
+uint64_t relay_clock_ms(struct relay *r);
 
 /* The TUN is readable: a batch of the agent's packets, each to its flow. */
 void tun_input(struct relay *r);
