@@ -87,6 +87,11 @@ unsigned long flow_half_open(const struct flow_table *t)
 
 /* ---- the decision log -------------------------------------------------- */
 
+static const char *proto_name(int proto)
+{
+	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
+}
+
 static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
 {
 	char line[512], s[64], t[64];
@@ -100,12 +105,12 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"}\n",
 		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-		     proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp",
+		     proto_name(proto),
 		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
 		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
 		     d->rule);
 	if (n > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)n) < 0)
-		debugx("--log-fd: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
 }
 
 /* ---- the flow table ----------------------------------------------------- */
@@ -263,7 +268,7 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 	snprintf(d->rule, sizeof(d->rule), "%s", NAME[k]);
 	if (!r->ft.warned[k] || r->now - r->ft.warned[k] >= 10000) {
 		r->ft.warned[k] = r->now ? r->now : 1;
-		warnx("--%s %lu reached: refusing a new flow", NAME[k], max[k]);
+		warnx("relay: --%s %lu reached: refusing a new flow", NAME[k], max[k]);
 	}
 	return 1;
 }
@@ -299,7 +304,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	}
 	fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
 	if (fd < 0) {
-		debugx("socket for a new flow: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to open a host socket for a new %s flow",
+			proto_name(p->proto));
 		return NULL;
 	}
 	f = flow_new(r, p, fd, st);
@@ -312,7 +318,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
 	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
-		debugx("connect for a new flow: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a new %s flow",
+			proto_name(p->proto));
 		flow_free(r, f);
 		return NULL;
 	}

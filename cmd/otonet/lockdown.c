@@ -132,7 +132,7 @@ void relay_confine(void)
 	empty_root();
 	drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
-		die(EXIT_SYS, errno, "unable to lock the relay down");
+		die(EXIT_SYS, errno, "relay: unable to set no_new_privs and make itself not dumpable");
 }
 
 void relay_lockdown(void)
@@ -167,7 +167,7 @@ void relay_lockdown(void)
 	if (ctx)
 		seccomp_release(ctx);
 	if (rc < 0)
-		die(EXIT_SYS, -rc, "unable to install the relay's seccomp filter");
+		die(EXIT_SYS, -rc, "relay: unable to install its seccomp filter");
 }
 
 void relay_badcall(void)

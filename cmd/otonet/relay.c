@@ -85,21 +85,21 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 	struct relay rs, *r = &rs;
 
 	if (relay_init(r, cfg, &relay_sys_libc, tun) < 0)
-		die(EXIT_SYS, errno, "unable to allocate the flow table");
+		die(EXIT_SYS, errno, "relay: unable to allocate the flow table");
 	if (getrandom(&r->rnd, sizeof(r->rnd), 0) != sizeof(r->rnd) || !r->rnd)
 		r->rnd = (uint32_t)relay_clock_ms(r) | 1;
 	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
-		die(EXIT_SYS, errno, "unable to make the TUN non-blocking");
+		die(EXIT_SYS, errno, "relay: unable to make the TUN non-blocking");
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (r->ep < 0)
-		die(EXIT_SYS, errno, "unable to create an epoll instance");
+		die(EXIT_SYS, errno, "relay: unable to create its epoll instance");
 	ev.events = EPOLLIN;
 	ev.data.u64 = ev_ref(EV_TUN, 0, 0);
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
-		die(EXIT_SYS, errno, "unable to watch the TUN");
+		die(EXIT_SYS, errno, "relay: unable to watch the TUN for packets");
 	ev.data.u64 = ev_ref(EV_SIGNAL, 0, 0);
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
-		die(EXIT_SYS, errno, "unable to watch signals");
+		die(EXIT_SYS, errno, "relay: unable to watch its signalfd");
 	/* Everything is open: from here on, only the calls the loop makes. */
 	relay_lockdown();
 	/* The child may have exited before the signalfd existed. */
@@ -121,7 +121,7 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 		int n = epoll_wait(r->ep, evs, 64, polling ? 0 : 100);
 
 		if (n < 0 && errno != EINTR)
-			die(EXIT_SYS, errno, "epoll_wait");
+			die(EXIT_SYS, errno, "relay: unable to wait for events");
 		if (n == 0 && polling)
 			sched_yield();
 		r->now = relay_clock_ms(r);

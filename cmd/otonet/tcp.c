@@ -249,7 +249,8 @@ static void tcp_events(struct relay *r, struct flow *f)
 	if (f->state == FLOW_TCP_CONNECTING || f->wr_blocked || f->drain_watch)
 		ev |= EPOLLOUT;
 	if (flow_watch(r, f, ev) < 0)
-		debugx("epoll_ctl: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to watch the host socket of a flow (%s)",
+			flow_state_name[f->state]);
 }
 
 static void tcp_send_fin(struct relay *r, struct flow *f)

@@ -21,14 +21,14 @@ void tun_write(struct relay *r, size_t n)
 {
 	memset(r->vnet, 0, VNET_HLEN);
 	if (n && r->sys->write(r->tun, r->vnet, VNET_HLEN + n) < 0)
-		debugx("write to the TUN: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a packet to the TUN");
 }
 
 /* obuf's n bytes behind the header pkt_vnet wrote. */
 void tun_write_offload(struct relay *r, size_t n)
 {
 	if (r->sys->write(r->tun, r->vnet, VNET_HLEN + n) < 0)
-		debugx("write to the TUN: %s", strerror(errno));
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a packet to the TUN");
 }
 
 /* The agent's own address, 10.0.2.100 or fd00::100: the only source relayed. */
