@@ -127,7 +127,7 @@ enum flow_fate dgram_timer(struct relay *r, struct flow *f)
 {
 	uint64_t idle = f->state == FLOW_ECHO ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
 
-	if (f->dns && idle > DNS_IDLE_MS)
+	if (f->route == ROUTE_DNS && idle > DNS_IDLE_MS)
 		idle = DNS_IDLE_MS;
 	if (r->now - f->last > idle)
 		return flow_free(r, f);

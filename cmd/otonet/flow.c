@@ -223,11 +223,24 @@ struct flow *flow_at(struct flow_table *t, uint64_t ref)
 	return f;
 }
 
-/* The host-side address of a flow: the resolver for DNS, else the destination. */
+/* The host a flow to dst goes to by its route. */
+static const struct ipaddr *route_host(struct relay *r, enum flow_route route,
+				       const struct ipaddr *dst)
+{
+	switch (route) {
+	case ROUTE_DNS:
+		return &r->cfg->resolver;
+	case ROUTE_DIRECT:
+	default:
+		return dst;
+	}
+}
+
+/* The host-side address of a flow: its route's host; its port (53 for DNS), or 0 for echo. */
 static socklen_t host_sa(struct relay *r, const struct flow *f, struct sockaddr_storage *ss)
 {
-	const struct ipaddr *a = f->dns ? &r->cfg->resolver : &f->adst;
-	uint16_t port = f->proto == PROTO_ICMP ? 0 : f->dns ? 53 : f->dport;
+	const struct ipaddr *a = route_host(r, f->route, &f->adst);
+	uint16_t port = f->proto == PROTO_ICMP ? 0 : f->route == ROUTE_DNS ? 53 : f->dport;
 
 	memset(ss, 0, sizeof(*ss));
 	if (a->family == AF_INET) {
@@ -282,6 +295,7 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	socklen_t sl;
 	int fd, fam, type = SOCK_DGRAM, sproto = 0;
 	enum flow_state st = FLOW_UDP;
+	enum flow_route route;
 
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
@@ -293,7 +307,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	log_decision(r, p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
-	fam = d.dns ? r->cfg->resolver.family : p->dst.family;
+	route = d.dns ? ROUTE_DNS : ROUTE_DIRECT;
+	fam = route_host(r, route, &p->dst)->family;
 	if (p->proto == PROTO_TCP) {
 		type = SOCK_STREAM;
 		st = FLOW_TCP_CONNECTING;
@@ -313,7 +328,7 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		r->sys->close(fd);
 		return NULL;
 	}
-	f->dns = d.dns;
+	f->route = route;
 	sl = host_sa(r, f, &ss);
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);

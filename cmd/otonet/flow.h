@@ -41,6 +41,15 @@ extern const char *const flow_state_name[];
  */
 enum flow_fate { FLOW_KEPT, FLOW_FREED };
 
+/*
+ * Where a flow's host side goes, as flow_open decides from the filter's
+ * verdict: to the agent's own destination, or, for DNS to the sandbox's
+ * resolver address, to the host's resolver. The route gives the host
+ * socket's address (flow.c, route_host); a new way out for flows is a new
+ * route.
+ */
+enum flow_route { ROUTE_DIRECT, ROUTE_DNS };
+
 struct flow {
 	enum flow_state state;
 	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
@@ -52,7 +61,7 @@ struct flow {
 	uint32_t events;
 	uint64_t last; /* ms, last activity */
 	uint64_t born;
-	int dns;
+	enum flow_route route;
 	/* TCP, agent side: we are the peer the agent believes it talks to. */
 	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
 	uint32_t agent_wnd;
