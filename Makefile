@@ -60,7 +60,7 @@ else
 # sigaltstack through (tests/helpers/otonet_asan_seccomp.c, wrapped in).
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 CFLAGS  += $(SANFLAGS)
-LDFLAGS := $(SANFLAGS) -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
+LDFLAGS := $(SANFLAGS) -Wl,--as-needed -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 SAN_ALL := tests/helpers/san_defaults.c
 SAN_otonet := tests/helpers/otonet_asan_seccomp.c -Wl,--wrap=seccomp_load
 endif
@@ -77,14 +77,15 @@ all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
 
 # ---- version -------------------------------------------------------------
 # The one version string. $(O)/version.h holds it and the Debian revision of
-# each library (musl: what build-deps.sh built, its stamps; glibc and the unit
-# tests: the installed -dev packages); lib/version.c prints them for --version.
+# each library (musl: what build-deps.sh built, its stamps; glibc and the
+# fuzz targets: the installed -dev packages); lib/version.c prints them for
+# --version.
 OTO_VERSION := 0.1.0
 
 $(O)/version.h: Makefile scripts/version-h.sh $(DEPSTAMP)
 	@mkdir -p $(@D)
 	@scripts/version-h.sh $(OTO_VERSION) $(if $(DEPSTAMP),$(DEPS)) >$@.tmp && mv $@.tmp $@
-build/unit/version.h: Makefile scripts/version-h.sh
+build/fuzz/version.h: Makefile scripts/version-h.sh
 	@mkdir -p $(@D)
 	@scripts/version-h.sh $(OTO_VERSION) >$@.tmp && mv $@.tmp $@
 $(O)/obj/lib/version.o: $(O)/version.h
@@ -135,25 +136,38 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
 	-Wno-missing-declarations -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -Ilib -Icmd
-# A unit test names the sources it covers in a line "// UNIT: lib/x.c cmd/y/z.c".
-# lib/optdie.c (opt_common) brings lib/version.c along: it prints --version.
-build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) build/unit/version.h | deps-test
+# A unit test names the sources it covers in lines "// UNIT: lib/x.c cmd/y/z.c":
+# pure code only. None may hold an exit path (die, die_usage, opt_die, an
+# x-prefixed function, lib/oto.h): a unit test that links one is refused here.
+UNIT_EXITS := ' [TtWw] (die|die_usage|opt_die|x[a-z0-9_]*)$$'
+build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
 	@mkdir -p build/unit
-	gcc $(UNIT_CFLAGS) -Ibuild/unit -o $@ $< \
-		$(shell sed -n 's|^// UNIT: *\(.*lib/optdie\.c.*\)|\1 lib/version.c|p; s|^// UNIT: *||p' $<) \
+	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
 		-lcmocka -lseccomp -lsodium -lcap
+	@if nm $@ | grep -E $(UNIT_EXITS); then \
+		echo "$@: links an exit path (above): a unit test covers pure code only" >&2; \
+		rm -f $@; exit 1; fi
 
 unit: $(UNIT_BIN)
 
 # libFuzzer targets: fuzz/fuzz_*.c, each naming its sources in "// FUZZ: ..." lines.
+# What they call of lib/ beyond the files named comes from an archive of lib/
+# built alike, as the tools take it from liboto.a.
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
-build/fuzz/%: fuzz/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-sanitize-recover=all -Ilib -Icmd
+FUZZ_LIBOBJ := $(LIBSRC:%.c=build/fuzz/obj/%.o)
+build/fuzz/obj/%.o: %.c build/fuzz/version.h | deps-fuzz
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -Ibuild/fuzz -c -o $@ $<
+build/fuzz/liboto.a: $(FUZZ_LIBOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build/fuzz/%: fuzz/%.c build/fuzz/liboto.a $(wildcard cmd/*/*.[ch]) | deps-fuzz
 	@mkdir -p build/fuzz
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Ilib -Icmd -o $@ $< $(shell sed -n 's|^// FUZZ: *||p' $<) \
-		-lseccomp -lsodium -lcap
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(shell sed -n 's|^// FUZZ: *||p' $<) build/fuzz/liboto.a -lseccomp -lsodium -lcap
 
 fuzz-build: $(FUZZ_BIN)
 

@@ -10,38 +10,12 @@
 const char *log_prog = "oto";
 int log_verbosity = LOG_INFO;
 
-static const char *const LEVEL_NAME[] = { "fatal", "warning", "info", "debug" };
-
 void log_init(const char *argv0)
 {
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
 
 	if (argv0 && *argv0)
 		log_prog = slash ? slash + 1 : argv0;
-}
-
-size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
-		  const char *fmt, va_list ap)
-{
-	size_t n = 0;
-	int r;
-
-	if (size < 2)
-		return 0;
-	r = snprintf(buf, size, "%s: %s: ", prog, LEVEL_NAME[lvl]);
-	n = r < 0 ? 0 : ((size_t)r >= size ? size - 1 : (size_t)r);
-	r = vsnprintf(buf + n, size - n, fmt, ap);
-	n += r < 0 ? 0 : ((size_t)r >= size - n ? size - n - 1 : (size_t)r);
-	if (err) {
-		r = snprintf(buf + n, size - n, ": %s", strerror(err));
-		n += r < 0 ? 0 : ((size_t)r >= size - n ? size - n - 1 : (size_t)r);
-	}
-	/* One line, always: a message cut short still ends with its newline. */
-	if (n >= size - 1)
-		n = size - 2;
-	buf[n++] = '\n';
-	buf[n] = 0;
-	return n;
 }
 
 static void log_write(enum log_level lvl, int err, const char *fmt, va_list ap, char *buf,

@@ -21,7 +21,7 @@ void opt_die(int c, char *const argv[])
 	die_usage("unknown option %s (see --help)", word);
 }
 
-void opt_common(int c, const char *usage, char *const argv[])
+void xopt_common(int c, const char *usage, char *const argv[])
 {
 	switch (c) {
 	case 'v':

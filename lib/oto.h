@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * oto: what every tool shares. Pure helpers (parsing, arithmetic) never touch
- * the system; the others return -1 and set errno. Only die() and the x-prefixed
- * wrappers exit, and only main and those wrappers call them.
+ * oto: what every tool shares, a function to a file (a static link pulls in
+ * only what is used; older files such as cidr.c, opt.c, fd.c hold a small
+ * module). Pure helpers (parsing, formatting, arithmetic) make no system
+ * call; the others return -1 and set errno, and the caller decides.
+ *
+ * Exiting: the process ends only in main.c, in die(), die_usage() and
+ * opt_die() (log.c, optdie.c), and in functions whose name starts with x:
+ * "xfoo dies on failure" (xexec, xopt_common, xuser_drop_root, xtest_switch
+ * here; in a tool, its option loop xTOOL_parse and the steps main calls, such
+ * as xview_build). A function that calls an x function is itself x-prefixed, so
+ * the name says what a caller risks. Pure code never exits: the unit tests
+ * link it alone (their "// UNIT:" lines), and the Makefile refuses a unit test
+ * that links die or an x function. Not yet so: otonet's relay.c (relay_run)
+ * and relay_lockdown, which relay.c calls; they die all the same.
  */
 #ifndef OTO_H
 #define OTO_H
@@ -23,7 +34,8 @@ enum {
 
 enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
-/* log.c: one line per message, written with one write(2) to stderr. */
+/* log.c: one line per message, written with one write(2) to stderr; die also
+ * reports it to OTO_STATUS_FD, then exits with code. */
 extern const char *log_prog;
 extern int log_verbosity; /* messages up to this level are printed; -v raises it */
 void log_init(const char *argv0);
@@ -34,14 +46,16 @@ noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2
 #define warnx(...) log_msg(LOG_WARN, 0, __VA_ARGS__)
 #define infox(...) log_msg(LOG_INFO, 0, __VA_ARGS__)
 #define debugx(...) log_msg(LOG_DEBUG, 0, __VA_ARGS__)
-/* Format "PROG: LEVEL: MSG[: strerror(err)]\n" into buf; returns its length. Pure. */
+/* log_format.c: "PROG: LEVEL: MSG[: strerror(err)]\n" into buf; returns its length. Pure. */
 size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
 		  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
-/* status.c: the OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
-int status_fd_parse(const char *s); /* the fd number, or -1 when unset or invalid. Pure. */
-size_t status_format(char *buf, size_t size, const char *stage, int code, int err,
-		     const char *msg);
+/* The OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
+/* status_fd_parse.c: the fd number, or -1 when unset or invalid. Pure. */
+int status_fd_parse(const char *s);
+/* status_format.c: the line into buf; its length. Pure. */
+size_t status_format(char *buf, size_t size, const char *stage, int code, int err, const char *msg);
+/* status.c: the line to OTO_STATUS_FD, when it is set (die does it). */
 void status_report(int code, int err, const char *msg);
 
 /* opt.c: pure parsers for option arguments. 0 on success, -1 with errno EINVAL/ERANGE. */
@@ -59,7 +73,7 @@ noreturn void opt_die(int c, char *const argv[]);
  * -v raises the verbosity (and returns), -h/--help prints usage and exits 0,
  * --version prints version_print's line and exits 0, anything else is opt_die.
  */
-void opt_common(int c, const char *usage, char *const argv[]);
+void xopt_common(int c, const char *usage, char *const argv[]);
 
 /*
  * version.c: print "TOOL VERSION (LIB REVISION, ...)" on stdout, naming the
@@ -68,12 +82,30 @@ void opt_common(int c, const char *usage, char *const argv[]);
  */
 void version_print(void);
 
-/* exec.c */
-noreturn void xexec(char *const argv[]); /* execvp; dies 127 when not found, 126 otherwise */
-int exec_code(int err);                  /* the exit code for an exec failure with err. Pure. */
+/* xexec.c: execvp; dies 127 when not found, 126 otherwise. */
+noreturn void xexec(char *const argv[]);
+/* exec_code.c: the exit code for an exec failure with err. Pure. */
+int exec_code(int err);
 
 /* wait.c */
 int wait_code(int status); /* the code a forking stage exits with: code, or 128+signal. Pure. */
+
+/*
+ * fd_read_all.c: read fd to its end into buf: the number of bytes, or -1 with
+ * errno (EFBIG when it holds more than size bytes). Short reads and EINTR are
+ * read on; a whole file is open() then this.
+ */
+ssize_t fd_read_all(int fd, void *buf, size_t size);
+
+/*
+ * One message on a unix socket: an fd (SCM_RIGHTS), or instead the errno that
+ * kept the sender from having one. fd_send.c: send fd, or err alone when fd < 0
+ * (EINVAL when err is 0); 0 or -1/errno. fd_recv.c: the fd received
+ * (close-on-exec), or -1 with errno: the sender's err, ENOMSG when the peer
+ * closed without a word, EPROTO for anything malformed (an fd in it closed).
+ */
+int fd_send(int sock, int fd, int err);
+int fd_recv(int sock);
 
 /* fd.c */
 int fd_cloexec(int fd, int on);
@@ -83,17 +115,32 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
-/* Run by root: become the --as account (dies 100 without one, 111 on failure). */
+/* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111). */
 void xuser_drop_root(const char *as);
 
-/* userns.c */
-/* Format one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
+/* idmap_format.c: one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
 size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int outside,
 		    unsigned int count);
-/* Map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups denied first. */
+/* userns.c: map inside->outside for uid and gid (count 1) of pid (0 = self), setgroups
+ * denied first. */
 int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t gid_out);
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);
+const char *userns_cap_hint(int err);
+#define USERNS_APPARMOR_HINT                                                                      \
+	"AppArmor restricts unprivileged user namespaces: install oto's profile "                 \
+	"(deploy/apparmor/oto, see the README), or sysctl "                                       \
+	"kernel.apparmor_restrict_unprivileged_userns=0"
+
+/*
+ * xtest_switch.c: the value of the test-only switch NAME (an OTO_TEST_*
+ * variable, documented as such in the tool's man page), or dflt when it is
+ * unset; dies 100 when it is not a number from lo to hi. A value other than
+ * dflt is said on stderr ("NAME=V: WHAT (for tests only)"). The variable is
+ * unset, so a second call, a later stage and the agent never see it.
+ */
+unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo, unsigned long hi,
+			   const char *what);
 
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */

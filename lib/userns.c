@@ -7,14 +7,6 @@
 
 #include "oto.h"
 
-size_t idmap_format(char *buf, size_t size, unsigned int inside, unsigned int outside,
-		    unsigned int count)
-{
-	int r = snprintf(buf, size, "%u %u %u\n", inside, outside, count);
-
-	return r < 0 || (size_t)r >= size ? 0 : (size_t)r;
-}
-
 static int write_proc(pid_t pid, const char *file, const char *data, size_t len)
 {
 	char path[64];
@@ -66,7 +58,7 @@ static int read_int(const char *path, long *v)
 
 	if (fd < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
+	r = fd_read_all(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (r <= 0)
 		return -1;
@@ -83,9 +75,7 @@ const char *userns_hint(int err)
 		       "here or in an enclosing namespace such as another oto sandbox)";
 
 	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v)
-		return "AppArmor restricts unprivileged user namespaces "
-		       "(sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor "
-		       "profile granting userns)";
+		return USERNS_APPARMOR_HINT;
 	if (read_int("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 && !v)
 		return "unprivileged user namespaces are disabled "
 		       "(sysctl kernel.unprivileged_userns_clone=1)";
@@ -94,4 +84,20 @@ const char *userns_hint(int err)
 	return "user namespaces are refused here: a container runtime's seccomp profile may "
 	       "forbid unshare/clone with CLONE_NEWUSER (run the container with a profile "
 	       "that allows it), or the namespace limit of an ancestor is reached";
+}
+
+/*
+ * Where AppArmor restricts unprivileged user namespaces (Ubuntu 23.10 and
+ * later), creating one may succeed while every capability in it is denied:
+ * the first step that needs one fails with EPERM or EACCES. The hint for
+ * that failure, or "" when the restriction is not what refused it.
+ */
+const char *userns_cap_hint(int err)
+{
+	long v;
+
+	if ((err == EPERM || err == EACCES) &&
+	    read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v)
+		return " (" USERNS_APPARMOR_HINT ")";
+	return "";
 }

@@ -3,7 +3,7 @@
 # prints for --version: oto's version and the Debian revision of each library
 # a tool may link. With DEPSDIR, the revisions build-deps.sh built there (its
 # stamps); without, those of the -dev packages installed here, which LIBC=glibc
-# builds and the unit tests link ("system" when dpkg does not know them).
+# builds and the fuzz targets link ("system" when dpkg does not know them).
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: version-h.sh VERSION [DEPSDIR]" >&2

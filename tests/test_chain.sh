@@ -174,7 +174,7 @@ $OTO_BIN/otonet --as nobody --allow tcp:10.0.0.5:8086 -- \\
   $OTO_BIN/otons --share net -- \\
   $OTO_BIN/otomount --agent-root /srv/a --role member --person alice --ro $OTO_BIN:/opt/oto/bin -- \\
   /opt/oto/bin/otosecret --store-fd 8 --key-fd 9 --use API_KEY --use GH:env=GITHUB_TOKEN -- \\
-  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN --new-session -- sh -c 'echo \"hi\"'" \
+  /opt/oto/bin/otoexec --env-keep API_KEY --env-keep GITHUB_TOKEN --new-session --env PATH=/usr/local/bin:/usr/bin:/bin:/opt/oto/bin -- sh -c 'echo \"hi\"'" \
 		"$(cat "$T/out")"
 }
 

@@ -374,20 +374,35 @@ print(t(lambda: open(d + "/ro/f").read()), t(lambda: open(d + "/outside/f").read
 	assertEquals "control" "OK OK OK OK OK OK OK OK" "$(cat "$T/out")"
 }
 
+# A kernel without Landlock, and one with Landlock off, simulated: an outer
+# otoexec whose profile answers landlock_create_ruleset with the kernel's own
+# errno for each (ENOSYS, EOPNOTSUPP). Each gets its own hint.
 test_landlock_unavailable_warns_or_fails() {
-	# A kernel without Landlock, simulated: an outer otoexec whose profile
-	# answers landlock_create_ruleset with ENOSYS.
-	otoexec --print-profile default | sed 's/ landlock_create_ruleset / /' >"$T/p"
-	echo 'errno ENOSYS landlock_create_ruleset' >>"$T/p"
-	run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-ro /usr -- echo ran
-	assertEquals 0 "$rc"
-	assertEquals ran "$(cat "$T/out")"
-	assertContains "$(cat "$T/err")" "otoexec: warning: Landlock is unavailable"
-	assertContains "$(cat "$T/err")" "hint:"
-	run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-strict --landlock-ro /usr -- echo ran
-	assertEquals 111 "$rc"
-	assertOneLine otoexec
-	assertEquals "" "$(cat "$T/out")"
+	otoexec --print-profile default | sed 's/ landlock_create_ruleset / /' >"$T/base"
+	for e in ENOSYS ENOTSUP; do
+		cp "$T/base" "$T/p"
+		echo "errno $e landlock_create_ruleset" >>"$T/p"
+		case $e in
+		ENOSYS)
+			why="Function not implemented"
+			hint="this kernel has no Landlock: older than 5.13 or built without CONFIG_SECURITY_LANDLOCK, or a container's seccomp filter hides it"
+			;;
+		*)
+			why="Not supported" # musl's words; glibc's in the sanitized pass
+			[ -n "${OTO_SAN:-}" ] && why="Operation not supported"
+			hint="Landlock is built in but off: add landlock to the lsm= boot parameter or to CONFIG_LSM"
+			;;
+		esac
+		run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-ro /usr -- echo ran
+		assertEquals "$e: rc" 0 "$rc"
+		assertEquals "$e" ran "$(cat "$T/out")"
+		assertEquals "otoexec: warning: Landlock is unavailable ($why): continuing without it (--landlock-strict refuses); hint: $hint" \
+			"$(cat "$T/err")"
+		run otoexec --profile "$T/p" -- "$OTO_BIN/otoexec" --landlock-strict --landlock-ro /usr -- echo ran
+		assertEquals "$e: strict rc" 111 "$rc"
+		assertEquals "otoexec: fatal: Landlock is unavailable (hint: $hint): $why" "$(cat "$T/err")"
+		assertEquals "" "$(cat "$T/out")"
+	done
 }
 
 # ---- rlimits, caps kept, ids, session ----
@@ -411,6 +426,11 @@ test_rlimits() {
 		assertEquals "--rlimit $bad" 100 "$rc"
 		assertOneLine otoexec
 	done
+	# A limit the kernel refuses (above fs.nr_open, even for root): named.
+	run otoexec --rlimit nofile=1024:2000000000 -- true
+	assertEquals "nofile above nr_open" 111 "$rc"
+	assertEquals "otoexec: fatal: unable to set the nofile limit (--rlimit): Operation not permitted" \
+		"$(cat "$T/err")"
 }
 
 # Without --rlimit nproc the agent gets at most 4096 processes and threads
@@ -723,7 +743,16 @@ test_bad_profiles() {
 	check_bad 'default allow\nallow read if arg0 == 1 or arg1 == 2\n' "2: expected 'and CONDITION' at 'or'"
 	run otoexec --profile "$T/missing" -- true
 	assertEquals "missing file" 101 "$rc"
-	assertOneLine otoexec
+	assertEquals "otoexec: fatal: unable to open the profile $T/missing: No such file or directory" \
+		"$(cat "$T/err")"
+	# 1 MiB is the most read, from a file or an fd (a pipe delivers it in pieces).
+	head -c 1048577 /dev/zero >"$T/big"
+	run otoexec --profile "$T/big" -- true
+	assertEquals "a profile over 1 MiB" 101 "$rc"
+	assertEquals "otoexec: fatal: profile $T/big: larger than 1 MiB" "$(cat "$T/err")"
+	run sh -c "cat '$T/big' | otoexec --profile-fd 3 3<&0 -- true"
+	assertEquals "a profile over 1 MiB on a pipe" 101 "$rc"
+	assertEquals "otoexec: fatal: profile fd 3: larger than 1 MiB" "$(cat "$T/err")"
 }
 
 test_usage_errors() {

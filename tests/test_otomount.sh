@@ -26,6 +26,10 @@ suite_setUp() {
 	return 0
 }
 
+# ELOOP in musl's words; the sanitized pass runs glibc builds (tests/run.sh).
+ELOOP_TEXT="Symbolic link loop"
+[ -n "${OTO_SAN:-}" ] && ELOOP_TEXT="Too many levels of symbolic links"
+
 canary_untouched() {
 	assertEquals "canary unread and unchanged" "$canary_stat" "$(stat -c '%X %Y %s' "$T/canary/secret")"
 	assertEquals "CANARY-SECRET" "$(cat "$T/canary/secret")"
@@ -249,6 +253,33 @@ test_resolv_conf_symlink_followed() {
 	assertEquals "$(printf 'nameserver 192.0.2.53\nregular')" "$(cat "$T/out")"
 }
 
+# The host's resolv.conf, read to its end (20 000 bytes, more than one read
+# and more than the 8 KiB once kept), or, past 64 KiB, not at all: an empty
+# one in the view and a warning, never a file cut short.
+test_resolv_conf_copied_whole_or_not_at_all() {
+	mkdir "$T/fakeetc"
+	chmod a+rX "$T/fakeetc"
+	for size in 20000 65537; do
+		head -c $((size - 23)) /dev/zero | tr '\0' '#' >"$T/fakeetc/resolv.conf"
+		printf '\nnameserver 192.0.2.53\n' >>"$T/fakeetc/resolv.conf"
+		chmod a+r "$T/fakeetc/resolv.conf"
+		run otons $AS --uid 0 --gid 0 -- sh -c "mount --bind '$T/fakeetc' /etc &&
+			exec otomount -- sh -c 'wc -c </etc/resolv.conf; tail -n 1 /etc/resolv.conf'"
+		assertEquals "$size: rc" 0 "$rc"
+		case $size in
+		20000)
+			assertEquals "$(printf '20000\nnameserver 192.0.2.53')" "$(cat "$T/out")"
+			assertEquals "" "$(cat "$T/err")"
+			;;
+		*)
+			assertEquals "0" "$(cat "$T/out")"
+			assertEquals "otomount: warning: unable to read /etc/resolv.conf: the view's is empty: File too large" \
+				"$(cat "$T/err")"
+			;;
+		esac
+	done
+}
+
 test_proc() {
 	run otons $AS -- otomount -- sh -c '
 		echo x >/proc/sys/kernel/core_pattern 2>/dev/null && echo core_pattern-written
@@ -357,7 +388,7 @@ test_symlinked_component_inside_the_root_refused() {
 	ln -s people.real "$A/people"
 	run role member -- cat /private/a.txt
 	assertEquals 111 "$rc"
-	assertEquals "otomount: fatal: unable to open $A/people/alice (a symlink is refused): Symbolic link loop" \
+	assertEquals "otomount: fatal: unable to open $A/people/alice (a symlink is refused): $ELOOP_TEXT" \
 		"$(cat "$T/err")"
 	assertEquals "" "$(cat "$T/out")"
 	# The control: the same tree with people a directory again.
@@ -379,10 +410,15 @@ test_symlink_inside_workspace_dangles() {
 	run role member --tmpfs /work/leakdir/x -- true
 	assertEquals "--tmpfs through a planted link" 111 "$rc"
 	assertOneLine otomount
+	# The message names the step: the mount point, and what was to go there.
+	assertEquals "otomount: fatal: unable to make the mount point /work/leakdir/x for a tmpfs: $ELOOP_TEXT" \
+		"$(cat "$T/err")"
 	run role member --hide /work/leak -- true
 	assertEquals "--hide on a planted link" 111 "$rc"
 	run role member --rw "$T/canary:/work/leakdir" -- true
 	assertEquals "--rw onto a planted link" 111 "$rc"
+	assertEquals "otomount: fatal: unable to make the mount point /work/leakdir for $T/canary: Not a directory" \
+		"$(cat "$T/err")"
 	assertEquals "nothing made in the canary's directory" "secret" "$(ls "$T/canary")"
 	# Links to paths that do exist in the view: still never followed.
 	ln -s ../private "$A/workspace/toprivate"
@@ -515,6 +551,11 @@ test_bad_input() {
 	assertOneLine otomount
 	run om --agent-root "$A" --role member --person carol -- true
 	assertEquals "no such person" 111 "$rc"
+	# A source that is neither a file nor a directory: which bind, and why.
+	run om --ro /dev/null:/x -- true
+	assertEquals "--ro /dev/null" 111 "$rc"
+	assertEquals "otomount: fatal: unable to bind /dev/null on /x: not a file or directory: Invalid argument" \
+		"$(cat "$T/err")"
 	for bad in /a /a: :/b a:/b /a:b /a:/ /a:/b/../c /a/./b:/c; do
 		run om --ro "$bad" -- true
 		assertEquals "--ro $bad" 100 "$rc"

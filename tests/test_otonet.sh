@@ -150,6 +150,18 @@ ok 203.0.113.10" "$(cat "$T/out")"
 	assertFalse "the dangling target was not created" "[ -e /nonexistent/stub.conf ]"
 }
 
+# The host's resolv.conf is read to its end: a nameserver after 10 KiB of
+# comments (more than one read of 4 KiB once took) is the one DNS goes to.
+test_resolv_conf_read_to_its_end() {
+	cp -a /etc/. "$T/etc" 2>/dev/null
+	rm -f "$T/etc/resolv.conf"
+	head -c 10240 /dev/zero | tr '\0' '#' >"$T/etc/resolv.conf"
+	printf '\nnameserver %s\n' "$LAN4" >>"$T/etc/resolv.conf"
+	run in_host unshare -m sh -c "mount --bind $T/etc /etc && $OTO_BIN/otonet $AS $PUB -- $NT dns example.test udp"
+	assertNotContains "$(cat "$T/err")" "DNS is refused"
+	assertEquals "$(cat "$T/err")" "ok 203.0.113.10" "$(cat "$T/out")"
+}
+
 test_dns_to_a_loopback_resolver_on_the_host() {
 	# A resolver on the host's loopback (as systemd-resolved's 127.0.0.53).
 	ip netns exec "$NH" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
@@ -251,7 +263,7 @@ test_special_ranges_refused_by_kernel_layer() {
 
 test_special_ranges_refused_by_the_relay_alone() {
 	probe_all relay OTO_TEST_NO_KERNEL_LAYER=1
-	assertContains "$(cat "$T/err")" "OTO_TEST_NO_KERNEL_LAYER=1"
+	assertContains "$(cat "$T/err")" "otonet: warning: OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)"
 	# Each refusal was the relay's, with the range named.
 	assertTrue "$(cat "$T/log")" 'grep -q "\"dst\":\"169.254.169.254\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"special:169.254.0.0/16\"" "$T/log"'
 	assertTrue 'grep -q "\"dst\":\"203.0.113.1\",\"port\":80,\"verdict\":\"deny\",\"rule\":\"host-address\"" "$T/log"'

@@ -35,7 +35,7 @@ test_no_peek_off_bulk_sha256() {
 ok
 ok" "$(cat "$T/out")"
 	assertEquals 0 "$rc"
-	assertContains "$(cat "$T/err")" "OTO_TEST_NO_PEEK_OFF=1 (for tests only)"
+	assertContains "$(cat "$T/err")" "OTO_TEST_NO_PEEK_OFF=1: the relay's buffered path, as without SO_PEEK_OFF (for tests only)"
 }
 
 # 400 downloads left unread: without a bound on all buffers together they
@@ -109,7 +109,7 @@ test_a_call_outside_the_allowlist_kills_the_relay_and_the_network() {
 	: >"$T/go"
 	# SIGSYS: seccomp killed it (128 + 31).
 	assertEquals "$(cat "$T/rerr")" 159 "$rc"
-	assertContains "$(cat "$T/rerr")" "OTO_TEST_RELAY_BADCALL=1 (for tests only)"
+	assertContains "$(cat "$T/rerr")" "OTO_TEST_RELAY_BADCALL=1: SIGUSR2 makes the relay call outside its seccomp filter (for tests only)"
 	assertFailedClosed
 }
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # otonet's OTO_TEST_TUN_MTU (benchmarks at a common MTU, bench/net.sh): the
-# TUN gets that MTU, bad values are refused, and bulk TCP through the relay
+# TUN gets that MTU, bad values are refused (as they are for every OTO_TEST_*
+# switch, each read the same way: lib/xtest_switch.c), and bulk TCP through the relay
 # stays exact at MTU 1500 (the agent's segments follow its own MTU, whatever
 # MSS the relay offers). Needs root for ip netns; the relay runs as --as.
 # run-as: root
@@ -29,6 +30,26 @@ test_mtu_1500_is_set_and_not_passed_on() {
 	assertContains "$(cat "$T/out")" "env:unset"
 	assertEquals "otonet: warning: OTO_TEST_TUN_MTU=1500: the TUN's MTU (for tests only)" \
 		"$(grep MTU "$T/err")"
+}
+
+# The on/off switches take 0 or 1: anything else is refused, before any
+# namespace exists; 0 is off and says nothing; 1 is said once, by name.
+test_bad_switch_values_are_usage_errors() {
+	for sw in OTO_TEST_NO_KERNEL_LAYER OTO_TEST_NO_PEEK_OFF OTO_TEST_RELAY_BADCALL; do
+		for v in yes 2 -1 ""; do
+			run in_host env "$sw=$v" "$OTO_BIN/otonet" $AS -- true
+			assertEquals "$sw=$v" 100 "$rc"
+			assertEquals "otonet: fatal: $sw=$v: expected 0 to 1" "$(cat "$T/err")"
+		done
+		run in_host env "$sw=0" "$OTO_BIN/otonet" $AS -- sh -c "echo \${$sw-unset}"
+		assertEquals "$sw=0" 0 "$rc"
+		assertEquals "$sw=0: not passed on" unset "$(cat "$T/out")"
+		assertEquals "$sw=0: nothing said" "" "$(cat "$T/err")"
+	done
+	run in_host env OTO_TEST_NO_PEEK_OFF=1 "$OTO_BIN/otonet" $AS -- true
+	assertEquals 0 "$rc"
+	assertEquals "otonet: warning: OTO_TEST_NO_PEEK_OFF=1: the relay's buffered path, as without SO_PEEK_OFF (for tests only)" \
+		"$(cat "$T/err")"
 }
 
 test_bad_mtu_is_a_usage_error() {

@@ -68,6 +68,15 @@ test_userns_unavailable_is_explained() {
 	assertEquals "otons: fatal: unable to create a user namespace: No space left on device: the limit of user namespaces is reached (sysctl user.max_user_namespaces, here or in an enclosing namespace such as another oto sandbox)" "$(cat "$T/err")"
 }
 
+# A fork that fails says which one: here the first, with no process left
+# under RLIMIT_NPROC for the sandbox's uid (root's own limit does not bind it).
+test_fork_failure_names_the_fork() {
+	run prlimit --nproc=1 "$OTO_BIN/otons" $AS -- true
+	assertEquals 111 "$rc"
+	assertEquals "otons: fatal: unable to fork the sandbox's first process: Resource temporarily unavailable" \
+		"$(cat "$T/err")"
+}
+
 test_exit_code_passthrough() {
 	run ns -- sh -c 'exit 7'
 	assertEquals 7 "$rc"

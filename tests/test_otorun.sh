@@ -45,12 +45,18 @@ sys.stdout.buffer.write(w[w.index(sys.argv[2].encode()) + 1] + b"|")' "$T/words"
 test_print_keeps_every_value_intact() {
 	hostile | while IFS= read -r v; do
 		run "$OTO_BIN/otorun" --print --as "$v" --agent-root "$v" --role "$v" --person "$v" \
-			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" -- "$v" "$v"
+			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" --hostname "$v" --ro "$v" \
+			--rw "$v" --tmpfs "$v" --tmp-size "$v" --tmp-inodes "$v" --hide "$v" \
+			--ro-within "$v" --env "X=$v" --env-keep "$v" --landlock-ro "$v" \
+			--landlock-rw "$v" -- "$v" "$v"
 		assertEquals "rc for <$v>: $(cat "$T/err")" 0 "$rc"
 		words
-		for opt in --as --agent-root --role --person --allow --public --dns --rlimit; do
+		for opt in --as --agent-root --role --person --allow --public --dns --rlimit --hostname \
+			--ro --rw --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
+			--landlock-ro --landlock-rw; do
 			assertEquals "$opt <$v>" "$v|" "$(after "$opt")"
 		done
+		assertEquals "--env <$v>" "X=$v|" "$(after --env)"
 		# The program and its argument, after otoexec's "--".
 		assertEquals "the program <$v>" "$v
 $v" "$(python3 -c 'import sys
@@ -142,11 +148,24 @@ test_profile_is_opened_on_the_host() {
 	assertEquals "otorun: fatal: unable to open profile $T/nonexistent" "$(cat "$T/err")"
 }
 
+# The oto tools are on the agent's PATH, last (the container recipe's
+# default command is otoprobe); a PATH of the caller's replaces it.
+test_oto_tools_on_the_agents_path() {
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice -- \
+		sh -c 'echo "$PATH"; command -v otoprobe'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "/usr/local/bin:/usr/bin:/bin:/opt/oto/bin
+/opt/oto/bin/otoprobe" "$(cat "$T/out")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--env PATH=/bin -- sh -c 'echo "$PATH"'
+	assertEquals "/bin" "$(cat "$T/out")"
+}
+
 # Without a terminal the agent gets a session of its own, no controlling
 # terminal; --no-new-session keeps the caller's.
 test_new_session_without_a_terminal() {
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p -- true </dev/null
-	assertContains "$(cat "$T/out")" "otoexec --new-session -- true"
+	assertContains "$(cat "$T/out")" "otoexec --new-session --env PATH="
 	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
 		--no-new-session -- true </dev/null
 	assertNotContains "$(cat "$T/out")" "--new-session"
@@ -164,6 +183,79 @@ test_loopback_in_the_chain_without_network() {
 	assertEquals "$(cat "$T/err")" 0 "$rc"
 	assertEquals "127.0.0.1 ping
 ::1 ping" "$(cat "$T/out")"
+}
+
+# What a launcher needs reaches its stage: an install outside /usr (--ro,
+# a path with a space), a writable cache (--rw), a bigger /tmp, a variable.
+test_pass_through_options_run() {
+	mkdir -p "$T/opt tool/bin" "$T/cache"
+	printf '#!/bin/sh\necho "tool $*"\n' >"$T/opt tool/bin/tool"
+	chmod 0755 "$T/opt tool/bin/tool"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$T/cache"
+	chmod -R a+rX "$T"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$T/opt tool:/opt/tool" --rw "$T/cache:/cache" --tmp-size 512m --tmpfs /scratch:1m \
+		--env 'GREETING=hello there' --rlimit nofile=100 --hostname devbox -- \
+		sh -c '/opt/tool/bin/tool a "b c"; echo "$GREETING"; ulimit -n; hostname
+			echo x >/cache/w && echo cache-rw; echo y >/opt/tool/w 2>/dev/null || echo tool-ro
+			df -k /tmp /scratch | awk "NR > 1 { print \$2 }"'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "tool a b c
+hello there
+100
+devbox
+cache-rw
+tool-ro
+524288
+1024" "$(cat "$T/out")"
+	assertEquals "x" "$(cat "$T/cache/w")"
+}
+
+# --config FILE: one option a line, the value as it is to the end of the
+# line (spaces and quotes included); comments and blank lines; the command
+# line's options after the file's; a bad line refused with its number.
+test_config_file() {
+	mkdir -p "$T/a b"
+	cp -R "$A/." "$T/a b/"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$T/a b"
+	chmod -R a+rX "$T"
+	{
+		echo "# the agent's tree"
+		echo "--agent-root $T/a b"
+		printf '\t--role viewer\n\n'
+		echo "--person alice"
+		echo "--env NOTE=it's \"quoted\" \$(no) & spaced"
+		echo "--no-new-session"
+	} >"$T/agent.conf"
+	run "$OTO_BIN/otorun" $AS --no-net --config "$T/agent.conf" --role member -- \
+		sh -c 'echo "$NOTE"; touch /work/w && echo work-rw'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "it's \"quoted\" \$(no) & spaced
+work-rw" "$(cat "$T/out")"
+	for bad in "--role|option --role needs a value" "--bogus x|unknown option --bogus" \
+		"role member|expected --OPTION [VALUE], found role member" \
+		"--no-net yes|option --no-net takes no value" "--config x|--config in a config file: one file only" \
+		"--print|--print belongs on the command line"; do
+		printf '# line 1\n\n%s\n' "${bad%%|*}" >"$T/bad.conf"
+		run "$OTO_BIN/otorun" --config "$T/bad.conf" -- true
+		assertEquals "$bad" 100 "$rc"
+		assertEquals "otorun: fatal: $T/bad.conf:3: ${bad#*|}" "$(cat "$T/err")"
+	done
+	run "$OTO_BIN/otorun" --config "$T/missing.conf" -- true
+	assertEquals 111 "$rc"
+	assertEquals "otorun: fatal: unable to read config $T/missing.conf" "$(cat "$T/err")"
+}
+
+# The examples' config files (one per role, and a real agent CLI's) parse,
+# and each one's values reach the chain.
+test_example_configs() {
+	for f in "$OTO_TOP"/examples/config/*.conf "$OTO_TOP"/examples/claude-code/agent.conf; do
+		run "$OTO_BIN/otorun" --print --config "$f" -- true
+		assertEquals "$f: $(cat "$T/err")" 0 "$rc"
+		root=$(sed -n 's/^--agent-root //p' "$f")
+		role=$(sed -n 's/^--role //p' "$f")
+		assertContains "$f" "$(cat "$T/out")" "--agent-root $root --role $role "
+	done
 }
 
 . shunit2

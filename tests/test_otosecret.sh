@@ -394,6 +394,11 @@ test_reject_not_a_key() {
 	refused 101 "key $T/kbad is not an otosecret key (oto-key-1:...)"
 }
 
+test_key_fd_not_open() {
+	run otosecret --store "$T/store" --key-fd 9 --use TXT -- touch "$T/ran"
+	refused 111 "unable to stat key --key-fd (fd 9): Bad file descriptor"
+}
+
 test_reject_key_too_long() {
 	head -c 4000 /dev/zero >"$T/kbad" && owner_only "$T/kbad"
 	run otosecret --store "$T/store" --key-file "$T/kbad" --use TXT -- touch "$T/ran"

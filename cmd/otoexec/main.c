@@ -27,19 +27,18 @@
 /* The text of the profile on fd (name: for messages), at most 1 MiB. */
 static char *read_profile(int fd, const char *name, size_t *len)
 {
-	char *buf = malloc(PROFILE_MAX + 1);
-	ssize_t r = 0;
+	char *buf = malloc(PROFILE_MAX);
+	ssize_t n;
 
 	if (!buf)
-		die(EXIT_SYS, ENOMEM, "profile %s", name);
-	*len = 0;
-	while (*len <= PROFILE_MAX && (r = read(fd, buf + *len, PROFILE_MAX + 1 - *len)) > 0)
-		*len += (size_t)r;
-	if (r < 0)
-		die(EXIT_REJECT, errno, "profile %s", name);
-	if (*len > PROFILE_MAX)
-		die(EXIT_REJECT, 0, "%s: larger than 1 MiB", name);
+		die(EXIT_SYS, ENOMEM, "unable to read the profile %s", name);
+	n = fd_read_all(fd, buf, PROFILE_MAX);
+	if (n < 0 && errno == EFBIG)
+		die(EXIT_REJECT, 0, "profile %s: larger than 1 MiB", name);
+	if (n < 0)
+		die(EXIT_REJECT, errno, "unable to read the profile %s", name);
 	close(fd);
+	*len = (size_t)n;
 	return buf;
 }
 
@@ -56,7 +55,7 @@ static char *profile_builtin(const char *name, size_t *len)
 		return NULL;
 	*len = d + (strcmp(name, "dev") ? 0 : v);
 	if (!(t = malloc(*len + 1)))
-		die(EXIT_SYS, ENOMEM, "profile %s", name);
+		die(EXIT_SYS, ENOMEM, "unable to load the built-in profile %s", name);
 	memcpy(t, OTOEXEC_DEFAULT_PROFILE, d);
 	memcpy(t + d, OTOEXEC_DEV_PROFILE, *len - d);
 	t[*len] = 0;
@@ -80,12 +79,12 @@ static void load_profile(const struct otoexec_opts *o, struct profile *p)
 		int fd = open(name, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0)
-			die(EXIT_REJECT, errno, "profile %s", name);
+			die(EXIT_REJECT, errno, "unable to open the profile %s", name);
 		text = buf = read_profile(fd, name, &len);
 	}
 	if (profile_parse(text, len, p, &e) < 0) {
 		if (e.line == 0)
-			die(EXIT_SYS, errno, "%s", name);
+			die(EXIT_SYS, errno, "unable to parse the profile %s", name);
 		die(EXIT_REJECT, 0, "%s:%d: %s", name, e.line, e.msg);
 	}
 	free(buf);
@@ -98,7 +97,7 @@ int main(int argc, char **argv)
 	char **env;
 
 	log_init(argv[0]);
-	otoexec_parse(&o, argc, argv);
+	xotoexec_parse(&o, argc, argv);
 	if (o.print_profile) {
 		size_t len;
 		char *t = profile_builtin(o.print_profile, &len);
@@ -125,35 +124,35 @@ int main(int argc, char **argv)
 			die(EXIT_SYS, errno, "unable to compile the profile");
 		return 0;
 	}
-	env = sb_build_env(&o);
+	env = xsb_build_env(&o);
 
 	/* 1. Close every inherited fd above 2 that --keep-fd does not name, first,
 	 *    so that no later step can hand one on by accident. */
-	sb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")));
+	xsb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")));
 
 	/* 2. Resource limits: raising a hard limit needs CAP_SYS_RESOURCE, still held. */
-	sb_rlimits(&o);
+	xsb_rlimits(&o);
 
 	if (o.new_session && setsid() < 0)
 		die(EXIT_SYS, errno, "unable to start a new session");
 
 	/* 3. Landlock: opening the rule paths may need the current ids' access. */
-	sb_landlock(&o);
+	xsb_landlock(&o);
 
 	/* 4. uid/gid: needs CAP_SETUID/CAP_SETGID, so before the capabilities go. */
-	sb_switch_ids(&o);
+	xsb_switch_ids(&o);
 
 	/* 5. Capabilities: bounding, ambient, securebits, then the process sets. */
-	sb_drop_caps(&o);
+	xsb_drop_caps(&o);
 
 	/* 6. no_new_privs: execve can never again grant privileges (setuid bits,
 	 *    file capabilities), and an unprivileged process may load a filter. */
-	sb_no_new_privs();
+	xsb_no_new_privs();
 
 	/* 7. seccomp, last: the filter need not allow any of the steps above. */
 	if (filter_load(&prof) < 0)
 		die(EXIT_SYS, errno, "unable to load the seccomp filter");
 
 	/* 8. execve, with the clean environment; the status fd closes here. */
-	sb_exec(o.argv, env);
+	xsb_exec(o.argv, env);
 }

@@ -65,8 +65,6 @@ int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *
  * the default's text followed by OTOEXEC_DEV_PROFILE. */
 extern const char OTOEXEC_DEFAULT_PROFILE[];
 extern const char OTOEXEC_DEV_PROFILE[];
-/* "default" or "dev": a profile built in, not a file. */
-int profile_is_builtin(const char *name);
 
 /* ---- filter.c ---- */
 /* Build both filters, export them as pfc to fd (explain), or load them. */
@@ -106,23 +104,35 @@ struct otoexec_opts {
 	char **argv;
 };
 
-void otoexec_parse(struct otoexec_opts *o, int argc, char **argv);
-/* Pure parsers, unit-tested. 0 on success, -1 on a bad value. */
-int rlimit_parse(const char *s, struct rlim_opt *r);
-int cap_parse(const char *s);		/* capability number, -1 when unknown */
-int env_name_refused(const char *name); /* 1 for LD_* and the like */
+/* The option loop; exits 0 (--help) or 100. */
+void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv);
 
-/* ---- sandbox.c: the steps with side effects ---- */
+/* ---- parse.c: the option values. Pure: 0 on success, -1 on a bad value ---- */
+int rlimit_parse(const char *s, struct rlim_opt *r);
+const char *rlimit_name(int resource);	     /* "nofile" for RLIMIT_NOFILE; "?" */
+int cap_parse(const char *s);		     /* capability number, -1 when unknown */
+int env_name_valid(const char *s, size_t n); /* 1 for [A-Za-z_][A-Za-z0-9_]*, n bytes */
+int env_name_refused(const char *name);	     /* 1 for LD_* and the like */
+int profile_is_builtin(const char *name);    /* "default" or "dev": built in, not a file */
+
+/* ---- landlock_abi.c: what each Landlock ABI restricts. Pure ---- */
+/* Every filesystem right the ABI knows: a ruleset handles them all. */
+uint64_t landlock_handled(int abi);
+/* The names of the rights later ABIs add that abi lacks, ", "-separated, into
+ * buf ("" for none); the length, 0 when buf is too small. */
+size_t landlock_unenforced(int abi, char *buf, size_t size);
+
+/* ---- sandbox.c: the steps with side effects; each dies 111 (100) on failure ---- */
 /* The process limit (RLIMIT_NPROC) when --rlimit nproc is not given. */
 #define OTOEXEC_NPROC 4096U
 
-void sb_close_fds(const struct otoexec_opts *o, int status_fd);
-void sb_rlimits(const struct otoexec_opts *o);
-void sb_landlock(const struct otoexec_opts *o);
-void sb_switch_ids(const struct otoexec_opts *o);
-void sb_drop_caps(const struct otoexec_opts *o);
-void sb_no_new_privs(void);
-char **sb_build_env(const struct otoexec_opts *o);
-noreturn void sb_exec(char **argv, char **envp);
+void xsb_close_fds(const struct otoexec_opts *o, int status_fd);
+void xsb_rlimits(const struct otoexec_opts *o);
+void xsb_landlock(const struct otoexec_opts *o);
+void xsb_switch_ids(const struct otoexec_opts *o);
+void xsb_drop_caps(const struct otoexec_opts *o);
+void xsb_no_new_privs(void);
+char **xsb_build_env(const struct otoexec_opts *o);
+noreturn void xsb_exec(char **argv, char **envp);
 
 #endif

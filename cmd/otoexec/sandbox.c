@@ -23,7 +23,6 @@
 #define SYS_landlock_add_rule	    445
 #define SYS_landlock_restrict_self  446
 #endif
-#define LL_REFER     (1ULL << 13) /* ABI 2 */
 #define LL_TRUNCATE  (1ULL << 14) /* ABI 3 */
 #define LL_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #define LL_RO                                                                                      \
@@ -38,7 +37,7 @@ static int fd_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
-void sb_close_fds(const struct otoexec_opts *o, int status_fd)
+void xsb_close_fds(const struct otoexec_opts *o, int status_fd)
 {
 	int keep[MAX_KEEP + 1];
 	size_t n = 0;
@@ -65,7 +64,7 @@ void sb_close_fds(const struct otoexec_opts *o, int status_fd)
 			die(EXIT_SYS, errno, "unable to pass fd %d on", o->keep_fd[i]);
 }
 
-void sb_rlimits(const struct otoexec_opts *o)
+void xsb_rlimits(const struct otoexec_opts *o)
 {
 	int core_set = 0, nproc_set = 0;
 	struct rlimit r;
@@ -77,8 +76,8 @@ void sb_rlimits(const struct otoexec_opts *o)
 		if (o->rlim[i].resource == RLIMIT_NPROC)
 			nproc_set = 1;
 		if (setrlimit(o->rlim[i].resource, &r) < 0)
-			die(EXIT_SYS, errno, "unable to set resource limit %d",
-			    o->rlim[i].resource);
+			die(EXIT_SYS, errno, "unable to set the %s limit (--rlimit)",
+			    rlimit_name(o->rlim[i].resource));
 	}
 	/* No core dumps unless asked: a core holds whatever secrets the agent read. */
 	if (!core_set) {
@@ -129,11 +128,28 @@ static int ll_add(int ruleset, const char *path, uint64_t access, uint64_t handl
 	return rc;
 }
 
-void sb_landlock(const struct otoexec_opts *o)
+/*
+ * Why landlock_create_ruleset failed with err, and the fix. ENOSYS and
+ * EOPNOTSUPP are the kernel's own answers (landlock(7)); anything else came
+ * from something in between, as the chain's own seccomp profile would.
+ */
+static const char *ll_hint(int err)
+{
+	if (err == ENOSYS)
+		return "this kernel has no Landlock: older than 5.13 or built without "
+		       "CONFIG_SECURITY_LANDLOCK, or a container's seccomp filter hides it";
+	if (err == EOPNOTSUPP)
+		return "Landlock is built in but off: add landlock to the lsm= boot parameter or "
+		       "to CONFIG_LSM";
+	return "a seccomp filter before otoexec refuses landlock_create_ruleset";
+}
+
+void xsb_landlock(const struct otoexec_opts *o)
 {
 	struct landlock_ruleset_attr attr = { 0 };
 	int abi, ruleset;
 	uint64_t handled;
+	char missing[160];
 
 	if (!o->nll_ro && !o->nll_rw)
 		return;
@@ -142,27 +158,21 @@ void sb_landlock(const struct otoexec_opts *o)
 		int e = errno;
 
 		if (o->ll_strict)
-			die(EXIT_SYS, e,
-			    "Landlock is unavailable (kernel >= 5.13 with landlock in "
-			    "CONFIG_LSM or the lsm= boot parameter)");
-		warnx("Landlock is unavailable (%s): continuing without it; hint: a kernel >= 5.13 "
-		      "with landlock in the lsm= boot parameter, or --landlock-strict to refuse",
-		      strerror(e));
+			die(EXIT_SYS, e, "Landlock is unavailable (hint: %s)", ll_hint(e));
+		warnx("Landlock is unavailable (%s): continuing without it (--landlock-strict "
+		      "refuses); hint: %s",
+		      strerror(e), ll_hint(e));
 		return;
 	}
 	/* Handle every right this kernel knows, so none is left unrestricted. */
-	handled = (1ULL << 13) - 1;
-	if (abi >= 2)
-		handled |= LL_REFER;
-	if (abi >= 3)
-		handled |= LL_TRUNCATE;
-	if (abi >= 5)
-		handled |= LL_IOCTL_DEV;
-	if (abi < 3) {
-		if (o->ll_strict)
-			die(EXIT_SYS, 0, "Landlock ABI %d cannot restrict truncate (ABI 3 needed)",
-			    abi);
-		warnx("Landlock ABI %d: truncate is not restricted; hint: a kernel >= 6.2", abi);
+	handled = landlock_handled(abi);
+	if (landlock_unenforced(abi, missing, sizeof(missing))) {
+		/* Truncate is the one --landlock-strict cannot do without. */
+		if (o->ll_strict && !(handled & LL_TRUNCATE))
+			die(EXIT_SYS, 0, "Landlock ABI %d cannot restrict %s (ABI 3 needed)", abi,
+			    missing);
+		warnx("Landlock ABI %d: %s not restricted; hint: a kernel >= 6.10 restricts them",
+		      abi, missing);
 	}
 	attr.handled_access_fs = handled;
 	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
@@ -170,22 +180,24 @@ void sb_landlock(const struct otoexec_opts *o)
 		die(EXIT_SYS, errno, "unable to create a Landlock ruleset");
 	for (size_t i = 0; i < o->nll_ro; i++)
 		if (ll_add(ruleset, o->ll_ro[i], LL_RO, handled) < 0)
-			die(EXIT_SYS, errno, "--landlock-ro %s", o->ll_ro[i]);
+			die(EXIT_SYS, errno, "unable to add the Landlock rule --landlock-ro %s",
+			    o->ll_ro[i]);
 	for (size_t i = 0; i < o->nll_rw; i++)
 		if (ll_add(ruleset, o->ll_rw[i], handled, handled) < 0)
-			die(EXIT_SYS, errno, "--landlock-rw %s", o->ll_rw[i]);
+			die(EXIT_SYS, errno, "unable to add the Landlock rule --landlock-rw %s",
+			    o->ll_rw[i]);
 	/*
 	 * restrict_self needs no_new_privs (or CAP_SYS_ADMIN); it is set here,
 	 * earlier than its own step, which only repeats it.
 	 */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die(EXIT_SYS, errno, "unable to set no_new_privs");
+		die(EXIT_SYS, errno, "unable to set no_new_privs for Landlock");
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
 		die(EXIT_SYS, errno, "unable to enforce the Landlock ruleset");
 	close(ruleset);
 }
 
-void sb_switch_ids(const struct otoexec_opts *o)
+void xsb_switch_ids(const struct otoexec_opts *o)
 {
 	cap_t c;
 
@@ -206,7 +218,7 @@ void sb_switch_ids(const struct otoexec_opts *o)
 	/* setuid cleared the effective set: raise it back from permitted for the next step. */
 	c = cap_get_proc();
 	if (!c)
-		die(EXIT_SYS, errno, "unable to read capabilities");
+		die(EXIT_SYS, errno, "unable to read capabilities after the id switch");
 	for (cap_value_t v = 0; v <= CAP_LAST_CAP && v < (cap_value_t)cap_max_bits(); v++) {
 		cap_flag_value_t f;
 
@@ -226,7 +238,7 @@ static int kept_cap(const struct otoexec_opts *o, cap_value_t v)
 	return 0;
 }
 
-void sb_drop_caps(const struct otoexec_opts *o)
+void xsb_drop_caps(const struct otoexec_opts *o)
 {
 	cap_t cur = cap_get_proc(), want = cap_init();
 	cap_value_t last = (cap_value_t)cap_max_bits(), setpcap = CAP_SETPCAP;
@@ -234,7 +246,7 @@ void sb_drop_caps(const struct otoexec_opts *o)
 	int have_setpcap;
 
 	if (!cur || !want)
-		die(EXIT_SYS, errno, "unable to read capabilities");
+		die(EXIT_SYS, errno, "unable to read capabilities to drop them");
 	cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &f);
 	have_setpcap = f == CAP_SET;
 	for (size_t i = 0; i < o->nkeep_cap; i++) {
@@ -302,7 +314,7 @@ void sb_drop_caps(const struct otoexec_opts *o)
 	cap_free(want);
 }
 
-void sb_no_new_privs(void)
+void xsb_no_new_privs(void)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "unable to set no_new_privs");
@@ -345,7 +357,7 @@ static void env_put(char **env, size_t *n, const char *entry)
 	env[(*n)++] = (char *)entry;
 }
 
-char **sb_build_env(const struct otoexec_opts *o)
+char **xsb_build_env(const struct otoexec_opts *o)
 {
 	size_t max = 2 + o->nenv_set, n = 0;
 	char **env;
@@ -372,7 +384,7 @@ char **sb_build_env(const struct otoexec_opts *o)
 }
 
 /* execvp, but searching the agent's PATH (in envp), not otoexec's. */
-void sb_exec(char **argv, char **envp)
+void xsb_exec(char **argv, char **envp)
 {
 	const char *path = DEFAULT_PATH, *p;
 	char buf[4096];

@@ -113,28 +113,28 @@ static const char *const ETC_ALLOW[] = {
 	NULL,
 };
 
-static void plan_text(struct view_state *v, const char *dst, size_t len, char *buf)
+static void xplan_text(struct view_state *v, const char *dst, size_t len, char *buf)
 {
 	if (!len)
 		die(EXIT_SYS, ENAMETOOLONG, "unable to generate %s", dst);
-	plan_add(v, P_FILE, dst, buf, len, 0644);
+	xplan_add(&v->plan, P_FILE, dst, buf, len, 0644);
 }
 
-static char *xalloc(size_t n)
+static char *xalloc(size_t n, const char *what)
 {
 	char *p = malloc(n);
 
 	if (!p)
-		die(EXIT_SYS, errno, "out of memory");
+		die(EXIT_SYS, errno, "unable to generate %s: out of memory", what);
 	return p;
 }
 
-static char *etc_path(const char *name)
+static char *xetc_path(const char *name)
 {
 	char *p;
 
 	if (asprintf(&p, "/etc/%s", name) < 0)
-		die(EXIT_SYS, errno, "out of memory");
+		die(EXIT_SYS, errno, "unable to plan /etc/%s: out of memory", name);
 	return p;
 }
 
@@ -143,7 +143,7 @@ static char *etc_path(const char *name)
  * unreadable to us (a root-only file): it stays out of the view. One lookup
  * per entry, whatever its type, and no symlink followed.
  */
-static void etc_entry(struct view_state *v, int etc, const char *name)
+static void xetc_entry(struct view_state *v, int etc, const char *name)
 {
 	const unsigned long long res =
 	    RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
@@ -160,17 +160,20 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 		n = fd < 0 ? -1 : readlinkat(fd, "", t, sizeof(t) - 1);
 		link = n < 0 ? NULL : strndup(t, (size_t)n);
 		if (link)
-			plan_add(v, P_LINK, etc_path(name), link, (size_t)n, 0);
+			xplan_add(&v->plan, P_LINK, xetc_path(name), link, (size_t)n, 0);
 	} else if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
+		char *path = xetc_path(name);
 
 		if (tree < 0)
-			die(EXIT_SYS, errno, "unable to bind /etc/%s", name);
-		plan_tree(v, etc_path(name), tree, 1);
+			die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", path, path);
+		xplan_tree(&v->plan, path, tree, 1, path);
 	} else if (fd >= 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
 		/* Copied at build time from this fd: what was checked is what is copied. */
-		plan_add(v, P_FILE, etc_path(name), NULL, (size_t)st.st_size, st.st_mode & 0755);
-		v->plan[v->nplan - 1].src_fd = fd;
+		struct plan_entry *e = xplan_add(&v->plan, P_FILE, xetc_path(name), NULL,
+						 (size_t)st.st_size, st.st_mode & 0755);
+
+		e->src_fd = fd;
 		return;
 	}
 	if (fd >= 0)
@@ -188,7 +191,7 @@ static void etc_entry(struct view_state *v, int etc, const char *name)
 _Static_assert(2 * (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0])) + 8 <= ETC_INODES,
 	       "ETC_INODES too small for ETC_ALLOW");
 
-void etc_prepare(struct view_state *v, const struct otomount_opts *o)
+void xetc_prepare(struct view_state *v, const struct otomount_opts *o)
 {
 	const char *opts[] = { "source",	"tmpfs", "size", "64m", "nr_inodes",
 			       STR(ETC_INODES), "mode",	 "0755", NULL };
@@ -201,32 +204,32 @@ void etc_prepare(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, errno, "unable to open /etc");
 	if (tmpfs < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /etc");
-	plan_tree(v, "/etc", tmpfs, 1);
+	xplan_tree(&v->plan, "/etc", tmpfs, 1, "a tmpfs");
 	v->ro_later[v->n_ro_later++] = tmpfs;
 	for (const char *const *p = ETC_ALLOW; *p; p++)
-		etc_entry(v, etc, *p);
+		xetc_entry(v, etc, *p);
 	/* Host private keys live under ssl/: they never enter the view. */
 	if (fstatat(etc, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-		plan_add(v, P_MASK, "/etc/ssl/private", NULL, 0, 0);
+		xplan_add(&v->plan, P_MASK, "/etc/ssl/private", NULL, 0, 0);
 	close(etc);
 
-	buf = xalloc(1024);
-	plan_text(v, "/etc/passwd",
-		  etc_passwd(buf, 1024, o->user_name, getuid(), getgid(), o->home), buf);
-	buf = xalloc(512);
-	plan_text(v, "/etc/group", etc_group(buf, 512, o->user_name, getgid()), buf);
-	buf = xalloc(128);
+	buf = xalloc(1024, "/etc/passwd");
+	xplan_text(v, "/etc/passwd",
+		   etc_passwd(buf, 1024, o->user_name, getuid(), getgid(), o->home), buf);
+	buf = xalloc(512, "/etc/group");
+	xplan_text(v, "/etc/group", etc_group(buf, 512, o->user_name, getgid()), buf);
+	buf = xalloc(128, "/etc/hostname");
 	snprintf(buf, 128, "%s\n", v->hostname);
-	plan_text(v, "/etc/hostname", strlen(buf), buf);
-	buf = xalloc(512);
-	plan_text(v, "/etc/hosts", etc_hosts(buf, 512, v->hostname), buf);
+	xplan_text(v, "/etc/hostname", strlen(buf), buf);
+	buf = xalloc(512, "/etc/hosts");
+	xplan_text(v, "/etc/hosts", etc_hosts(buf, 512, v->hostname), buf);
 	{
 		unsigned char rnd[16];
 
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			die(EXIT_SYS, errno, "unable to draw a machine-id");
-		buf = xalloc(64);
-		plan_text(v, "/etc/machine-id", etc_machine_id(buf, 64, rnd), buf);
+		buf = xalloc(64, "/etc/machine-id");
+		xplan_text(v, "/etc/machine-id", etc_machine_id(buf, 64, rnd), buf);
 	}
-	plan_add(v, P_FILE, "/etc/resolv.conf", v->resolv, v->resolv_len, 0644);
+	xplan_add(&v->plan, P_FILE, "/etc/resolv.conf", v->resolv, v->resolv_len, 0644);
 }

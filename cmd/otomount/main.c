@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	static struct view_state v;
 
 	log_init(argv[0]);
-	otomount_parse(&o, argc, argv);
+	xotomount_parse(&o, argc, argv);
 
 	/* 1. What the view copies from the host, read while the host is visible. */
 	view_read_host(&v);
@@ -39,11 +39,11 @@ int main(int argc, char **argv)
 	 *    detached tree, read-only where it must be, before the first mount:
 	 *    from here on, no host path string is looked up again.
 	 */
-	view_prepare(&v, &o);
+	xview_prepare(&v, &o);
 
 	/* 4. The new root on a tmpfs, filled in plan order; /proc masks last. */
-	view_build(&v);
+	xview_build(&v);
 
 	/* 5. Read-only where filled, pivot_root, detach the old root, exec. */
-	view_enter(&v, &o);
+	xview_enter(&v, &o);
 }

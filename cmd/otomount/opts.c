@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -51,165 +52,13 @@ enum {
 	OPT_USER_NAME,
 };
 
-enum role view_role(const char *s)
-{
-	if (!strcmp(s, "manager"))
-		return ROLE_MANAGER;
-	if (!strcmp(s, "member"))
-		return ROLE_MEMBER;
-	if (!strcmp(s, "viewer"))
-		return ROLE_VIEWER;
-	return ROLE_NONE;
-}
-
-int view_path_ok(const char *p)
-{
-	size_t n = strlen(p);
-
-	if (p[0] != '/' || n < 2 || n >= PATH_MAX || p[n - 1] == '/')
-		goto bad;
-	for (const char *c = p; *c;) {
-		const char *e;
-
-		c++; /* the '/' */
-		e = strchr(c, '/');
-		if (!e)
-			e = c + strlen(c);
-		if (e == c || (e - c == 1 && c[0] == '.') ||
-		    (e - c == 2 && c[0] == '.' && c[1] == '.'))
-			goto bad;
-		c = e;
-	}
-	return 0;
-bad:
-	errno = EINVAL;
-	return -1;
-}
-
-int view_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
-		goto bad;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			goto bad;
-	return 0;
-bad:
-	errno = EINVAL;
-	return -1;
-}
-
-int view_parse_size(const char *s, unsigned long *out)
-{
-	char num[32];
-	size_t n = strlen(s);
-	unsigned long v, mul = 1;
-
-	if (!n || n >= sizeof(num)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 'k':
-	case 'K':
-		mul = 1UL << 10;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1UL << 20;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1UL << 30;
-		break;
-	default:
-		n++;
-		break;
-	}
-	num[n - 1] = 0;
-	if (opt_ulong(num, ~0UL / mul, &v) < 0)
-		return -1;
-	if (!v) {
-		errno = EINVAL;
-		return -1;
-	}
-	*out = v * mul;
-	return 0;
-}
-
-int view_parse_bind(const char *arg, char **src, char **dst)
-{
-	const char *colon = strchr(arg, ':');
-	char *s;
-
-	if (!colon) {
-		errno = EINVAL;
-		return -1;
-	}
-	s = strndup(arg, (size_t)(colon - arg));
-	if (!s)
-		return -1;
-	if (view_path_ok(s) < 0 || view_path_ok(colon + 1) < 0) {
-		free(s);
-		errno = EINVAL;
-		return -1;
-	}
-	*src = s;
-	*dst = (char *)colon + 1;
-	return 0;
-}
-
-int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size)
-{
-	const char *colon = strchr(arg, ':');
-	char *d;
-
-	*size = 0;
-	d = colon ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
-	if (!d)
-		return -1;
-	if (view_path_ok(d) < 0 || (colon && view_parse_size(colon + 1, size) < 0)) {
-		free(d);
-		errno = EINVAL;
-		return -1;
-	}
-	*dst = d;
-	return 0;
-}
-
-/*
- * Each inode of a tmpfs pins about 1 KiB of unreclaimable kernel memory,
- * whatever its size cap says: an empty file, a directory, a symlink or a hard
- * link uses no page of it. The kernel's default allows half of RAM in pages,
- * per mount: a million empty files in a 256m /tmp took the host's
- * unreclaimable slab from 39 MB to 869 MB. One inode per 4 KiB of the size
- * cap keeps that memory to the cap's order of magnitude (256m: 65536 inodes)
- * and refuses no file that fills a page, since each takes a page of the cap.
- */
-#define TMPFS_BYTES_PER_INODE 4096UL
-#define TMPFS_INODES_MIN      16UL	   /* a tiny one still holds a few; 0 is no limit */
-#define TMPFS_INODES_MAX      4294967295UL /* for --tmp-inodes */
-
-unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long size)
-{
-	unsigned long n = size / TMPFS_BYTES_PER_INODE;
-
-	if (o->tmp_inodes)
-		return o->tmp_inodes;
-	return n < TMPFS_INODES_MIN ? TMPFS_INODES_MIN : n;
-}
-
-static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name, const char *arg)
+static void xadd_op(struct otomount_opts *o, enum op_kind kind, const char *name, const char *arg)
 {
 	struct view_op *op;
 	struct view_op *ops = realloc(o->ops, (o->nops + 1) * sizeof(*ops));
 
 	if (!ops)
-		die(EXIT_SYS, errno, "out of memory");
+		die(EXIT_SYS, errno, "unable to keep %s %s: out of memory", name, arg);
 	o->ops = ops;
 	op = &ops[o->nops++];
 	memset(op, 0, sizeof(*op));
@@ -237,7 +86,7 @@ static void add_op(struct otomount_opts *o, enum op_kind kind, const char *name,
 	}
 }
 
-void otomount_parse(struct otomount_opts *o, int argc, char **argv)
+void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "agent-root", required_argument, NULL, OPT_AGENT_ROOT },
@@ -285,19 +134,19 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 			o->person = optarg;
 			break;
 		case OPT_RO:
-			add_op(o, OP_RO, "--ro", optarg);
+			xadd_op(o, OP_RO, "--ro", optarg);
 			break;
 		case OPT_RW:
-			add_op(o, OP_RW, "--rw", optarg);
+			xadd_op(o, OP_RW, "--rw", optarg);
 			break;
 		case OPT_TMPFS:
-			add_op(o, OP_TMPFS, "--tmpfs", optarg);
+			xadd_op(o, OP_TMPFS, "--tmpfs", optarg);
 			break;
 		case OPT_HIDE:
-			add_op(o, OP_HIDE, "--hide", optarg);
+			xadd_op(o, OP_HIDE, "--hide", optarg);
 			break;
 		case OPT_RO_WITHIN:
-			add_op(o, OP_RO_WITHIN, "--ro-within", optarg);
+			xadd_op(o, OP_RO_WITHIN, "--ro-within", optarg);
 			break;
 		case OPT_TMP_SIZE:
 			if (view_parse_size(optarg, &o->tmp_size) < 0)
@@ -322,7 +171,7 @@ void otomount_parse(struct otomount_opts *o, int argc, char **argv)
 			o->user_name = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otomount's files, each section below one of them. main.c calls view.c,
+ * which orders the work: the sources (sources.c, etc.c, special.c) are opened
+ * into plan entries (plan.c), which build.c then makes in the new root.
+ * Nothing below view.c calls back into it.
+ */
 #ifndef OTOMOUNT_H
 #define OTOMOUNT_H
 
@@ -32,9 +38,10 @@ struct otomount_opts {
 	char **argv; /* the next program */
 };
 
-/* opts.c */
-void otomount_parse(struct otomount_opts *o, int argc, char **argv);
-/* Pure parsers, 0 or -1 with errno EINVAL/ERANGE. */
+/* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
+void xotomount_parse(struct otomount_opts *o, int argc, char **argv);
+
+/* ---- parse.c: the option values. Pure: 0, or -1 with errno EINVAL/ERANGE ---- */
 int view_path_ok(const char *p); /* absolute, no ".", "..", "//", not "/" alone */
 int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or ".." */
 int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0 */
@@ -43,17 +50,25 @@ int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:
 enum role view_role(const char *s);					/* ROLE_NONE if unknown */
 /* The nr_inodes of a tmpfs the agent writes, of size bytes. Never 0 (no limit). */
 unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long size);
+#define TMPFS_INODES_MAX 4294967295UL /* for --tmp-inodes */
 
-/* sys.c: the new mount API, raw syscalls (musl has no wrappers). -1/errno. */
+/* ---- sys.c: the new mount API, raw syscalls (musl has no wrappers). -1/errno ---- */
 int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
 int mnt_clone(int fd, const char *path, unsigned int attr); /* a detached recursive copy */
 int mnt_setattr(int fd, unsigned int attr, int recursive);
 int mnt_fs(const char *type, const char *const *opts, unsigned int attr); /* fsopen..fsmount */
+/* A detached tmpfs with a size and an inode cap (mode: octal text). */
+int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr);
 int mnt_move(int tree, int target_fd);
+
+/* ---- pivot.c: entering a private mount namespace, leaving the old root. -1/errno ---- */
 int mnt_make_private_ns(void);	/* unshare(CLONE_NEWNS), then everything private */
 int mnt_pivot(int new_root_fd); /* pivot_root there, detach the old root */
 
-/* path.c: paths in the new root, never following a symlink, never leaving it. */
+/* ---- path.c: paths opened without following a symlink anywhere in them. -1/errno ---- */
+/* A host path. */
+int host_open(const char *path, int flags);
+/* A path in the new root, never leaving it. */
 int path_open_beneath(int rootfd, const char *path, int flags);
 /* Create the missing directories of path, and path itself (a dir, or an empty
  * file when !is_dir), beneath rootfd; return an O_PATH fd of it. */
@@ -62,9 +77,10 @@ int path_make_beneath(int rootfd, const char *path, int is_dir);
 int path_mount_at(int rootfd, int tree, const char *path, int is_dir);
 
 /*
- * view.c: the view is planned first, while every host path is still where it
- * was (each source opened and cloned into a detached tree), then built in the
- * new root in plan order: parents before children.
+ * ---- plan.c: the view, planned ----
+ * Every host path is opened (each source cloned into a detached tree) while
+ * the host is still where it was, into a list of entries; build.c then makes
+ * them in the new root in list order: parents before children.
  */
 enum plan_kind {
 	P_TREE,	     /* attach a detached mount tree */
@@ -74,9 +90,10 @@ enum plan_kind {
 	P_RO_WITHIN, /* make dst, already in the view, read-only */
 };
 
-struct plan {
+struct plan_entry {
 	enum plan_kind kind;
 	const char *dst; /* absolute, in the view */
+	const char *src; /* P_TREE: what the tree is, for messages (a host path, "a tmpfs") */
 	int tree;	 /* P_TREE */
 	int is_dir;	 /* P_TREE: the mount point is a directory, not a file */
 	char *data;	 /* P_LINK: the target; P_FILE: the content, or */
@@ -85,9 +102,21 @@ struct plan {
 	mode_t mode;
 };
 
+struct plan {
+	struct plan_entry *e;
+	size_t n, cap;
+};
+
+/* A new entry at the end (tree and src_fd -1); dies 111 out of memory. */
+struct plan_entry *xplan_add(struct plan *p, enum plan_kind kind, const char *dst, char *data,
+			     size_t len, mode_t mode);
+/* A P_TREE entry: tree (a detached mount of src) on dst. */
+void xplan_tree(struct plan *p, const char *dst, int tree, int is_dir, const char *src);
+
 #define MNT_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 #define MNT_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
+/* ---- view.c: the order of the work, from main; its state, shared below ---- */
 struct view_state {
 	int root;	 /* the new root: a tmpfs */
 	int scratch;	 /* a tmpfs on the old /tmp: holds the new root's mount point */
@@ -96,34 +125,40 @@ struct view_state {
 	int ro_later[4]; /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
 	mode_t umask; /* the caller's, set back before exec */
-	struct plan *plan;
-	size_t nplan, cap;
+	struct plan plan;
 	char hostname[65];
-	char resolv[8192]; /* the host's resolv.conf, read before anything else */
+	char resolv[65536]; /* the host's resolv.conf, read before anything else */
 	size_t resolv_len;
 };
 
-void plan_tree(struct view_state *v, const char *dst, int tree, int is_dir);
-void plan_add(struct view_state *v, enum plan_kind kind, const char *dst, char *data, size_t len,
-	      mode_t mode);
-/* A host path opened without following any symlink, anywhere in it. */
-int host_open(const char *path, int flags);
 void view_read_host(struct view_state *v);
-void view_prepare(struct view_state *v, const struct otomount_opts *o);
-void view_build(struct view_state *v);
-noreturn void view_enter(struct view_state *v, const struct otomount_opts *o);
+void xview_prepare(struct view_state *v, const struct otomount_opts *o);
+void xview_build(struct view_state *v);
+noreturn void xview_enter(struct view_state *v, const struct otomount_opts *o);
 
-/* etc.c */
-void etc_prepare(struct view_state *v, const struct otomount_opts *o);
-/* The generated files' contents. Pure. */
+/* ---- sources.c: the host's trees in the view: the system's, the role's, the custom ---- */
+void xsources_system(struct view_state *v);
+void xsources_role(struct view_state *v, const struct otomount_opts *o);
+void xsources_custom(struct view_state *v, const struct otomount_opts *o);
+
+/* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
+void xetc_prepare(struct view_state *v, const struct otomount_opts *o);
+
+/* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
 size_t etc_group(char *buf, size_t size, const char *user, gid_t gid);
 size_t etc_hosts(char *buf, size_t size, const char *hostname);
 size_t etc_machine_id(char *buf, size_t size, const unsigned char rnd[16]);
 
-/* special.c: /dev and /proc */
-void dev_prepare(struct view_state *v, const struct otomount_opts *o);
-void proc_prepare(struct view_state *v);
-void proc_mask(struct view_state *v);
+/* ---- special.c: /dev and /proc ---- */
+void xdev_prepare(struct view_state *v, const struct otomount_opts *o);
+void xproc_prepare(struct view_state *v);
+void xproc_mask(struct view_state *v); /* after the build: Docker's masked and read-only paths */
+
+/* ---- build.c: the plan made in the new root ---- */
+/* The scratch tmpfs on the old root: the new root's mount point, and the masks. */
+void xbuild_scratch(struct view_state *v);
+void xbuild_entry(struct view_state *v, const struct plan_entry *e);
+void build_done(void); /* forget the directory kept between entries */
 
 #endif

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Targets in the new root are made and opened relative to an fd of it, one
- * component at a time, and never through a symlink: a symlink in a bound
- * tree (the agent's workspace) cannot send a mount outside the view.
+ * Paths are opened without following a symlink anywhere in them: on the
+ * host, a source planted as a symlink cannot redirect a mount. Targets in the
+ * new root are made and opened relative to an fd of it, one component at a
+ * time, never leaving it: a symlink in a bound tree (the agent's workspace)
+ * cannot send a mount outside the view.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,11 @@
 #include "otomount.h"
 
 #define BENEATH (RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+
+int host_open(const char *path, int flags)
+{
+	return sys_openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
 
 int path_open_beneath(int rootfd, const char *path, int flags)
 {

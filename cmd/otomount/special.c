@@ -21,7 +21,7 @@ static const char *const FD_LINKS[][2] = {
 	{ "/dev/stderr", "/proc/self/fd/2" },
 };
 
-void dev_prepare(struct view_state *v, const struct otomount_opts *o)
+void xdev_prepare(struct view_state *v, const struct otomount_opts *o)
 {
 	/* 14 entries (the devices, pts, shm, ptmx, the fd links) and the root. */
 	const char *dev_opts[] = { "source", "tmpfs", "size", "64k", "nr_inodes",
@@ -36,7 +36,7 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 
 	if (tmpfs < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /dev");
-	plan_tree(v, "/dev", tmpfs, 1);
+	xplan_tree(&v->plan, "/dev", tmpfs, 1, "a tmpfs");
 	v->ro_later[v->n_ro_later++] = tmpfs;
 	for (const char *const *d = DEVICES; *d; d++) {
 		char path[32], *dst;
@@ -55,12 +55,12 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 		 */
 		tree = mnt_clone(fd, "", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 		if (tree < 0)
-			die(EXIT_SYS, errno, "unable to bind %s", path);
+			die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", path, path);
 		close(fd);
 		dst = strdup(path);
 		if (!dst)
-			die(EXIT_SYS, errno, "out of memory");
-		plan_tree(v, dst, tree, 0);
+			die(EXIT_SYS, errno, "unable to plan %s: out of memory", path);
+		xplan_tree(&v->plan, dst, tree, 0, dst);
 	}
 	/*
 	 * A devpts of our own: the host's ptys are not visible. Read-only is
@@ -69,21 +69,21 @@ void dev_prepare(struct view_state *v, const struct otomount_opts *o)
 	pts = mnt_fs("devpts", pts_opts, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	if (pts < 0)
 		die(EXIT_SYS, errno, "unable to mount a new devpts instance");
-	plan_tree(v, "/dev/pts", pts, 1);
-	plan_add(v, P_LINK, "/dev/ptmx", (char *)"pts/ptmx", 8, 0);
+	xplan_tree(&v->plan, "/dev/pts", pts, 1, "a new devpts");
+	xplan_add(&v->plan, P_LINK, "/dev/ptmx", (char *)"pts/ptmx", 8, 0);
 	/* What programs expect of /dev besides devices: their own fds, through /proc. */
 	for (size_t i = 0; i < sizeof(FD_LINKS) / sizeof(FD_LINKS[0]); i++)
-		plan_add(v, P_LINK, FD_LINKS[i][0], (char *)FD_LINKS[i][1],
-			 strlen(FD_LINKS[i][1]), 0);
+		xplan_add(&v->plan, P_LINK, FD_LINKS[i][0], (char *)FD_LINKS[i][1],
+			  strlen(FD_LINKS[i][1]), 0);
 	snprintf(size, sizeof(size), "%lu", o->tmp_size);
 	snprintf(inodes, sizeof(inodes), "%lu", view_tmpfs_inodes(o, o->tmp_size));
 	shm = mnt_fs("tmpfs", shm_opts, MNT_RW);
 	if (shm < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /dev/shm");
-	plan_tree(v, "/dev/shm", shm, 1);
+	xplan_tree(&v->plan, "/dev/shm", shm, 1, "a tmpfs");
 }
 
-void proc_prepare(struct view_state *v)
+void xproc_prepare(struct view_state *v)
 {
 	/*
 	 * A proc for the pid namespace we are in. The kernel allows it only
@@ -94,7 +94,7 @@ void proc_prepare(struct view_state *v)
 
 	if (proc < 0)
 		die(EXIT_SYS, errno, "unable to mount a new proc");
-	plan_tree(v, "/proc", proc, 1);
+	xplan_tree(&v->plan, "/proc", proc, 1, "a new proc");
 }
 
 /*
@@ -108,7 +108,7 @@ static const char *const PROC_MASKED[] = {
 };
 static const char *const PROC_READONLY[] = { "bus", "fs", "irq", "sys", "sysrq-trigger", NULL };
 
-void proc_mask(struct view_state *v)
+void xproc_mask(struct view_state *v)
 {
 	int proc = path_open_beneath(v->root, "/proc", O_PATH | O_DIRECTORY);
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,6 +90,24 @@ out:
 	close(fs);
 	errno = e;
 	return m;
+}
+
+/*
+ * Every tmpfs gets an inode cap: the kernel's default (half of RAM, in pages)
+ * lets empty files pin gigabytes of kernel memory (view_tmpfs_inodes). Owned
+ * by the caller's ids: in the user namespace, the agent's.
+ */
+int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr)
+{
+	char s[24], n[24], u[16], g[16];
+	const char *opts[] = { "source", "tmpfs", "size", s,	 "nr_inodes", n,   "mode",
+			       mode,	 "uid",	  u,	  "gid", g,	      NULL };
+
+	snprintf(s, sizeof(s), "%lu", size);
+	snprintf(n, sizeof(n), "%lu", inodes);
+	snprintf(u, sizeof(u), "%u", (unsigned)getuid());
+	snprintf(g, sizeof(g), "%u", (unsigned)getgid());
+	return mnt_fs("tmpfs", opts, attr);
 }
 
 int mnt_move(int tree, int target_fd)

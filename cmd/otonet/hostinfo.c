@@ -32,8 +32,8 @@ static void add_host(struct filter *f, const struct sockaddr *sa)
 		      NET_MAX_HOST);
 }
 
-static void add_rule(struct filter *f, int proto, const struct ipaddr *a, uint16_t port,
-		     const char *spec)
+static void xadd_rule(struct filter *f, int proto, const struct ipaddr *a, uint16_t port,
+		      const char *spec)
 {
 	if (f->nallow == NET_MAX_ALLOW)
 		die_usage("--allow %s: its name resolves to too many addresses", spec);
@@ -43,12 +43,12 @@ static void add_rule(struct filter *f, int proto, const struct ipaddr *a, uint16
 	f->nallow++;
 }
 
-void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver)
+void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver)
 {
 	struct ifaddrs *ifa, *i;
-	char text[4096];
+	static char text[65536];
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	memset(f, 0, sizeof(*f));
 	memset(resolver, 0, sizeof(*resolver));
@@ -79,7 +79,7 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 
 		rule_split(o->allow_spec[k], &proto, host, sizeof(host), &port);
 		if (ipaddr_parse(host, &a) == 0) {
-			add_rule(f, proto, &a, port, o->allow_spec[k]);
+			xadd_rule(f, proto, &a, port, o->allow_spec[k]);
 			continue;
 		}
 		/* A name is resolved once, here, and pinned: DNS cannot move it later. */
@@ -96,7 +96,7 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 				memcpy(b.a, &((struct sockaddr_in6 *)r->ai_addr)->sin6_addr, 16);
 			else
 				continue;
-			add_rule(f, proto, &b, port, o->allow_spec[k]);
+			xadd_rule(f, proto, &b, port, o->allow_spec[k]);
 		}
 		freeaddrinfo(res);
 	}
@@ -106,10 +106,15 @@ void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct i
 		return;
 	}
 	fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	n = fd < 0 ? -1 : fd_read_all(fd, text, sizeof(text) - 1);
+	err = errno;
 	if (fd >= 0)
 		close(fd);
-	text[n < 0 ? 0 : n] = 0;
+	if (n < 0) {
+		log_msg(LOG_WARN, err, "unable to read /etc/resolv.conf, and no --dns: DNS is refused");
+		return;
+	}
+	text[n] = 0;
 	if (resolv_first(text, resolver) < 0)
 		warnx("no nameserver in /etc/resolv.conf and no --dns: DNS is refused");
 }

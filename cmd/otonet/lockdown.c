@@ -49,7 +49,7 @@ static int write_file(const char *path, const char *text)
 }
 
 /* Its own uid and gid, mapped to themselves: the kernel sees the same ids. */
-static void map_ids(uid_t uid, gid_t gid)
+static void xmap_ids(uid_t uid, gid_t gid)
 {
 	char line[64];
 
@@ -69,7 +69,7 @@ static void map_ids(uid_t uid, gid_t gid)
 }
 
 /* An empty read-only tmpfs as the root; the host's tree detached. */
-static void empty_root(void)
+static void xempty_root(void)
 {
 	static const char *const SPOTS[] = { "/tmp", "/mnt", "/dev", "/proc" };
 	const char *dir = NULL;
@@ -83,9 +83,9 @@ static void empty_root(void)
 			  "size=4k,nr_inodes=2,mode=0500") == 0)
 			dir = SPOTS[i];
 	if (!dir)
-		die(EXIT_SYS, errno, "relay: unable to mount its empty root");
+		die(EXIT_SYS, errno, "relay: unable to mount its empty root on /tmp, /mnt, /dev or /proc");
 	if (chdir(dir) < 0)
-		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+		die(EXIT_SYS, errno, "relay: unable to enter its empty root %s", dir);
 	/*
 	 * pivot_root(".", "."): the old root is stacked under the new one and
 	 * detached at once, so not even a path through ".." leads back to it.
@@ -95,17 +95,17 @@ static void empty_root(void)
 		if (umount2(".", MNT_DETACH) < 0)
 			die(EXIT_SYS, errno, "relay: unable to detach the host's root");
 	} else if (chroot(".") < 0) {
-		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+		die(EXIT_SYS, errno, "relay: unable to chroot into its empty root");
 	}
 	if (chdir("/") < 0)
-		die(EXIT_SYS, errno, "relay: unable to enter its empty root");
+		die(EXIT_SYS, errno, "relay: unable to enter / in its empty root");
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL) < 0)
 		die(EXIT_SYS, errno, "relay: unable to make its root read-only");
 }
 
 /* Every capability the new user namespace gave, in every set. */
-static void drop_caps(void)
+static void xdrop_caps(void)
 {
 	cap_t none;
 
@@ -121,18 +121,20 @@ static void drop_caps(void)
 	cap_free(none);
 }
 
-void relay_confine(void)
+void xrelay_confine(void)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		die(EXIT_SYS, errno, "relay: unable to enter a new user and mount namespace");
-	map_ids(uid, gid);
-	empty_root();
-	drop_caps();
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
-		die(EXIT_SYS, errno, "relay: unable to set no_new_privs and make itself not dumpable");
+	xmap_ids(uid, gid);
+	xempty_root();
+	xdrop_caps();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "relay: unable to set no_new_privs");
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		die(EXIT_SYS, errno, "relay: unable to make itself not dumpable");
 }
 
 void relay_lockdown(void)

@@ -29,18 +29,6 @@
 #include "oto.h"
 #include "otonet.h"
 
-/* A switch for the tests only: said aloud when on, never passed on. */
-static int test_switch(const char *name)
-{
-	const char *v = getenv(name);
-	int on = v && !strcmp(v, "1");
-
-	if (on)
-		warnx("%s=1 (for tests only)", name);
-	unsetenv(name);
-	return on;
-}
-
 static void raise_nofile(rlim_t want)
 {
 	struct rlimit rl;
@@ -66,13 +54,21 @@ int main(int argc, char **argv)
 	static struct filter f;
 	struct relay_cfg cfg;
 	struct ipaddr resolver;
-	const char *nk;
-	int sv[2], tun, sigfd, status, opener, kernel_layer = 1;
+	int sv[2], tun, sigfd, status, opener;
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
 
 	log_init(argv[0]);
-	otonet_parse(&o, argc, argv);
+	xotonet_parse(&o, argc, argv);
+	/* The switches for tests and benchmarks (otonet(1)), checked with the options. */
+	o.no_kernel_layer = (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1,
+					      "no prohibit routes");
+	o.no_peek_off = (int)xtest_switch("OTO_TEST_NO_PEEK_OFF", 0, 0, 1,
+					  "the relay's buffered path, as without SO_PEEK_OFF");
+	o.badcall = (int)xtest_switch("OTO_TEST_RELAY_BADCALL", 0, 0, 1,
+				      "SIGUSR2 makes the relay call outside its seccomp filter");
+	o.tun_mtu = (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU,
+					       "the TUN's MTU");
 
 	/*
 	 * 1. Root never runs the relay: become the --as account first. Run by
@@ -82,7 +78,7 @@ int main(int argc, char **argv)
 	 *    root for that one open and nothing else, so the relay gives up
 	 *    root here as it always did, before it reads the host or the network.
 	 */
-	opener = opener_start(o.as, &opener_pid);
+	opener = xopener_start(o.as, &opener_pid);
 	xuser_drop_root(o.as);
 
 	/*
@@ -91,15 +87,7 @@ int main(int argc, char **argv)
 	 */
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
-	otonet_filter_build(&o, &f, &resolver);
-	nk = getenv("OTO_TEST_NO_KERNEL_LAYER");
-	if (nk && !strcmp(nk, "1")) {
-		kernel_layer = 0;
-		warnx("OTO_TEST_NO_KERNEL_LAYER=1: no prohibit routes (for tests only)");
-	}
-	unsetenv("OTO_TEST_NO_KERNEL_LAYER");
-	cfg.no_peek_off = test_switch("OTO_TEST_NO_PEEK_OFF");
-	cfg.badcall = test_switch("OTO_TEST_RELAY_BADCALL");
+	xotonet_filter_build(&o, &f, &resolver);
 
 	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
 	sigemptyset(&mask);
@@ -113,7 +101,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		die(EXIT_SYS, errno, "unable to create a socket pair");
+		die(EXIT_SYS, errno, "unable to create the socket pair to the child");
 
 	/*
 	 * 4. The child builds the sandbox's network (asking the opener for the
@@ -121,19 +109,19 @@ int main(int argc, char **argv)
 	 */
 	pid = fork();
 	if (pid < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork the child that makes the sandbox");
 	if (pid == 0) {
 		close(sv[0]);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		setup_sandbox(&o, &f, sv[1], opener, kernel_layer);
+		xsetup_sandbox(&o, &f, sv[1], opener);
 		xexec(o.argv);
 	}
 	close(sv[1]);
 	/* The opener's socket is the child's alone: it sees it close when the child is done. */
 	if (opener >= 0)
 		close(opener);
-	tun = fdpass_recv(sv[0]);
+	tun = fd_recv(sv[0]);
 	close(sv[0]);
 	if (tun < 0) {
 		/* The child said why on stderr; its code is ours. */
@@ -156,7 +144,7 @@ int main(int argc, char **argv)
 	 * 5. The relay holds host sockets for the agent: from here on it needs
 	 *    no file, no capability, and nobody may inspect it.
 	 */
-	relay_confine();
+	xrelay_confine();
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "unable to create a signalfd");
@@ -172,5 +160,7 @@ int main(int argc, char **argv)
 	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
 	cfg.busy_poll_us = o.busy_poll;
 	cfg.child = pid;
+	cfg.no_peek_off = o.no_peek_off;
+	cfg.badcall = o.badcall;
 	relay_run(&cfg, tun, sigfd);
 }

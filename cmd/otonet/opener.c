@@ -34,7 +34,7 @@
 #include "oto.h"
 #include "otonet.h"
 
-static noreturn void opener_run(int sock, pid_t parent)
+static noreturn void xopener_run(int sock, pid_t parent)
 {
 	int ns, fd = -1, e = 0;
 
@@ -44,7 +44,7 @@ static noreturn void opener_run(int sock, pid_t parent)
 	/* Of what otonet inherited, root keeps nothing but its socket to the child. */
 	if (fd_close_from(3, &sock, 1) < 0)
 		_exit(EXIT_SYS);
-	ns = fdpass_recv(sock);
+	ns = fd_recv(sock);
 	if (ns < 0)
 		_exit(0); /* the child opened the device itself, or failed before asking */
 	/*
@@ -57,10 +57,10 @@ static noreturn void opener_run(int sock, pid_t parent)
 	else if ((fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
 		e = errno;
 	/* The child tells the failure on stderr: the opener writes nothing. */
-	_exit(fdpass_send(sock, fd, e) < 0 ? EXIT_SYS : 0);
+	_exit(fd_send(sock, fd, e) < 0 ? EXIT_SYS : 0);
 }
 
-int opener_start(const char *as, pid_t *pid)
+int xopener_start(const char *as, pid_t *pid)
 {
 	pid_t parent = getpid();
 	uid_t uid;
@@ -72,12 +72,12 @@ int opener_start(const char *as, pid_t *pid)
 	if ((getuid() != 0 && geteuid() != 0) || !as || user_lookup(as, &uid, &gid) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		die(EXIT_SYS, errno, "unable to create a socket pair");
+		die(EXIT_SYS, errno, "unable to create the socket pair to the TUN opener");
 	*pid = fork();
 	if (*pid < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork the TUN opener");
 	if (*pid == 0)
-		opener_run(sv[1], parent);
+		xopener_run(sv[1], parent);
 	close(sv[1]);
 	return sv[0];
 }
@@ -88,11 +88,11 @@ int opener_ask(int sock)
 
 	if (ns < 0)
 		return -1;
-	sent = fdpass_send(sock, ns, 0);
+	sent = fd_send(sock, ns, 0);
 	close(ns);
 	if (sent < 0) {
 		errno = ENOMSG; /* the opener is gone: no answer will come */
 		return -1;
 	}
-	return fdpass_recv(sock);
+	return fd_recv(sock);
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -38,37 +39,6 @@ static const char USAGE[] =
 	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
 	"error, 126 not executable, 127 not found.\n";
 
-int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port)
-{
-	const char *p1 = strchr(spec, ':'), *p2 = strrchr(spec, ':');
-	unsigned long n;
-	size_t hl;
-
-	if (!p1 || p1 == p2)
-		goto bad;
-	if ((size_t)(p1 - spec) == 3 && !strncmp(spec, "tcp", 3))
-		*proto = PROTO_TCP;
-	else if ((size_t)(p1 - spec) == 3 && !strncmp(spec, "udp", 3))
-		*proto = PROTO_UDP;
-	else
-		goto bad;
-	hl = (size_t)(p2 - p1 - 1);
-	if (!hl || hl >= hsize)
-		goto bad;
-	memcpy(host, p1 + 1, hl);
-	host[hl] = 0;
-	/* A bare IPv6 address would be ambiguous with the port: brackets only. */
-	if (strchr(host, ':') && host[0] != '[')
-		goto bad;
-	if (opt_ulong(p2 + 1, 65535, &n) < 0 || n == 0)
-		goto bad;
-	*port = (uint16_t)n;
-	return 0;
-bad:
-	errno = EINVAL;
-	return -1;
-}
-
 enum {
 	OPT_ALLOW = 256,
 	OPT_PUBLIC,
@@ -84,7 +54,7 @@ enum {
 	OPT_AS,
 };
 
-void otonet_parse(struct otonet_opts *o, int argc, char **argv)
+void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -184,7 +154,7 @@ void otonet_parse(struct otonet_opts *o, int argc, char **argv)
 			o->as = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

@@ -56,18 +56,24 @@ struct otonet_opts {
 	unsigned long tcp_idle, udp_idle; /* seconds */
 	unsigned long busy_poll; /* microseconds */
 	char **argv;
+	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
+	int no_kernel_layer; /* no prohibit routes: the relay alone refuses */
+	int no_peek_off;     /* the relay's buffered path */
+	int badcall;	     /* SIGUSR2 makes the relay call outside its filter */
+	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 };
 
-/* opts.c */
-void otonet_parse(struct otonet_opts *o, int argc, char **argv);
-/* "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
+/* opts.c: the option loop; exits 0 (--help) or 100 */
+void xotonet_parse(struct otonet_opts *o, int argc, char **argv);
+/* parse.c: "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
 int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port);
 
 /*
  * hostinfo.c: the filter from the options and the host (its addresses, its
- * resolver), with exception names resolved now and pinned.
+ * resolver), with exception names resolved now and pinned; dies 101 when one
+ * does not resolve.
  */
-void otonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
+void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
 
 /* filter.c: pure. proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. */
 void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, uint16_t port,
@@ -157,26 +163,16 @@ int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const st
  * setup.c: the child's side. Returns in the child only after the TUN fd was
  * sent on sock. opener: the socket to the TUN opener, or -1 (not run by root).
  */
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
-		   int kernel_layer);
+void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener);
 
 /*
- * fdpass.c: one message on a unix socket, an fd or instead an errno.
- * fdpass_send sends fd, or err alone when fd < 0; -1/errno. fdpass_recv
- * returns the fd, or -1 with errno: the sender's err, ENOMSG when the peer
- * closed without a word, EPROTO for anything malformed.
- */
-int fdpass_send(int sock, int fd, int err);
-int fdpass_recv(int sock);
-
-/*
- * opener.c: run by root (with a valid --as), opener_start forks the TUN
+ * opener.c: run by root (with a valid --as), xopener_start forks the TUN
  * opener, a root process that opens /dev/net/tun in the network namespace
  * the child sends it, then exits; it returns the socket to it and its pid
  * (else -1 and *pid -1). opener_ask, in the child: the TUN fd opened in the
  * child's network namespace, or -1 with errno (ENOMSG: no answer).
  */
-int opener_start(const char *as, pid_t *pid);
+int xopener_start(const char *as, pid_t *pid);
 int opener_ask(int sock);
 
 /* relay.c */
@@ -194,12 +190,13 @@ struct relay_cfg {
 void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 
 /*
- * lockdown.c: relay_confine leaves the host's files and every capability
+ * lockdown.c: xrelay_confine leaves the host's files and every capability
  * behind (new user and mount namespace, empty read-only root, no_new_privs,
- * not dumpable); relay_lockdown, last, the seccomp allowlist; relay_badcall
- * makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
+ * not dumpable); relay_lockdown, last, the seccomp allowlist (dies 111 when
+ * it cannot: relay.c calls it, and keeps its name until relay.c is split);
+ * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
-void relay_confine(void);
+void xrelay_confine(void);
 void relay_lockdown(void);
 void relay_badcall(void);
 

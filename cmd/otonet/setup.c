@@ -38,7 +38,7 @@
  * st_mode 0 when it was missing): inside, an owner the namespace does not
  * map reads as the overflow uid (65534), which would name the wrong owner.
  */
-static int open_tun(int opener, const struct stat *host_st)
+static int xopen_tun(int opener, const struct stat *host_st)
 {
 	struct ifreq ifr;
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
@@ -72,7 +72,7 @@ static int open_tun(int opener, const struct stat *host_st)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "tun0");
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
-		die(EXIT_SYS, errno, "unable to create tun0 (TUNSETIFF)");
+		die(EXIT_SYS, errno, "unable to create tun0 (TUNSETIFF)%s", userns_cap_hint(errno));
 	/*
 	 * Offloads: the agent's kernel leaves TCP and UDP checksums partial and
 	 * hands over TCP segments of up to 64 KiB whatever the MTU; the relay
@@ -83,8 +83,8 @@ static int open_tun(int opener, const struct stat *host_st)
 	return fd;
 }
 
-static void route(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
-		  int replace)
+static void xroute(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
+		   int replace)
 {
 	char t[64];
 
@@ -121,25 +121,7 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
-/*
- * The TUN's MTU: NET_MTU, or OTO_TEST_TUN_MTU (benchmarks and tests only, to
- * compare with slirp4netns and pasta at a common MTU such as 1500).
- */
-static unsigned int tun_mtu(void)
-{
-	const char *e = getenv("OTO_TEST_TUN_MTU");
-	unsigned long n;
-
-	if (!e)
-		return NET_MTU;
-	if (opt_ulong(e, NET_MTU, &n) < 0 || n < 1280)
-		die_usage("OTO_TEST_TUN_MTU=%s: expected 1280 to %d", e, NET_MTU);
-	warnx("OTO_TEST_TUN_MTU=%lu: the TUN's MTU (for tests only)", n);
-	unsetenv("OTO_TEST_TUN_MTU");
-	return (unsigned int)n;
-}
-
-static void configure(const struct otonet_opts *o, const struct filter *f, int kernel_layer)
+static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 {
 	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
@@ -158,15 +140,20 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	 * fd00::100, the one the relay accepts, so even fe80::1%tun0 gets a RST.
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
-		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0");
-	if (nl_link_set(nl, lo, 0, 0) < 0 || nl_link_set(nl, tun, tun_mtu(), 16384) < 0)
-		die(EXIT_SYS, errno, "unable to bring up lo and tun0");
-	if (nl_addr_add(nl, tun, &a4, 24) < 0 || nl_addr_add(nl, tun, &a6, 64) < 0)
-		die(EXIT_SYS, errno, "unable to add tun0's addresses");
-	route(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
-	route(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
+		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0%s",
+		    userns_cap_hint(errno));
+	if (nl_link_set(nl, lo, 0, 0) < 0)
+		die(EXIT_SYS, errno, "unable to bring up lo%s", userns_cap_hint(errno));
+	if (nl_link_set(nl, tun, o->tun_mtu, 16384) < 0)
+		die(EXIT_SYS, errno, "unable to bring up tun0 (MTU %u)", o->tun_mtu);
+	if (nl_addr_add(nl, tun, &a4, 24) < 0)
+		die(EXIT_SYS, errno, "unable to add 10.0.2.100/24 to tun0");
+	if (nl_addr_add(nl, tun, &a6, 64) < 0)
+		die(EXIT_SYS, errno, "unable to add fd00::100/64 to tun0");
+	xroute(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
+	xroute(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
 	allow_ping();
-	if (!kernel_layer)
+	if (o->no_kernel_layer)
 		goto out;
 	/*
 	 * The kernel layer: a second wall in front of the relay. A connect to a
@@ -175,19 +162,19 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 	 */
 	sp = cidr_special_table(&nsp);
 	for (size_t i = 0; i < nsp; i++)
-		route(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+		xroute(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
 	for (size_t i = 0; i < f->nhost; i++) {
 		struct cidr c = host_cidr(&f->host[i]);
 
-		route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+		xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 	/* Then the holes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)
-		route(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
+		xroute(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
 	for (size_t i = 0; i < f->nallow; i++) {
 		struct cidr c = host_cidr(&f->allow[i].addr);
 
-		route(nl, RTN_UNICAST, &c, tun, NULL, 1);
+		xroute(nl, RTN_UNICAST, &c, tun, NULL, 1);
 	}
 	/* The host addresses stay walled even inside a --public range. */
 	for (size_t i = 0; i < f->nhost; i++) {
@@ -197,10 +184,9 @@ static void configure(const struct otonet_opts *o, const struct filter *f, int k
 		for (size_t j = 0; j < f->nallow; j++)
 			allowed |= ipaddr_equal(&f->allow[j].addr, &f->host[i]);
 		if (!allowed)
-			route(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+			xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 out:
-	(void)o;
 	close(nl);
 }
 
@@ -210,7 +196,7 @@ out:
  * and it is mounted over /etc/resolv.conf itself without following a
  * symlink: a link to a systemd-resolved stub is covered the same way.
  */
-static void overlay_resolv(void)
+static void xoverlay_resolv(void)
 {
 	static const char TEXT[] = "# otonet: the relay forwards this to the host's resolver\n"
 				   "nameserver 10.0.2.3\n"
@@ -246,8 +232,7 @@ static void overlay_resolv(void)
 	close(fs);
 }
 
-void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener,
-		   int kernel_layer)
+void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener)
 {
 	pid_t parent = getppid();
 	uid_t uid = geteuid();
@@ -272,10 +257,10 @@ void setup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock
 	/* Credentials changed: set the death signal again, and re-check the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
-	tun = open_tun(opener, &tun_st);
-	configure(o, f, kernel_layer);
-	overlay_resolv();
-	if (fdpass_send(sock, tun, 0) < 0)
+	tun = xopen_tun(opener, &tun_st);
+	xconfigure(o, f);
+	xoverlay_resolv();
+	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
 	close(tun);
 	close(sock);

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	struct otons_opts o;
 
 	log_init(argv[0]);
-	otons_parse(&o, argc, argv);
+	xotons_parse(&o, argc, argv);
 
 	/*
 	 * 1. Root never runs a sandbox: become the --as account first, so that
@@ -36,15 +36,15 @@ int main(int argc, char **argv)
 	 *    namespaces beneath it at the one we create next, so nothing inside
 	 *    can make another one, whatever capabilities or seccomp it has.
 	 */
-	otons_enter_userns(&o);
+	xotons_enter_userns(&o);
 
 	/* 3. The other namespaces, owned by the inner user namespace. */
-	otons_unshare_rest(&o);
+	xotons_unshare_rest(&o);
 
 	/* 4. Keep our capabilities across the execs of the later stages. */
-	otons_caps_ambient();
+	xotons_caps_ambient();
 
 	/* 5. Supervisor, pid 1, program. Returns only in the program's process. */
-	otons_run(&o);
+	xotons_run(&o);
 	xexec(o.argv);
 }

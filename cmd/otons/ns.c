@@ -15,17 +15,18 @@
 #include "oto.h"
 #include "otons.h"
 
-static void write_file(const char *path, const char *data)
+static void xwrite_file(const char *path, const char *data)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(data);
 
+	/* The first step that needs a capability in the new user namespace. */
 	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		die(EXIT_SYS, errno, "unable to write %s", path);
+		die(EXIT_SYS, errno, "unable to write %s%s", path, userns_cap_hint(errno));
 	close(fd);
 }
 
-void otons_enter_userns(const struct otons_opts *o)
+void xotons_enter_userns(const struct otons_opts *o)
 {
 	uid_t outer_uid = getuid();
 	gid_t outer_gid = getgid();
@@ -47,7 +48,7 @@ void otons_enter_userns(const struct otons_opts *o)
 	 * agent lives in B, where it holds no capability over A's limit. This
 	 * is bubblewrap's --disable-userns; it holds even without seccomp.
 	 */
-	write_file("/proc/sys/user/max_user_namespaces", "1");
+	xwrite_file("/proc/sys/user/max_user_namespaces", "1");
 	if (unshare(CLONE_NEWUSER) < 0)
 		die(EXIT_SYS, errno, "unable to create the nested user namespace");
 	if (userns_map_self(0, uid, uid, gid, gid) < 0)
@@ -60,7 +61,7 @@ void otons_enter_userns(const struct otons_opts *o)
  * port) would fail with ENETUNREACH. Up, it has 127.0.0.1 and ::1, and
  * nothing else: no way out of the namespace.
  */
-static void lo_up(void)
+static void xlo_up(void)
 {
 	struct ifreq ifr;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -75,14 +76,19 @@ static void lo_up(void)
 	close(fd);
 }
 
-void otons_unshare_rest(const struct otons_opts *o)
+void xotons_unshare_rest(const struct otons_opts *o)
 {
 	int flags = o->unshare_flags & ~CLONE_NEWUSER;
 
-	if (flags && unshare(flags) < 0)
-		die(EXIT_SYS, errno, "unable to create namespaces");
+	if (flags && unshare(flags) < 0) {
+		int e = errno;
+		char names[64];
+
+		otons_ns_names(flags, names, sizeof(names));
+		die(EXIT_SYS, e, "unable to create the namespaces %s", names);
+	}
 	if (flags & CLONE_NEWNET)
-		lo_up();
+		xlo_up();
 	if ((flags & CLONE_NEWUTS) && sethostname(o->hostname, strlen(o->hostname)) < 0)
 		die(EXIT_SYS, errno, "unable to set the host name");
 	/* Nothing mounted in here may ever propagate back to the caller's view. */
@@ -90,14 +96,14 @@ void otons_unshare_rest(const struct otons_opts *o)
 		die(EXIT_SYS, errno, "unable to make the mount namespace private");
 }
 
-void otons_caps_ambient(void)
+void xotons_caps_ambient(void)
 {
 	cap_t caps = cap_get_proc();
 	cap_value_t last = (cap_value_t)cap_max_bits();
 	cap_flag_value_t have;
 
 	if (!caps)
-		die(EXIT_SYS, errno, "unable to read capabilities");
+		die(EXIT_SYS, errno, "unable to read capabilities to make them ambient");
 	/* A capability can be ambient only when it is permitted and inheritable. */
 	for (cap_value_t c = 0; c < last; c++) {
 		if (cap_get_flag(caps, c, CAP_PERMITTED, &have) == 0 && have == CAP_SET &&

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,26 +28,9 @@ static const char USAGE[] =
 	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
 	"error, 126 not executable, 127 not found.\n";
 
-static const struct {
-	const char *name;
-	int flag;
-} NAMESPACES[] = {
-	{ "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },	  { "mount", CLONE_NEWNS },
-	{ "pid", CLONE_NEWPID },   { "ipc", CLONE_NEWIPC },	  { "uts", CLONE_NEWUTS },
-	{ "cgroup", CLONE_NEWCGROUP }, { "net", CLONE_NEWNET },
-};
-
-int otons_ns_flag(const char *name)
-{
-	for (size_t i = 0; i < sizeof(NAMESPACES) / sizeof(NAMESPACES[0]); i++)
-		if (!strcmp(name, NAMESPACES[i].name))
-			return NAMESPACES[i].flag;
-	return 0;
-}
-
 enum { OPT_SHARE = 256, OPT_HOSTNAME, OPT_UID, OPT_GID, OPT_AS, OPT_DWP, OPT_NOPROC };
 
-void otons_parse(struct otons_opts *o, int argc, char **argv)
+void xotons_parse(struct otons_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "share", required_argument, NULL, OPT_SHARE },
@@ -107,7 +91,7 @@ void otons_parse(struct otons_opts *o, int argc, char **argv)
 			o->mount_proc = 0;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

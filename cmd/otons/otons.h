@@ -2,6 +2,7 @@
 #ifndef OTONS_H
 #define OTONS_H
 
+#include <stddef.h>
 #include <sys/types.h>
 #include <termios.h>
 
@@ -17,14 +18,18 @@ struct otons_opts {
 	char **argv; /* the next program */
 };
 
-/* opts.c */
-void otons_parse(struct otons_opts *o, int argc, char **argv);
-int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown. Pure. */
+/* opts.c: the option loop; exits 0 (--help) or 100 */
+void xotons_parse(struct otons_opts *o, int argc, char **argv);
 
-/* ns.c */
-void otons_enter_userns(const struct otons_opts *o);
-void otons_unshare_rest(const struct otons_opts *o);
-void otons_caps_ambient(void);
+/* parse.c: namespace names. Pure */
+int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown */
+/* The names of the CLONE_NEW* in flags, space-separated, into buf; the length, 0 if too long. */
+size_t otons_ns_names(int flags, char *buf, size_t size);
+
+/* ns.c: each dies 111 on failure */
+void xotons_enter_userns(const struct otons_opts *o);
+void xotons_unshare_rest(const struct otons_opts *o);
+void xotons_caps_ambient(void);
 
 /* The terminal the sandbox shares with the operator, as it was at start. */
 struct otons_tty {
@@ -39,7 +44,7 @@ void otons_tty_save(struct otons_tty *t);
 void otons_tty_forget(struct otons_tty *t); /* in the children: close what save opened */
 void otons_tty_restore(const struct otons_tty *t);
 
-/* supervise.c */
-void otons_run(const struct otons_opts *o);
+/* supervise.c: returns only in the program's process; the others exit */
+void xotons_run(const struct otons_opts *o);
 
 #endif

@@ -83,22 +83,22 @@ static int supervise(pid_t child, int reap_all)
 	}
 }
 
-static pid_t xfork(void)
+static pid_t xfork(const char *what)
 {
 	pid_t p = fork();
 
 	if (p < 0)
-		die(EXIT_SYS, errno, "unable to fork");
+		die(EXIT_SYS, errno, "unable to fork %s", what);
 	return p;
 }
 
-static void set_pdeathsig(void)
+static void xset_pdeathsig(void)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "unable to set the parent-death signal");
 }
 
-void otons_run(const struct otons_opts *o)
+void xotons_run(const struct otons_opts *o)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
@@ -107,7 +107,7 @@ void otons_run(const struct otons_opts *o)
 	struct otons_tty tty;
 
 	if (o->die_with_parent) {
-		set_pdeathsig();
+		xset_pdeathsig();
 		/* The caller may have died before prctl: then nobody would signal us. */
 		if (getppid() != caller)
 			_exit(EXIT_SYS);
@@ -116,10 +116,10 @@ void otons_run(const struct otons_opts *o)
 
 	/* The supervisor holds the write end: its death shows as POLLHUP. */
 	if (pipe2(alive, O_CLOEXEC) < 0)
-		die(EXIT_SYS, errno, "unable to make a pipe");
+		die(EXIT_SYS, errno, "unable to make the supervisor's liveness pipe");
 	/* The terminal as the operator had it, before anything inside can change it. */
 	otons_tty_save(&tty);
-	init = xfork();
+	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
 		code = supervise(init, 0);
@@ -140,7 +140,7 @@ void otons_run(const struct otons_opts *o)
 	 */
 	close(alive[1]);
 	otons_tty_forget(&tty);
-	set_pdeathsig();
+	xset_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))
 		_exit(EXIT_SYS);
@@ -153,7 +153,7 @@ void otons_run(const struct otons_opts *o)
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace");
 
-	prog = xfork();
+	prog = xfork("the program under pid 1");
 	if (prog > 0) {
 		/*
 		 * pid 1 holds every capability of the sandbox's user namespace,

@@ -10,6 +10,7 @@
  * Exits: 0 every check contained, 1 a gap was found, 100 usage, 111 the probe
  * itself could not run.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "oto.h"
@@ -18,15 +19,18 @@
 int main(int argc, char **argv)
 {
 	struct otoprobe_opts o;
+	int gaps;
 
 	log_init(argv[0]);
-	otoprobe_parse(&o, argc, argv);
+	xotoprobe_parse(&o, argc, argv);
 
 	/* 1. fds first, before otoprobe opens any of its own. */
-	check_fds();
+	if (check_fds() < 0)
+		die(EXIT_SYS, errno, "unable to list /proc/self/fd");
 
 	/* 2. Privileges: capabilities, no_new_privs, seccomp; namespaces, ids. */
-	check_status();
+	if (check_status() < 0)
+		die(EXIT_SYS, errno, "unable to read /proc/self/status");
 	check_namespaces(&o);
 	check_uidmap();
 
@@ -36,11 +40,16 @@ int main(int argc, char **argv)
 	check_env();
 
 	/* 4. Calls that must be refused: each in a child, so nothing sticks. */
-	check_syscalls();
+	xcheck_syscalls();
 
 	/* 5. Private destinations, unless the caller is outside a sandbox. */
 	if (!o.no_net)
-		check_net(&o);
+		xcheck_net(&o);
 
-	return report_print(o.json) ? 1 : 0;
+	/* 6. The report; a gap found is exit 1. */
+	gaps = report_print(o.json);
+	if (gaps < 0)
+		die(EXIT_SYS, errno, "unable to %s the report",
+		    errno == ENOMEM ? "build" : "write");
+	return gaps ? 1 : 0;
 }

@@ -180,7 +180,7 @@ static int net_safe(char *buf, size_t size)
 	return -1;
 }
 
-void check_net(const struct otoprobe_opts *o)
+void xcheck_net(const struct otoprobe_opts *o)
 {
 	char why[160];
 	struct pollfd pfd[NDEST];

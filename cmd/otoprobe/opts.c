@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static const char USAGE[] =
 
 enum { OPT_JSON = 256, OPT_HOSTNS, OPT_NONET, OPT_TIMEOUT };
 
-void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
+void xotoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -67,7 +68,7 @@ void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv)
 					  optarg);
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}

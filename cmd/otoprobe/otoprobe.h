@@ -18,8 +18,8 @@ struct otoprobe_opts {
 	int have_host_ns[NS_COUNT];
 };
 
-/* opts.c */
-void otoprobe_parse(struct otoprobe_opts *o, int argc, char **argv);
+/* opts.c: the option loop; exits 0 (--help) or 100 */
+void xotoprobe_parse(struct otoprobe_opts *o, int argc, char **argv);
 
 /* parse.c: pure. */
 /* Whether ino is the fixed inode of the initial namespace of kind ns (the
@@ -57,13 +57,17 @@ size_t text_escape(char *out, size_t size, const char *s);
 const char *errno_name(int err);
 
 /* report.c */
+/* One row; out of memory, it is lost, and report_print says so. */
 void report_add(const char *check, enum verdict v, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int report_print(int json); /* prints every row; returns the number of gaps */
+/* Prints every row: the number of gaps, or -1 with errno (ENOMEM: a row was
+ * lost, and nothing is printed; else the write's). */
+int report_print(int json);
 
-/* checks.c: the process's own state. */
-void check_fds(void);
-void check_status(void);
+/* checks.c: the process's own state. check_fds and check_status: -1/errno
+ * when /proc cannot be read (then nothing here can be judged). */
+int check_fds(void);
+int check_status(void);
 void check_namespaces(const struct otoprobe_opts *o);
 int ns_inode(int ns, unsigned long *ino); /* of /proc/self/ns/NAME; -1 with errno */
 void check_uidmap(void);
@@ -71,10 +75,10 @@ void check_mounts(void);
 void check_paths(void);
 void check_env(void);
 
-/* syscalls.c */
-void check_syscalls(void);
+/* syscalls.c: each probe in a child; dies 111 when it cannot fork or wait */
+void xcheck_syscalls(void);
 
-/* net.c */
-void check_net(const struct otoprobe_opts *o);
+/* net.c: dies 111 when it cannot wait for its connects */
+void xcheck_net(const struct otoprobe_opts *o);
 
 #endif

@@ -17,43 +17,51 @@ struct row {
 
 static struct row *rows;
 static size_t nrows, cap;
+static int lost; /* a row could not be kept (out of memory): the report is incomplete */
 
 static const char *const VERDICTS[] = { "ok", "GAP", "info" };
 
 void report_add(const char *check, enum verdict v, const char *fmt, ...)
 {
 	va_list ap;
-	char *detail;
+	char *detail, *name;
 
 	if (nrows == cap) {
 		size_t ncap = cap ? cap * 2 : 64;
 		struct row *r = realloc(rows, ncap * sizeof(*r));
-		if (!r)
-			die(EXIT_SYS, ENOMEM, "unable to grow the report");
+
+		if (!r) {
+			lost = 1;
+			return;
+		}
 		rows = r;
 		cap = ncap;
 	}
 	va_start(ap, fmt);
 	if (vasprintf(&detail, fmt, ap) < 0)
-		die(EXIT_SYS, ENOMEM, "unable to format the report");
+		detail = NULL;
 	va_end(ap);
-	rows[nrows].check = strdup(check);
-	if (!rows[nrows].check)
-		die(EXIT_SYS, ENOMEM, "unable to format the report");
+	name = strdup(check);
+	if (!detail || !name) {
+		free(detail);
+		free(name);
+		lost = 1;
+		return;
+	}
+	rows[nrows].check = name;
 	rows[nrows].v = v;
 	rows[nrows].detail = detail;
 	nrows++;
 }
 
-/* s escaped by fn into a buffer of the right size; the caller frees it. */
+/* s escaped by fn into a buffer of the right size; the caller frees it. NULL/ENOMEM. */
 static char *escaped(size_t (*fn)(char *, size_t, const char *), const char *s)
 {
 	size_t n = fn(NULL, 0, s) + 1;
 	char *b = malloc(n);
 
-	if (!b)
-		die(EXIT_SYS, ENOMEM, "unable to format the report");
-	fn(b, n, s);
+	if (b)
+		fn(b, n, s);
 	return b;
 }
 
@@ -71,20 +79,33 @@ int report_print(int json)
 {
 	size_t ok = 0, gaps = 0, info = 0, w = 5;
 
+	/* A report with a row missing could call a gap contained: none at all then. */
+	if (lost) {
+		errno = ENOMEM;
+		return -1;
+	}
 	for (size_t i = 0; i < nrows; i++) {
+		char *c = escaped(text_escape, rows[i].check);
+
+		if (!c)
+			return -1;
 		ok += rows[i].v == V_OK;
 		gaps += rows[i].v == V_GAP;
 		info += rows[i].v == V_INFO;
-		char *c = escaped(text_escape, rows[i].check);
 		if (width(c) > w)
 			w = width(c);
 		free(c);
 	}
+	/* A failed write sets errno, a good one leaves it: the first failure's is kept. */
+	errno = 0;
 	if (json) {
 		fputs("{\"checks\":[", stdout);
 		for (size_t i = 0; i < nrows; i++) {
 			char *c = escaped(json_escape, rows[i].check);
 			char *d = escaped(json_escape, rows[i].detail);
+
+			if (!c || !d)
+				return -1;
 			printf("%s\n{\"check\":\"%s\",\"verdict\":\"%s\",\"detail\":\"%s\"}",
 			       i ? "," : "", c, VERDICTS[rows[i].v], d);
 			free(c);
@@ -96,6 +117,9 @@ int report_print(int json)
 		for (size_t i = 0; i < nrows; i++) {
 			char *c = escaped(text_escape, rows[i].check);
 			char *d = escaped(text_escape, rows[i].detail);
+
+			if (!c || !d)
+				return -1;
 			printf("%s%*s  %-7s %s\n", c, (int)(w - width(c)), "", VERDICTS[rows[i].v],
 			       d);
 			free(c);
@@ -104,7 +128,10 @@ int report_print(int json)
 		printf("otoprobe: %zu checks, %zu contained, %zu gaps; %zu for information\n",
 		       ok + gaps, ok, gaps, info);
 	}
-	if (fflush(stdout) == EOF || ferror(stdout))
-		die(EXIT_SYS, errno, "unable to write the report");
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
 	return (int)(gaps > 0x7fffffff ? 0x7fffffff : gaps);
 }

@@ -20,14 +20,15 @@
 #include "oto.h"
 #include "otosecret.h"
 
-uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key)
+uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o,
+			  const uint8_t *key)
 {
 	/* plain[nuses] is the one locked block that holds every value. */
 	uint8_t **plain = calloc(o->nuses + 1, sizeof(*plain)), *p;
 	size_t total = 0;
 
 	if (!plain)
-		die(EXIT_SYS, errno, "out of memory");
+		die(EXIT_SYS, errno, "unable to decrypt the store: out of memory");
 	for (size_t i = 0; i < o->nuses; i++) {
 		o->uses[i].index = store_find(v, o->uses[i].name);
 		if (o->uses[i].index < 0)
@@ -68,7 +69,7 @@ uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, c
 		plain[i] = p;
 		p += e->value_len + 1;
 		if (store_open(v, (uint32_t)u->index, key, plain[i]))
-			die(EXIT_REJECT, 0, "%s: %s", u->name, store_strerror(STORE_EVERIFY));
+			die(EXIT_REJECT, 0, "--use %s: %s", u->name, store_strerror(STORE_EVERIFY));
 		plain[i][e->value_len] = 0;
 		if (u->how == HOW_ENV && memchr(plain[i], 0, e->value_len))
 			die(EXIT_REJECT, 0,
@@ -172,7 +173,7 @@ fail:
 /* The exec's environment: the inherited strings, then the "VAR=VALUE" ones in the locked block. */
 static char **env_new;
 
-static void build_env(const struct otosecret_opts *o, uint8_t **plain)
+static void xbuild_env(const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t n = 0, k = 0;
 
@@ -180,7 +181,7 @@ static void build_env(const struct otosecret_opts *o, uint8_t **plain)
 		n++;
 	env_new = calloc(n + o->nuses + 1, sizeof(char *));
 	if (!env_new)
-		die(EXIT_SYS, errno, "out of memory");
+		die(EXIT_SYS, errno, "unable to build the environment: out of memory");
 	/* Inherited variables of the same name are replaced, not doubled. */
 	for (char **e = environ; e && *e; e++) {
 		int replaced = 0;
@@ -201,7 +202,7 @@ static void build_env(const struct otosecret_opts *o, uint8_t **plain)
 	env_new[k] = NULL;
 }
 
-void inject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
+void xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t done;
 	int code = 0, err = 0;
@@ -231,10 +232,10 @@ void inject_place(const struct store_view *v, const struct otosecret_opts *o, ui
 				unlink(o->uses[i].target);
 		die(code, err, "--use %s: %s", o->uses[done].name, why);
 	}
-	build_env(o, plain);
+	xbuild_env(o, plain);
 }
 
-void inject_exec(char **argv, uint8_t **plain, size_t nuses)
+void xinject_exec(char **argv, uint8_t **plain, size_t nuses)
 {
 	char **old = environ;
 

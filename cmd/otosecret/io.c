@@ -11,61 +11,6 @@
 #include "oto.h"
 #include "otosecret.h"
 
-int io_read_all(int fd, size_t max, uint8_t **buf, size_t *len)
-{
-	struct stat st;
-	size_t cap = 65536, n = 0;
-	uint8_t *b;
-	ssize_t r;
-
-	/* A regular file says its size: refuse an oversized one before allocating. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((unsigned long long)st.st_size > max) {
-			errno = EFBIG;
-			return -1;
-		}
-		cap = (size_t)st.st_size + 1;
-	}
-	if (cap > max + 1)
-		cap = max + 1;
-	b = malloc(cap);
-	if (!b)
-		return -1;
-	for (;;) {
-		if (n == cap) {
-			uint8_t *nb;
-
-			if (cap > max) {
-				errno = EFBIG;
-				goto fail;
-			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			nb = realloc(b, cap);
-			if (!nb)
-				goto fail;
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n > max) {
-		errno = EFBIG;
-		goto fail;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	free(b);
-	return -1;
-}
-
 int io_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -89,7 +34,7 @@ uint8_t *xkey_load(int fd, const char *path)
 	struct stat st;
 	/* One locked block: the key, then its text (wiped once decoded). */
 	uint8_t *key = sodium_malloc(STORE_KEY_BYTES + KEY_TEXT_MAX + 1), *text;
-	size_t len = 0;
+	ssize_t n;
 
 	if (!key)
 		die(EXIT_SYS, errno, "unable to allocate locked memory");
@@ -100,27 +45,19 @@ uint8_t *xkey_load(int fd, const char *path)
 			die(EXIT_SYS, errno, "unable to open key %s", path);
 	}
 	if (fstat(fd, &st) < 0)
-		die(EXIT_SYS, errno, "key %s (fd %d)", what, fd);
+		die(EXIT_SYS, errno, "unable to stat key %s (fd %d)", what, fd);
 	/* As ssh does for private keys: a key others may read is no longer secret. */
 	if (S_ISREG(st.st_mode) && (st.st_mode & 077))
 		die(EXIT_REJECT, 0,
 		    "key %s is accessible by group or others (mode %04o): chmod 600", what,
 		    (unsigned int)(st.st_mode & 07777));
-	for (;;) {
-		ssize_t r = read(fd, text + len, KEY_TEXT_MAX + 1 - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			die(EXIT_SYS, errno, "unable to read key %s", what);
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > KEY_TEXT_MAX)
-			die(EXIT_REJECT, 0, "unable to read key %s: too long for a key", what);
-	}
+	n = fd_read_all(fd, text, KEY_TEXT_MAX);
+	if (n < 0 && errno == EFBIG)
+		die(EXIT_REJECT, 0, "unable to read key %s: too long for a key", what);
+	if (n < 0)
+		die(EXIT_SYS, errno, "unable to read key %s", what);
 	close(fd);
-	if (key_decode((const char *)text, len, key) < 0)
+	if (key_decode((const char *)text, (size_t)n, key) < 0)
 		die(EXIT_REJECT, 0, "key %s is not an otosecret key (oto-key-1:...)", what);
 	sodium_memzero(text, KEY_TEXT_MAX + 1);
 	return key;
@@ -131,6 +68,7 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int 
 	const char *what = path ? path : "--store-fd";
 	struct stat st;
 	uint8_t *buf;
+	ssize_t n;
 
 	if (path) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -148,11 +86,13 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int 
 		die(EXIT_REJECT, 0,
 		    "store %s is accessible by group or others (mode %04o): chmod 600", what,
 		    (unsigned int)(st.st_mode & 07777));
-	if (io_read_all(fd, STORE_MAX_SIZE, &buf, len) < 0) {
-		if (errno == EFBIG)
-			die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(STORE_ETOOBIG));
+	buf = malloc(STORE_MAX_SIZE);
+	n = buf ? fd_read_all(fd, buf, STORE_MAX_SIZE) : -1;
+	if (n < 0 && errno == EFBIG)
+		die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(STORE_ETOOBIG));
+	if (n < 0)
 		die(EXIT_SYS, errno, "unable to read store %s", what);
-	}
 	close(fd);
+	*len = (size_t)n;
 	return buf;
 }

@@ -5,7 +5,7 @@
  *
  * Consumes: argv up to "--"; the store fd and the key fd (closed before the
  * exec); every OTO_* variable but OTO_STATUS_FD (reported to, passed on);
- * OTO_TEST_PAUSE (a test hook: stop with SIGSTOP while holding plaintext).
+ * OTO_TEST_PAUSE=1 (a test hook: stop with SIGSTOP while holding plaintext).
  * Passes on: the rest of argv, exec'd; each --use entry as a variable, a
  * tmpfs file or a sealed memfd; every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected (nothing injected), 111 a
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	const char *status_fd;
 	uint8_t *key, *store, **plain;
 	size_t len;
-	int err;
+	int err, stop;
 
 	log_init(argv[0]);
 
@@ -42,18 +42,20 @@ int main(int argc, char **argv)
 	 */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
 		die(EXIT_SYS, errno, "unable to make the process undumpable");
-	otosecret_parse(&o, argc, argv);
+	xotosecret_parse(&o, argc, argv);
+	stop = (int)xtest_switch("OTO_TEST_PAUSE", 0, 0, 1,
+				  "a SIGSTOP while the plaintext is held");
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
 	switch (o.mode) {
 	case MODE_KEYGEN:
-		otosecret_keygen(&o);
+		xotosecret_keygen(&o);
 		return 0;
 	case MODE_SEAL:
-		otosecret_seal(&o);
+		xotosecret_seal(&o);
 		return 0;
 	case MODE_LIST:
-		otosecret_list(&o);
+		xotosecret_list(&o);
 		return 0;
 	case MODE_CHAIN:
 		break;
@@ -70,8 +72,8 @@ int main(int argc, char **argv)
 		    store_strerror(err));
 
 	/* 3. Authenticate every entry, decrypt the used ones: all before any injection. */
-	plain = inject_decrypt(&v, &o, key);
-	if (getenv("OTO_TEST_PAUSE"))
+	plain = xinject_decrypt(&v, &o, key);
+	if (stop)
 		raise(SIGSTOP);
 	sodium_memzero(key, STORE_KEY_BYTES);
 
@@ -86,7 +88,7 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to keep OTO_STATUS_FD");
 
 	/* 5. Files and fds (all or nothing), then the environment block. */
-	inject_place(&v, &o, plain);
+	xinject_place(&v, &o, plain);
 
 	/*
 	 * 6. The values for files and fds were wiped as each was placed; those
@@ -94,5 +96,5 @@ int main(int argc, char **argv)
 	 *    until the exec replaces this address space.
 	 */
 	free(store);
-	inject_exec(o.argv, plain, o.nuses);
+	xinject_exec(o.argv, plain, o.nuses);
 }

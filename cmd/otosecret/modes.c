@@ -14,7 +14,7 @@
 #include "oto.h"
 #include "otosecret.h"
 
-void otosecret_keygen(const struct otosecret_opts *o)
+void xotosecret_keygen(const struct otosecret_opts *o)
 {
 	uint8_t *key = sodium_malloc(STORE_KEY_BYTES);
 	char *text = sodium_malloc(KEY_TEXT_MAX);
@@ -45,7 +45,7 @@ void otosecret_keygen(const struct otosecret_opts *o)
 	sodium_free(key);
 }
 
-void otosecret_list(const struct otosecret_opts *o)
+void xotosecret_list(const struct otosecret_opts *o)
 {
 	static struct store_view v;
 	size_t len;
@@ -73,7 +73,7 @@ struct reader {
 };
 
 /* The next line of stdin, without its newline, valid until the next call. */
-static int next_line(struct reader *r, const char **line, size_t *len)
+static int xnext_line(struct reader *r, const char **line, size_t *len)
 {
 	uint8_t *nl;
 	static size_t consumed;
@@ -115,7 +115,7 @@ struct sealed {
 	size_t len;
 };
 
-static void put_entry(struct sealed *s, uint32_t *n, const char *name, size_t nl,
+static void xput_entry(struct sealed *s, uint32_t *n, const char *name, size_t nl,
 		      const uint8_t *val, size_t vl, int b64, size_t line_no)
 {
 	uint32_t i;
@@ -155,7 +155,7 @@ static void put_entry(struct sealed *s, uint32_t *n, const char *name, size_t nl
 }
 
 /* Read the value of a "NAME" line: the next line, with echo off on a terminal. */
-static int read_hidden(struct reader *r, const char *name, size_t nl, const char **val, size_t *vl)
+static int xread_hidden(struct reader *r, const char *name, size_t nl, const char **val, size_t *vl)
 {
 	struct termios old, quiet;
 	int tty = isatty(0) && tcgetattr(0, &old) == 0, rc;
@@ -170,7 +170,7 @@ static int read_hidden(struct reader *r, const char *name, size_t nl, const char
 		if (tcsetattr(0, TCSAFLUSH, &quiet) < 0)
 			die(EXIT_SYS, errno, "unable to turn off the terminal's echo");
 	}
-	rc = next_line(r, val, vl);
+	rc = xnext_line(r, val, vl);
 	if (tty) {
 		tcsetattr(0, TCSAFLUSH, &old);
 		(void)!write(2, "\n", 1);
@@ -178,7 +178,7 @@ static int read_hidden(struct reader *r, const char *name, size_t nl, const char
 	return rc;
 }
 
-static void write_store(const char *path, const uint8_t *buf, size_t len)
+static void xwrite_store(const char *path, const uint8_t *buf, size_t len)
 {
 	char tmp[4096];
 	int fd;
@@ -190,7 +190,7 @@ static void write_store(const char *path, const uint8_t *buf, size_t len)
 	}
 	/* A new file renamed over the old: a reader sees the old store or the new, never half. */
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
-		die(EXIT_SYS, ENAMETOOLONG, "%s", path);
+		die(EXIT_SYS, ENAMETOOLONG, "unable to name the new store %s.new", path);
 	/* O_EXCL: two seals at once would each drop the other's entries. */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST)
@@ -207,7 +207,7 @@ static void write_store(const char *path, const uint8_t *buf, size_t len)
 	}
 }
 
-void otosecret_seal(const struct otosecret_opts *o)
+void xotosecret_seal(const struct otosecret_opts *o)
 {
 	static struct store_view v;
 	static struct sealed s[STORE_MAX_ENTRIES];
@@ -248,17 +248,17 @@ void otosecret_seal(const struct otosecret_opts *o)
 	r.buf = sodium_malloc(LINE_MAX_BYTES);
 	if (!r.buf)
 		die(EXIT_SYS, errno, "unable to allocate locked memory");
-	while (next_line(&r, &line, &len) == 0) {
+	while (xnext_line(&r, &line, &len) == 0) {
 		size_t no = r.line_no;
 
 		switch (input_line(line, len, &nl, &val, &vl)) {
 		case INPUT_SKIP:
 			break;
 		case INPUT_LITERAL:
-			put_entry(s, &n, line, nl, (const uint8_t *)val, vl, 0, no);
+			xput_entry(s, &n, line, nl, (const uint8_t *)val, vl, 0, no);
 			break;
 		case INPUT_BASE64:
-			put_entry(s, &n, line, nl, (const uint8_t *)val, vl, 1, no);
+			xput_entry(s, &n, line, nl, (const uint8_t *)val, vl, 1, no);
 			break;
 		case INPUT_PROMPT: {
 			char name[STORE_MAX_NAME + 1];
@@ -266,10 +266,10 @@ void otosecret_seal(const struct otosecret_opts *o)
 			/* The line is reused by the next read: keep the name. */
 			memcpy(name, line, nl);
 			name[nl] = 0;
-			if (read_hidden(&r, name, nl, &val, &vl) < 0)
+			if (xread_hidden(&r, name, nl, &val, &vl) < 0)
 				die(EXIT_REJECT, 0, "stdin line %zu: %s: no value follows", no,
 				    name);
-			put_entry(s, &n, name, nl, (const uint8_t *)val, vl, 0, no);
+			xput_entry(s, &n, name, nl, (const uint8_t *)val, vl, 0, no);
 			break;
 		}
 		case INPUT_BAD:
@@ -286,7 +286,7 @@ void otosecret_seal(const struct otosecret_opts *o)
 	out = malloc(size);
 	if (!out || store_build(id, pe, n, key, out, size) < 0)
 		die(EXIT_SYS, errno, "unable to build the store");
-	write_store(o->store_path, out, size);
+	xwrite_store(o->store_path, out, size);
 	for (uint32_t i = 0; i < n; i++) {
 		debugx("sealed %s", s[i].name);
 		sodium_free(s[i].value);

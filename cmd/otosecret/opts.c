@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,69 +38,8 @@ static const char USAGE[] =
 
 enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT };
 
-static int parse_fd(const char *s)
-{
-	unsigned long v;
-
-	if (opt_ulong(s, 65535, &v) < 0)
-		return -1;
-	return (int)v;
-}
-
-int use_parse(char *spec, struct use *u, const char **why)
-{
-	char *colon = strchr(spec, ':');
-	int fd;
-
-	memset(u, 0, sizeof(*u));
-	u->name = spec;
-	u->how = HOW_ENV;
-	u->target = spec;
-	u->fd = -1;
-	u->index = -1;
-	if (colon)
-		*colon = 0;
-	if (!store_name_ok(spec, strlen(spec))) {
-		*why = "NAME must be [A-Za-z_][A-Za-z0-9_]*, at most 64 characters";
-		return -1;
-	}
-	if (!colon)
-		return 0;
-	if (!strcmp(colon + 1, "env"))
-		return 0;
-	if (!strncmp(colon + 1, "env=", 4)) {
-		u->target = colon + 5;
-		if (!store_name_ok(u->target, strlen(u->target))) {
-			*why = "env=VAR: VAR must be [A-Za-z_][A-Za-z0-9_]*";
-			return -1;
-		}
-		return 0;
-	}
-	if (!strncmp(colon + 1, "file=", 5)) {
-		u->how = HOW_FILE;
-		u->target = colon + 6;
-		if (u->target[0] != '/' || u->target[strlen(u->target) - 1] == '/') {
-			*why = "file=PATH: PATH must be an absolute path to a file";
-			return -1;
-		}
-		return 0;
-	}
-	if (!strncmp(colon + 1, "fd=", 3)) {
-		u->how = HOW_FD;
-		fd = parse_fd(colon + 4);
-		if (fd < 3) {
-			*why = "fd=N: N must be a number from 3 to 65535";
-			return -1;
-		}
-		u->fd = fd;
-		return 0;
-	}
-	*why = "HOW must be env, env=VAR, file=PATH or fd=N";
-	return -1;
-}
-
 /* Two uses must not aim at the same variable, fd or file. */
-static void check_targets(const struct otosecret_opts *o)
+static void xcheck_targets(const struct otosecret_opts *o)
 {
 	int status_fd = status_fd_parse(getenv("OTO_STATUS_FD"));
 
@@ -120,7 +60,7 @@ static void check_targets(const struct otosecret_opts *o)
 	}
 }
 
-void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
+void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "store-fd", required_argument, NULL, OPT_STORE_FD },
@@ -154,9 +94,9 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_STORE_FD:
 		case OPT_KEY_FD:
-			if (parse_fd(optarg) < 0)
+			if (secret_fd_parse(optarg) < 0)
 				die_usage("%s %s: not a file descriptor", argv[optind - 1], optarg);
-			*(c == OPT_STORE_FD ? &o->store_fd : &o->key_fd) = parse_fd(optarg);
+			*(c == OPT_STORE_FD ? &o->store_fd : &o->key_fd) = secret_fd_parse(optarg);
 			break;
 		case OPT_STORE:
 			o->store_path = optarg;
@@ -175,7 +115,7 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 			o->out = optarg;
 			break;
 		default:
-			opt_common(c, USAGE, argv);
+			xopt_common(c, USAGE, argv);
 			break;
 		}
 	}
@@ -221,6 +161,6 @@ void otosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		die_usage("nothing to inject: --use NAME[:HOW] (see --help)");
 	if (optind >= argc)
 		die_usage("no program to run (see --help)");
-	check_targets(o);
+	xcheck_targets(o);
 	o->argv = argv + optind;
 }

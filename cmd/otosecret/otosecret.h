@@ -107,13 +107,15 @@ struct otosecret_opts {
 	size_t nuses;
 	char **argv; /* the next program */
 };
-void otosecret_parse(struct otosecret_opts *o, int argc, char **argv);
-/* Parse "NAME[:HOW]" into u: 0, or -1 with a reason. Pure. */
+/* The option loop; exits 0 (--help) or 100. */
+void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv);
+
+/* ---- parse.c: the option values. Pure ---- */
+/* Parse "NAME[:HOW]" into u: 0, or -1 with a reason. */
 int use_parse(char *spec, struct use *u, const char **why);
+int secret_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
 
 /* ---- io.c ---- */
-/* Read fd to EOF, at most max bytes (else EFBIG), into a malloc'd buffer. */
-int io_read_all(int fd, size_t max, uint8_t **buf, size_t *len);
 int io_write_all(int fd, const void *buf, size_t len);
 /* Read a key (fd or path), refuse group/other access, decode into locked memory; dies on failure.
  */
@@ -121,17 +123,18 @@ uint8_t *xkey_load(int fd, const char *path);
 /* Read the store (fd or path) into a malloc'd buffer; dies on failure. */
 uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only);
 
-/* ---- modes.c ---- */
-void otosecret_keygen(const struct otosecret_opts *o);
-void otosecret_seal(const struct otosecret_opts *o);
-void otosecret_list(const struct otosecret_opts *o);
+/* ---- modes.c: each dies 101 or 111 on failure ---- */
+void xotosecret_keygen(const struct otosecret_opts *o);
+void xotosecret_seal(const struct otosecret_opts *o);
+void xotosecret_list(const struct otosecret_opts *o);
 
 /* ---- inject.c ---- */
 /* Verify every entry, decrypt the used ones; dies (101) before anything is injected. */
-uint8_t **inject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key);
-/* Create files and fds, build the new environment; all or nothing. */
-void inject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
+uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o,
+			  const uint8_t *key);
+/* Create files and fds, build the new environment; all or nothing, or die. */
+void xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
 /* Exec with the new environment; on failure the locked block is freed (wiped) first. */
-noreturn void inject_exec(char **argv, uint8_t **plain, size_t nuses);
+noreturn void xinject_exec(char **argv, uint8_t **plain, size_t nuses);
 
 #endif

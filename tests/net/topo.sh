@@ -83,13 +83,17 @@ topo_up() {
 	printf '127.0.0.1 localhost\n%s lanbox\n' "$LAN4" >"/etc/netns/$NH/hosts"
 	# /dev/net/tun: stock Debian mode for the test, restored by topo_down.
 	# Saved once per machine state: an overlapping run must not save 0666.
-	if [ -f /run/oto-tun-mode ] && ip netns list | grep -v "^$NH" | grep -q '^oto-host-'; then
+	# Under tests/run.sh the device is a private node already (OTO_TUN_PRIVATE):
+	# the machine's is not touched at all.
+	if [ -n "${OTO_TUN_PRIVATE:-}" ]; then
+		:
+	elif [ -f /run/oto-tun-mode ] && ip netns list | grep -v "^$NH" | grep -q '^oto-host-'; then
 		TUN_MODE=$(cat /run/oto-tun-mode)
 	else
 		TUN_MODE=$(stat -c %a /dev/net/tun)
 		echo "$TUN_MODE" >/run/oto-tun-mode
 	fi
-	chmod 0666 /dev/net/tun
+	[ -n "${OTO_TUN_PRIVATE:-}" ] || chmod 0666 /dev/net/tun
 	ip netns exec "$NI" $PY "$NETTOOL" serve-inet "$TOPO_DIR" >"$TOPO_DIR/inet.log" 2>&1 &
 	echo $! >"$TOPO_DIR/inet.pid"
 	ip netns exec "$NL" $PY "$NETTOOL" serve-lan "$TOPO_DIR/lan.seen" >"$TOPO_DIR/lan.log" 2>&1 &

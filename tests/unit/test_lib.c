@@ -1,4 +1,6 @@
-// UNIT: lib/opt.c lib/wait.c lib/exec.c lib/status.c lib/log.c lib/userns.c lib/optdie.c cmd/otons/opts.c
+// UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
+// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_recv.c
+// UNIT: cmd/otons/parse.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -7,7 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -67,7 +72,7 @@ static void test_opt_split2(void **state)
 static void test_wait_and_exec_codes(void **state)
 {
 	(void)state;
-	assert_int_equal(wait_code(7 << 8), 7);  /* exited 7 */
+	assert_int_equal(wait_code(7 << 8), 7);	   /* exited 7 */
 	assert_int_equal(wait_code(SIGKILL), 137); /* killed by 9 */
 	assert_int_equal(wait_code(SIGTERM), 143);
 	assert_int_equal(exec_code(ENOENT), 127);
@@ -132,6 +137,96 @@ static void test_idmap_format(void **state)
 	assert_int_equal(idmap_format(buf, 4, 0, 65534, 1), 0);
 }
 
+/* A writer that sends its bytes in pieces, pausing between them: short reads. */
+static int pieces(const char *const *p)
+{
+	int fds[2];
+
+	assert_int_equal(pipe(fds), 0);
+	if (fork() == 0) {
+		close(fds[0]);
+		for (; *p; p++) {
+			if (write(fds[1], *p, strlen(*p)) < 0)
+				_exit(1);
+			usleep(20000);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static void test_fd_read_all(void **state)
+{
+	static const char *const three[] = { "ab", "cd", "ef", NULL };
+	char buf[8];
+	int fd;
+
+	(void)state;
+	/* Read on after a short read, to the end. */
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, sizeof(buf)), 6);
+	assert_memory_equal(buf, "abcdef", 6);
+	close(fd);
+	wait(NULL);
+	/* Exactly size bytes fit; one more is EFBIG, even when it comes later. */
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, 6), 6);
+	close(fd);
+	wait(NULL);
+	fd = pieces(three);
+	assert_int_equal(fd_read_all(fd, buf, 5), -1);
+	assert_int_equal(errno, EFBIG);
+	close(fd);
+	wait(NULL);
+	/* Nothing at all: 0; a bad fd: its errno. */
+	fd = pieces((const char *const[]){ NULL });
+	assert_int_equal(fd_read_all(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	wait(NULL);
+	assert_int_equal(fd_read_all(-1, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EBADF);
+}
+
+static void test_fd_send_recv(void **state)
+{
+	int sv[2], p[2], fd;
+	char c = 0;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(pipe(p), 0);
+	/* An fd: the same pipe, close-on-exec on the receiving side. */
+	assert_int_equal(fd_send(sv[0], p[0], 0), 0);
+	fd = fd_recv(sv[1]);
+	assert_true(fd > 2);
+	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(read(fd, &c, 1), 1);
+	assert_int_equal(c, 'x');
+	close(fd);
+	/* No fd: the sender's errno, or EINVAL when it gave none. */
+	assert_int_equal(fd_send(sv[0], -1, EACCES), 0);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(fd_send(sv[0], -1, 0), 0);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EINVAL);
+	/* Not a message of fd_send: EPROTO. */
+	assert_int_equal(send(sv[0], "ab", 2, 0), 2);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, EPROTO);
+	/* The peer gone without a word: ENOMSG; sending to it: EPIPE, no SIGPIPE. */
+	close(sv[0]);
+	assert_int_equal(fd_recv(sv[1]), -1);
+	assert_int_equal(errno, ENOMSG);
+	assert_int_equal(fd_send(sv[1], p[0], 0), -1);
+	assert_int_equal(errno, EPIPE);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_ns_names(void **state)
 {
 	(void)state;
@@ -143,13 +238,33 @@ static void test_ns_names(void **state)
 	assert_int_equal(otons_ns_flag(""), 0);
 }
 
+static void test_ns_names_of_flags(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET, b, sizeof(b)),
+			 11);
+	assert_string_equal(b, "mnt pid net");
+	assert_int_equal(otons_ns_names(0, b, sizeof(b)), 0);
+	assert_string_equal(b, "");
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWPID, b, 7), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opt_ulong),	 cmocka_unit_test(test_opt_id),
-		cmocka_unit_test(test_opt_split2),	 cmocka_unit_test(test_wait_and_exec_codes),
-		cmocka_unit_test(test_status_line),	 cmocka_unit_test(test_log_format),
-		cmocka_unit_test(test_idmap_format), cmocka_unit_test(test_ns_names),
+		cmocka_unit_test(test_opt_ulong),
+		cmocka_unit_test(test_opt_id),
+		cmocka_unit_test(test_opt_split2),
+		cmocka_unit_test(test_wait_and_exec_codes),
+		cmocka_unit_test(test_status_line),
+		cmocka_unit_test(test_log_format),
+		cmocka_unit_test(test_idmap_format),
+		cmocka_unit_test(test_ns_names),
+		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_fd_send_recv),
+		cmocka_unit_test(test_ns_names_of_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-// UNIT: cmd/otoexec/[dop]*.c lib/opt.c lib/optdie.c lib/log.c lib/status.c
+// UNIT: cmd/otoexec/profile.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c
+// UNIT: cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c lib/opt.c
 /*
  * Unit tests of otoexec's pure parts (default_profile.c, opts.c, profile.c: the glob
  * above): the profile parser, rlimits, capability and variable names.
@@ -294,13 +295,41 @@ static void test_env_refused(void **state)
 	assert_false(env_name_refused("ENVIRONMENT"));
 }
 
+/* What a partial Landlock ABI leaves unrestricted, by name (for the warning). */
+static void test_landlock_abi(void **state)
+{
+	char b[160];
+
+	(void)state;
+	assert_int_equal(landlock_handled(1), 0x1fff);
+	assert_int_equal(landlock_handled(2), 0x3fff);
+	assert_int_equal(landlock_handled(3), 0x7fff);
+	assert_int_equal(landlock_handled(4), 0x7fff);
+	assert_int_equal(landlock_handled(7), 0xffff);
+	assert_int_equal(landlock_unenforced(1, b, sizeof(b)), 83);
+	assert_string_equal(b, "LANDLOCK_ACCESS_FS_REFER, LANDLOCK_ACCESS_FS_TRUNCATE, "
+			       "LANDLOCK_ACCESS_FS_IOCTL_DEV");
+	landlock_unenforced(2, b, sizeof(b));
+	assert_string_equal(b, "LANDLOCK_ACCESS_FS_TRUNCATE, LANDLOCK_ACCESS_FS_IOCTL_DEV");
+	landlock_unenforced(4, b, sizeof(b));
+	assert_string_equal(b, "LANDLOCK_ACCESS_FS_IOCTL_DEV");
+	assert_int_equal(landlock_unenforced(5, b, sizeof(b)), 0);
+	assert_string_equal(b, "");
+	/* Too small a buffer: 0, never a name cut short. */
+	assert_int_equal(landlock_unenforced(1, b, 30), 0);
+	assert_string_equal(rlimit_name(RLIMIT_NOFILE), "nofile");
+	assert_string_equal(rlimit_name(RLIMIT_AS), "as");
+	assert_string_equal(rlimit_name(-1), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_profile), cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_errors),		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_errno_names),	cmocka_unit_test(test_rlimit_parse),
-		cmocka_unit_test(test_cap_names),	cmocka_unit_test(test_env_refused),
+		cmocka_unit_test(test_cap_names),	cmocka_unit_test(test_landlock_abi),
+		cmocka_unit_test(test_env_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

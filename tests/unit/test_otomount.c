@@ -1,4 +1,4 @@
-// UNIT: lib/opt.c lib/log.c lib/status.c lib/optdie.c cmd/otomount/opts.c cmd/otomount/etcgen.c
+// UNIT: lib/opt.c cmd/otomount/parse.c cmd/otomount/etcgen.c
 /* Unit tests of otomount's pure parts: option values and the generated /etc files. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-// UNIT: lib/cidr.c lib/opt.c lib/log.c lib/optdie.c lib/status.c cmd/otonet/filter.c cmd/otonet/pkt.c cmd/otonet/opts.c
+// UNIT: lib/cidr.c lib/opt.c cmd/otonet/filter.c cmd/otonet/pkt.c cmd/otonet/parse.c
 /* otonet's pure code: address classes, the filter, packet parsing and building. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-// UNIT: cmd/otosecret/store.c cmd/otosecret/key.c cmd/otosecret/input.c cmd/otosecret/opts.c
-// UNIT: lib/opt.c lib/optdie.c lib/log.c lib/status.c
+// UNIT: cmd/otosecret/store.c cmd/otosecret/key.c cmd/otosecret/input.c cmd/otosecret/parse.c
+// UNIT: lib/opt.c
 /* Unit tests of otosecret's pure parts: the store format, the key text, seal's lines, --use. */
 #include <errno.h>
 #include <setjmp.h>

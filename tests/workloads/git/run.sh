@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # A repository in /work: a commit, a worktree with a commit of its own, a
 # pre-commit hook that leaves a marker, then one that refuses the commit.
 # Run by sh in the sandbox; each line it prints is compared exactly.

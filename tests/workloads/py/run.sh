@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # A venv that sees Debian's packages (pytest; there is no package index),
 # a local package installed into it by pip, tested by pytest, then used.
 set -eu

@@ -1,48 +1,19 @@
 /* SPDX-License-Identifier: ISC */
-/*
- * One message over a unix socket: an fd (SCM_RIGHTS), or instead the errno
- * that kept the sender from having one. The child hands the TUN fd to the
- * relay this way, and the opener (opener.c) hands it to the child.
- */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "oto.h"
-#include "otonet.h"
 
-union fdpass_cmsg {
-	char buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr align;
-};
-
-int fdpass_send(int sock, int fd, int err)
-{
-	int e = fd >= 0 ? 0 : err ? err : EINVAL;
-	struct iovec iov = { .iov_base = &e, .iov_len = sizeof(e) };
-	union fdpass_cmsg u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(e) ? 0 : -1;
-}
-
-int fdpass_recv(int sock)
+int fd_recv(int sock)
 {
 	int e, fd = -1;
 	struct iovec iov = { .iov_base = &e, .iov_len = sizeof(e) };
-	union fdpass_cmsg u;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
 	struct msghdr m = { .msg_iov = &iov,
 			    .msg_iovlen = 1,
 			    .msg_control = u.buf,
@@ -50,6 +21,7 @@ int fdpass_recv(int sock)
 	struct cmsghdr *cm;
 	ssize_t n;
 
+	/* MSG_CMSG_CLOEXEC: the fd is ours alone until a caller decides to pass it on. */
 	do
 		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The host's trees in the view: the system's (/usr, /bin, /lib...), the
+ * role's (the agent's tree), and the custom ones (--ro, --rw, --tmpfs,
+ * --hide, --ro-within). Each source is opened without following a symlink
+ * and cloned into a detached tree now, while the host is still visible.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otomount.h"
+
+/* /usr as it is; /bin, /lib... as the host has them: a symlink stays a symlink. */
+void xsources_system(struct view_state *v)
+{
+	static const char *const top[] = { "/usr",   "/bin",   "/sbin",	  "/lib",
+					   "/lib32", "/lib64", "/libx32", NULL };
+
+	for (const char *const *p = top; *p; p++) {
+		struct stat st;
+		int fd = host_open(*p, O_PATH | O_NOFOLLOW);
+
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			die(EXIT_SYS, errno, "unable to open %s", *p);
+		if (S_ISLNK(st.st_mode)) {
+			char t[PATH_MAX];
+			ssize_t n = readlinkat(fd, "", t, sizeof(t) - 1);
+			char *link = n < 0 ? NULL : strndup(t, (size_t)n);
+
+			if (!link)
+				die(EXIT_SYS, errno, "unable to read the symlink %s", *p);
+			xplan_add(&v->plan, P_LINK, *p, link, (size_t)n, 0);
+		} else if (S_ISDIR(st.st_mode)) {
+			int tree = mnt_clone(fd, "", MNT_RO);
+
+			if (tree < 0)
+				die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", *p, *p);
+			xplan_tree(&v->plan, *p, tree, 1, *p);
+		}
+		close(fd);
+	}
+}
+
+/* A source in the agent's tree on dst: no symlink anywhere, never above the root. */
+static void xagent_tree(struct view_state *v, int agent, const char *root, const char *sub,
+			const char *dst, unsigned int attr)
+{
+	int fd = sys_openat2(agent, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW,
+			     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	char *src;
+	int tree;
+
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to open %s/%s (a symlink is refused)", root, sub);
+	if (asprintf(&src, "%s/%s", root, sub) < 0)
+		die(EXIT_SYS, errno, "unable to bind %s/%s on %s: out of memory", root, sub, dst);
+	tree = mnt_clone(fd, "", attr);
+	if (tree < 0)
+		die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", src, dst);
+	close(fd);
+	xplan_tree(&v->plan, dst, tree, 1, src);
+}
+
+void xsources_role(struct view_state *v, const struct otomount_opts *o)
+{
+	int agent = host_open(o->agent_root, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	int mgr = o->role == ROLE_MANAGER;
+	const char *root = o->agent_root;
+	char *people;
+
+	if (agent < 0)
+		die(EXIT_SYS, errno, "unable to open the agent root %s (a symlink is refused)",
+		    root);
+	xagent_tree(v, agent, root, "workspace", "/work", o->role == ROLE_VIEWER ? MNT_RO : MNT_RW);
+	xagent_tree(v, agent, root, "knowledge", "/knowledge", mgr ? MNT_RW : MNT_RO);
+	if (mgr)
+		xagent_tree(v, agent, root, "config", "/config", MNT_RW);
+	if (asprintf(&people, "people/%s", o->person) < 0)
+		die(EXIT_SYS, errno, "unable to bind %s/people/%s on /private: out of memory", root,
+		    o->person);
+	xagent_tree(v, agent, root, people, "/private", MNT_RW);
+	close(agent);
+}
+
+void xsources_custom(struct view_state *v, const struct otomount_opts *o)
+{
+	for (size_t i = 0; i < o->nops; i++) {
+		const struct view_op *op = &o->ops[i];
+		unsigned long size;
+		struct stat st;
+		int fd, tree;
+
+		switch (op->kind) {
+		case OP_RO:
+		case OP_RW:
+			fd = host_open(op->src, O_PATH | O_NOFOLLOW);
+			if (fd < 0)
+				die(EXIT_SYS, errno, "unable to open %s (a symlink is refused)",
+				    op->src);
+			if (fstat(fd, &st) < 0)
+				die(EXIT_SYS, errno, "unable to stat %s", op->src);
+			if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+				die(EXIT_SYS, EINVAL,
+				    "unable to bind %s on %s: not a file or directory", op->src,
+				    op->dst);
+			tree = mnt_clone(fd, "", op->kind == OP_RO ? MNT_RO : MNT_RW);
+			if (tree < 0)
+				die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", op->src,
+				    op->dst);
+			close(fd);
+			xplan_tree(&v->plan, op->dst, tree, S_ISDIR(st.st_mode), op->src);
+			break;
+		case OP_TMPFS:
+			size = op->size ? op->size : o->tmp_size;
+			tree = mnt_tmpfs(size, view_tmpfs_inodes(o, size), "0755", MNT_RW);
+			if (tree < 0)
+				die(EXIT_SYS, errno, "unable to make a tmpfs for %s", op->dst);
+			xplan_tree(&v->plan, op->dst, tree, 1, "a tmpfs");
+			break;
+		case OP_HIDE:
+			xplan_add(&v->plan, P_MASK, op->dst, NULL, 0, 0);
+			break;
+		case OP_RO_WITHIN:
+		default:
+			xplan_add(&v->plan, P_RO_WITHIN, op->dst, NULL, 0, 0);
+			break;
+		}
+	}
+}

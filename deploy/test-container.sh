@@ -1,0 +1,363 @@
+#!/bin/sh
+# test-container: the container recipe, built and run as the README documents
+# it ("Deploying"), with podman for docker, on this machine, as root.
+#
+# Run by hand, as root; not part of `make check`: it installs podman and runc
+# with apt-get when they are missing, and building the image takes minutes
+# (apt-get in the container, then the oto build with its static libraries).
+#
+# No registry is asked for anything: the base image the Containerfile's FROM
+# names is imported from a minimal Debian bookworm root made here with
+# debootstrap (--variant=minbase) from Debian's archive as this machine's own
+# apt sources name it, given the apt sources a stock bookworm image has (as
+# scripts/fresh-check.sh does), and the build runs with --pull=never. The
+# repository is cloned at its HEAD commit, so uncommitted changes are not part
+# of the test (commit them to have them tested).
+#
+# The README's two lines are taken from the README itself (its first code
+# block under "Deploying" holding `docker build` and `docker run`) and run
+# with podman, changed only where a test must: `-it` becomes `-i` (no
+# terminal), the image gets a name of this run's, the container a name (to
+# remove it when interrupted), the build --pull=never, and the agent tree is a
+# fresh copy of examples/agent owned by the line's --user. Where this host's
+# /dev/net/tun is not 0666 (or with --tun-node), `--device /dev/net/tun`
+# becomes a node of the container's group made as the README says (mode 0660,
+# group 10001, in this run's folder, mode 0700). podman runs with
+# `--runtime runc` where the cgroup layout is not the unified one (crun
+# refuses a hybrid layout) and `--cgroup-manager cgroupfs` where systemd is
+# not running.
+#
+# Passed: the run exits 0 and otoprobe's last line says every check is
+# contained, 0 gaps. Progress, the time of each phase and otoprobe's report go
+# to stderr; the last line on stdout is otoprobe's own last line. Exit status:
+# 0 passed; 1 the run or the verdict failed; 100 bad usage; 111 the harness
+# failed (apt-get, debootstrap, the build...). Afterwards the images, the
+# container and the folder are removed, unless --keep.
+#
+# Usage: deploy/test-container.sh [--keep] [--tun-node]   (as root)
+set -eu
+
+prog=test-container
+usage() {
+	cat <<-EOF
+	usage: $0 [--keep] [--tun-node]
+
+	Builds deploy/Containerfile with the README's 'docker build' line and runs
+	its 'docker run' line, both with podman, on a base image imported from a
+	debootstrap bookworm root (no registry), and checks otoprobe's verdict
+	(exit 0, 0 gaps). Installs podman and runc when missing. Run as root, by
+	hand: not part of make check; the build takes minutes.
+
+	  --keep      keep the images and the folder (clone, agent tree, root)
+	  --tun-node  pass a node of the container's group for /dev/net/tun (the
+	              README's way for a host whose node is 0600) even when this
+	              host's is 0666
+	  --help      this text
+
+	Progress goes to stderr; the last line on stdout is otoprobe's last line.
+	Exit status: 0 passed; 1 the run or its verdict failed; 100 bad usage;
+	111 the harness failed.
+	EOF
+}
+
+armed=''
+die() {
+	# Clean up first, so that the reason is the last line of all.
+	[ -z "$armed" ] || cleanup
+	echo "$prog: fatal: $*" >&2
+	exit 111
+}
+info() { echo "$prog: info: $*" >&2; }
+
+keep='' tun_node=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--help | -h) usage; exit 0 ;;
+	--keep) keep=1 ;;
+	--tun-node) tun_node=1 ;;
+	*) echo "$prog: fatal: unknown argument $1" >&2; usage >&2; exit 100 ;;
+	esac
+	shift
+done
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (apt-get, debootstrap, podman)"
+top=$(cd "$(dirname "$0")/.." && pwd)
+sha=$(git -C "$top" rev-parse --verify -q HEAD) || die "$top is not a git checkout with a commit"
+
+# The archive is whatever the machine's own apt sources name (deb822 or
+# one-line format), as in scripts/fresh-check.sh: no address in the project.
+apt_uri() { # apt_uri security|main
+	uris=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null |
+		sed -nE 's/^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)([a-z]+:[^[:space:]]+).*/\3/p')
+	if [ "$1" = security ]; then
+		m=$(echo "$uris" | grep security | head -n1)
+	else
+		m=$(echo "$uris" | grep -v security | grep debian | head -n1)
+	fi
+	[ -n "$m" ] || die "no Debian $1 archive in /etc/apt/sources.list*"
+	echo "$m"
+}
+main_uri=$(apt_uri main)
+security_uri=$(apt_uri security)
+
+# Every image of this run carries this label: the base gets it at import,
+# and every image built on it (the stages, the layers) inherits it.
+rid=$(date +%s).$$
+label=oto.test-container
+image=localhost/oto-agent-test:$rid
+ctr=oto-agent-test-$rid
+dir=$(mktemp -d /tmp/oto-container.XXXXXX) || die "mktemp failed"
+chmod 0700 "$dir"
+log=$dir/log
+engine=''
+t_start=$(date +%s)
+
+# labelled RID: the ids of the images of run RID (layers and stages included).
+labelled() {
+	# shellcheck disable=SC2086 # the engine's options, split on purpose
+	podman $engine images -a -q --filter "label=$label=$1" 2>/dev/null | sort -u
+}
+# remove_images RID: children before parents, so a few rounds.
+remove_images() {
+	for _ in 1 2 3 4 5; do
+		ids=$(labelled "$1")
+		[ -n "$ids" ] || return 0
+		# shellcheck disable=SC2086 # a list of ids
+		podman $engine rmi -f $ids >/dev/null 2>&1 || true
+	done
+}
+
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+	trap - EXIT INT TERM HUP
+	armed=''
+	if command -v podman >/dev/null; then
+		# shellcheck disable=SC2086 # the engine's options, split on purpose
+		podman $engine rm -f "$ctr" >/dev/null 2>&1 || true
+	fi
+	if [ -n "$keep" ]; then
+		info "kept $dir (clone: the repository; agent: the agent tree; root: the base root)"
+		info "kept $image and the images it was built from (podman images -a --filter label=$label=$rid)"
+		return 0
+	fi
+	t=$(date +%s)
+	if command -v podman >/dev/null; then
+		remove_images "$rid"
+		[ -z "$(labelled "$rid")" ] ||
+			echo "$prog: error: images labelled $label=$rid are left" >&2
+	fi
+	rm -rf --one-file-system "$dir"
+	info "removed the images, the container and $dir ($(($(date +%s) - t)) s)"
+}
+trap cleanup EXIT
+armed=1
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+phase_t=$t_start
+phase_done() { # NAME: print the time since the previous phase ended
+	now=$(date +%s)
+	info "$1 took $((now - phase_t)) s"
+	phase_t=$now
+}
+
+# apt_install PKG...: install what is missing, an update first if need be.
+apt_install() {
+	info "apt-get install $*"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends "$@" >"$log" 2>&1 ||
+		{ apt-get update -qq >>"$log" 2>&1 &&
+			apt-get install -y -qq --no-install-recommends "$@" >>"$log" 2>&1; } ||
+		{ tail -n 20 "$log" >&2; die "apt-get install $* failed"; }
+}
+
+# ---- 1. the tools ---------------------------------------------------------
+missing=''
+for p in podman:podman runc:runc debootstrap:debootstrap; do
+	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"
+done
+# shellcheck disable=SC2086 # a list of packages
+[ -z "$missing" ] || apt_install $missing
+if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ]; then
+	engine="--runtime runc"
+fi
+[ -d /run/systemd/system ] || engine="$engine --cgroup-manager cgroupfs"
+info "podman $(podman --version | sed 's/^podman version //'), options:${engine:- none}"
+phase_done tools
+
+# ---- 2. the repository, at HEAD, and the README's lines --------------------
+if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	info "uncommitted changes in $top are not part of this test (HEAD only)"
+fi
+info "git clone $top at $sha"
+{ git clone -q --no-hardlinks --no-checkout "$top" "$dir/clone" &&
+	git -C "$dir/clone" checkout -q --detach "$sha"; } >"$log" 2>&1 ||
+	{ cat "$log" >&2; die "git clone failed"; }
+src=$dir/clone
+
+# The commands of the first code block under "## Deploying" that holds
+# `docker run`, one a line (a trailing backslash joins the next line).
+cmds=$(awk '
+	/^## / { in_sec = ($0 == "## Deploying") }
+	in_sec && /^```/ { if (blk) { if (cur ~ /docker run/) { print cur; exit } cur = "" }
+		blk = !blk; next }
+	in_sec && blk { line = $0; sub(/^[ \t]+/, "", line)
+		if (part != "") { line = part " " line; part = "" }
+		if (line ~ /\\$/) { sub(/[ \t]*\\$/, "", line); part = line; next }
+		cur = cur line "\n" }
+' "$src/README.md")
+build_line=$(printf '%s\n' "$cmds" | grep '^docker build ' | head -n1)
+run_line=$(printf '%s\n' "$cmds" | grep '^docker run ' | head -n1)
+if [ -z "$build_line" ] || [ -z "$run_line" ]; then
+	die "README.md: no code block under Deploying with a 'docker build' and a 'docker run' line"
+fi
+info "README: $build_line"
+info "README: $run_line"
+
+# The base image: the FROM of the Containerfile's stages (not a stage's name).
+cf=$src/deploy/Containerfile
+stages=$(sed -nE 's/^FROM[[:space:]]+[^[:space:]]+[[:space:]]+[Aa][Ss][[:space:]]+([^[:space:]]+).*/\1/p' "$cf")
+base=$(sed -nE 's/^FROM[[:space:]]+([^[:space:]]+).*/\1/p' "$cf" | sort -u |
+	while read -r b; do
+		echo "$stages" | grep -qxF "$b" || echo "$b"
+	done)
+if [ -z "$base" ] || [ "$(echo "$base" | wc -l)" -ne 1 ]; then
+	die "$cf: expected one base image, found: $(echo "$base" | tr '\n' ' ')"
+fi
+phase_done "clone and README"
+
+# ---- 3. the base image, from a debootstrap root --------------------------
+# An image of that name that is not this test's is the operator's: refuse
+# to shadow it. One left by an earlier --keep run is replaced.
+# shellcheck disable=SC2086
+if podman $engine image exists "$base" 2>/dev/null; then
+	# shellcheck disable=SC2086
+	old=$(podman $engine image inspect --format "{{ index .Labels \"$label\" }}" "$base" 2>/dev/null) || old=''
+	case $old in
+	'' | '<no value>')
+		die "an image $base exists here and is not this test's: remove it" \
+			"(podman rmi $base) or run elsewhere" ;;
+	esac
+	info "removing the images of an earlier run kept with --keep ($label=$old)"
+	remove_images "$old"
+fi
+info "debootstrap bookworm (minbase) into $dir/root"
+# In a mount namespace of its own: what debootstrap mounts in the tree (proc,
+# sys) cannot outlive it, even when it fails half-way.
+unshare --mount debootstrap --variant=minbase bookworm "$dir/root" "$main_uri" \
+	</dev/null >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "debootstrap failed"; }
+# A stock bookworm image's sources: deb822, main, updates, security; no
+# package lists or downloaded packages, as in a slim image.
+rm -f "$dir/root/etc/apt/sources.list"
+cat >"$dir/root/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $main_uri
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: $security_uri
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+rm -rf "$dir/root/var/lib/apt/lists/"* "$dir/root/var/cache/apt/"*.bin
+find "$dir/root/var/cache/apt/archives" -name '*.deb' -delete
+tar --numeric-owner --exclude=./dev/* --exclude=./proc/* --exclude=./sys/* \
+	-C "$dir/root" -cf "$dir/root.tar" . || die "tar of the root failed"
+info "podman import under $base"
+# shellcheck disable=SC2086
+podman $engine import -q --change "LABEL $label=$rid" "$dir/root.tar" "$base" >"$log" 2>&1 ||
+	{ cat "$log" >&2; die "podman import failed"; }
+rm -f "$dir/root.tar"
+phase_done "base image"
+
+# ---- 4. the image: the README's build line --------------------------------
+# words LINE: its words, one a line (the README's lines hold no quotes).
+words() { printf '%s\n' "$1" | tr -s '[:blank:]' '[\n*]'; }
+# Each word is matched with the README word before it ($prev).
+set -f
+tag='' cmd='' prev=''
+for w in $(words "$build_line"); do
+	case $prev:$w in
+	:docker) out="podman $engine" ;;
+	docker:build) out="build --pull=never" ;;
+	-t:*) tag=$w out=$image ;;
+	*) out=$w ;;
+	esac
+	cmd="$cmd $out" prev=$w
+done
+[ -n "$tag" ] || die "README.md: the 'docker build' line names no image (-t NAME)"
+info "podman build (minutes):$cmd"
+# shellcheck disable=SC2086 # the line's words, split on purpose (set -f)
+(cd "$src" && exec $cmd) </dev/null >"$log" 2>&1 ||
+	{ tail -n 40 "$log" >&2; die "podman build failed"; }
+set +f
+phase_done "image build"
+
+# ---- 5. the run: the README's run line -----------------------------------
+user=$(words "$run_line" | sed -n '/^--user$/{n;p;q;}')
+[ -n "$user" ] || die "README.md: the 'docker run' line has no --user"
+mkdir "$dir/agent"
+cp -R "$src/examples/agent/." "$dir/agent/"
+chown -R "$user" "$dir/agent"
+
+tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null) || die "this host has no /dev/net/tun"
+node=''
+if [ -n "$tun_node" ] || [ "$tun_mode" != 666 ]; then
+	# The README's node for a host whose own is 0600, in this run's folder.
+	node=$dir/tun
+	{ mknod -m 0660 "$node" c 10 200 && chgrp "${user#*:}" "$node"; } ||
+		die "mknod $node failed"
+	info "/dev/net/tun is $tun_mode here: --device $node:/dev/net/tun (mode 0660, group ${user#*:})"
+else
+	info "/dev/net/tun is $tun_mode here: --device /dev/net/tun as in the README"
+fi
+
+set -f
+cmd='' prev='' agent='' dev=''
+for w in $(words "$run_line"); do
+	case $prev:$w in
+	:docker) out="podman $engine" ;;
+	docker:run) out="run --name $ctr" ;;
+	*:-it | *:-ti) out=-i ;;
+	-v:*:/agent) agent=1 out=$dir/agent:/agent ;;
+	--device:/dev/net/tun) dev=1 out=${node:+$node:}/dev/net/tun ;;
+	*:"$tag") out=$image ;;
+	*) out=$w ;;
+	esac
+	cmd="$cmd $out" prev=$w
+done
+[ -n "$agent" ] || die "README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
+[ -n "$dev" ] || die "README.md: the 'docker run' line has no --device /dev/net/tun"
+info "podman run:$cmd"
+set +e
+# shellcheck disable=SC2086 # the line's words, split on purpose (set -f)
+(cd "$src" && exec $cmd) </dev/null >"$dir/out" 2>&1
+rc=$?
+set -e
+set +f
+phase_done run
+cat "$dir/out" >&2
+last=$(tail -n 1 "$dir/out")
+status=0
+if [ "$rc" -ne 0 ]; then
+	echo "$prog: error: the run exited $rc" >&2
+	status=1
+elif ! printf '%s\n' "$last" |
+	grep -qE '^otoprobe: ([0-9]+) checks, ([0-9]+) contained, 0 gaps;'; then
+	echo "$prog: error: otoprobe's last line does not say 0 gaps" >&2
+	status=1
+else
+	n=$(printf '%s\n' "$last" | sed -E 's/^otoprobe: ([0-9]+) checks, ([0-9]+) contained.*/\1 \2/')
+	[ "${n% *}" = "${n#* }" ] || { echo "$prog: error: not every check is contained" >&2; status=1; }
+fi
+[ "$status" -ne 0 ] || info "passed: exit 0, every check contained, 0 gaps"
+info "total $(($(date +%s) - t_start)) s"
+# Cleaned up before the last line, so that it stays the last line of all.
+cleanup
+echo "$last"
+exit "$status"

@@ -1,0 +1,108 @@
+#!/bin/sh
+# The house rules a machine can check in the sources (docs/HACKING.md):
+# outside main.c, only x-prefixed functions exit. Reads the checkout
+# (OTO_TOP), runs nothing of it.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+
+TOP=${OTO_TOP:-$OTO_TESTS/..}
+
+# exits FILE...: "FILE FUNCTION CALLEE" for each function (kernel style: its
+# name on a line at column 0, its body between "{" and "}" at column 0) that
+# calls die, die_usage, opt_die, exit, _exit or an x function, once per
+# function. Comments and string literals are not code.
+exits() {
+	awk '
+	FNR == 1 { fn = ""; body = 0; incomment = 0 }
+	{
+		line = $0
+		# Block comments, possibly over several lines.
+		if (incomment) {
+			if (index(line, "*/") == 0) next
+			line = substr(line, index(line, "*/") + 2)
+			incomment = 0
+		}
+		while (match(line, /\/\*/)) {
+			rest = substr(line, RSTART + 2)
+			if (index(rest, "*/") == 0) { line = substr(line, 1, RSTART - 1); incomment = 1; break }
+			line = substr(line, 1, RSTART - 1) " " substr(rest, index(rest, "*/") + 2)
+		}
+		sub(/\/\/.*/, "", line)
+		gsub(/"([^"\\]|\\.)*"/, "\"\"", line)
+		gsub(/'\''([^'\''\\]|\\.)*'\''/, "0", line)
+	}
+	!body && line ~ /^[a-z][^;]*[a-z0-9_]+\(/ && line !~ /^(if|for|while|switch|return)/ {
+		s = substr(line, 1, index(line, "(") - 1)
+		sub(/.*[^a-z0-9_]/, "", s)
+		fn = s
+		next
+	}
+	line == "{" { body = 1; seen = ""; next }
+	line == "}" { body = 0; fn = ""; next }
+	body && fn != "" && fn !~ /^x/ {
+		s = line
+		while (match(s, /(^|[^a-zA-Z0-9_>.])(die|die_usage|opt_die|exit|_exit|x[a-z0-9_]+)[ \t]*\(/)) {
+			call = substr(s, RSTART, RLENGTH)
+			sub(/^[^a-z_]/, "", call)
+			sub(/[ \t]*\($/, "", call)
+			if (index(seen, " " call " ") == 0) {
+				print FILENAME " " fn " " call
+				seen = seen " " call " "
+			}
+			s = substr(s, RSTART + RLENGTH)
+		}
+	}
+	' "$@"
+}
+
+# Every function outside main.c that can end the process says so by its
+# name, but for those of otonet's relay.c (being split on its own branch):
+# relay_run and its signal handling, and relay_lockdown, which relay.c calls.
+test_only_main_and_x_functions_exit() {
+	cd "$TOP" || return
+	set --
+	for f in lib/*.c cmd/*/*.c; do
+		case $f in */main.c) ;; *) set -- "$@" "$f" ;; esac
+	done
+	# The die family itself: die and die_usage (through vdie), opt_die.
+	found=$(exits "$@" | grep -v '^lib/log\.c \(vdie\|die\|die_usage\) ' |
+		grep -v '^lib/optdie\.c opt_die ')
+	assertEquals "functions that exit without an x in their name" \
+		"cmd/otonet/lockdown.c relay_lockdown die
+cmd/otonet/relay.c signals exit
+cmd/otonet/relay.c relay_run die" "$found"
+}
+
+# The check itself sees a function that exits, a static one, one that
+# calls an x function, and nothing in a comment or a string.
+test_the_check_finds_what_exits() {
+	cat >"$T/a.c" <<'EOF'
+static void quiet(void)
+{
+	/* die(1, 0, "in a comment") */
+	puts("die(1, 0, x)");
+}
+
+int loud(int n)
+{
+	if (n)
+		die(EXIT_SYS, 0, "loud");
+	return xcalloc(n);
+}
+
+static void xfine(void)
+{
+	_exit(1);
+}
+
+void shy(void)
+{
+	xfine();
+}
+EOF
+	assertEquals "$T/a.c loud die
+$T/a.c loud xcalloc
+$T/a.c shy xfine" "$(exits "$T/a.c")"
+}
+
+. shunit2
