@@ -1,5 +1,5 @@
-// FUZZ: cmd/otonet/relay.c cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c
-// FUZZ: cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c
+// FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
 // FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*

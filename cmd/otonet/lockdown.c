@@ -137,7 +137,7 @@ void xrelay_confine(void)
 		die(EXIT_SYS, errno, "relay: unable to make itself not dumpable");
 }
 
-void relay_lockdown(void)
+void xrelay_lockdown(void)
 {
 	static const int ALLOWED[] = {
 		SCMP_SYS(epoll_wait),	 SCMP_SYS(epoll_pwait),	  SCMP_SYS(epoll_ctl),

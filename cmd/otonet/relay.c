@@ -22,24 +22,11 @@
 #include "otonet.h"
 #include "relay.h"
 
-static uint64_t clock_us(struct relay *r)
-{
-	struct timespec ts;
-
-	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-uint64_t relay_clock_ms(struct relay *r)
-{
-	return clock_us(r) / 1000;
-}
-
 /*
  * What waits in the signalfd: the child's exit ends the relay with the
  * child's status; any other signal is passed on to the child.
  */
-static void signals(struct relay *r, int sigfd)
+static void xsignals(struct relay *r, int sigfd)
 {
 	struct signalfd_siginfo si;
 	int status;
@@ -56,29 +43,7 @@ static void signals(struct relay *r, int sigfd)
 	}
 }
 
-int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun)
-{
-	memset(r, 0, sizeof(*r));
-	r->cfg = cfg;
-	r->sys = sys;
-	r->tun = tun;
-	r->ep = -1;
-	if (flow_table_init(&r->ft, cfg->max_flows) < 0)
-		return -1;
-	r->batch = malloc(BATCH_BYTES);
-	r->vnet = malloc(VNET_HLEN + BUFSZ);
-	if (!r->batch || !r->vnet) {
-		free(r->batch);
-		free(r->vnet);
-		flow_table_fini(&r->ft);
-		errno = ENOMEM;
-		return -1;
-	}
-	r->obuf = r->vnet + VNET_HLEN;
-	return 0;
-}
-
-void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
+void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 {
 	struct epoll_event ev, evs[64];
 	uint64_t last_tick = 0, busy_until = 0;
@@ -101,9 +66,9 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "relay: unable to watch its signalfd");
 	/* Everything is open: from here on, only the calls the loop makes. */
-	relay_lockdown();
+	xrelay_lockdown();
 	/* The child may have exited before the signalfd existed. */
-	signals(r, sigfd);
+	xsignals(r, sigfd);
 	for (;;) {
 		/*
 		 * Busy polling: for --busy-poll microseconds after events were
@@ -117,7 +82,7 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 		 * agent, a server) go first: on one CPU the poll takes no time
 		 * from them.
 		 */
-		int polling = r->cfg->busy_poll_us && clock_us(r) < busy_until;
+		int polling = r->cfg->busy_poll_us && relay_clock_us(r) < busy_until;
 		int n = epoll_wait(r->ep, evs, 64, polling ? 0 : 100);
 
 		if (n < 0 && errno != EINTR)
@@ -134,7 +99,7 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 				tun_input(r);
 				break;
 			case EV_SIGNAL:
-				signals(r, sigfd);
+				xsignals(r, sigfd);
 				break;
 			case EV_TCP:
 				f = flow_at(&r->ft, ref);
@@ -151,7 +116,7 @@ void relay_run(const struct relay_cfg *cfg, int tun, int sigfd)
 			}
 		}
 		if (n > 0 && r->cfg->busy_poll_us)
-			busy_until = clock_us(r) + r->cfg->busy_poll_us;
+			busy_until = relay_clock_us(r) + r->cfg->busy_poll_us;
 		if (r->now - last_tick >= 50) {
 			last_tick = r->now;
 			flow_timers(r);

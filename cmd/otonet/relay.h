@@ -97,7 +97,7 @@ struct send_slot {
 
 #define BATCH_BYTES (4U << 20)
 
-/* The relay's context: everything its functions share, passed down from relay_run. */
+/* The relay's context: everything its functions share, passed down from xrelay_run. */
 struct relay {
 	const struct relay_cfg *cfg;
 	const struct relay_sys *sys;
@@ -121,12 +121,13 @@ struct relay {
 };
 
 /*
- * The context for cfg, the system calls sys and the TUN: the flow table
+ * context.c: the context for cfg, the system calls sys and the TUN: the flow table
  * (max_flows slots) and the buffers allocated. Nothing is watched yet
- * (relay_run does that). -1/ENOMEM.
+ * (xrelay_run does that). -1/ENOMEM.
  */
 int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
-/* The monotonic clock in ms, through r->sys: what r->now is set to. */
+/* The monotonic clock in us and in ms (what r->now is set to), through r->sys. */
+uint64_t relay_clock_us(struct relay *r);
 uint64_t relay_clock_ms(struct relay *r);
 
 /* The TUN is readable: a batch of the agent's packets, each to its flow. */
