@@ -1,33 +1,30 @@
-// FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c
+// FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
+// FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
+// FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
  * table, the TCP state machine, the bounds, the buffered path and the timers.
- * The seam is here, not in the relay: relay.c is included with its system
- * calls renamed to fakes whose results (bytes read, bytes taken, errors,
- * connect outcomes, the clock) come from the fuzzer's input, like the packets
+ * The seam is the relay's table of system calls (struct relay_sys), filled
+ * here with fakes whose results (bytes read, bytes taken, errors, connect
+ * outcomes, the clock) come from the fuzzer's input, like the packets
  * themselves. Every TCP, UDP or echo packet the relay writes to the TUN must
  * parse and go to the agent's address.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
 #include "otonet/otonet.h"
+#include "otonet/relay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -247,42 +244,21 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 	return 0;
 }
 
-#define socket fz_socket
-#define connect fz_connect
-#define setsockopt fz_setsockopt
-#define getsockopt fz_getsockopt
-#define recv fz_recv
-#define send fz_send
-#define sendmsg fz_sendmsg
-#define shutdown fz_shutdown
-#define close fz_close
-#define epoll_ctl fz_epoll_ctl
-#define write fz_write
-#define read fz_read
-#define clock_gettime fz_clock_gettime
-#include "otonet/relay.c"
-#undef socket
-#undef connect
-#undef setsockopt
-#undef getsockopt
-#undef recv
-#undef send
-#undef sendmsg
-#undef shutdown
-#undef close
-#undef epoll_ctl
-#undef write
-#undef read
-#undef clock_gettime
-
-/* relay.c's neighbours, not needed without a loop. */
-void relay_lockdown(void)
-{
-}
-
-void relay_badcall(void)
-{
-}
+static const struct relay_sys fz_sys = {
+	.socket = fz_socket,
+	.connect = fz_connect,
+	.setsockopt = fz_setsockopt,
+	.getsockopt = fz_getsockopt,
+	.recv = fz_recv,
+	.send = fz_send,
+	.sendmsg = fz_sendmsg,
+	.shutdown = fz_shutdown,
+	.close = fz_close,
+	.epoll_ctl = fz_epoll_ctl,
+	.read = fz_read,
+	.write = fz_write,
+	.clock_gettime = fz_clock_gettime,
+};
 
 /* ---- the script ---------------------------------------------------------------- */
 
@@ -290,11 +266,10 @@ void relay_badcall(void)
 
 static struct filter filt;
 static struct relay_cfg cfg;
+static struct relay rl;
 
 static void setup(void)
 {
-	unsigned int hsize = 1;
-
 	cidr_parse("203.0.113.0/24", &filt.pub[0]);
 	cidr_parse("2001:db8:1::/64", &filt.pub[1]);
 	filt.npub = 2;
@@ -308,22 +283,8 @@ static void setup(void)
 	cfg.max_udp_flows = 3;
 	cfg.tcp_idle_ms = 5000;
 	cfg.udp_idle_ms = 2000;
-	C = &cfg;
-	tunfd = tunfd_fake;
-	while (hsize < 2 * NFLOWS)
-		hsize <<= 1;
-	hmask = hsize - 1;
-	flows = calloc(NFLOWS, sizeof(*flows));
-	heads = malloc(hsize * sizeof(*heads));
-	if (!flows || !heads)
+	if (relay_init(&rl, &cfg, &fz_sys, tunfd_fake) < 0)
 		abort();
-	for (unsigned int i = 0; i < hsize; i++)
-		heads[i] = -1;
-	for (int i = NFLOWS; i-- > 0;) {
-		flows[i].fd = -1;
-		flows[i].next = free_head;
-		free_head = i;
-	}
 	log_verbosity = -1;
 }
 
@@ -335,7 +296,7 @@ static void agent_packet(void)
 	struct ipaddr src, dst;
 	uint16_t sport = PORTS[(sel >> 3) & 3], dport = (sel & 0x20) ? 53 : 80;
 	size_t off, dlen = take(1) % 64 * 23, n;
-	struct flow *f = &flows[take(1) % NFLOWS];
+	struct flow *f = &rl.ft.flows[take(1) % NFLOWS];
 
 	ipaddr_parse(v6 ? "fd00::100" : "10.0.2.100", &src);
 	ipaddr_parse(sel & 0x40 ? (v6 ? "fd00::3" : "10.0.2.3")
@@ -349,7 +310,7 @@ static void agent_packet(void)
 		uint16_t win = (uint16_t)take(2);
 
 		/* Mostly in the flow's own sequence space, to get past the checks. */
-		if (f->proto == PROTO_TCP && (flags & 0x80)) {
+		if (f->state != FLOW_FREE && f->proto == PROTO_TCP && (flags & 0x80)) {
 			seq = f->rcv_nxt + (seq & 0xff) - 0x80;
 			ack = f->snd_una + (ack & 0xffff);
 			sport = f->sport;
@@ -412,7 +373,7 @@ static void agent_packet(void)
 		break;
 	}
 	tun_reads = 1 + (int)(take(1) & 3); /* the same packet again: duplicates */
-	tun_input();
+	tun_input(&rl);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -427,7 +388,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inlen = size;
 	inpos = 0;
 	fake_ms = 1000000;
-	now = fake_ms;
+	rl.now = fake_ms;
 	next_fd = 0;
 	cfg.no_peek_off = (int)(take(1) & 1);
 	for (int steps = 0; more() && steps < 512; steps++) {
@@ -441,30 +402,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 2:
 			/* An event on a host socket. */
-			f = &flows[take(1) % NFLOWS];
-			now = fake_ms;
+			f = &rl.ft.flows[take(1) % NFLOWS];
+			rl.now = fake_ms;
+			if (f->state == FLOW_FREE)
+				break;
 			if (f->proto == PROTO_TCP)
-				tcp_sock_event(f, take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
-							     EPOLLRDHUP));
-			else if (f->proto)
-				dgram_sock_event(f);
+				tcp_sock_event(&rl, f,
+					       take(1) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
+							  EPOLLRDHUP));
+			else
+				dgram_sock_event(&rl, f);
 			break;
 		case 3:
 			fake_ms += take(2) * 10;
-			now = fake_ms;
-			timers();
+			rl.now = fake_ms;
+			flow_timers(&rl);
 			break;
 		default:
-			acks_flush();
+			tcp_acks_flush(&rl);
 			break;
 		}
 	}
 	/* Everything back, for the next input: no flow outlives it. */
-	npending = 0;
+	rl.npending = 0;
 	for (int i = 0; i < NFLOWS; i++)
-		if (flows[i].proto)
-			flow_free(&flows[i]);
-	if (nused || nhalf || nudp || nsbuf)
+		if (rl.ft.flows[i].state != FLOW_FREE)
+			flow_free(&rl, &rl.ft.flows[i]);
+	if (rl.ft.count[FLOW_FREE] != NFLOWS || rl.ft.nsbuf)
 		abort();
 	return 0;
 }

@@ -12,8 +12,8 @@
  * as xview_build). A function that calls an x function is itself x-prefixed, so
  * the name says what a caller risks. Pure code never exits: the unit tests
  * link it alone (their "// UNIT:" lines), and the Makefile refuses a unit test
- * that links die or an x function. Not yet so: otonet's relay.c (relay_run)
- * and relay_lockdown, which relay.c calls; they die all the same.
+ * that links die or an x function; tests/test_house.sh checks the names in
+ * the sources.
  */
 #ifndef OTO_H
 #define OTO_H

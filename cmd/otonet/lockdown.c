@@ -137,7 +137,7 @@ void xrelay_confine(void)
 		die(EXIT_SYS, errno, "relay: unable to make itself not dumpable");
 }
 
-void relay_lockdown(void)
+void xrelay_lockdown(void)
 {
 	static const int ALLOWED[] = {
 		SCMP_SYS(epoll_wait),	 SCMP_SYS(epoll_pwait),	  SCMP_SYS(epoll_ctl),
@@ -169,7 +169,7 @@ void relay_lockdown(void)
 	if (ctx)
 		seccomp_release(ctx);
 	if (rc < 0)
-		die(EXIT_SYS, -rc, "unable to install the relay's seccomp filter");
+		die(EXIT_SYS, -rc, "relay: unable to install its seccomp filter");
 }
 
 void relay_badcall(void)

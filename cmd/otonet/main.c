@@ -162,5 +162,5 @@ int main(int argc, char **argv)
 	cfg.child = pid;
 	cfg.no_peek_off = o.no_peek_off;
 	cfg.badcall = o.badcall;
-	relay_run(&cfg, tun, sigfd);
+	xrelay_run(&cfg, tun, sigfd);
 }

@@ -187,17 +187,17 @@ struct relay_cfg {
 	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 };
-void relay_run(const struct relay_cfg *cfg, int tun, int sigfd);
+void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 
 /*
  * lockdown.c: xrelay_confine leaves the host's files and every capability
  * behind (new user and mount namespace, empty read-only root, no_new_privs,
- * not dumpable); relay_lockdown, last, the seccomp allowlist (dies 111 when
+ * not dumpable); xrelay_lockdown, last, the seccomp allowlist (dies 111 when
  * it cannot: relay.c calls it, and keeps its name until relay.c is split);
  * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
 void xrelay_confine(void);
-void relay_lockdown(void);
+void xrelay_lockdown(void);
 void relay_badcall(void);
 
 #endif

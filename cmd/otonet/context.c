@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's context (struct relay): made for a configuration, a table of
+ * system calls and the TUN, and its clock. Never exits: the unit test and
+ * the fuzz target make one with fake system calls.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oto.h"
+#include "otonet.h"
+#include "relay.h"
+
+int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfg = cfg;
+	r->sys = sys;
+	r->tun = tun;
+	r->ep = -1;
+	if (flow_table_init(&r->ft, cfg->max_flows) < 0)
+		return -1;
+	r->batch = malloc(BATCH_BYTES);
+	r->vnet = malloc(VNET_HLEN + BUFSZ);
+	if (!r->batch || !r->vnet) {
+		free(r->batch);
+		free(r->vnet);
+		flow_table_fini(&r->ft);
+		errno = ENOMEM;
+		return -1;
+	}
+	r->obuf = r->vnet + VNET_HLEN;
+	return 0;
+}
+
+uint64_t relay_clock_us(struct relay *r)
+{
+	struct timespec ts;
+
+	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t relay_clock_ms(struct relay *r)
+{
+	return relay_clock_us(r) / 1000;
+}

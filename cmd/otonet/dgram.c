@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Datagrams: UDP, a connected host socket per flow (FLOW_UDP); ICMP echo, a
+ * ping socket per echo id (FLOW_ECHO), the kernel keeping the id and the
+ * checksum. Both end when idle; DNS to the host's resolver sooner. A refusal
+ * is an ICMP error from the gateway's address: the agent learns that the
+ * flow was refused, not by whom.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "oto.h"
+#include "otonet.h"
+#include "relay.h"
+
+#define DNS_IDLE_MS 10000
+#define ECHO_IDLE_MS 10000
+
+static void icmp_refuse(struct relay *r, const struct pkt *p, int port_unreach)
+{
+	/* From the gateway: the agent learns the flow was refused, not by whom. */
+	struct ipaddr gw;
+
+	ipaddr_parse(p->family == AF_INET ? "10.0.2.2" : "fd00::2", &gw);
+	tun_write(r, pkt_icmp_err(r->obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
+}
+
+static void udp_input(struct relay *r, const struct pkt *p)
+{
+	struct flow *f = flow_find(r, p);
+
+	if (!f) {
+		f = flow_open(r, p);
+		if (!f) {
+			icmp_refuse(r, p, 0);
+			return;
+		}
+		flow_watch(r, f, EPOLLIN);
+	}
+	f->last = r->now;
+	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
+	memcpy(f->quote, p->ip, f->quotelen);
+	if (r->sys->send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	    errno == ECONNREFUSED)
+		icmp_refuse(r, p, 1);
+}
+
+static void icmp_input(struct relay *r, const struct pkt *p)
+{
+	struct flow *f = flow_find(r, p);
+
+	/* p points into the batch: the request is rebuilt in obuf, then sent. */
+	if (!f) {
+		f = flow_open(r, p);
+		if (!f) {
+			icmp_refuse(r, p, 0);
+			return;
+		}
+		flow_watch(r, f, EPOLLIN);
+	}
+	f->last = r->now;
+	if (8 + p->dlen > BUFSZ)
+		return;
+	r->obuf[0] = p->family == AF_INET ? 8 : 128;
+	r->obuf[1] = 0;
+	memset(r->obuf + 2, 0, 4); /* the kernel sets the id and checksum */
+	r->obuf[6] = (uint8_t)(p->echo_seq >> 8);
+	r->obuf[7] = (uint8_t)p->echo_seq;
+	memcpy(r->obuf + 8, p->data, p->dlen);
+	r->sys->send(f->fd, r->obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void dgram_sock_event(struct relay *r, struct flow *f)
+{
+	size_t off = pkt_l4_off(f->asrc.family);
+	size_t room = NET_MTU - off - 8;
+
+	for (int i = 0; i < 64; i++) {
+		ssize_t n;
+
+		if (f->proto == PROTO_UDP)
+			n = r->sys->recv(f->fd, r->obuf + off + 8, room, MSG_DONTWAIT | MSG_TRUNC);
+		else
+			n = r->sys->recv(f->fd, r->obuf + off, room + 8, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0) {
+			if (errno == ECONNREFUSED && f->proto == PROTO_UDP && f->quotelen) {
+				struct pkt q;
+
+				/* The quote is the start of the agent's datagram. */
+				memset(&q, 0, sizeof(q));
+				q.family = f->asrc.family;
+				q.ip = f->quote;
+				q.iplen = f->quotelen;
+				icmp_refuse(r, &q, 1);
+			}
+			break;
+		}
+		f->last = r->now;
+		if (f->proto == PROTO_UDP) {
+			if ((size_t)n > room)
+				continue; /* too big for the TUN's MTU: dropped */
+			tun_write(
+			    r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, (size_t)n));
+		} else {
+			uint8_t *ih = r->obuf + off;
+
+			if (n < 8 || (size_t)n > room + 8 ||
+			    ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
+				continue;
+			tun_write(r, pkt_echo_reply(r->obuf, &f->adst, &f->asrc, f->sport,
+						 (uint16_t)(ih[6] << 8 | ih[7]), (size_t)n - 8));
+		}
+	}
+}
+
+void dgram_input(struct relay *r, const struct pkt *p)
+{
+	if (p->proto == PROTO_UDP)
+		udp_input(r, p);
+	else
+		icmp_input(r, p);
+}
+
+enum flow_fate dgram_timer(struct relay *r, struct flow *f)
+{
+	uint64_t idle = f->state == FLOW_ECHO ? ECHO_IDLE_MS : r->cfg->udp_idle_ms;
+
+	if (f->route == ROUTE_DNS && idle > DNS_IDLE_MS)
+		idle = DNS_IDLE_MS;
+	if (r->now - f->last > idle)
+		return flow_free(r, f);
+	return FLOW_KEPT;
+}

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's flow table (flow.h): slots allocated once, free ones in a
+ * list, used ones in hash chains keyed by protocol, the agent-side addresses
+ * and ports. A flow is opened here (the filter's decision, logged; the
+ * bounds; a connected host socket), watched, timed and freed; what happens on
+ * it is the business of tcp.c and dgram.c.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "oto.h"
+#include "otonet.h"
+#include "relay.h"
+
+const char *const flow_state_name[] = {
+	[FLOW_FREE] = "free",
+	[FLOW_TCP_CONNECTING] = "tcp connecting",
+	[FLOW_TCP_SYNACK] = "tcp syn-ack sent",
+	[FLOW_TCP_ESTABLISHED] = "tcp established",
+	[FLOW_UDP] = "udp",
+	[FLOW_ECHO] = "echo",
+};
+static_assert(sizeof(flow_state_name) / sizeof(flow_state_name[0]) == FLOW_NUM_STATES,
+	      "flow_state_name[] does not name every enum flow_state");
+
+int flow_table_init(struct flow_table *t, unsigned long max)
+{
+	unsigned int hsize = 1;
+
+	while (hsize < 2 * max)
+		hsize <<= 1;
+	t->hmask = hsize - 1;
+	t->max = max;
+	t->count[FLOW_FREE] = max;
+	t->flows = calloc(max, sizeof(*t->flows));
+	t->heads = malloc(hsize * sizeof(*t->heads));
+	if (!t->flows || !t->heads) {
+		free(t->flows);
+		free(t->heads);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (unsigned int i = 0; i < hsize; i++)
+		t->heads[i] = -1;
+	t->free_head = -1;
+	for (unsigned long i = max; i-- > 0;) {
+		t->flows[i].state = FLOW_FREE;
+		t->flows[i].fd = -1;
+		t->flows[i].next = t->free_head;
+		t->free_head = (int)i;
+	}
+	return 0;
+}
+
+void flow_table_fini(struct flow_table *t)
+{
+	free(t->flows);
+	free(t->heads);
+	t->flows = NULL;
+	t->heads = NULL;
+}
+
+void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st)
+{
+	t->count[f->state]--;
+	t->count[st]++;
+	f->state = st;
+}
+
+unsigned long flow_used(const struct flow_table *t)
+{
+	return t->max - t->count[FLOW_FREE];
+}
+
+unsigned long flow_half_open(const struct flow_table *t)
+{
+	return t->count[FLOW_TCP_CONNECTING] + t->count[FLOW_TCP_SYNACK];
+}
+
+/* ---- the decision log -------------------------------------------------- */
+
+static const char *proto_name(int proto)
+{
+	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
+}
+
+static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
+{
+	char line[512], s[64], t[64];
+	struct timespec ts;
+	int n;
+
+	if (r->cfg->log_fd < 0)
+		return;
+	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
+	n = snprintf(line, sizeof(line),
+		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"}\n",
+		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+		     proto_name(proto),
+		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
+		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
+		     d->rule);
+	if (n > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)n) < 0)
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
+}
+
+/* ---- the flow table ----------------------------------------------------- */
+
+static unsigned int flow_hash(const struct flow_table *t, int proto, const struct ipaddr *src,
+			      const struct ipaddr *dst, uint16_t sport, uint16_t dport)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)proto;
+	size_t n = src->family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ src->a[i]) * 16777619u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ dst->a[i]) * 16777619u;
+	h = (h ^ sport) * 16777619u;
+	h = (h ^ dport) * 16777619u;
+	return h & t->hmask;
+}
+
+struct flow *flow_find(struct relay *r, const struct pkt *p)
+{
+	unsigned int h = flow_hash(&r->ft, p->proto, &p->src, &p->dst, p->sport, p->dport);
+
+	for (int i = r->ft.heads[h]; i >= 0; i = r->ft.flows[i].next) {
+		struct flow *f = &r->ft.flows[i];
+
+		if (f->proto == p->proto && f->sport == p->sport && f->dport == p->dport &&
+		    ipaddr_equal(&f->asrc, &p->src) && ipaddr_equal(&f->adst, &p->dst))
+			return f;
+	}
+	return NULL;
+}
+
+static struct flow *flow_new(struct relay *r, const struct pkt *p, int fd, enum flow_state st)
+{
+	struct flow *f;
+	unsigned int h;
+	uint32_t gen;
+	int i = r->ft.free_head;
+
+	if (i < 0)
+		return NULL;
+	f = &r->ft.flows[i];
+	r->ft.free_head = f->next;
+	if ((unsigned long)i >= r->ft.nscan)
+		r->ft.nscan = (unsigned long)i + 1;
+	gen = f->gen + 1;
+	memset(f, 0, sizeof(*f));
+	f->gen = gen;
+	f->state = FLOW_FREE;
+	flow_set_state(&r->ft, f, st);
+	f->proto = p->proto;
+	f->fd = fd;
+	f->asrc = p->src;
+	f->adst = p->dst;
+	f->sport = p->sport;
+	f->dport = p->dport;
+	f->last = f->born = r->now;
+	h = flow_hash(&r->ft, p->proto, &p->src, &p->dst, p->sport, p->dport);
+	f->next = r->ft.heads[h];
+	r->ft.heads[h] = i;
+	return f;
+}
+
+enum flow_fate flow_free(struct relay *r, struct flow *f)
+{
+	unsigned int h = flow_hash(&r->ft, f->proto, &f->asrc, &f->adst, f->sport, f->dport);
+	int idx = (int)(f - r->ft.flows);
+
+	if (f->proto == PROTO_TCP)
+		tcp_flow_free(r, f);
+	for (int *pp = &r->ft.heads[h]; *pp >= 0; pp = &r->ft.flows[*pp].next) {
+		if (*pp == idx) {
+			*pp = f->next;
+			break;
+		}
+	}
+	if (f->fd >= 0)
+		r->sys->close(f->fd); /* also leaves the epoll set */
+	flow_set_state(&r->ft, f, FLOW_FREE);
+	f->fd = -1;
+	f->next = r->ft.free_head;
+	r->ft.free_head = idx;
+	return FLOW_FREED;
+}
+
+int flow_watch(struct relay *r, struct flow *f, uint32_t events)
+{
+	enum relay_event type = f->proto == PROTO_TCP ? EV_TCP : EV_DGRAM;
+	uint32_t slot = (uint32_t)(f - r->ft.flows);
+	struct epoll_event ev = { .events = events, .data.u64 = ev_ref(type, slot, f->gen) };
+	int op = f->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+
+	if (f->events == events)
+		return 0;
+	f->events = events;
+	return r->sys->epoll_ctl(r->ep, op, f->fd, &ev);
+}
+
+struct flow *flow_at(struct flow_table *t, uint64_t ref)
+{
+	uint32_t slot = (uint32_t)ref, gen = (uint32_t)(ref >> 32) & EV_GEN_MASK;
+	struct flow *f;
+
+	if (slot >= t->max)
+		return NULL;
+	f = &t->flows[slot];
+	if (f->state == FLOW_FREE || (f->gen & EV_GEN_MASK) != gen)
+		return NULL;
+	return f;
+}
+
+/* The host a flow to dst goes to by its route. */
+static const struct ipaddr *route_host(struct relay *r, enum flow_route route,
+				       const struct ipaddr *dst)
+{
+	switch (route) {
+	case ROUTE_DNS:
+		return &r->cfg->resolver;
+	case ROUTE_DIRECT:
+	default:
+		return dst;
+	}
+}
+
+/* The host-side address of a flow: its route's host; its port (53 for DNS), or 0 for echo. */
+static socklen_t host_sa(struct relay *r, const struct flow *f, struct sockaddr_storage *ss)
+{
+	const struct ipaddr *a = route_host(r, f->route, &f->adst);
+	uint16_t port = f->proto == PROTO_ICMP ? 0 : f->route == ROUTE_DNS ? 53 : f->dport;
+
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		memcpy(&s->sin_addr, a->a, 4);
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->a, 16);
+	return sizeof(*s6);
+}
+
+/*
+ * Past a bound, a new flow is refused and logged as denied; the warning on
+ * stderr at most every 10 s per bound, as a flood would fill the log.
+ */
+static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
+{
+	static const char *const NAME[3] = { "max-flows", "max-half-open", "max-udp-flows" };
+	unsigned long max[3] = { r->cfg->max_flows, r->cfg->max_half_open, r->cfg->max_udp_flows };
+	int k;
+
+	if (flow_used(&r->ft) >= r->cfg->max_flows)
+		k = 0;
+	else if (p->proto == PROTO_TCP && flow_half_open(&r->ft) >= r->cfg->max_half_open)
+		k = 1;
+	else if (p->proto == PROTO_UDP && r->ft.count[FLOW_UDP] >= r->cfg->max_udp_flows)
+		k = 2;
+	else
+		return 0;
+	d->verdict = V_DENY;
+	snprintf(d->rule, sizeof(d->rule), "%s", NAME[k]);
+	if (!r->ft.warned[k] || r->now - r->ft.warned[k] >= 10000) {
+		r->ft.warned[k] = r->now ? r->now : 1;
+		warnx("relay: --%s %lu reached: refusing a new flow", NAME[k], max[k]);
+	}
+	return 1;
+}
+
+/* The filter, then a connected host socket. NULL when refused or impossible. */
+struct flow *flow_open(struct relay *r, const struct pkt *p)
+{
+	struct decision d;
+	struct flow *f;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, fam, type = SOCK_DGRAM, sproto = 0;
+	enum flow_state st = FLOW_UDP;
+	enum flow_route route;
+
+	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
+	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
+		d.verdict = V_DENY;
+		snprintf(d.rule, sizeof(d.rule), "dns");
+	}
+	if (d.verdict == V_ALLOW)
+		over_bound(r, p, &d);
+	log_decision(r, p->proto, p, &d);
+	if (d.verdict != V_ALLOW)
+		return NULL;
+	route = d.dns ? ROUTE_DNS : ROUTE_DIRECT;
+	fam = route_host(r, route, &p->dst)->family;
+	if (p->proto == PROTO_TCP) {
+		type = SOCK_STREAM;
+		st = FLOW_TCP_CONNECTING;
+	} else if (p->proto == PROTO_ICMP) {
+		/* A ping socket: the kernel keeps the echo id and the checksum. */
+		sproto = fam == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		st = FLOW_ECHO;
+	}
+	fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
+	if (fd < 0) {
+		log_msg(LOG_DEBUG, errno, "relay: unable to open a host socket for a new %s flow",
+			proto_name(p->proto));
+		return NULL;
+	}
+	f = flow_new(r, p, fd, st);
+	if (!f) {
+		r->sys->close(fd);
+		return NULL;
+	}
+	f->route = route;
+	sl = host_sa(r, f, &ss);
+	if (p->proto == PROTO_TCP)
+		tcp_sock_setup(r, f);
+	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a new %s flow",
+			proto_name(p->proto));
+		flow_free(r, f);
+		return NULL;
+	}
+	return f;
+}
+
+void flow_timers(struct relay *r)
+{
+	for (unsigned long i = 0; i < r->ft.nscan; i++) {
+		struct flow *f = &r->ft.flows[i];
+
+		switch (f->state) {
+		case FLOW_TCP_CONNECTING:
+		case FLOW_TCP_SYNACK:
+		case FLOW_TCP_ESTABLISHED:
+			tcp_timer(r, f);
+			break;
+		case FLOW_UDP:
+		case FLOW_ECHO:
+			dgram_timer(r, f);
+			break;
+		case FLOW_FREE:
+		default:
+			break;
+		}
+	}
+}

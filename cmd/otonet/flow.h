@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's flow table: a flow is one of the agent's TCP connections, UDP
+ * exchanges or echo sequences, with the host socket that carries it. Slots
+ * are allocated once (--max-flows of them); a hash of the agent-side address
+ * and ports finds a flow from a packet, the slot and its generation from an
+ * epoll event.
+ */
+#ifndef OTONET_FLOW_H
+#define OTONET_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "otonet.h"
+
+struct relay;
+
+/*
+ * What a slot holds. A flow is born in its protocol's first state
+ * (flow_open), moves on only by flow_set_state, which keeps the counts the
+ * bounds are checked against, and ends FREE (flow_free). An event or a
+ * timer finds a FREE slot for a flow that is gone: it is skipped.
+ */
+enum flow_state {
+	FLOW_FREE,            /* in the free list */
+	FLOW_TCP_CONNECTING,  /* the agent's SYN: connect() to the host under way */
+	FLOW_TCP_SYNACK,      /* the host accepted; our SYN-ACK out, the agent's ACK awaited */
+	FLOW_TCP_ESTABLISHED, /* data both ways; a close is in the FIN flags */
+	FLOW_UDP,             /* a connected UDP socket, until idle */
+	FLOW_ECHO,            /* a ping socket, until idle */
+	FLOW_NUM_STATES
+};
+/* Each state's name, for messages; its size is checked against FLOW_NUM_STATES. */
+extern const char *const flow_state_name[];
+
+/*
+ * What a function that may end a flow did with it. After FLOW_FREED the
+ * caller touches the flow no more: its slot is FREE, and may be taken by a
+ * new flow before long.
+ */
+enum flow_fate { FLOW_KEPT, FLOW_FREED };
+
+/*
+ * Where a flow's host side goes, as flow_open decides from the filter's
+ * verdict: to the agent's own destination, or, for DNS to the sandbox's
+ * resolver address, to the host's resolver. The route gives the host
+ * socket's address (flow.c, route_host); a new way out for flows is a new
+ * route.
+ */
+enum flow_route { ROUTE_DIRECT, ROUTE_DNS };
+
+struct flow {
+	enum flow_state state;
+	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
+	int fd;
+	uint32_t gen; /* told apart from an earlier flow in the same slot */
+	int next; /* hash chain, -1 ends */
+	struct ipaddr asrc, adst;
+	uint16_t sport, dport;
+	uint32_t events;
+	uint64_t last; /* ms, last activity */
+	uint64_t born;
+	enum flow_route route;
+	/* TCP, agent side: we are the peer the agent believes it talks to. */
+	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
+	uint32_t agent_wnd;
+	int agent_ws, my_ws;
+	uint32_t seg; /* segment size towards the agent */
+	int dup, retries;
+	uint64_t rto_at;
+	unsigned int rto;
+	unsigned int agent_fin : 1, fin_sent : 1, fin_acked : 1, wr_blocked : 1, ack_pending : 1;
+	/*
+	 * The host socket was too full to count as writable when the window
+	 * was measured: EPOLLOUT is watched (the poll that adds it arms the
+	 * socket's wake-up), and when the socket drains a window update goes
+	 * out, so the agent does not sit, window closed, until its next probe.
+	 * adv_edge: the right edge of the window last advertised.
+	 */
+	unsigned int drain_watch : 1;
+	uint32_t adv_edge;
+	/*
+	 * wnd_at: rcv_nxt when the window was last measured. The host socket's
+	 * room shrinks only with the agent's data: until rcv_nxt moves (or the
+	 * socket drains, or takes less than it was given), the last window
+	 * stands and is not measured again. wnd_ok: wnd_at is valid.
+	 */
+	unsigned int wnd_ok : 1;
+	uint32_t wnd_at;
+	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
+	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
+	uint8_t *sbuf;
+	uint32_t sboff, sblen;
+	/* UDP: the start of the last datagram, to quote in an ICMP error. */
+	uint8_t quote[64];
+	size_t quotelen;
+	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
+	int send_slot;
+};
+
+/*
+ * The flow table: flows[] holds max_flows slots, free ones chained from
+ * free_head; heads[] the hash chains of the used ones.
+ */
+struct flow_table {
+	struct flow *flows;
+	int *heads;
+	unsigned int hmask;
+	int free_head;
+	unsigned long max;
+	/* Flows in each state (FLOW_FREE: free slots). */
+	unsigned long count[FLOW_NUM_STATES];
+	/* Buffers of the TCP flows on the buffered path (without SO_PEEK_OFF). */
+	unsigned long nsbuf;
+	/* Slots at and past this one were never used: the timers look no further. */
+	unsigned long nscan;
+	/* When each bound's warning was last printed (over_bound). */
+	uint64_t warned[3];
+};
+
+/* A table of max slots, all free. -1/ENOMEM. */
+int flow_table_init(struct flow_table *t, unsigned long max);
+/* Its memory back (the flows' sockets are not closed). */
+void flow_table_fini(struct flow_table *t);
+/* The flow of the agent's packet p, or NULL. */
+struct flow *flow_find(struct relay *r, const struct pkt *p);
+/*
+ * A new flow for p, in its protocol's first state: the filter decides (and
+ * the decision is logged), the bounds are checked, a host socket is opened
+ * and connected (in progress) to the flow's host side. NULL when refused or
+ * impossible.
+ */
+struct flow *flow_open(struct relay *r, const struct pkt *p);
+/* f moves to state st: the only way a flow changes state. */
+void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st);
+/* Flows in use, and TCP flows not yet established (the bounds count them). */
+unsigned long flow_used(const struct flow_table *t);
+unsigned long flow_half_open(const struct flow_table *t);
+/* f's host socket watched for events (epoll), tagged with f's slot and generation. */
+int flow_watch(struct relay *r, struct flow *f, uint32_t events);
+/* The flow an epoll event's data (ev_ref) names, or NULL when it is gone. */
+struct flow *flow_at(struct flow_table *t, uint64_t ref);
+/* f's host socket closed, its slot free again. Always FLOW_FREED. */
+enum flow_fate flow_free(struct relay *r, struct flow *f);
+/* Every flow's timers: idle timeouts, retransmissions (every 50 ms or so). */
+void flow_timers(struct relay *r);
+
+#endif

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's insides, shared by its files: the context every function takes
+ * (struct relay), and the table of system calls it makes through it.
+ *
+ *   relay.c   the loop: set up, wait, dispatch each event by its type; signals
+ *   flow.c    the flow table, its bounds and its timers (flow.h)
+ *   tcp.c     TCP: the agent's connections as host stream sockets
+ *   dgram.c   UDP and ICMP echo: datagrams through connected host sockets
+ *   tun.c     the TUN: batches of the agent's packets in, packets to it out
+ *   sys.c     the real system calls (relay_sys_libc)
+ */
+#ifndef OTONET_RELAY_H
+#define OTONET_RELAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "flow.h"
+#include "otonet.h"
+
+/*
+ * The system calls the relay makes on its sockets, the TUN and the clock,
+ * with the signatures of the calls they stand for: the real ones in otonet
+ * (relay_sys_libc, sys.c), fakes in the fuzz target, which drives the relay's
+ * code with no socket and no TUN. The loop's own calls (epoll_wait, signals,
+ * the child) are not here: the fuzz target has no loop.
+ */
+struct relay_sys {
+	int (*socket)(int domain, int type, int protocol);
+	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
+	int (*setsockopt)(int fd, int level, int name, const void *val, socklen_t len);
+	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
+	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
+	ssize_t (*send)(int fd, const void *buf, size_t len, int flags);
+	ssize_t (*sendmsg)(int fd, const struct msghdr *m, int flags);
+	int (*shutdown)(int fd, int how);
+	int (*close)(int fd);
+	int (*epoll_ctl)(int ep, int op, int fd, struct epoll_event *ev);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	ssize_t (*write)(int fd, const void *buf, size_t len);
+	int (*clock_gettime)(clockid_t clock, struct timespec *ts);
+};
+extern const struct relay_sys relay_sys_libc;
+
+/*
+ * What an epoll event is about, in the top byte of its data (ev_ref): the
+ * loop dispatches on it. A flow's event also carries the flow's slot (the
+ * low 32 bits) and the low 24 bits of its generation: an event still queued
+ * for a flow freed earlier in the same batch never reaches the flow that
+ * took its slot (flow_at).
+ */
+enum relay_event {
+	EV_NONE,   /* never registered: an event the loop skips */
+	EV_TUN,    /* the TUN: the agent's packets */
+	EV_SIGNAL, /* the signalfd: the child exited, a signal to pass on */
+	EV_TCP,    /* a TCP flow's host socket */
+	EV_DGRAM,  /* a UDP or echo flow's host socket */
+	EV_NUM
+};
+_Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");
+#define EV_GEN_MASK 0xffffffU
+
+static inline uint64_t ev_ref(enum relay_event type, uint32_t slot, uint32_t gen)
+{
+	return (uint64_t)type << 56 | (uint64_t)(gen & EV_GEN_MASK) << 32 | slot;
+}
+
+static inline enum relay_event ev_type(uint64_t ref)
+{
+	return (enum relay_event)(ref >> 56);
+}
+
+/* The largest packet on the TUN, and room to spare. */
+#define BUFSZ (NET_MTU + 128)
+
+/*
+ * The agent's in-order data for a flow, gathered over a batch and given to
+ * its host socket in one sendmsg at the batch's end: one send, one push of
+ * the host's TCP and one wake-up of its reader per batch, not per segment.
+ * rcv_nxt moves only when the host socket took the bytes: until then no ACK
+ * covers them. A flow that finds no free slot sends at once.
+ */
+#define SEND_SLOTS 8
+#define SEND_IOV 64
+struct send_slot {
+	struct flow *f;
+	uint32_t len;
+	int n;
+	struct iovec iov[SEND_IOV];
+};
+
+#define BATCH_BYTES (4U << 20)
+
+/* The relay's context: everything its functions share, passed down from xrelay_run. */
+struct relay {
+	const struct relay_cfg *cfg;
+	const struct relay_sys *sys;
+	struct flow_table ft;
+	int ep, tun;
+	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	/*
+	 * batch: the packets of one batch read from the TUN, one after the
+	 * other, each behind its virtio_net_hdr; kept until the whole batch is
+	 * handled, since the agent's data goes to the host from there (sends[]).
+	 * obuf: a packet for the agent is built here, with room in front (vnet)
+	 * for its virtio_net_hdr.
+	 */
+	uint8_t *batch;
+	uint8_t *vnet, *obuf;
+	struct send_slot sends[SEND_SLOTS];
+	/* Flows owing the agent an ACK, sent once per batch of packets read. */
+	struct flow *pending[256];
+	unsigned int npending;
+};
+
+/*
+ * context.c: the context for cfg, the system calls sys and the TUN: the flow table
+ * (max_flows slots) and the buffers allocated. Nothing is watched yet
+ * (xrelay_run does that). -1/ENOMEM.
+ */
+int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
+/* The monotonic clock in us and in ms (what r->now is set to), through r->sys. */
+uint64_t relay_clock_us(struct relay *r);
+uint64_t relay_clock_ms(struct relay *r);
+
+/* The TUN is readable: a batch of the agent's packets, each to its flow. */
+void tun_input(struct relay *r);
+/* obuf's n bytes to the agent, behind a header that asks for nothing (0: nothing). */
+void tun_write(struct relay *r, size_t n);
+/* obuf's n bytes to the agent, behind the header pkt_vnet wrote at vnet. */
+void tun_write_offload(struct relay *r, size_t n);
+
+/* A TCP packet from the agent. */
+void tcp_input(struct relay *r, const struct pkt *p);
+/* The agent's data gathered over a batch, to the host sockets (send slots). */
+void tcp_sends_flush(struct relay *r);
+/* An event on a TCP flow's host socket. */
+enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
+/* The ACKs owed for the batch just read, one per flow. */
+void tcp_acks_flush(struct relay *r);
+/* f's host socket, new, before it connects (flow_open). */
+void tcp_sock_setup(struct relay *r, struct flow *f);
+/* f's retransmission and idle timers (flow_timers). */
+enum flow_fate tcp_timer(struct relay *r, struct flow *f);
+/* What TCP holds for f, let go as f is freed (flow_free). */
+void tcp_flow_free(struct relay *r, struct flow *f);
+
+/* A UDP or echo request packet from the agent. */
+void dgram_input(struct relay *r, const struct pkt *p);
+/* An event on a UDP or echo flow's host socket: datagrams to the agent. */
+void dgram_sock_event(struct relay *r, struct flow *f);
+/* f's idle timer (flow_timers). */
+enum flow_fate dgram_timer(struct relay *r, struct flow *f);
+
+#endif
