@@ -47,7 +47,8 @@ fi
 case " $TOOLS " in
 *" otonet-b "*) [ -x "${OTO_BIN_B:-}/otonet" ] || { echo "net.sh: fatal: otonet-b needs OTO_BIN_B, a directory with an otonet" >&2; exit 100; } ;;
 esac
-for c in iperf3 slirp4netns pasta; do
+for c in iperf3 $TOOLS; do
+	case $c in otonet* | host) continue ;; esac
 	command -v $c >/dev/null || { echo "net.sh: fatal: $c not found (scripts/install-deps.sh bench)" >&2; exit 111; }
 done
 D=
@@ -172,7 +173,7 @@ run() {
 	: >"$D/out"
 	case $tool in
 	otonet | otonet-nopoll | otonet-b)
-		poll= bin=$OTO_BIN
+		poll='' bin=$OTO_BIN
 		[ $tool = otonet-nopoll ] && poll="--busy-poll 0"
 		[ $tool = otonet-b ] && bin=$OTO_BIN_B
 		ip netns exec "$NH" env OTO_TEST_TUN_MTU=$mtu "$bin/otonet" --as 65534 $poll \
