@@ -108,6 +108,13 @@ ssize_t fd_read_all(int fd, void *buf, size_t size);
 int fd_send(int sock, int fd, int err);
 int fd_recv(int sock);
 
+/*
+ * xempty_root.c: in a mount namespace of the caller's own, a read-only tmpfs
+ * (named name in mountinfo) becomes / and the old tree is detached; dies 111
+ * saying "WHO: unable to ...". For a process that needs no file any more.
+ */
+void xempty_root(const char *who, const char *name);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

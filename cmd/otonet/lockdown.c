@@ -68,42 +68,6 @@ static void xmap_ids(uid_t uid, gid_t gid)
 		die(EXIT_SYS, errno, "relay: unable to write its gid_map");
 }
 
-/* An empty read-only tmpfs as the root; the host's tree detached. */
-static void xempty_root(void)
-{
-	static const char *const SPOTS[] = { "/tmp", "/mnt", "/dev", "/proc" };
-	const char *dir = NULL;
-
-	/* Nothing done here may propagate back to the host's mounts. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		die(EXIT_SYS, errno, "relay: unable to make its mounts private");
-	/* Any existing directory will do as the mount point: it is ours alone. */
-	for (size_t i = 0; !dir && i < sizeof(SPOTS) / sizeof(SPOTS[0]); i++)
-		if (mount("oto-relay", SPOTS[i], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			  "size=4k,nr_inodes=2,mode=0500") == 0)
-			dir = SPOTS[i];
-	if (!dir)
-		die(EXIT_SYS, errno, "relay: unable to mount its empty root on /tmp, /mnt, /dev or /proc");
-	if (chdir(dir) < 0)
-		die(EXIT_SYS, errno, "relay: unable to enter its empty root %s", dir);
-	/*
-	 * pivot_root(".", "."): the old root is stacked under the new one and
-	 * detached at once, so not even a path through ".." leads back to it.
-	 * Where the current root is no mount (a chroot), chroot is what is left.
-	 */
-	if (syscall(SYS_pivot_root, ".", ".") == 0) {
-		if (umount2(".", MNT_DETACH) < 0)
-			die(EXIT_SYS, errno, "relay: unable to detach the host's root");
-	} else if (chroot(".") < 0) {
-		die(EXIT_SYS, errno, "relay: unable to chroot into its empty root");
-	}
-	if (chdir("/") < 0)
-		die(EXIT_SYS, errno, "relay: unable to enter / in its empty root");
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  NULL) < 0)
-		die(EXIT_SYS, errno, "relay: unable to make its root read-only");
-}
-
 /* Every capability the new user namespace gave, in every set. */
 static void xdrop_caps(void)
 {
@@ -129,7 +93,7 @@ void xrelay_confine(void)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		die(EXIT_SYS, errno, "relay: unable to enter a new user and mount namespace");
 	xmap_ids(uid, gid);
-	xempty_root();
+	xempty_root("relay", "oto-relay");
 	xdrop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "relay: unable to set no_new_privs");
