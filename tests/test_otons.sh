@@ -117,6 +117,29 @@ test_proc_shows_only_the_sandbox() {
 	assertTrue "few pids: $(cat "$T/out")" "[ $(cat "$T/out") -ge 3 ] && [ $(cat "$T/out") -le 4 ]"
 }
 
+# pid 1 shows a fixed name and nothing of otons' command line (which holds
+# every later stage's options) or environment, and its mount table is one
+# empty read-only tmpfs, not the host's. Canaries in otons' options, in the
+# program's arguments (part of otons' argv too) and in the environment.
+test_pid1_shows_nothing_of_the_chain_or_the_host() {
+	export OTO_CANARY_ENV=cnry-env-7
+	run ns --hostname cnry-host-7 -- sh -c '
+		tr "\0" "\n" </proc/1/cmdline | grep -v "^\$"; echo "comm $(cat /proc/1/comm)"
+		echo "mounts $(grep -c "" /proc/1/mountinfo)"; cut -d" " -f4,5,8,9 /proc/1/mountinfo
+		grep "^Name:" /proc/1/status
+		cat /proc/1/cmdline /proc/1/status /proc/1/stat /proc/1/mountinfo /proc/1/environ \
+			/proc/1/sched 2>/dev/null | grep -c "cnry-" || :
+		' sh cnry-arg-7
+	unset OTO_CANARY_ENV
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "oto-init
+comm oto-init
+mounts 1
+/ / tmpfs oto-init
+Name:	oto-init
+0" "$(cat "$T/out")"
+}
+
 test_daemon_dies_with_the_sandbox() {
 	start=$(date +%s)
 	out=$(ns -- sh -c 'setsid sh -c "sleep 8" & echo started')

@@ -211,6 +211,33 @@ tool-ro
 	assertEquals "x" "$(cat "$T/cache/w")"
 }
 
+# Nothing of the chain is readable from inside: pid 1 (the only process of
+# ours the agent sees; the supervisor and the relay are outside its pid
+# namespace) shows a fixed name, no argument, no environment, and a mount
+# table of one empty tmpfs. otons' command line holds every later stage's:
+# canaries in otomount's (the agent tree, a --ro source), otoexec's (--env,
+# whose value is the agent's own variable all the same) and the agent's
+# own arguments.
+test_pid1_shows_no_option_of_any_stage() {
+	mkdir -p "$T/cnry-tree" "$T/cnry-src"
+	cp -R "$A/." "$T/cnry-tree/"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$T/cnry-tree"
+	chmod -R a+rX "$T"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$T/cnry-tree" --role member --person alice \
+		--ro "$T/cnry-src:/opt/c" --env CNRY_VAR=cnry-env -- sh -c '
+		c=cnry; tr "\0" "\n" </proc/1/cmdline | grep -v "^\$"; cat /proc/1/comm
+		grep -c "" /proc/1/mountinfo
+		cat /proc/1/cmdline /proc/1/status /proc/1/stat /proc/1/mountinfo /proc/1/environ \
+			/proc/1/sched 2>/dev/null | grep -c "$c-" || :
+		echo "$CNRY_VAR" "$1"' sh cnry-arg
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "oto-init
+oto-init
+1
+0
+cnry-env cnry-arg" "$(cat "$T/out")"
+}
+
 # --config FILE: one option a line, the value as it is to the end of the
 # line (spaces and quotes included); comments and blank lines; the command
 # line's options after the file's; a bad line refused with its number.

@@ -77,7 +77,8 @@ struct otons_pty {
 void xotons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struct otons_tty *t);
 void otons_pty_parent(struct otons_pty *p); /* the supervisor, after the fork */
 void otons_pty_child(struct otons_pty *p);  /* pid 1 and the program, after the fork */
-void otons_pty_init(struct otons_pty *p);   /* pid 1, once the program is forked */
+/* pid 1, once the program is forked: 1 when the sandbox has a pty, else 0. */
+int otons_pty_init(struct otons_pty *p);
 /* The supervisor's loop: poll set and events. pty_fds returns how many it added. */
 int otons_pty_fds(const struct otons_pty *p, struct pollfd *pf);
 void otons_pty_events(struct otons_pty *p, const struct otons_tty *t, const struct pollfd *pf,
@@ -87,6 +88,14 @@ int otons_pty_winch(struct otons_pty *p, const struct otons_tty *t);
 void otons_pty_cont(struct otons_pty *p, const struct otons_tty *t);
 /* The sandbox has ended: take a master still on the socket, write out what is left. */
 void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
+
+/*
+ * init.c: pid 1, once the program is forked: its arguments and environment
+ * wiped, its name OTONS_INIT_NAME and, when own_mounts, an empty root in a
+ * mount namespace of its own (the host's mount table out of /proc/1). Dies.
+ */
+#define OTONS_INIT_NAME "oto-init"
+void xinit_conceal(int own_mounts);
 
 /* supervise.c: returns only in the program's process; the others exit */
 void xotons_run(const struct otons_opts *o);
