@@ -89,6 +89,24 @@ expect END' -- $AGENT -- sh -c 'stty size; trap "stty size; echo END; exit 3" WI
 	assertEquals "$(printf '33 101\nwaiting\n40 120\nEND')" "$(cat "$T/tty")"
 }
 
+# One window change, one SIGWINCH: the kernel's, from the pty, after its size
+# changed. pid 1 is in the operator's process group and gets the operator's
+# SIGWINCH too: were it to pass that on, the agent would get two, the
+# first possibly before the pty has the new size. perl counts deliveries
+# (its handler runs for each), a shell's trap would merge them.
+test_one_sigwinch_per_window_change() {
+	drive --rows 33 --cols 101 'expect waiting
+winsize 40 120
+sleep 1
+winsize 41 121
+expect END' -- $AGENT -- perl -e '$| = 1; my ($n, @s) = (0);
+		$SIG{WINCH} = sub { $n++; push @s, `stty size` };
+		print "waiting\n"; select(undef, undef, undef, 0.05) while $n < 2;
+		select(undef, undef, undef, 1); print "$n @s", "END\n"; exit 3'
+	assertSession 3
+	assertEquals "$(printf 'waiting\n2 40 120\n 41 121\nEND')" "$(cat "$T/tty")"
+}
+
 test_ctrl_c_interrupts_the_job_and_the_shell_goes_on() {
 	drive 'expect $ 
 send sleep 30\n

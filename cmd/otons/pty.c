@@ -145,12 +145,12 @@ void otons_pty_child(struct otons_pty *p)
 	p->own_io = 0;
 }
 
-void otons_pty_init(struct otons_pty *p)
+int otons_pty_init(struct otons_pty *p)
 {
 	int null;
 
 	if (p->child_sock < 0)
-		return;
+		return 0;
 	/* Only the program's end may keep the socket open: its EOF means "no pty". */
 	close(p->child_sock);
 	p->child_sock = -1;
@@ -164,6 +164,7 @@ void otons_pty_init(struct otons_pty *p)
 			close(fd);
 	if (null > 2)
 		close(null);
+	return 1;
 }
 
 /* A pty master, and nothing else: the multiplexer's device, with a pty number. */

@@ -44,6 +44,17 @@ static void block_signals(void)
 	sigprocmask(SIG_BLOCK, &set, &saved_mask);
 }
 
+/* sig, blocked until now, ignored from here on: a blocked signal would be kept. */
+static void ignore_signal(int sig)
+{
+	sigset_t set;
+
+	signal(sig, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void restore_signals(void)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -243,7 +254,21 @@ void xotons_run(const struct otons_opts *o)
 		 * whose uid it shares. The program's exec makes it dumpable again.
 		 */
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-		otons_pty_init(&pty);
+		/*
+		 * With a pty, the kernel signals the agent's window changes to
+		 * the pty's foreground group itself; pid 1, still in the
+		 * operator's process group, gets the operator's SIGWINCH too and
+		 * must not pass it on: a second one, possibly before the pty
+		 * has the new size.
+		 */
+		if (otons_pty_init(&pty))
+			ignore_signal(SIGWINCH);
+		/*
+		 * Nothing of the chain's command line or the host's mounts in
+		 * /proc/1: a mount namespace of its own needs the capabilities
+		 * of a user namespace otons made (or root's).
+		 */
+		xinit_conceal((o->unshare_flags & CLONE_NEWUSER) || geteuid() == 0);
 		/* When pid 1 exits, the kernel kills whatever is left in the namespace. */
 		_exit(supervise(prog));
 	}
