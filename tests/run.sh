@@ -72,11 +72,17 @@ echo "== static binaries and size budgets"
 cat "$work/static" | sed 's/^/  /'
 count "$work/static" >/dev/null
 
-# A copy readable by everyone, for the unprivileged run.
-mkdir -p "$work/bin" "$work/san" "$work/tests"
+# A copy readable by everyone, for the unprivileged run: the binaries, the
+# suites, and the sources they read (OTO_TOP: profiles, examples, man pages),
+# since a checkout under /root is not readable by uid 65534.
+mkdir -p "$work/bin" "$work/san" "$work/tests" "$work/src"
 cp -p "$OTO_BIN"/* "$work/bin/"
 [ -n "${OTO_SAN_BIN:-}" ] && cp -p "$OTO_SAN_BIN"/* "$work/san/"
 cp -pR "$top/tests/." "$work/tests/"
+tar -C "$top" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/src" -xf -
+# The stamps of the dependencies built (what --version names), without them.
+mkdir -p "$work/src/build/deps"
+for s in "$top"/build/deps/.*.stamp; do [ -f "$s" ] && cp -p "$s" "$work/src/build/deps/"; done
 chmod -R a+rX "$work"
 
 # private_tun CMD...: CMD in a mount namespace of its own whose /dev/net/tun
@@ -110,7 +116,7 @@ suite_run() { # SUITE USER|asan
 		OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" \
 			private_tun timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
 	else
-		(cd "$work" && OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" HOME="$work" \
+		(cd "$work" && OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$work/src" HOME="$work" \
 			timeout 1200 setpriv --reuid 65534 --regid 65534 --clear-groups \
 			sh "$work/tests/$name.sh") >"$work/log-$name-$2" 2>&1
 	fi
