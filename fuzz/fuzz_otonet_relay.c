@@ -66,6 +66,18 @@ static int fz_socket(int d, int t, int p)
 	return FAKE_FD + next_fd++;
 }
 
+static int fz_socketpair(int d, int t, int p, int sv[2])
+{
+	(void)d, (void)t, (void)p;
+	if (take(1) == 0xff) {
+		errno = EMFILE;
+		return -1;
+	}
+	sv[0] = FAKE_FD + next_fd++;
+	sv[1] = FAKE_FD + next_fd++;
+	return 0;
+}
+
 static int fz_connect(int fd, const struct sockaddr *sa, socklen_t l)
 {
 	static const int ERR[] = { EINPROGRESS, EINPROGRESS, 0, ENETUNREACH, EADDRNOTAVAIL };
@@ -246,6 +258,7 @@ static int fz_clock_gettime(clockid_t c, struct timespec *ts)
 
 static const struct relay_sys fz_sys = {
 	.socket = fz_socket,
+	.socketpair = fz_socketpair,
 	.connect = fz_connect,
 	.setsockopt = fz_setsockopt,
 	.getsockopt = fz_getsockopt,
@@ -276,6 +289,12 @@ static void setup(void)
 	ipaddr_parse("10.0.2.3", &filt.dns4);
 	ipaddr_parse("fd00::3", &filt.dns6);
 	ipaddr_parse("203.0.113.53", &cfg.resolver);
+	/* The gateway on port 80 of its address; 53 there is refused as private. */
+	ipaddr_parse("10.0.2.4", &filt.gw4);
+	ipaddr_parse("fd00::4", &filt.gw6);
+	filt.gw_port[0] = 80;
+	filt.ngw = 1;
+	cfg.gateway_fd = FAKE_FD - 2;
 	cfg.f = &filt;
 	cfg.log_fd = -1;
 	cfg.max_flows = NFLOWS;
@@ -300,7 +319,7 @@ static void agent_packet(void)
 
 	ipaddr_parse(v6 ? "fd00::100" : "10.0.2.100", &src);
 	ipaddr_parse(sel & 0x40 ? (v6 ? "fd00::3" : "10.0.2.3")
-				: sel & 0x80 ? (v6 ? "fd00::1" : "10.0.0.1")
+				: sel & 0x80 ? (v6 ? "fd00::4" : "10.0.2.4")
 					     : (v6 ? "2001:db8:1::10" : "203.0.113.10"),
 		     &dst);
 	off = pkt_l4_off(v6 ? AF_INET6 : AF_INET);

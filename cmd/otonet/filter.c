@@ -7,7 +7,8 @@
 
 /*
  * The order is the security claim: an exact exception first, then the one
- * DNS flow, then every non-global destination, and only then the internet.
+ * DNS flow and the gateway's ports, then every non-global destination, and
+ * only then the internet.
  * The host's own addresses come before --public so that a lab range that
  * contains the host never opens the host itself.
  */
@@ -17,6 +18,7 @@ void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, 
 	const char *special;
 
 	d->dns = 0;
+	d->gateway = 0;
 	for (size_t i = 0; i < f->nallow; i++) {
 		const struct net_rule *r = &f->allow[i];
 
@@ -32,6 +34,17 @@ void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, 
 		d->dns = 1;
 		snprintf(d->rule, sizeof(d->rule), "dns");
 		return;
+	}
+	/* otogate's ports on its sandbox-side address: to the gateway, never a host. */
+	if (proto == PROTO_TCP && (ipaddr_equal(dst, &f->gw4) || ipaddr_equal(dst, &f->gw6))) {
+		for (size_t i = 0; i < f->ngw; i++) {
+			if (f->gw_port[i] == port) {
+				d->verdict = V_ALLOW;
+				d->gateway = 1;
+				snprintf(d->rule, sizeof(d->rule), "gateway");
+				return;
+			}
+		}
 	}
 	d->verdict = V_DENY;
 	for (size_t i = 0; i < f->nhost; i++) {

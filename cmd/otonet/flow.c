@@ -230,6 +230,7 @@ static const struct ipaddr *route_host(struct relay *r, enum flow_route route,
 	switch (route) {
 	case ROUTE_DNS:
 		return &r->cfg->resolver;
+	case ROUTE_GATEWAY: /* a socket pair: only the family counts, as the agent's */
 	case ROUTE_DIRECT:
 	default:
 		return dst;
@@ -286,6 +287,48 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 	return 1;
 }
 
+/*
+ * A gateway flow's host socket: one end of a new socket pair, the other end
+ * sent to otogate on its socket with the port the agent asked for (one
+ * message: the port as an int, the fd by SCM_RIGHTS; MSG_DONTWAIT, as the
+ * relay never waits). The fd, or -1 with errno (a dead or saturated gateway:
+ * the agent's flow is refused, nothing goes any other way).
+ */
+static int gateway_socket(struct relay *r, uint16_t port)
+{
+	int sv[2], msg = port;
+	struct iovec iov = { .iov_base = &msg, .iov_len = sizeof(msg) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (r->sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	memset(&u, 0, sizeof(u));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
+	n = r->sys->sendmsg(r->cfg->gateway_fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	r->sys->close(sv[1]);
+	if (n != (ssize_t)sizeof(msg)) {
+		int e = n < 0 ? errno : EPROTO;
+
+		r->sys->close(sv[0]);
+		errno = e;
+		return -1;
+	}
+	return sv[0];
+}
+
 /* The filter, then a connected host socket. NULL when refused or impossible. */
 struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
@@ -302,12 +345,17 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
 	}
+	/* A gateway port without a gateway cannot be: the filter has none then. */
+	if (d.verdict == V_ALLOW && d.gateway && r->cfg->gateway_fd < 0) {
+		d.verdict = V_DENY;
+		snprintf(d.rule, sizeof(d.rule), "gateway");
+	}
 	if (d.verdict == V_ALLOW)
 		over_bound(r, p, &d);
 	log_decision(r, p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
-	route = d.dns ? ROUTE_DNS : ROUTE_DIRECT;
+	route = d.gateway ? ROUTE_GATEWAY : d.dns ? ROUTE_DNS : ROUTE_DIRECT;
 	fam = route_host(r, route, &p->dst)->family;
 	if (p->proto == PROTO_TCP) {
 		type = SOCK_STREAM;
@@ -317,7 +365,19 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		sproto = fam == AF_INET6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
 		st = FLOW_ECHO;
 	}
-	fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
+	if (route == ROUTE_GATEWAY)
+		fd = gateway_socket(r, p->dport);
+	else
+		fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
+	if (fd < 0 && route == ROUTE_GATEWAY) {
+		/* At most every 10 s: an agent retrying would fill the log. */
+		if (!r->gw_warned || r->now - r->gw_warned >= 10000) {
+			r->gw_warned = r->now ? r->now : 1;
+			warnx("relay: unable to hand a flow to the gateway (port %u): %s",
+			      p->dport, strerror(errno));
+		}
+		return NULL;
+	}
 	if (fd < 0) {
 		log_msg(LOG_DEBUG, errno, "relay: unable to open a host socket for a new %s flow",
 			proto_name(p->proto));
@@ -329,9 +389,12 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return NULL;
 	}
 	f->route = route;
-	sl = host_sa(r, f, &ss);
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
+	/* A gateway flow's socket is connected already: its first EPOLLOUT says so. */
+	if (route == ROUTE_GATEWAY)
+		return f;
+	sl = host_sa(r, f, &ss);
 	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
 		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a new %s flow",
 			proto_name(p->proto));

@@ -43,12 +43,14 @@ enum flow_fate { FLOW_KEPT, FLOW_FREED };
 
 /*
  * Where a flow's host side goes, as flow_open decides from the filter's
- * verdict: to the agent's own destination, or, for DNS to the sandbox's
- * resolver address, to the host's resolver. The route gives the host
- * socket's address (flow.c, route_host); a new way out for flows is a new
- * route.
+ * verdict: to the agent's own destination; for DNS to the sandbox's
+ * resolver address, to the host's resolver; for a gateway port on
+ * 10.0.2.4 or fd00::4, to otogate (OTO_GATEWAY), as one end of a socket
+ * pair whose other end goes to the gateway. The route gives the host
+ * socket's address (flow.c, route_host) or, for the gateway, the socket
+ * itself (gateway_socket); a new way out for flows is a new route.
  */
-enum flow_route { ROUTE_DIRECT, ROUTE_DNS };
+enum flow_route { ROUTE_DIRECT, ROUTE_DNS, ROUTE_GATEWAY };
 
 struct flow {
 	enum flow_state state;

@@ -54,6 +54,10 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 	memset(resolver, 0, sizeof(*resolver));
 	ipaddr_parse("10.0.2.3", &f->dns4);
 	ipaddr_parse("fd00::3", &f->dns6);
+	ipaddr_parse("10.0.2.4", &f->gw4);
+	ipaddr_parse("fd00::4", &f->gw6);
+	memcpy(f->gw_port, o->gw_port, sizeof(f->gw_port));
+	f->ngw = o->ngw;
 	f->no_public = o->no_public;
 	for (size_t k = 0; k < o->npub; k++) {
 		char t[64];

@@ -128,6 +128,10 @@ void xrelay_lockdown(void)
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
 				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
+				      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	if (ctx)

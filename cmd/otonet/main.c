@@ -5,7 +5,8 @@
  * into host sockets, through the filter (public internet yes, private and
  * special-purpose addresses no, exact exceptions by --allow).
  *
- * Consumes: argv up to "--"; the --log-fd fd; OTO_STATUS_FD (reported to,
+ * Consumes: argv up to "--"; the --log-fd fd; OTO_GATEWAY (otogate's socket
+ * and ports: the socket is the relay's alone); OTO_STATUS_FD (reported to,
  * passed on); for tests and benchmarks only, documented as such in otonet(1):
  * OTO_TEST_NO_KERNEL_LAYER, OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
  * OTO_TEST_TUN_MTU.
@@ -41,6 +42,35 @@ static void raise_nofile(rlim_t want)
 		      (unsigned long long)rl.rlim_cur);
 }
 
+/*
+ * OTO_GATEWAY, from otogate: the socket the relay hands the gateway's flows
+ * on, and the ports it serves. Consumed: no later stage sees it, and the
+ * socket closes at the child's exec.
+ */
+static void xgateway_take(struct otonet_opts *o)
+{
+	const char *v = getenv("OTO_GATEWAY");
+	int type = 0, dom = 0;
+	socklen_t l = sizeof(type);
+
+	o->gateway_fd = -1;
+	o->ngw = 0;
+	if (!v)
+		return;
+	if (gateway_parse(v, &o->gateway_fd, o->gw_port, &o->ngw) < 0)
+		die_usage("OTO_GATEWAY=%s: not FD:PORT[,PORT]... (at most %d ports)", v,
+			  NET_MAX_GATEWAY);
+	if (getsockopt(o->gateway_fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    getsockopt(o->gateway_fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX ||
+	    (type != SOCK_STREAM && type != SOCK_SEQPACKET))
+		die_usage("OTO_GATEWAY: fd %d is not a unix stream or seqpacket socket",
+			  o->gateway_fd);
+	if (fcntl(o->gateway_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to make the gateway's fd %d close-on-exec",
+		    o->gateway_fd);
+	unsetenv("OTO_GATEWAY");
+}
+
 static void reap_opener(pid_t pid)
 {
 	if (pid > 0)
@@ -69,6 +99,7 @@ int main(int argc, char **argv)
 				      "SIGUSR2 makes the relay call outside its seccomp filter");
 	o.tun_mtu = (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU,
 					       "the TUN's MTU");
+	xgateway_take(&o);
 
 	/*
 	 * 1. Root never runs the relay: become the --as account first. Run by
@@ -162,5 +193,6 @@ int main(int argc, char **argv)
 	cfg.child = pid;
 	cfg.no_peek_off = o.no_peek_off;
 	cfg.badcall = o.badcall;
+	cfg.gateway_fd = o.gateway_fd;
 	xrelay_run(&cfg, tun, sigfd);
 }

@@ -11,6 +11,7 @@
 #define NET_MAX_ALLOW 64
 #define NET_MAX_PUBLIC 32
 #define NET_MAX_HOST 128
+#define NET_MAX_GATEWAY 16
 #define NET_MTU 65520
 
 enum { PROTO_TCP = 6, PROTO_UDP = 17, PROTO_ICMP = 1, PROTO_ICMP6 = 58 };
@@ -31,6 +32,9 @@ struct filter {
 	size_t nhost;
 	int no_public;
 	struct ipaddr dns4, dns6; /* the sandbox-side DNS addresses */
+	struct ipaddr gw4, gw6;	  /* the sandbox-side gateway addresses (otogate) */
+	uint16_t gw_port[NET_MAX_GATEWAY]; /* its ports; none: no gateway */
+	size_t ngw;
 };
 
 enum verdict { V_DENY, V_ALLOW };
@@ -38,7 +42,8 @@ enum verdict { V_DENY, V_ALLOW };
 struct decision {
 	enum verdict verdict;
 	int dns;         /* the flow goes to the host's resolver */
-	char rule[64];   /* exception, dns, special:RANGE, public, no-public, host-address */
+	int gateway;     /* the flow goes to the gateway (OTO_GATEWAY) */
+	char rule[64];   /* exception, dns, gateway, special:RANGE, public, no-public, host-address */
 };
 
 struct otonet_opts {
@@ -61,12 +66,22 @@ struct otonet_opts {
 	int no_peek_off;     /* the relay's buffered path */
 	int badcall;	     /* SIGUSR2 makes the relay call outside its filter */
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
+	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
+	uint16_t gw_port[NET_MAX_GATEWAY];
+	size_t ngw;
 };
 
 /* opts.c: the option loop; exits 0 (--help) or 100 */
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv);
 /* parse.c: "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
 int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port);
+/*
+ * parse.c: OTO_GATEWAY="FD:PORT[,PORT]...", the socket to otogate and the
+ * ports it serves on 10.0.2.4 and fd00::4 (at most NET_MAX_GATEWAY, each
+ * once, 1 to 65535; FD 3 or more, one spelling of each number). 0, or
+ * -1/EINVAL. Pure.
+ */
+int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n);
 
 /*
  * hostinfo.c: the filter from the options and the host (its addresses, its
@@ -186,6 +201,7 @@ struct relay_cfg {
 	pid_t child;
 	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
+	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
 };
 void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
 
@@ -193,7 +209,7 @@ void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
  * lockdown.c: xrelay_confine leaves the host's files and every capability
  * behind (new user and mount namespace, empty read-only root, no_new_privs,
  * not dumpable); xrelay_lockdown, last, the seccomp allowlist (dies 111 when
- * it cannot: relay.c calls it, and keeps its name until relay.c is split);
+ * it cannot; relay.c calls it);
  * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
 void xrelay_confine(void);

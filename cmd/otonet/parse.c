@@ -36,3 +36,46 @@ bad:
 	errno = EINVAL;
 	return -1;
 }
+
+/* A plain decimal number from 1 to max, no sign or leading 0; its end in *end. */
+static int number(const char *s, unsigned long max, unsigned long *v, const char **end)
+{
+	unsigned long n = 0;
+	const char *p = s;
+
+	if (*p < '1' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned long)(*p - '0');
+		if (n > max)
+			return -1;
+	}
+	*v = n;
+	*end = p;
+	return 0;
+}
+
+int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n)
+{
+	unsigned long v;
+	const char *p;
+	size_t k = 0;
+
+	if (!s || number(s, 1UL << 20, &v, &p) < 0 || v < 3 || *p != ':')
+		goto bad;
+	*fd = (int)v;
+	do {
+		p++;
+		if (k == NET_MAX_GATEWAY || number(p, 65535, &v, &p) < 0 || (*p && *p != ','))
+			goto bad;
+		for (size_t i = 0; i < k; i++)
+			if (ports[i] == v)
+				goto bad;
+		ports[k++] = (uint16_t)v;
+	} while (*p);
+	*n = k;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}

@@ -33,6 +33,7 @@
  */
 struct relay_sys {
 	int (*socket)(int domain, int type, int protocol);
+	int (*socketpair)(int domain, int type, int protocol, int sv[2]);
 	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
 	int (*setsockopt)(int fd, int level, int name, const void *val, socklen_t len);
 	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
@@ -105,6 +106,7 @@ struct relay {
 	int ep, tun;
 	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
 	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	uint64_t gw_warned; /* ms: the last warning of a flow the gateway did not take */
 	/*
 	 * batch: the packets of one batch read from the TUN, one after the
 	 * other, each behind its virtio_net_hdr; kept until the whole batch is

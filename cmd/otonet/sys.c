@@ -21,6 +21,7 @@ static int sys_connect(int fd, const struct sockaddr *sa, socklen_t len)
 
 const struct relay_sys relay_sys_libc = {
 	.socket = socket,
+	.socketpair = socketpair,
 	.connect = sys_connect,
 	.setsockopt = setsockopt,
 	.getsockopt = getsockopt,

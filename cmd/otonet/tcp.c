@@ -114,13 +114,22 @@ static uint32_t tcp_window(struct relay *r, struct flow *f, int *full)
 	 */
 	if (r->sys->getsockopt(f->fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0)
 		return 65535;
-	queued = (long)mi[SK_MEMINFO_WMEM_QUEUED];
+	/*
+	 * A unix socket (a gateway flow's) queues nothing of its own: what it
+	 * sent and the peer has not read yet is charged to its write
+	 * allocation, and it is writable again once that is a quarter of the
+	 * buffer.
+	 */
+	queued = (long)mi[f->route == ROUTE_GATEWAY ? SK_MEMINFO_WMEM_ALLOC : SK_MEMINFO_WMEM_QUEUED];
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
 	/* Data gathered for the socket (sends[]) will take room too. */
 	if (f->send_slot)
 		room -= (long)r->sends[f->send_slot - 1].len;
-	/* Not writable as the kernel sees it (free space under half the queue). */
-	*full = 2 * room < queued / 2;
+	/* Not writable as the kernel sees it (TCP: free space under half the queue). */
+	if (f->route == ROUTE_GATEWAY)
+		*full = 4 * queued > (long)mi[SK_MEMINFO_SNDBUF];
+	else
+		*full = 2 * room < queued / 2;
 	return room < 0 ? 0 : room > (long)MAX_WND ? MAX_WND : (uint32_t)room;
 }
 
@@ -188,6 +197,13 @@ static uint16_t tcp_agent_mss(struct relay *r, const struct flow *f)
 	struct tcp_info ti;
 	socklen_t l = sizeof(ti);
 
+	/*
+	 * A gateway flow's socket is a unix socket pair (no TCP_INFO) with a
+	 * small send buffer (wmem_default): the segment of the gateway's own way
+	 * out, an Ethernet link's, so that the window is never short of one.
+	 */
+	if (f->route == ROUTE_GATEWAY)
+		return (uint16_t)(1500 - pkt_l4_off(f->asrc.family) - 20);
 	memset(&ti, 0, sizeof(ti));
 	if (r->sys->getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 &&
 	    ti.tcpi_advmss >= 536 && ti.tcpi_advmss < mss)

@@ -448,6 +448,24 @@ def c_connect(host, port, timeout="3"):
     return f"{r} {int((time.monotonic() - t) * 1000)}"
 
 
+def c_gw(host, port, n):
+    """n bytes of blob() to a gateway port, then EOF; the gateway's one-line answer."""
+    try:
+        s = connect(host, int(port), 30)
+        for chunk in blob(int(n)):
+            s.sendall(chunk)
+        s.shutdown(socket.SHUT_WR)
+        r = b""
+        while True:
+            x = s.recv(65536)
+            if not x:
+                break
+            r += x
+        return "ok " + r.decode().strip()
+    except OSError as e:
+        return errname(e)
+
+
 def c_udp(host, port, msg="ping", timeout="2"):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
     s.settimeout(float(timeout))

@@ -317,6 +317,62 @@ static void test_filter_order(void **state)
 	expect(f, PROTO_TCP, "10.0.0.1", 80, V_DENY, "special:10.0.0.0/8");
 }
 
+/* otogate's ports on 10.0.2.4 and fd00::4, TCP only; nothing else there. */
+static void test_filter_gateway(void **state)
+{
+	struct filter *f = base_filter();
+
+	(void)state;
+	expect(f, PROTO_TCP, "10.0.2.4", 8001, V_DENY, "special:10.0.0.0/8");
+	assert_int_equal(ipaddr_parse("10.0.2.4", &f->gw4), 0);
+	assert_int_equal(ipaddr_parse("fd00::4", &f->gw6), 0);
+	f->gw_port[0] = 8001;
+	f->gw_port[1] = 8003;
+	f->ngw = 2;
+	f->no_public = 1;
+	expect(f, PROTO_TCP, "10.0.2.4", 8001, V_ALLOW, "gateway");
+	expect(f, PROTO_TCP, "fd00::4", 8003, V_ALLOW, "gateway");
+	expect(f, PROTO_TCP, "10.0.2.4", 8002, V_DENY, "special:10.0.0.0/8");
+	expect(f, PROTO_UDP, "10.0.2.4", 8001, V_DENY, "special:10.0.0.0/8");
+	expect(f, PROTO_ICMP, "10.0.2.4", 0, V_DENY, "special:10.0.0.0/8");
+	expect(f, PROTO_TCP, "10.0.2.5", 8001, V_DENY, "special:10.0.0.0/8");
+	expect(f, PROTO_TCP, "::ffff:10.0.2.4", 8001, V_DENY, "special:::ffff:0:0/96");
+	expect(f, PROTO_TCP, "10.0.2.3", 8001, V_DENY, "special:10.0.0.0/8");
+}
+
+static void test_gateway_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "5", "5:", ":8001", "2:8001", "05:8001", "5:08001", "5:0", "5:65536",
+		"5:8001,", "5:8001,,8002", "5:8001,8001", "5: 8001", "5:8001 ", "-5:8001",
+		"5:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "99999999:1",
+	};
+	uint16_t ports[NET_MAX_GATEWAY];
+	size_t n;
+	int fd;
+
+	(void)state;
+	assert_int_equal(gateway_parse("5:8001", &fd, ports, &n), 0);
+	assert_int_equal(fd, 5);
+	assert_int_equal(n, 1);
+	assert_int_equal(ports[0], 8001);
+	assert_int_equal(gateway_parse("12:8001,443,65535,1", &fd, ports, &n), 0);
+	assert_int_equal(fd, 12);
+	assert_int_equal(n, 4);
+	assert_int_equal(ports[1], 443);
+	assert_int_equal(ports[2], 65535);
+	assert_int_equal(ports[3], 1);
+	assert_int_equal(gateway_parse("3:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", &fd, ports, &n),
+			 0);
+	assert_int_equal(n, 16);
+	assert_int_equal(gateway_parse(NULL, &fd, ports, &n), -1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		if (gateway_parse(bad[i], &fd, ports, &n) != -1 || errno != EINVAL)
+			fail_msg("gateway_parse accepted <%s>", bad[i]);
+	}
+}
+
 static void test_rule_split(void **state)
 {
 	char host[64];
@@ -669,7 +725,8 @@ int main(void)
 		cmocka_unit_test(test_rule_split),	  cmocka_unit_test(test_resolv_first),
 		cmocka_unit_test(test_pkt_tcp_roundtrip), cmocka_unit_test(test_pkt_checksums),
 		cmocka_unit_test(test_pkt_malformed),	  cmocka_unit_test(test_pkt_udp_echo_icmp),
-		cmocka_unit_test(test_pkt_vnet),
+		cmocka_unit_test(test_pkt_vnet),	  cmocka_unit_test(test_filter_gateway),
+		cmocka_unit_test(test_gateway_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,8 +30,11 @@
 
 #define LOG_FD 50
 #define TUN_FD 60
+#define GW_FD 70
 
 static int next_fd, closed, so_error;
+/* The gateway: what the relay sent it (the port, the fd), and what it says. */
+static int gw_port, gw_fd, gw_errno;
 static char logged[4096];
 static uint8_t tun_out[128];
 static size_t tun_out_len;
@@ -54,6 +57,16 @@ static int f_socket(int d, int t, int p)
 {
 	(void)d, (void)t, (void)p;
 	return 100 + next_fd++;
+}
+
+static int f_socketpair(int d, int t, int p, int sv[2])
+{
+	assert_int_equal(d, AF_UNIX);
+	assert_int_equal(t & SOCK_STREAM, SOCK_STREAM);
+	(void)p;
+	sv[0] = 100 + next_fd++;
+	sv[1] = 100 + next_fd++;
+	return 0;
 }
 
 static int f_connect(int fd, const struct sockaddr *sa, socklen_t l)
@@ -93,8 +106,22 @@ static ssize_t f_send(int fd, const void *buf, size_t len, int flags)
 
 static ssize_t f_sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	(void)fd, (void)m, (void)flags;
-	return 0;
+	struct cmsghdr *cm;
+
+	(void)flags;
+	if (fd != GW_FD)
+		return 0;
+	if (gw_errno) {
+		errno = gw_errno;
+		return -1;
+	}
+	cm = CMSG_FIRSTHDR(m);
+	assert_non_null(cm);
+	assert_int_equal(cm->cmsg_type, SCM_RIGHTS);
+	memcpy(&gw_fd, CMSG_DATA(cm), sizeof(int));
+	assert_int_equal(m->msg_iov[0].iov_len, sizeof(int));
+	memcpy(&gw_port, m->msg_iov[0].iov_base, sizeof(int));
+	return (ssize_t)sizeof(int);
 }
 
 static int f_shutdown(int fd, int how)
@@ -144,6 +171,7 @@ static int f_clock_gettime(clockid_t c, struct timespec *ts)
 
 static const struct relay_sys fake = {
 	.socket = f_socket,
+	.socketpair = f_socketpair,
 	.connect = f_connect,
 	.setsockopt = f_setsockopt,
 	.getsockopt = f_getsockopt,
@@ -178,9 +206,12 @@ static int setup(void **state)
 	cfg.max_udp_flows = 1;
 	cfg.tcp_idle_ms = 5000;
 	cfg.udp_idle_ms = 2000;
+	cfg.gateway_fd = -1;
 	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
 	rl.now = 1000000;
 	next_fd = closed = so_error = 0;
+	gw_port = gw_fd = gw_errno = 0;
+	warned[0] = 0;
 	logged[0] = 0;
 	tun_out_len = 0;
 	log_verbosity = -1;
@@ -362,6 +393,70 @@ static void test_failed_connect_frees_the_flow(void **state)
 	assert_int_equal(rst.dport, 40002);
 }
 
+/*
+ * A TCP flow to a gateway port on 10.0.2.4 goes to the gateway: one end of a
+ * socket pair is the flow's socket, connected (its first EPOLLOUT makes the
+ * SYN-ACK, with an Ethernet link's MSS), the other end is sent with the port
+ * and closed here. Another port there is private; without a gateway socket,
+ * so is the gateway's port; a gateway that takes nothing refuses the flow,
+ * both ends closed, and says so.
+ */
+static void test_gateway_route(void **state)
+{
+	struct pkt syn = P(PROTO_TCP, 40001), synack;
+	struct flow *f;
+
+	(void)state;
+	assert_int_equal(ipaddr_parse("10.0.2.4", &filt.gw4), 0);
+	filt.gw_port[0] = 8001;
+	filt.gw_port[1] = 8002;
+	filt.ngw = 2;
+	assert_int_equal(ipaddr_parse("10.0.2.4", &syn.dst), 0);
+	syn.dport = 8002;
+	syn.seq = 1000;
+
+	/* No gateway socket: refused. */
+	assert_null(flow_open(&rl, &syn));
+	assert_non_null(strstr(logged, "\"port\":8002,\"verdict\":\"deny\",\"rule\":\"gateway\""));
+
+	cfg.gateway_fd = GW_FD;
+	logged[0] = 0;
+	tcp_input(&rl, &syn);
+	f = flow_find(&rl, &syn);
+	assert_non_null(f);
+	assert_non_null(strstr(logged, "\"port\":8002,\"verdict\":\"allow\",\"rule\":\"gateway\""));
+	assert_int_equal(f->route, ROUTE_GATEWAY);
+	assert_int_equal(f->fd, 100);
+	assert_int_equal(gw_fd, 101);
+	assert_int_equal(gw_port, 8002);
+	assert_int_equal(closed, 1); /* the gateway's end, ours no more */
+	assert_int_equal(f->state, FLOW_TCP_CONNECTING);
+	tun_out_len = 0;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLOUT), FLOW_KEPT);
+	assert_int_equal(f->state, FLOW_TCP_SYNACK);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &synack), 0);
+	assert_int_equal(synack.flags, TH_SYN | TH_ACK);
+	assert_int_equal(synack.mss, 1460);
+
+	/* A port the gateway does not serve: private, as 10.0.2.4 is. */
+	syn.dport = 8003;
+	syn.sport = 40002;
+	logged[0] = 0;
+	assert_null(flow_open(&rl, &syn));
+	assert_non_null(strstr(logged, "\"port\":8003,\"verdict\":\"deny\",\"rule\":\"special:"));
+
+	/* A gateway that takes nothing: refused, both ends closed, a warning. */
+	syn.dport = 8001;
+	gw_errno = EAGAIN;
+	closed = 0;
+	assert_null(flow_open(&rl, &syn));
+	assert_int_equal(closed, 2);
+	assert_string_equal(warned, "relay: unable to hand a flow to the gateway (port 8001): "
+				    "Resource temporarily unavailable");
+	cfg.gateway_fd = -1;
+	filt.ngw = 0;
+}
+
 /* A UDP flow idle past --udp-idle is freed by its timer, not before. */
 static void test_udp_idle_timer(void **state)
 {
@@ -391,6 +486,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_connect_frees_the_flow, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_udp_idle_timer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

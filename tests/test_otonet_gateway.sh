@@ -1,0 +1,110 @@
+#!/bin/sh
+# otonet's gateway route (OTO_GATEWAY, for otogate): a TCP flow from the
+# agent to 10.0.2.4 or fd00::4 on a port the gateway serves is handed to the
+# gateway as one end of a socket pair, with the port; every other port there
+# stays private, and without a gateway so does every port. The gateway here
+# is tests/helpers/fakegate.py, which answers each flow with its port, byte
+# count and hash. In the topology of tests/net/topo.sh, at MTU 1500.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+GATE="$PY $OTO_TESTS/helpers/fakegate.py"
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/lan.seen"
+}
+
+assertLanUntouched() {
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+}
+
+# gate PORTS MODE [OTONET OPTIONS] -- CMD...: CMD in otonet behind the fake
+# gateway, in the fake host; stdout in $T/out, stderr (fakegate's lines
+# and otonet's) in $T/err.
+gate() {
+	_ports=$1 _mode=$2
+	shift 2
+	run in_host $GATE "$_ports" "$_mode" -- "$OTO_BIN/otonet" $AS $PUB "$@"
+}
+
+# The first 16 hex digits of the SHA-256 of nettool's blob of N bytes.
+blobsha() {
+	$PY -c 'import hashlib, sys
+sys.path.insert(0, sys.argv[1])
+import nettool
+h = hashlib.sha256()
+for c in nettool.blob(int(sys.argv[2])):
+    h.update(c)
+print(h.hexdigest()[:16])' "$OTO_TESTS/net" "$1"
+}
+
+test_a_gateway_port_reaches_the_gateway() {
+	gate 8001,8002 serve --log-fd 3 -- sh -c "$NT gw 10.0.2.4 8002 100000; $NT gw fd00::4 8001 3000000" 3>"$T/log"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "ok port=8002 bytes=100000 sha=$(blobsha 100000)
+ok port=8001 bytes=3000000 sha=$(blobsha 3000000)" "$(cat "$T/out")"
+	assertEquals 2 "$(grep -c '"verdict":"allow","rule":"gateway"' "$T/log")"
+	assertLanUntouched
+}
+
+test_other_ports_and_protocols_there_stay_private() {
+	gate 8001 serve --log-fd 3 -- sh -c "$NT gw 10.0.2.4 8002 10; $NT udp 10.0.2.4 8001; $NT gw fd00::4 80 10" 3>"$T/log"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "ECONNREFUSED
+EHOSTUNREACH
+ECONNREFUSED" "$(cut -d' ' -f1 "$T/out")"
+	assertEquals 0 "$(grep -c '"rule":"gateway"' "$T/log")"
+	assertNotContains "$(cat "$T/err")" "fakegate: port="
+	assertLanUntouched
+}
+
+test_without_a_gateway_its_ports_are_private() {
+	run in_host "$OTO_BIN/otonet" $AS $PUB --log-fd 3 -- $NT gw 10.0.2.4 8001 10 3>"$T/log"
+	assertEquals "ECONNREFUSED" "$(cat "$T/out")"
+	assertContains "$(cat "$T/log")" '"dst":"10.0.2.4","port":8001,"verdict":"deny","rule":"special:10.0.0.0/8"'
+}
+
+# The gateway's socket and OTO_GATEWAY are the relay's alone: the sandbox
+# holds the same fds as without a gateway.
+test_the_sandbox_holds_nothing_of_the_gateway() {
+	probe='for f in /proc/$$/fd/*; do echo "${f##*/} $(readlink "$f" | sed "s/:\[.*//")"; done
+		env | grep -c OTO_GATEWAY; true'
+	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
+	without=$(cat "$T/out")
+	gate 8001 serve -- sh -c "$probe"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "$without" "$(cat "$T/out")"
+	assertEquals "0" "$(tail -n 1 "$T/out")"
+}
+
+# A gateway that is gone: the flow is refused, nothing goes another way,
+# and the relay says why once.
+test_a_dead_gateway_refuses_the_flow() {
+	gate 8001 dead -- sh -c "$NT gw 10.0.2.4 8001 10; $NT gw 10.0.2.4 8001 10"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "ECONNREFUSED
+ECONNREFUSED" "$(cat "$T/out")"
+	assertEquals "otonet: warning: relay: unable to hand a flow to the gateway (port 8001): Broken pipe" \
+		"$(grep 'gateway' "$T/err")"
+	assertLanUntouched
+}
+
+test_bad_gateway_values_are_refused() {
+	for v in x 5 5:0 5:8001,8001 2:8001; do
+		run env OTO_GATEWAY="$v" "$OTO_BIN/otonet" $AS -- true
+		assertEquals "<$v>" 100 "$rc"
+		assertEquals "otonet: fatal: OTO_GATEWAY=$v: not FD:PORT[,PORT]... (at most 16 ports)" "$(cat "$T/err")"
+	done
+	run env OTO_GATEWAY=5:8001 "$OTO_BIN/otonet" $AS -- true 5</dev/null
+	assertEquals 100 "$rc"
+	assertEquals "otonet: fatal: OTO_GATEWAY: fd 5 is not a unix stream or seqpacket socket" "$(cat "$T/err")"
+}
+
+. shunit2
