@@ -1,5 +1,6 @@
 // FUZZ: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c
-// FUZZ: lib/http_repl_init.c lib/http_repl_feed.c lib/http_repl_flush.c
+// FUZZ: lib/http_repl_init.c lib/http_repl_feed.c lib/http_repl_flush.c lib/http_head_line.c
+// FUZZ: lib/http_header_line.c lib/http_resp_parse.c
 /*
  * otogate's HTTP code over any bytes: the agent's requests (lib/http_*.c).
  * Input: one byte that cuts the reads, one that sizes the pattern of the
@@ -12,7 +13,9 @@
  *     header into a body or the reverse;
  *   - the body read whole and read in cut pieces ends at the same byte with
  *     the same data, within the stream;
- * and the streaming replacer, fed the whole input in cut pieces, equals a
+ * the same stream read as a response (to a HEAD when the first byte is odd)
+ * parses whole as in cut reads, and its body reads whole as in pieces; and
+ * the streaming replacer, fed the whole input in cut pieces, equals a
  * whole-string replacement. Nothing may crash or read out of bounds.
  */
 #include <stdint.h>
@@ -27,6 +30,7 @@ static const char PHANTOM[] = "oto-phantom-f";
 static const char REAL[] = "REAL-SECRET-VALUE";
 
 static struct http_req whole, cut, again;
+static struct http_resp rwhole, rcut;
 static struct http_repl repl;
 
 /* The next read's length, from a small generator seeded by the input. */
@@ -75,7 +79,8 @@ static void check_rewrite(const char *p)
 	memset(&again, 0, sizeof(again));
 	/*
 	 * The rewritten head may pass HTTP_MAX_HEAD or a line's limit (a longer real
-	 * value, "Name: value" for "Name:value"): it may fail for that, never for
+	 * value, "Name: value" for "Name:value"), or HTTP_MAX_HEADERS (Host added to
+	 * an HTTP/1.0 request of 100 headers): it may fail for that, never for
 	 * anything else.
 	 */
 	switch (http_req_parse(&again, out, (size_t)n)) {
@@ -83,6 +88,7 @@ static void check_rewrite(const char *p)
 		break;
 	case HTTP_ELINE:
 	case HTTP_EHEAD:
+	case HTTP_ECOUNT:
 		return;
 	default:
 		abort();
@@ -139,6 +145,39 @@ static void check_repl(const uint8_t *s, size_t n, size_t plen, uint32_t seed)
 		abort();
 }
 
+static void check_resp(const char *p, size_t n, uint32_t seed, int head)
+{
+	static char dat1[1 << 20], dat2[1 << 20];
+	size_t pos = 0, u1, u2, d1, d2;
+	int e1, e2, r1, r2;
+
+	memset(&rwhole, 0, sizeof(rwhole));
+	e1 = http_resp_parse(&rwhole, p, n, head);
+	memset(&rcut, 0, sizeof(rcut));
+	do {
+		pos += step(&seed, n - pos);
+		e2 = http_resp_parse(&rcut, p, pos, head);
+	} while (e2 == HTTP_MORE && pos < n);
+	if (e1 != e2)
+		abort();
+	if (e1 != HTTP_OK)
+		return;
+	if (rwhole.head_len != rcut.head_len || rwhole.status != rcut.status ||
+	    rwhole.status < 100 || rwhole.status > 599 || rwhole.status == 101 ||
+	    rwhole.nheaders != rcut.nheaders ||
+	    memcmp(rwhole.h, rcut.h, rwhole.nheaders * sizeof(rwhole.h[0])) ||
+	    memcmp(&rwhole.body, &rcut.body, sizeof(rwhole.body)) || rwhole.head_len > n ||
+	    ((head || rwhole.status < 200) && rwhole.body.kind != HTTP_BODY_NONE) ||
+	    (rwhole.body.kind == HTTP_BODY_CLOSE && rwhole.keep_alive))
+		abort();
+	u1 = body_read(p + rwhole.head_len, n - rwhole.head_len, rwhole.body, seed, 0, dat1, &d1,
+		       &r1);
+	u2 = body_read(p + rwhole.head_len, n - rwhole.head_len, rwhole.body, seed, 1, dat2, &d2,
+		       &r2);
+	if (r1 != r2 || u1 != u2 || d1 != d2 || memcmp(dat1, dat2, d1))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char dat1[1 << 20], dat2[1 << 20];
@@ -150,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	seed = data[0];
 	check_repl(data + 2, size - 2, 1 + data[1] % 8, seed);
+	check_resp((const char *)data + 2, size - 2, seed, data[0] & 1);
 	p = (const char *)data + 2;
 	n = size - 2;
 	for (int req = 0; req < 8 && off < n; req++) {

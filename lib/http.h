@@ -65,12 +65,14 @@ enum http_err {
 	HTTP_ECHUNK,	 /* a malformed chunk size line, or a chunk not ended by CRLF */
 	HTTP_ECHUNKSIZE, /* a chunk size above 2^60, or a size line too long */
 	HTTP_ETRAILER,	 /* a malformed or too long trailer */
+	HTTP_ESTATUS,	 /* a response's status line that is not VERSION SP 3DIGIT [SP REASON] */
 	HTTP_ERR_COUNT_, /* the number of values (not an error) */
 };
 /* http_strerror.c: one line saying what was wrong ("CONNECT refused"). */
 const char *http_strerror(int err);
-/* http_status.c: the HTTP status the gateway answers err with: 400, 414, 431, 501 or 505
- * (0 for HTTP_OK and HTTP_MORE). */
+/* http_status.c: the HTTP status the gateway answers a request's err with: 400, 414, 431,
+ * 501 or 505 (0 for HTTP_OK and HTTP_MORE). An upstream's response it cannot read is a 502,
+ * whatever the error (HTTP_ESTATUS, which only a response earns, is 502 here). */
 int http_status(int err);
 
 /* A token's byte (RFC 9110, 5.6.2): a method, a header name. */
@@ -94,8 +96,45 @@ struct http_header {
 	struct http_span name, value; /* the value without its surrounding white space */
 };
 
+/*
+ * http_head_line.c: the next line of a head in buf[0, len), from *pos (the
+ * bytes read so far) and *line (where the current line starts), both 0 at
+ * first and kept between calls: HTTP_OK with the line in buf[*at, *end)
+ * (without its CRLF), HTTP_MORE, HTTP_ECRLF, HTTP_EHEAD past HTTP_MAX_HEAD,
+ * or too_long for a line past HTTP_MAX_LINE.
+ */
+int http_head_line(uint32_t *pos, uint32_t *line, const char *buf, size_t len, int too_long,
+		   uint32_t *at, uint32_t *end);
+
+/* What the header lines say, gathered as they are read (http_header_line). */
+enum {
+	HTTP_F_LENGTH = 1,    /* a Content-Length: length */
+	HTTP_F_CHUNKED = 2,   /* Transfer-Encoding: chunked */
+	HTTP_F_CLOSE = 4,     /* Connection: close */
+	HTTP_F_KEEPALIVE = 8, /* Connection: keep-alive */
+};
+enum http_which { HTTP_H_OTHER, HTTP_H_HOST, HTTP_H_UPGRADE };
+struct http_fields {
+	unsigned int flags;
+	uint64_t length;
+	enum http_which which; /* the last line's header, when the caller must decide */
+};
+/*
+ * http_header_line.c: the header line buf[at, end) (no CRLF) into h, its value
+ * without surrounding white space, and into f what it says: HTTP_MORE, or
+ * HTTP_EFOLD, HTTP_ENAME, HTTP_EVALUE, HTTP_ELENGTH (not one number below
+ * 10^18, or a second one), HTTP_ETE (not "chunked", or twice).
+ */
+int http_header_line(const char *buf, uint32_t at, uint32_t end, struct http_header *h,
+		     struct http_fields *f);
+
 /* A body's framing, and how far it has been read (http_body_feed). */
-enum http_body_kind { HTTP_BODY_NONE, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED };
+enum http_body_kind {
+	HTTP_BODY_NONE,
+	HTTP_BODY_LENGTH,
+	HTTP_BODY_CHUNKED,
+	HTTP_BODY_CLOSE, /* a response's: everything until the upstream closes */
+};
 struct http_body {
 	enum http_body_kind kind;
 	uint64_t left;	   /* LENGTH: bytes to come; CHUNKED: of the current chunk */
@@ -114,10 +153,11 @@ struct http_body {
  */
 struct http_req {
 	/* the parser's state */
-	uint32_t pos;	    /* bytes read */
-	uint32_t line;	    /* where the current line starts */
-	int done, err;	    /* once done, err (HTTP_OK or an error) is returned again */
-	unsigned int flags; /* what was seen so far (http_req_parse.c) */
+	uint32_t pos;	      /* bytes read */
+	uint32_t line;	      /* where the current line starts */
+	int done, err;	      /* once done, err (HTTP_OK or an error) is returned again */
+	int seen_line;	      /* the request line was read */
+	struct http_fields f; /* what the headers said so far */
 	/* the head, once complete */
 	uint32_t head_len; /* bytes up to and with the empty line: the body starts here */
 	struct http_span method, target;
@@ -137,6 +177,35 @@ struct http_req {
 int http_req_parse(struct http_req *r, const char *buf, size_t len);
 
 /*
+ * A response head, read as a request's (zero it, then call again as bytes
+ * arrive). Its framing (RFC 9112, 6.3) depends on the request: head says it
+ * was a HEAD, whose response has no body whatever its headers say.
+ */
+struct http_resp {
+	uint32_t pos, line; /* the parser's state, as in struct http_req */
+	int done, err;
+	int seen_line;
+	struct http_fields f;
+	uint32_t head_len; /* bytes up to and with the empty line */
+	int minor;	   /* HTTP/1.minor */
+	int status;	   /* 100 to 599 */
+	struct http_span reason;
+	uint32_t nheaders;
+	struct http_header h[HTTP_MAX_HEADERS];
+	int keep_alive; /* the connection may carry another response after this one */
+	struct http_body body;
+};
+/*
+ * http_resp_parse.c: HTTP_OK once the head is complete, HTTP_MORE, or an
+ * error (sticky). No body for a HEAD, a 1xx, 204 or 304; chunked; a
+ * Content-Length; else everything until the upstream closes (no keep-alive).
+ * A 1xx is interim: the final response's head follows from head_len (parse
+ * it with a zeroed struct). 101 (Switching Protocols) is HTTP_EUPGRADE: the
+ * gateway never asks for one. An Upgrade header is only an offer, passed over.
+ */
+int http_resp_parse(struct http_resp *r, const char *buf, size_t len, int head);
+
+/*
  * http_body_feed.c: read the next bytes of a body, buf[0, len) (those after the
  * head, then each new read). On return *used bytes were the body's, framing
  * and data; of them, buf[*doff, *doff + *dlen) is data (a chunk's bytes, or
@@ -144,6 +213,7 @@ int http_req_parse(struct http_req *r, const char *buf, size_t len);
  * per call: call again with what is left. HTTP_OK: the body ended at *used
  * (the next request starts there); HTTP_MORE: all of buf was the body's and
  * more is to come; or an error (sticky). Trailers are read and passed over.
+ * HTTP_BODY_CLOSE: every byte is data, and it never ends here (HTTP_MORE).
  */
 int http_body_feed(struct http_body *b, const char *buf, size_t len, size_t *used, size_t *doff,
 		   size_t *dlen);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Where a body ends (RFC 9112, 6 and 7.1): after Content-Length bytes, or
- * after the chunk of size zero and the trailer section. The chunked framing
+ * Where a body ends (RFC 9112, 6 and 7.1): after Content-Length bytes, after
+ * the chunk of size zero and the trailer section, or (a response's) when the
+ * connection closes. The chunked framing
  * is read byte by byte, so it may be cut anywhere between reads; CRLF only,
  * as in the head. Chunk extensions and trailers are checked and passed over
  * (never interpreted). Each line counts its CRLF against its limit, as in
@@ -161,6 +162,10 @@ int http_body_feed(struct http_body *b, const char *buf, size_t len, size_t *use
 		b->left -= *used;
 		b->data += *used;
 		return b->left ? HTTP_MORE : HTTP_OK;
+	case HTTP_BODY_CLOSE:
+		*dlen = *used = len;
+		b->data += len;
+		return HTTP_MORE;
 	case HTTP_BODY_CHUNKED:
 		if (b->state == S_DONE)
 			return HTTP_OK;

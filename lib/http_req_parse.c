@@ -9,24 +9,8 @@
  * body to the upstream, or the reverse. Pure.
  */
 #include <string.h>
-#include <strings.h>
 
 #include "http.h"
-
-enum {
-	F_LINE = 1,	  /* the request line was read */
-	F_LENGTH = 2,	  /* Content-Length */
-	F_CHUNKED = 4,	  /* Transfer-Encoding: chunked */
-	F_CLOSE = 8,	  /* Connection: close */
-	F_KEEPALIVE = 16, /* Connection: keep-alive */
-};
-
-static int is(const char *buf, struct http_span s, const char *lower)
-{
-	size_t n = strlen(lower);
-
-	return s.len == n && !strncasecmp(buf + s.off, lower, n);
-}
 
 static int request_line(struct http_req *r, const char *buf, uint32_t at, uint32_t end)
 {
@@ -57,160 +41,73 @@ static int request_line(struct http_req *r, const char *buf, uint32_t at, uint32
 		return HTTP_EVERSION;
 	r->minor = sp2[8] - '0';
 	r->host = -1;
-	r->flags |= F_LINE;
+	r->seen_line = 1;
 	return HTTP_MORE;
 }
 
-/* Content-Length: one decimal number (no sign, no list), below 10^18. */
-static int content_length(struct http_req *r, const char *v, uint32_t n)
+static int header(struct http_req *r, const char *buf, uint32_t at, uint32_t end)
 {
-	uint64_t x = 0;
+	int err;
 
-	if ((r->flags & F_LENGTH) || n == 0 || n > 18)
-		return HTTP_ELENGTH;
-	for (uint32_t i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return HTTP_ELENGTH;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
-	r->body.left = x;
-	r->flags |= F_LENGTH;
-	return HTTP_MORE;
-}
-
-/* Connection: a list of tokens; close and keep-alive matter here. */
-static void connection(struct http_req *r, const char *v, uint32_t n)
-{
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint32_t s, e;
-
-		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-			i++;
-		s = i;
-		while (i < n && v[i] != ',')
-			i++;
-		e = i;
-		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-			e--;
-		if (e - s == 5 && !strncasecmp(v + s, "close", 5))
-			r->flags |= F_CLOSE;
-		if (e - s == 10 && !strncasecmp(v + s, "keep-alive", 10))
-			r->flags |= F_KEEPALIVE;
-	}
-}
-
-static int header_line(struct http_req *r, const char *buf, uint32_t at, uint32_t end)
-{
-	const char *p = buf + at, *colon;
-	struct http_header *h;
-	uint32_t vs, ve;
-
-	if (*p == ' ' || *p == '\t')
-		return HTTP_EFOLD;
 	if (r->nheaders == HTTP_MAX_HEADERS)
 		return HTTP_ECOUNT;
-	colon = memchr(p, ':', end - at);
-	if (!colon || colon == p)
-		return HTTP_ENAME;
-	for (const char *c = p; c < colon; c++)
-		if (!http_tchar((unsigned char)*c))
-			return HTTP_ENAME;
-	vs = (uint32_t)(colon + 1 - buf);
-	ve = end;
-	while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
-		vs++;
-	while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
-		ve--;
-	if (ve > vs && !http_value_ok(buf + vs, ve - vs))
-		return HTTP_EVALUE;
-	h = &r->h[r->nheaders];
-	h->name = (struct http_span){ at, (uint32_t)(colon - p) };
-	h->value = (struct http_span){ vs, ve - vs };
-	if (is(buf, h->name, "content-length")) {
-		int err = content_length(r, buf + vs, ve - vs);
-
-		if (err != HTTP_MORE)
-			return err;
-	} else if (is(buf, h->name, "transfer-encoding")) {
-		if ((r->flags & F_CHUNKED) || !is(buf, h->value, "chunked"))
-			return HTTP_ETE;
-		r->flags |= F_CHUNKED;
-	} else if (is(buf, h->name, "host")) {
+	err = http_header_line(buf, at, end, &r->h[r->nheaders], &r->f);
+	if (err != HTTP_MORE)
+		return err;
+	if (r->f.which == HTTP_H_UPGRADE)
+		return HTTP_EUPGRADE;
+	if (r->f.which == HTTP_H_HOST) {
 		if (r->host >= 0)
 			return HTTP_EHOST;
 		r->host = (int)r->nheaders;
-	} else if (is(buf, h->name, "upgrade")) {
-		return HTTP_EUPGRADE;
-	} else if (is(buf, h->name, "connection")) {
-		connection(r, buf + vs, ve - vs);
 	}
 	r->nheaders++;
 	return HTTP_MORE;
 }
 
 /* The empty line: what the headers say together. */
-static int head_end(struct http_req *r, uint32_t end)
+static int head_end(struct http_req *r)
 {
-	if ((r->flags & F_CHUNKED) && (r->flags & F_LENGTH))
+	unsigned int fl = r->f.flags;
+
+	if ((fl & HTTP_F_CHUNKED) && (fl & HTTP_F_LENGTH))
 		return HTTP_ETELENGTH;
-	if ((r->flags & F_CHUNKED) && r->minor == 0)
+	if ((fl & HTTP_F_CHUNKED) && r->minor == 0)
 		return HTTP_ETE;
 	if (r->minor == 1 && r->host < 0)
 		return HTTP_EHOST;
-	r->head_len = end;
-	if (r->flags & F_CHUNKED)
+	r->head_len = r->pos;
+	if (fl & HTTP_F_CHUNKED) {
 		r->body.kind = HTTP_BODY_CHUNKED;
-	else if (r->body.left > 0)
+	} else if (r->f.length > 0) {
 		r->body.kind = HTTP_BODY_LENGTH;
-	else
+		r->body.left = r->f.length;
+	} else {
 		r->body.kind = HTTP_BODY_NONE;
-	r->keep_alive = r->minor == 1 ? !(r->flags & F_CLOSE)
-				      : (r->flags & F_KEEPALIVE) && !(r->flags & F_CLOSE);
+	}
+	r->keep_alive =
+	    r->minor == 1 ? !(fl & HTTP_F_CLOSE) : (fl & HTTP_F_KEEPALIVE) && !(fl & HTTP_F_CLOSE);
 	return HTTP_OK;
 }
 
 static int parse(struct http_req *r, const char *buf, size_t len)
 {
-	while (r->pos < len) {
-		size_t lim = len, at = r->line;
-		const char *nl;
-		uint32_t end;
-		int err;
+	for (;;) {
+		uint32_t at, end;
+		int err = http_head_line(&r->pos, &r->line, buf, len,
+					 r->seen_line ? HTTP_ELINE : HTTP_EURILONG, &at, &end);
 
-		if (lim > at + HTTP_MAX_LINE)
-			lim = at + HTTP_MAX_LINE;
-		if (lim > HTTP_MAX_HEAD)
-			lim = HTTP_MAX_HEAD;
-		nl = memchr(buf + r->pos, '\n', lim - r->pos);
-		if (!nl) {
-			r->pos = (uint32_t)lim;
-			if (lim == len)
-				return HTTP_MORE;
-			if (lim == HTTP_MAX_HEAD)
-				return HTTP_EHEAD;
-			return r->flags & F_LINE ? HTTP_ELINE : HTTP_EURILONG;
-		}
-		r->pos = (uint32_t)(nl + 1 - buf);
-		r->line = r->pos;
-		/* The line is buf[at, end), its CRLF after it. */
-		if (nl == buf + at || nl[-1] != '\r')
-			return HTTP_ECRLF;
-		end = (uint32_t)(nl - 1 - buf);
-		if (memchr(buf + at, '\r', end - at))
-			return HTTP_ECRLF;
+		if (err != HTTP_OK)
+			return err;
 		if (end == at) {
-			if (!(r->flags & F_LINE))
+			if (!r->seen_line)
 				continue; /* an empty line before the request line */
-			return head_end(r, r->pos);
+			return head_end(r);
 		}
-		err = r->flags & F_LINE ? header_line(r, buf, (uint32_t)at, end)
-					: request_line(r, buf, (uint32_t)at, end);
+		err = r->seen_line ? header(r, buf, at, end) : request_line(r, buf, at, end);
 		if (err != HTTP_MORE)
 			return err;
 	}
-	return HTTP_MORE;
 }
 
 int http_req_parse(struct http_req *r, const char *buf, size_t len)

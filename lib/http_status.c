@@ -2,8 +2,8 @@
 /*
  * The status the gateway answers a refused request with (RFC 9110, 15):
  * 414 and 431 for what is too long, 505 for another version, 501 for what
- * it does not do (another transfer coding, CONNECT, Upgrade), 400 otherwise.
- * Pure.
+ * it does not do (another transfer coding, CONNECT, Upgrade), 400 otherwise;
+ * 502 for an upstream's status line it cannot read. Pure.
  */
 #include "http.h"
 
@@ -25,6 +25,8 @@ int http_status(int err)
 	case HTTP_ECONNECT:
 	case HTTP_EUPGRADE:
 		return 501;
+	case HTTP_ESTATUS:
+		return 502;
 	default:
 		return 400;
 	}

@@ -26,6 +26,7 @@ static const char *const HTTP_ERR[] = {
 	[HTTP_ECHUNK] = "malformed chunk framing",
 	[HTTP_ECHUNKSIZE] = "chunk size or size line too large",
 	[HTTP_ETRAILER] = "malformed or too large trailer",
+	[HTTP_ESTATUS] = "malformed status line",
 };
 _Static_assert(sizeof(HTTP_ERR) / sizeof(HTTP_ERR[0]) == HTTP_ERR_COUNT_,
 	       "every enum http_err has its message");

@@ -1,11 +1,12 @@
 // UNIT: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c
 // UNIT: lib/http_repl_init.c lib/http_repl_feed.c lib/http_repl_flush.c lib/http_strerror.c
-// UNIT: lib/http_status.c
+// UNIT: lib/http_status.c lib/http_head_line.c lib/http_header_line.c lib/http_resp_parse.c
 /*
  * Unit tests of otogate's HTTP/1.1 code (lib/http_*.c): the request head
  * parser fed whole and in every split, its refusals one by one, the body's
- * framing, the phantom's replacement in header values only, and the
- * streaming replacer at every boundary of a response.
+ * framing, the phantom's replacement in header values only, the response
+ * head and its framing, and the streaming replacer at every boundary of a
+ * response.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -498,6 +499,151 @@ static void test_body_chunked_limits(void **state)
 	}
 }
 
+/* ---- responses ---- */
+
+static struct http_resp P, P2;
+
+static int presp(const char *s, int head)
+{
+	memset(&P, 0, sizeof(P));
+	return http_resp_parse(&P, s, strlen(s), head);
+}
+
+static void test_resp_parses_a_head_in_every_split(void **state)
+{
+	static const char s[] = "HTTP/1.1 200 OK, fine\r\n"
+				"Content-Type: text/event-stream\r\n"
+				"Transfer-Encoding: chunked\r\n"
+				"Upgrade: h2c\r\n"
+				"\r\n"
+				"5\r\nhello\r\n";
+	size_t n = strlen(s), hl = n - 10;
+
+	(void)state;
+	assert_int_equal(presp(s, 0), HTTP_OK);
+	assert_int_equal(P.head_len, hl);
+	assert_int_equal(P.status, 200);
+	assert_int_equal(P.minor, 1);
+	assert_true(span_is(s, P.reason, "OK, fine"));
+	assert_int_equal(P.nheaders, 3);
+	assert_true(span_is(s, P.h[1].value, "chunked"));
+	assert_int_equal(P.body.kind, HTTP_BODY_CHUNKED);
+	assert_int_equal(P.keep_alive, 1);
+	memcpy(&P2, &P, sizeof(P));
+	memset(&P, 0, sizeof(P));
+	for (size_t len = 0; len < hl; len++)
+		assert_int_equal(http_resp_parse(&P, s, len, 0), HTTP_MORE);
+	assert_int_equal(http_resp_parse(&P, s, hl, 0), HTTP_OK);
+	assert_memory_equal(&P, &P2, sizeof(P));
+	for (size_t cut = 0; cut <= n; cut++) {
+		memset(&P, 0, sizeof(P));
+		assert_int_equal(http_resp_parse(&P, s, cut, 0), cut >= hl ? HTTP_OK : HTTP_MORE);
+		assert_int_equal(http_resp_parse(&P, s, n, 0), HTTP_OK);
+		assert_memory_equal(&P, &P2, sizeof(P));
+	}
+}
+
+struct framing {
+	const char *resp;
+	int head, err, status;
+	enum http_body_kind kind;
+	uint64_t left;
+	int keep_alive;
+};
+
+/* RFC 9112, 6.3, case by case; and what is refused. */
+static void test_resp_framing(void **state)
+{
+	static const struct framing t[] = {
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0, HTTP_OK, 200, HTTP_BODY_LENGTH,
+		  5, 1 },
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, HTTP_OK, 200, HTTP_BODY_NONE,
+		  0, 1 },
+		{ "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n", 0, HTTP_OK, 200,
+		  HTTP_BODY_CHUNKED, 0, 1 },
+		{ "HTTP/1.1 200 OK\r\n\r\n", 0, HTTP_OK, 200, HTTP_BODY_CLOSE, 0, 0 },
+		{ "HTTP/1.1 200\r\nConnection: close\r\nContent-Length: 2\r\n\r\n", 0, HTTP_OK, 200,
+		  HTTP_BODY_LENGTH, 2, 0 },
+		{ "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", 0, HTTP_OK, 204,
+		  HTTP_BODY_NONE, 0, 1 },
+		{ "HTTP/1.1 304 \r\nTransfer-Encoding: chunked\r\n\r\n", 0, HTTP_OK, 304,
+		  HTTP_BODY_NONE, 0, 1 },
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", 1, HTTP_OK, 200, HTTP_BODY_NONE,
+		  0, 1 },
+		{ "HTTP/1.1 100 Continue\r\n\r\n", 0, HTTP_OK, 100, HTTP_BODY_NONE, 0, 1 },
+		{ "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\n", 0, HTTP_OK, 200, HTTP_BODY_LENGTH,
+		  5, 0 },
+		{ "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 5\r\n\r\n", 0,
+		  HTTP_OK, 200, HTTP_BODY_LENGTH, 5, 1 },
+		{ "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n\r\n", 0, HTTP_OK, 200,
+		  HTTP_BODY_CLOSE, 0, 0 },
+		{ "HTTP/1.1 599 x\r\nContent-Length: 1\r\n\r\n", 0, HTTP_OK, 599, HTTP_BODY_LENGTH,
+		  1, 1 },
+		{ "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", 0,
+		  HTTP_EUPGRADE, 0, 0, 0, 0 },
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n", 0,
+		  HTTP_ETELENGTH, 0, 0, 0, 0 },
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 0,
+		  HTTP_ELENGTH, 0, 0, 0, 0 },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", 0, HTTP_ETE, 0, 0, 0, 0 },
+		{ "HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0, HTTP_ETE, 0, 0, 0,
+		  0 },
+		{ "HTTP/1.1 200 OK\r\n folded\r\n\r\n", 0, HTTP_EFOLD, 0, 0, 0, 0 },
+		{ "HTTP/1.1 200 OK\nContent-Length: 5\r\n\r\n", 0, HTTP_ECRLF, 0, 0, 0, 0 },
+		{ "HTTP/2 200\r\n\r\n", 0, HTTP_EVERSION, 0, 0, 0, 0 },
+		{ "HTTP/1.2 200 OK\r\n\r\n", 0, HTTP_EVERSION, 0, 0, 0, 0 },
+		{ "HTTP/1.1  200 OK\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "HTTP/1.1 20 OK\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "HTTP/1.1 2000 OK\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "HTTP/1.1 099 x\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "HTTP/1.1 600 x\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "HTTP/1.1 200 O\x01K\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "ICY 200 OK\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+		{ "\r\nHTTP/1.1 200 OK\r\n\r\n", 0, HTTP_ESTATUS, 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int err = presp(t[i].resp, t[i].head);
+
+		if (err != t[i].err)
+			fail_msg("response %zu: %s (%d), want %s (%d)", i, http_strerror(err), err,
+				 http_strerror(t[i].err), t[i].err);
+		if (err != HTTP_OK)
+			continue;
+		assert_int_equal(P.status, t[i].status);
+		if (P.body.kind != t[i].kind || P.body.left != t[i].left ||
+		    P.keep_alive != t[i].keep_alive)
+			fail_msg("response %zu: body %d left %llu keep-alive %d", i, P.body.kind,
+				 (unsigned long long)P.body.left, P.keep_alive);
+	}
+}
+
+static void test_resp_limits_and_close_body(void **state)
+{
+	static char s[HTTP_MAX_LINE + 64];
+	struct http_body b = { .kind = HTTP_BODY_CLOSE };
+	size_t used, doff, dlen;
+
+	(void)state;
+	/* A status line of HTTP_MAX_LINE bytes with its CRLF, and one more. */
+	for (int extra = 0; extra <= 1; extra++) {
+		size_t n = HTTP_MAX_LINE + (size_t)extra;
+
+		memcpy(s, "HTTP/1.1 200 ", 13);
+		memset(s + 13, 'r', n - 15);
+		memcpy(s + n - 2, "\r\n\r\n", 4);
+		memset(&P, 0, sizeof(P));
+		assert_int_equal(http_resp_parse(&P, s, n + 2, 0), extra ? HTTP_ELINE : HTTP_OK);
+	}
+	/* Until the upstream closes: all of it is data, and it never ends here. */
+	assert_int_equal(http_body_feed(&b, "abc", 3, &used, &doff, &dlen), HTTP_MORE);
+	assert_int_equal(used, 3);
+	assert_int_equal(doff, 0);
+	assert_int_equal(dlen, 3);
+	assert_int_equal(b.data, 3);
+}
+
 /* ---- the phantom in header values ---- */
 
 static const char PHANTOM[] = "oto-phantom-0123456789abcdef";
@@ -807,6 +953,9 @@ int main(void)
 		cmocka_unit_test(test_body_length),
 		cmocka_unit_test(test_body_chunked_refusals),
 		cmocka_unit_test(test_body_chunked_limits),
+		cmocka_unit_test(test_resp_parses_a_head_in_every_split),
+		cmocka_unit_test(test_resp_framing),
+		cmocka_unit_test(test_resp_limits_and_close_body),
 		cmocka_unit_test(test_rewrite_header_values_only),
 		cmocka_unit_test(test_rewrite_refusals_and_bound),
 		cmocka_unit_test(test_value_ok),
