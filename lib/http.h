@@ -9,16 +9,24 @@
  *     where a request ends (request smuggling): CRLF only, no folding, one
  *     Content-Length or Transfer-Encoding "chunked" and never both, no
  *     CONNECT, no Upgrade;
- *   - http_body_feed: where the body ends (Content-Length or chunked), and
- *     the data in it, so the next request of a kept-alive connection starts
- *     where it should;
+ *   - http_resp_parse: the upstream's response head, and where its body ends
+ *     (RFC 9112, 6.3), the same header lines and limits as a request's
+ *     (http_head_line, http_header_line);
+ *   - http_body_feed: where a body ends (Content-Length, chunked, or the
+ *     connection's close), and the data in it, so the next message of a
+ *     kept-alive connection starts where it should, and a chunked response
+ *     can be decoded before the replacer looks into it;
  *   - http_head_rewrite: the head again, with a phantom replaced by the real
  *     value in header values only: never in the method, the path, the query,
  *     a header's name, or the body;
  *   - http_repl_*: a streaming replacer for responses, turning every
  *     occurrence of the real value back into the phantom whatever the buffer
  *     boundaries, without ever letting out a prefix of the real value that the
- *     next bytes could complete.
+ *     next bytes could complete. It sees bytes, not framing: fed a chunked
+ *     body raw, it would miss a value cut by a chunk's size line, and a
+ *     replacement of another length breaks a Content-Length. So the gateway
+ *     feeds it the decoded data (http_body_feed) and frames what comes out
+ *     itself (chunked), or gives the phantom the real value's length.
  *
  * Lengths and offsets are into the caller's buffer: the parser copies nothing.
  */
