@@ -917,6 +917,89 @@ static void test_repl_holds_back_a_prefix(void **state)
 	assert_int_equal(http_repl_flush(&RP, out), 0);
 }
 
+/*
+ * The response path as the gateway composes it, at every cut of the stream:
+ * the head parsed and passed through one replacer, the chunked body decoded
+ * (http_body_feed) and its data through another, flushed at the body's end.
+ * The real value, cut by a chunk's framing, still becomes the phantom; the
+ * raw stream through a replacer would have let it out.
+ */
+static void test_response_path_every_cut(void **state)
+{
+	static const char real[] = "sk-ant-SECRET", ph[] = "oto-phantom-0";
+	static const char resp[] = "HTTP/1.1 200 OK\r\n"
+				   "X-Echo: sk-ant-SECRET\r\n"
+				   "Transfer-Encoding: chunked\r\n"
+				   "\r\n"
+				   "9\r\ndata: sk-\r\n"
+				   "a\r\nant-SECRET\r\n"
+				   "11\r\n\n\ndata: sk-ant-SE\r\n"
+				   "5\r\nCRE\n\n\r\n"
+				   "0\r\n\r\n";
+	static const char want_head[] = "HTTP/1.1 200 OK\r\n"
+					"X-Echo: oto-phantom-0\r\n"
+					"Transfer-Encoding: chunked\r\n"
+					"\r\n";
+	static const char want_body[] = "data: oto-phantom-0\n\ndata: sk-ant-SECRE\n\n";
+	static struct http_repl hr, br;
+	size_t n = strlen(resp);
+	char out[512];
+
+	(void)state;
+	/* Raw, the chunk framing hides the value cut in two. */
+	assert_int_equal(http_repl_init(&br, real, 13, ph, 13), 0);
+	{
+		size_t o = http_repl_feed(&br, resp, n, out);
+
+		o += http_repl_flush(&br, out + o);
+		assert_non_null(memmem(out, o, "data: sk-\r\na\r\nant-SECRET", 24));
+	}
+	for (size_t cut = 0; cut <= n; cut++) {
+		size_t ends[2] = { cut, n }, pos = 0, ho = 0, bo = 0, body_at = 0;
+		char hout[256], bout[256];
+		int in_body = 0, done = 0;
+
+		memset(&P, 0, sizeof(P));
+		assert_int_equal(http_repl_init(&hr, real, 13, ph, 13), 0);
+		assert_int_equal(http_repl_init(&br, real, 13, ph, 13), 0);
+		for (int k = 0; k < 2 && !done; k++) {
+			size_t end = ends[k];
+
+			if (!in_body) {
+				int err = http_resp_parse(&P, resp, end, 0);
+
+				if (err == HTTP_MORE)
+					continue;
+				assert_int_equal(err, HTTP_OK);
+				ho = http_repl_feed(&hr, resp, P.head_len, hout);
+				ho += http_repl_flush(&hr, hout + ho);
+				in_body = 1;
+				pos = body_at = P.head_len;
+			}
+			while (pos < end && !done) {
+				size_t used, doff, dlen;
+				int err = http_body_feed(&P.body, resp + pos, end - pos, &used,
+							 &doff, &dlen);
+
+				assert_true(err == HTTP_OK || err == HTTP_MORE);
+				bo += http_repl_feed(&br, resp + pos + doff, dlen, bout + bo);
+				pos += used;
+				if (err == HTTP_OK) {
+					bo += http_repl_flush(&br, bout + bo);
+					done = 1;
+				}
+			}
+		}
+		assert_true(done);
+		assert_int_equal(body_at, strlen(want_head));
+		assert_int_equal(pos, n);
+		assert_int_equal(ho, strlen(want_head));
+		assert_memory_equal(hout, want_head, ho);
+		assert_int_equal(bo, strlen(want_body));
+		assert_memory_equal(bout, want_body, bo);
+	}
+}
+
 static void test_repl_init_limits(void **state)
 {
 	static char big[HTTP_MAX_SECRET + 1];
@@ -962,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_repl_every_split),
 		cmocka_unit_test(test_repl_holds_back_a_prefix),
 		cmocka_unit_test(test_repl_init_limits),
+		cmocka_unit_test(test_response_path_every_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
