@@ -13,6 +13,8 @@
 #
 # Each tool is cmd/TOOL/*.c linked with lib/ (an archive, so only what a tool
 # uses is pulled in). A directory under cmd/ is a tool: nothing to list here.
+# libseccomp, libsodium and libcap are linked into every tool (the linker
+# takes what each uses); OpenSSL only into otogate (LDLIBS_otogate).
 #
 # SAN=1 (with LIBC=glibc) builds the tools with ASan and UBSan into
 # build/glibc-san: dynamically linked, for the second pass of the suites in
@@ -37,6 +39,8 @@ CFLAGS  ?= -Os
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Ilib -MMD -MP
 LDFLAGS += -static -Wl,--gc-sections -s -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 LDLIBS  := -lseccomp -lsodium -lcap
+# What one tool links besides: OpenSSL (build/deps, like the others) is otogate's alone.
+LDLIBS_otogate := -lssl -lcrypto
 
 ifeq ($(LIBC),musl)
 # musl has no _FORTIFY_SOURCE; its headers ignore the macro, so it is not set.
@@ -125,7 +129,8 @@ define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/liboto.a
 	@mkdir -p $(BIN)
 	@$(if $(Q),echo "  LD      $$@")
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $(SAN_ALL) $(SAN_$(1)) $$(LDLIBS)
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $(SAN_ALL) $(SAN_$(1)) \
+		$$(LDLIBS_$(1)) $$(LDLIBS)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 

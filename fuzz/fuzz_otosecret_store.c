@@ -1,8 +1,10 @@
-// FUZZ: cmd/otosecret/store.c
+// FUZZ: lib/store_parse.c lib/store_verify.c lib/store_open.c lib/store_find.c lib/store_ad.c
+// FUZZ: lib/store_name_ok.c
 /*
- * The store parser over any bytes, then verification and decryption of every
- * entry it accepts under a fixed key (a seed store built with that key lets
- * the fuzzer reach the crypto path). No input may crash, read out of bounds,
+ * The store parser (lib/store_parse.c, shared by otosecret and otogate) over
+ * any bytes, then verification and decryption of every entry it accepts under
+ * a fixed key (a seed store built with that key lets the fuzzer reach the
+ * crypto path). No input may crash, read out of bounds,
  * or decrypt an entry whose tag does not verify.
  */
 #include <stdint.h>
@@ -12,7 +14,6 @@
 #include <sodium.h>
 
 #include "oto.h"
-#include "otosecret/otosecret.h"
 
 /* The fixed key: 32 bytes 0x01..0x20. */
 static uint8_t key[STORE_KEY_BYTES];

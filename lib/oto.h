@@ -20,6 +20,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
@@ -162,5 +163,115 @@ unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long l
 
 /* env.c */
 void env_unset_prefix(const char *prefix); /* unsetenv every variable starting with prefix */
+
+/*
+ * The sealed store (otosecret writes it, otosecret and otogate read it): its
+ * format is at the top of store_parse.c. Everything here is pure but
+ * xkey_load and xstore_load, and store_build (fresh random nonces).
+ */
+#define STORE_MAGIC	  "OTOSECRT"
+#define STORE_VERSION	  1
+#define STORE_ID_BYTES	  16
+#define STORE_HDR_BYTES	  32 /* magic 8, version 1, reserved 3, id 16, count 4 */
+#define STORE_ENTRY_FIXED 29 /* name length 1, value length 4, nonce 24 */
+#define STORE_NONCE_BYTES 24
+#define STORE_TAG_BYTES	  16
+#define STORE_KEY_BYTES	  32
+#define STORE_MAX_ENTRIES 256
+#define STORE_MAX_NAME	  64
+#define STORE_MAX_VALUE	  65536
+#define STORE_MAX_SIZE	  (1024 * 1024)
+#define STORE_AD_MAX	  (STORE_HDR_BYTES + 4 + 1 + STORE_MAX_NAME)
+
+enum store_err {
+	STORE_OK = 0,
+	STORE_ETOOBIG,	 /* larger than STORE_MAX_SIZE */
+	STORE_ESHORT,	 /* ends inside the header or an entry */
+	STORE_EMAGIC,	 /* not a store */
+	STORE_EVERSION,	 /* a version this program does not read */
+	STORE_ERESERVED, /* reserved header bytes not zero */
+	STORE_ECOUNT,	 /* more entries than STORE_MAX_ENTRIES */
+	STORE_ENAME,	 /* a name of bad length or characters */
+	STORE_EVALUE,	 /* a value longer than STORE_MAX_VALUE */
+	STORE_EDUP,	 /* a name twice */
+	STORE_ETRAILING, /* bytes after the last entry */
+	STORE_EVERIFY,	 /* an entry fails authentication: wrong key or tampered */
+};
+
+struct store_entry {
+	const char *name; /* not NUL-terminated: name_len bytes */
+	size_t name_len;
+	const uint8_t *nonce;
+	const uint8_t *ct; /* value_len + STORE_TAG_BYTES */
+	size_t value_len;
+};
+
+struct store_view {
+	const uint8_t *hdr; /* the STORE_HDR_BYTES bound into every entry */
+	const uint8_t *id;
+	uint32_t count;
+	struct store_entry e[STORE_MAX_ENTRIES];
+};
+
+/* A value to seal, with its name (a C string). */
+struct store_plain {
+	const char *name;
+	const uint8_t *value;
+	size_t value_len;
+};
+
+/* The store's integers: little-endian. */
+static inline uint32_t le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void le32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* store_strerror.c: the message of an enum store_err. */
+const char *store_strerror(int err);
+/* store_name_ok.c: [A-Za-z_][A-Za-z0-9_]*, 1..64 bytes. */
+int store_name_ok(const char *name, size_t len);
+/* store_parse.c: a view of buf (no copy): an enum store_err, and no entries unless STORE_OK. */
+int store_parse(const uint8_t *buf, size_t len, struct store_view *v);
+/* store_find.c: the index of the entry name (a C string), or -1. */
+int store_find(const struct store_view *v, const char *name);
+/* store_ad.c: the associated data of entry i (the header, i, the name's length, the name); its
+ * length. The same for sealing and opening. */
+size_t store_ad(const uint8_t *hdr, uint32_t i, const char *name, size_t name_len,
+		uint8_t ad[STORE_AD_MAX]);
+/* store_verify.c: authenticate entry i without decrypting it: STORE_OK or STORE_EVERIFY. */
+int store_verify(const struct store_view *v, uint32_t i, const uint8_t *key);
+/* store_open.c: decrypt entry i into out (value_len bytes): STORE_OK or STORE_EVERIFY. */
+int store_open(const struct store_view *v, uint32_t i, const uint8_t *key, uint8_t *out);
+/* store_size.c: the size of a store holding these entries, or 0 past a limit. */
+size_t store_size(const struct store_plain *pe, uint32_t n);
+/* store_build.c: seal n entries under key into out (store_size bytes), with fresh random nonces;
+ * 0, or -1 past a limit or when outsz is too small. */
+int store_build(const uint8_t id[STORE_ID_BYTES], const struct store_plain *pe, uint32_t n,
+		const uint8_t *key, uint8_t *out, size_t outsz);
+
+/* The key's text form "oto-key-1:BASE64URL\n" (key_encode.c, key_decode.c). */
+#define KEY_PREFIX   "oto-key-1:"
+#define KEY_TEXT_MAX 128
+int key_encode(const uint8_t key[STORE_KEY_BYTES], char *out, size_t outsz); /* length or -1 */
+int key_decode(const char *text, size_t len, uint8_t key[STORE_KEY_BYTES]);  /* 0 or -1 */
+/*
+ * xkey_load.c: read a key (fd, or path when not NULL), refuse a file group or
+ * others may read, decode it into locked memory (sodium_malloc, STORE_KEY_BYTES);
+ * the fd is closed. Dies 101 (rejected) or 111.
+ */
+uint8_t *xkey_load(int fd, const char *path);
+/*
+ * xstore_load.c: read a store (fd, or path) into a malloc'd buffer, its length
+ * in *len; the fd is closed. NULL for a missing path when missing_ok; with
+ * owner_only, a file group or others may access is refused. Dies 101 or 111.
+ */
+uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only);
 
 #endif

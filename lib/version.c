@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+#include <openssl/crypto.h>
 #include <seccomp.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -13,15 +14,18 @@
  * A weak reference pulls nothing in by itself and is null when nothing else
  * did; each one names the function every user of its library calls:
  * seccomp_init (every filter starts there), sodium_init (required before any
- * other call), cap_init (cap_get_proc and the other allocators call it).
+ * other call), cap_init (cap_get_proc and the other allocators call it),
+ * OPENSSL_init_crypto (libssl and libcrypto initialise through it). Only
+ * otogate links OpenSSL: a core tool that names it has pulled it in by mistake.
  */
 #pragma weak seccomp_init
 #pragma weak sodium_init
 #pragma weak cap_init
+#pragma weak OPENSSL_init_crypto
 
 void version_print(void)
 {
-	const char *libs[3];
+	const char *libs[4];
 	size_t n = 0;
 
 	if (seccomp_init)
@@ -30,6 +34,8 @@ void version_print(void)
 		libs[n++] = OTO_LIB_SODIUM;
 	if (cap_init)
 		libs[n++] = OTO_LIB_CAP;
+	if (OPENSSL_init_crypto)
+		libs[n++] = OTO_LIB_SSL;
 	printf("%s %s", log_prog, OTO_VERSION);
 	for (size_t i = 0; i < n; i++)
 		printf("%s%s", i ? ", " : " (", libs[i]);

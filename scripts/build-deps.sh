@@ -1,6 +1,7 @@
 #!/bin/sh
-# Build libseccomp, libsodium and libcap as static musl libraries from
-# Debian bookworm's own source packages, into build/deps/.
+# Build libseccomp, libsodium, libcap and OpenSSL (libssl, libcrypto) as
+# static musl libraries from Debian bookworm's own source packages, into
+# build/deps/. The core tools link the first three; only otogate links OpenSSL.
 #
 # Pins. Each library is pinned to an upstream version, not to a Debian
 # revision: the archive keeps only the newest revision of a package, and a
@@ -31,6 +32,10 @@ set -eu
 SECCOMP_UPSTREAM=2.5.4
 SODIUM_UPSTREAM=1.0.18
 CAP_UPSTREAM=2.66
+# OpenSSL's stable updates move its upstream version (3.0.x), so its pin moves
+# with them. 3.0.20 is bookworm's (the point release); bookworm-security's
+# 3.0.22 was listed but its files were not served (404) when this was set.
+SSL_UPSTREAM=3.0.20
 
 resolve_only=
 if [ "${1:-}" = --resolve-only ]; then
@@ -221,4 +226,30 @@ if ! stamp_ok cap "$CAP_UPSTREAM"; then
 		cp libcap/include/sys/capability.h "$inc/sys/") >"$log" 2>&1 ||
 		die "libcap build failed"
 	echo "$rev" >"$out/.cap.stamp"
+fi
+
+# OpenSSL: the libraries only (no command, no tests, no manuals), without what
+# a TLS client with a fixed CA bundle never needs: no shared objects or
+# loadable modules (no-dso: nothing is loaded at run time), no engines, no
+# legacy provider, no compression (CRIME), no SSLv3, DTLS, SRP, SCTP or SRTP,
+# no async jobs, and no openssl.cnf read behind the caller's back
+# (no-autoload-config: the host's configuration cannot change the gateway's
+# TLS). OPENSSLDIR is Debian's, so the default verify paths are the host's CA
+# bundle (/usr/lib/ssl/certs -> /etc/ssl/certs). The assembler stays: AES-GCM
+# and ChaCha20 at full speed.
+if ! stamp_ok ssl "$SSL_UPSTREAM"; then
+	command -v perl >/dev/null || die "perl not found (apt-get install perl)"
+	fetch openssl "$SSL_UPSTREAM"
+	info "building openssl $rev (log: $out/ssl.log)"
+	log=$out/ssl.log
+	(cd "$dir" &&
+		CC=musl-gcc CFLAGS="$CFLAGS_DEPS -isystem $uapi" ./Configure linux-x86_64 \
+			no-shared no-dso no-engine no-tests no-legacy no-comp no-ssl3 no-dtls \
+			no-srp no-sctp no-srtp no-async no-autoload-config no-ui-console \
+			--prefix="$out" --libdir=lib --openssldir=/usr/lib/ssl >&2 &&
+		make -s -j"$jobs" build_libs >&2 &&
+		cp libssl.a libcrypto.a "$lib/" && rm -rf "$inc/openssl" &&
+		cp -r include/openssl "$inc/") >"$log" 2>&1 ||
+		die "openssl build failed"
+	echo "$rev" >"$out/.ssl.stamp"
 fi

@@ -5,8 +5,8 @@
 #   scripts/install-deps.sh build|test|bench|fuzz
 set -eu
 
-build="musl-tools gcc make gperf autoconf automake libtool dpkg-dev debian-archive-keyring
-libseccomp-dev libsodium-dev libcap-dev file"
+build="musl-tools gcc make gperf autoconf automake libtool perl dpkg-dev debian-archive-keyring
+libseccomp-dev libsodium-dev libcap-dev libssl-dev file"
 test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 iproute2 util-linux
 python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
 nodejs:node iperf3 curl strace gdb linux-perf shellcheck

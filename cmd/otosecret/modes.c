@@ -211,7 +211,7 @@ void xotosecret_seal(const struct otosecret_opts *o)
 {
 	static struct store_view v;
 	static struct sealed s[STORE_MAX_ENTRIES];
-	static struct plain_entry pe[STORE_MAX_ENTRIES];
+	static struct store_plain pe[STORE_MAX_ENTRIES];
 	uint8_t id[STORE_ID_BYTES], *old, *out, *key = xkey_load(o->key_fd, o->key_path);
 	struct reader r = { 0 };
 	uint32_t n = 0;
@@ -279,7 +279,7 @@ void xotosecret_seal(const struct otosecret_opts *o)
 		}
 	}
 	for (uint32_t i = 0; i < n; i++)
-		pe[i] = (struct plain_entry){ s[i].name, s[i].value, s[i].len };
+		pe[i] = (struct store_plain){ s[i].name, s[i].value, s[i].len };
 	size = store_size(pe, n);
 	if (!size)
 		die(EXIT_REJECT, 0, "the store would be larger than 1 MiB");
