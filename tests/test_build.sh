@@ -145,13 +145,13 @@ test_version_names_the_revisions_built() {
 	assertTrue "OTO_VERSION in the Makefile: '$VERSION'" \
 		"echo '$VERSION' | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+$'"
 	if otoexec --version | grep -q -- '-dev '; then
-		for l in seccomp:libseccomp sodium:libsodium cap:libcap; do
+		for l in seccomp:libseccomp sodium:libsodium cap:libcap ssl:libssl; do
 			# shellcheck disable=SC2034 # read by the eval
 			v=$(dpkg-query -W -f '${Version}' "${l#*:}-dev" 2>/dev/null) || v=system
 			eval "${l%%:*}=\"${l#*:}-dev \$v\""
 		done
 	else
-		for l in seccomp:libseccomp sodium:libsodium cap:libcap; do
+		for l in seccomp:libseccomp sodium:libsodium cap:libcap ssl:openssl; do
 			assertTrue "stamp $DEPS/.${l%%:*}.stamp" "[ -s '$DEPS/.${l%%:*}.stamp' ]"
 			eval "${l%%:*}=\"${l#*:} \$(cat '$DEPS/.${l%%:*}.stamp')\""
 		done
@@ -160,7 +160,7 @@ test_version_names_the_revisions_built() {
 	# shellcheck disable=SC2154 # set by the eval above
 	for want in "otoexec $VERSION ($seccomp, $cap)" "otonet $VERSION ($seccomp, $cap)" \
 		"otons $VERSION ($cap)" "otosecret $VERSION ($sodium)" "otomount $VERSION" \
-		"otoprobe $VERSION" "otorun $VERSION"; do
+		"otoprobe $VERSION" "otorun $VERSION" "otogate $VERSION ($seccomp, $sodium, $cap, $ssl)"; do
 		run "${want%% *}" --version
 		assertEquals "$want: exit" 0 "$rc"
 		assertEquals "$want" "$(cat "$T/out")"

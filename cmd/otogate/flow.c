@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * One flow of the agent, on a thread of its own, with blocking I/O: its
+ * requests one after the other (keep-alive), each read with lib/http's
+ * parser, its head rewritten (the phantom becomes the real value in header
+ * values only, Host becomes the upstream's), forwarded with its body as it
+ * came, and the response streamed back as it arrives (server-sent events
+ * included), the real value turned back into the phantom in its head and
+ * its body: the body decoded from its chunks first, and framed again.
+ *
+ * Whatever goes wrong before a response has begun is answered with an HTTP
+ * error and a one-line body; after, the agent's connection is closed. Either
+ * way one log line says what happened. A request the gateway refuses never
+ * reaches an upstream.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "http.h"
+#include "oto.h"
+#include "otogate.h"
+
+#define IO_SIZE	 65536
+#define IN_SIZE	 (HTTP_MAX_HEAD + IO_SIZE)
+#define OUT_SIZE (2 * HTTP_MAX_HEAD + HTTP_MAX_HEADERS + GATE_MAX_HOST + 64)
+#define REP_SIZE (2 * (IO_SIZE + HTTP_MAX_SECRET) + 64)
+
+struct flow {
+	const struct gate *gate;
+	const struct grant *g; /* NULL: no grant on this port */
+	int port;
+	int fd; /* the agent's */
+	struct upstream up;
+	char in[IN_SIZE], rb[IN_SIZE];
+	size_t inlen, rblen;
+	char out[OUT_SIZE];
+	char rep[REP_SIZE];
+	struct http_req req;
+	struct http_resp resp;
+	struct http_repl repl;
+	/* the current request's record */
+	unsigned long long up_bytes, down_bytes;
+	int status;
+	const char *error;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void flow_log(struct flow *f)
+{
+	struct gate_logrec r = { 0 };
+	struct timespec ts;
+	char line[8192];
+	size_t n;
+
+	if (f->gate->log_fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r.sec = (long long)ts.tv_sec;
+	r.msec = ts.tv_nsec / 1000000;
+	r.grant = f->g ? f->g->name : "-";
+	r.host = f->g ? f->g->host : "-";
+	if (f->req.done && f->req.err == HTTP_OK) {
+		r.method = f->in + f->req.method.off;
+		r.method_len = f->req.method.len;
+		r.path = f->in + f->req.target.off;
+		r.path_len = f->req.target.len;
+	} else {
+		r.method = r.path = "";
+	}
+	r.status = f->status;
+	r.up = f->up_bytes;
+	r.down = f->down_bytes;
+	r.error = f->error;
+	n = gate_log_format(line, sizeof(line), &r);
+	/* One write: the lines of concurrent flows never mix. */
+	if (n && write(f->gate->log_fd, line, n) < 0)
+		log_msg(LOG_DEBUG, errno, "unable to write a log line");
+}
+
+/* The gateway's own answer, before any byte of a response: logged, then the flow ends. */
+static void refuse(struct flow *f, int status, const char *why, const char *detail)
+{
+	char msg[512], head[1024];
+	size_t n;
+
+	if (detail && *detail)
+		snprintf(msg, sizeof(msg), "%s: %s", why, detail);
+	else
+		snprintf(msg, sizeof(msg), "%s", why);
+	n = gate_error_format(head, sizeof(head), status, msg);
+	if (n && write_all(f->fd, head, n) == 0)
+		f->down_bytes += n;
+	f->status = status;
+	f->error = msg;
+	flow_log(f);
+	infox("port %d (%s): %d %s", f->port, f->g ? f->g->name : "no grant", status, msg);
+}
+
+/* More of the agent's bytes into in: the count, 0 at its end, -1 on error. */
+static ssize_t agent_read(struct flow *f)
+{
+	ssize_t n;
+
+	if (f->inlen == sizeof(f->in)) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	do
+		n = recv(f->fd, f->in + f->inlen, sizeof(f->in) - f->inlen, 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		f->inlen += (size_t)n;
+	return n;
+}
+
+/* The request's head: 1 read, 0 the agent is done, -1 refused (answered). */
+static int read_head(struct flow *f)
+{
+	int err;
+
+	memset(&f->req, 0, sizeof(f->req));
+	for (;;) {
+		err = http_req_parse(&f->req, f->in, f->inlen);
+		if (err == HTTP_OK)
+			return 1;
+		if (err != HTTP_MORE) {
+			refuse(f, http_status(err), http_strerror(err), NULL);
+			return -1;
+		}
+		if (agent_read(f) <= 0) {
+			/* Between requests, or inside blank lines: a clean end. */
+			if (f->req.pos == f->inlen && !f->req.seen_line)
+				return 0;
+			f->status = 0;
+			f->error = "the agent closed inside a request's head";
+			flow_log(f);
+			return -1;
+		}
+	}
+}
+
+/* Another grant's phantom anywhere in the head: the agent aims one credential at another's host. */
+static const struct grant *foreign_phantom(const struct flow *f)
+{
+	const struct otogate_opts *o = f->gate->o;
+
+	for (size_t i = 0; i < o->ngrants; i++) {
+		const struct grant *h = &o->grants[i];
+
+		if (h != f->g && memmem(f->in, f->req.head_len, h->phantom, h->len))
+			return h;
+	}
+	return NULL;
+}
+
+/* The request's body, as it came, to the upstream: 0, or -1 (the flow ends). */
+static int forward_body(struct flow *f)
+{
+	size_t pos = f->req.head_len, used, doff, dlen;
+	int err;
+
+	if (f->req.body.kind == HTTP_BODY_NONE)
+		goto done;
+	for (;;) {
+		while (pos < f->inlen) {
+			err = http_body_feed(&f->req.body, f->in + pos, f->inlen - pos, &used,
+					     &doff, &dlen);
+			if (err != HTTP_OK && err != HTTP_MORE) {
+				f->status = 400;
+				f->error = http_strerror(err);
+				return -1;
+			}
+			if (upstream_write(&f->up, f->in + pos, used) < 0) {
+				f->status = 502;
+				f->error = "the upstream closed while the request was sent";
+				return -1;
+			}
+			f->up_bytes += used;
+			pos += used;
+			if (err == HTTP_OK)
+				goto done;
+		}
+		f->inlen = pos = 0;
+		if (agent_read(f) <= 0) {
+			f->status = 0;
+			f->error = "the agent closed inside a request's body";
+			return -1;
+		}
+	}
+done:
+	/* What follows is the next request's (pipelined). */
+	memmove(f->in, f->in + pos, f->inlen - pos);
+	f->inlen -= pos;
+	return 0;
+}
+
+static ssize_t up_read(struct flow *f)
+{
+	ssize_t n;
+
+	if (f->rblen == sizeof(f->rb)) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	n = upstream_read(&f->up, f->rb + f->rblen, sizeof(f->rb) - f->rblen);
+	if (n > 0)
+		f->rblen += (size_t)n;
+	return n;
+}
+
+/* Every occurrence of the real value in buf[0, len) becomes the phantom (the same length). */
+static void replace_same_len(char *buf, size_t len, const struct grant *g)
+{
+	char *p = buf, *end = buf + len;
+
+	while ((p = memmem(p, (size_t)(end - p), g->real, g->len))) {
+		memcpy(p, g->phantom, g->len);
+		p += g->len;
+	}
+}
+
+/* Data out of the replacer, framed as a chunk when the body is chunked. */
+static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
+{
+	char size[24];
+	struct iovec v[3];
+	size_t total;
+	int n = 0;
+
+	if (!len)
+		return 0;
+	if (!chunked) {
+		if (write_all(f->fd, buf, len) < 0)
+			return -1;
+		f->down_bytes += len;
+		return 0;
+	}
+	v[0].iov_base = size;
+	v[0].iov_len = (size_t)snprintf(size, sizeof(size), "%zx\r\n", len);
+	v[1].iov_base = (void *)buf;
+	v[1].iov_len = len;
+	v[2].iov_base = (void *)"\r\n";
+	v[2].iov_len = 2;
+	total = v[0].iov_len + len + 2;
+	/* One writev: an event of a stream leaves at once and whole. */
+	while (n < 3) {
+		ssize_t w = writev(f->fd, v + n, 3 - n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		while (n < 3 && (size_t)w >= v[n].iov_len)
+			w -= (ssize_t)v[n++].iov_len;
+		if (n < 3) {
+			v[n].iov_base = (char *)v[n].iov_base + w;
+			v[n].iov_len -= (size_t)w;
+		}
+	}
+	f->down_bytes += total;
+	return 0;
+}
+
+/*
+ * The response, streamed: 0 when it is complete (the connection may carry
+ * the next), -1 when the flow must end (logged).
+ */
+static int relay_response(struct flow *f)
+{
+	int head = f->req.method.len == 4 && !memcmp(f->in + f->req.method.off, "HEAD", 4);
+	int err, chunked, began = 0;
+	size_t pos, used, doff, dlen, n;
+	ssize_t r;
+
+	for (;;) {
+		memset(&f->resp, 0, sizeof(f->resp));
+		while ((err = http_resp_parse(&f->resp, f->rb, f->rblen, head)) == HTTP_MORE) {
+			r = up_read(f);
+			if (r <= 0) {
+				/* A close with or without TLS's close_notify: the same to the
+				 * agent. */
+				f->error = "the upstream closed before its response";
+				goto before;
+			}
+		}
+		if (err != HTTP_OK) {
+			f->error = http_strerror(err);
+			goto before;
+		}
+		replace_same_len(f->rb, f->resp.head_len, f->g);
+		if (write_all(f->fd, f->rb, f->resp.head_len) < 0) {
+			f->error = "the agent closed";
+			f->status = f->resp.status;
+			goto after;
+		}
+		began = 1;
+		f->down_bytes += f->resp.head_len;
+		pos = f->resp.head_len;
+		if (f->resp.status >= 200)
+			break;
+		/* An interim response (100 Continue): the final one follows. */
+		memmove(f->rb, f->rb + pos, f->rblen - pos);
+		f->rblen -= pos;
+	}
+	f->status = f->resp.status;
+	chunked = f->resp.body.kind == HTTP_BODY_CHUNKED;
+	if (http_repl_init(&f->repl, f->g->real, f->g->len, f->g->phantom, f->g->len) < 0) {
+		f->error = "unable to start the replacer";
+		goto after;
+	}
+	err = f->resp.body.kind == HTTP_BODY_NONE ? HTTP_OK : HTTP_MORE;
+	while (err == HTTP_MORE) {
+		while (pos < f->rblen) {
+			err = http_body_feed(&f->resp.body, f->rb + pos, f->rblen - pos, &used,
+					     &doff, &dlen);
+			if (err != HTTP_OK && err != HTTP_MORE) {
+				f->error = http_strerror(err);
+				goto after;
+			}
+			if (dlen) {
+				n = http_repl_feed(&f->repl, f->rb + pos + doff, dlen, f->rep);
+				if (send_data(f, f->rep, n, chunked) < 0) {
+					f->error = "the agent closed";
+					goto after;
+				}
+			}
+			pos += used;
+			if (err == HTTP_OK)
+				break;
+		}
+		if (err == HTTP_OK)
+			break;
+		f->rblen = pos = 0;
+		r = up_read(f);
+		if (r == 0 && f->resp.body.kind == HTTP_BODY_CLOSE)
+			break;
+		if (r <= 0) {
+			f->error = "the upstream closed inside its response";
+			goto after;
+		}
+	}
+	/* The held bytes: fewer than the value's length, and no part of it. */
+	n = http_repl_flush(&f->repl, f->rep);
+	if (send_data(f, f->rep, n, chunked) < 0 ||
+	    (chunked && write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
+		f->error = "the agent closed";
+		goto after;
+	}
+	if (chunked)
+		f->down_bytes += 5;
+	memmove(f->rb, f->rb + pos, f->rblen - pos);
+	f->rblen -= pos;
+	flow_log(f);
+	if (!f->resp.keep_alive || f->resp.body.kind == HTTP_BODY_CLOSE) {
+		upstream_close(&f->up);
+		f->rblen = 0;
+	}
+	return 0;
+before:
+	if (!began) {
+		refuse(f, 502, f->error, NULL);
+		return -1;
+	}
+after:
+	flow_log(f);
+	infox("port %d (%s): %s", f->port, f->g->name, f->error);
+	return -1;
+}
+
+static void serve(struct flow *f)
+{
+	const struct grant *other;
+	const char *why;
+	char detail[512];
+	unsigned int count;
+	ssize_t n;
+
+	for (;;) {
+		f->up_bytes = f->down_bytes = 0;
+		f->status = 0;
+		f->error = NULL;
+		if (read_head(f) <= 0)
+			return;
+		if (!f->g) {
+			refuse(f, 421, "no grant on this port", NULL);
+			return;
+		}
+		other = foreign_phantom(f);
+		if (other) {
+			snprintf(detail, sizeof(detail), "%s is not for %s", other->name,
+				 f->g->host);
+			refuse(f, 403, "the phantom of another grant", detail);
+			return;
+		}
+		n = http_head_rewrite(f->in, &f->req, f->g->phantom, f->g->len,
+				      (const char *)f->g->real, f->g->len, f->g->hosthdr,
+				      strlen(f->g->hosthdr), f->out, sizeof(f->out), &count);
+		if (n < 0) {
+			refuse(f, 400, "unable to rewrite the request's head", strerror(errno));
+			return;
+		}
+		if (f->up.fd < 0 && upstream_open(f->g, &f->up, &why, detail, sizeof(detail)) < 0) {
+			sodium_memzero(f->out, (size_t)n);
+			refuse(f, 502, why, detail);
+			return;
+		}
+		if (upstream_write(&f->up, f->out, (size_t)n) < 0) {
+			sodium_memzero(f->out, (size_t)n);
+			refuse(f, 502, "the upstream closed before the request was sent", NULL);
+			return;
+		}
+		sodium_memzero(f->out, (size_t)n);
+		f->up_bytes += (unsigned long long)n;
+		if (forward_body(f) < 0) {
+			if (f->status)
+				refuse(f, f->status, f->error, NULL);
+			else
+				flow_log(f);
+			return;
+		}
+		if (relay_response(f) < 0 || !f->req.keep_alive)
+			return;
+	}
+}
+
+static void *flow_main(void *arg)
+{
+	struct flow *f = arg;
+
+	serve(f);
+	upstream_close(&f->up);
+	close(f->fd);
+	sodium_memzero(f, sizeof(*f));
+	free(f);
+	return NULL;
+}
+
+int flow_start(const struct gate *gate, int fd, int port)
+{
+	struct flow *f = malloc(sizeof(*f));
+	pthread_attr_t a;
+	pthread_t t;
+	int rc;
+
+	if (!f) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	f->gate = gate;
+	f->port = port;
+	f->g = NULL;
+	for (size_t i = 0; i < gate->o->ngrants; i++)
+		if (gate->o->grants[i].gw_port == port)
+			f->g = &gate->o->grants[i];
+	f->fd = fd;
+	f->up.fd = -1;
+	f->up.ssl = NULL;
+	f->inlen = f->rblen = 0;
+	memset(&f->req, 0, sizeof(f->req));
+	/* otonet's end is non-blocking; this thread reads and writes it blocking. */
+	fcntl(fd, F_SETFL, 0);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	rc = pthread_create(&t, &a, flow_main, f);
+	pthread_attr_destroy(&a);
+	if (rc) {
+		close(fd);
+		free(f);
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The gateway holds the real values and parses the agent's bytes: if a bug
+ * in it were ever exploited, the process should be able to do little more
+ * than what it is for. Once it holds what it needs from the host (the
+ * values, the upstreams' addresses, the CA bundle in memory), it leaves the
+ * host's files behind (its own user and mount namespace, an empty read-only
+ * root), holds no capability, sets no_new_privs, is not dumpable, and runs
+ * under a seccomp allowlist of the calls its threads, libc and OpenSSL make;
+ * anything else kills it, and with it every request of the agent (fail
+ * closed: nothing falls back to a direct path). It stays in the host's
+ * network namespace: the upstreams are reached from there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otogate.h"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, text, len);
+	if (w < 0 || (size_t)w != len) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+static void xdrop_caps(void)
+{
+	cap_t none;
+
+	for (cap_value_t c = 0; c <= 63; c++)
+		if (cap_drop_bound(c) < 0 && errno != EINVAL)
+			die(EXIT_SYS, errno,
+			    "gateway: unable to drop capability %d from its bounding set", (int)c);
+	if (cap_reset_ambient() < 0)
+		die(EXIT_SYS, errno, "gateway: unable to clear its ambient capabilities");
+	none = cap_init();
+	if (!none || cap_set_proc(none) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to drop its capabilities");
+	cap_free(none);
+}
+
+void xgate_confine(const struct otogate_opts *o)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char line[64];
+
+	(void)o;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to enter a new user and mount namespace");
+	/*
+	 * Its own ids mapped to themselves. The process stays not dumpable
+	 * throughout (it holds the values): its own /proc/self files are then
+	 * root's, so the maps are written with the dumpable flag up for just
+	 * these writes, before any thread exists and with no capability
+	 * outside the new namespace to gain.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to write its id maps (dumpable)");
+	if (write_file("/proc/self/setgroups", "deny") < 0)
+		die(EXIT_SYS, errno, "gateway: unable to write /proc/self/setgroups");
+	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)uid, (unsigned int)uid);
+	if (write_file("/proc/self/uid_map", line) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to write its uid_map");
+	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)gid, (unsigned int)gid);
+	if (write_file("/proc/self/gid_map", line) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to write its gid_map");
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to make itself not dumpable");
+	xempty_root("gateway", "oto-gateway");
+	xdrop_caps();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to set no_new_privs");
+}
+
+void xgate_lockdown(void)
+{
+	static const int ALLOWED[] = {
+		/* the loop, the flows' I/O, the child */
+		SCMP_SYS(poll),
+		SCMP_SYS(ppoll),
+		SCMP_SYS(read),
+		SCMP_SYS(write),
+		SCMP_SYS(readv),
+		SCMP_SYS(writev),
+		SCMP_SYS(recvfrom),
+		SCMP_SYS(sendto),
+		SCMP_SYS(recvmsg),
+		SCMP_SYS(sendmsg),
+		SCMP_SYS(connect),
+		SCMP_SYS(setsockopt),
+		SCMP_SYS(getsockopt),
+		SCMP_SYS(shutdown),
+		SCMP_SYS(close),
+		SCMP_SYS(fcntl),
+		SCMP_SYS(wait4),
+		SCMP_SYS(kill),
+		SCMP_SYS(clock_gettime),
+		SCMP_SYS(getpid),
+		SCMP_SYS(gettid),
+		/* threads and memory */
+		SCMP_SYS(futex),
+		SCMP_SYS(mmap),
+		SCMP_SYS(munmap),
+		SCMP_SYS(mprotect),
+		SCMP_SYS(madvise),
+		SCMP_SYS(mremap),
+		SCMP_SYS(brk),
+		SCMP_SYS(membarrier),
+		SCMP_SYS(sched_yield),
+		SCMP_SYS(exit),
+		SCMP_SYS(exit_group),
+		SCMP_SYS(rt_sigprocmask),
+		SCMP_SYS(rt_sigreturn),
+		SCMP_SYS(restart_syscall),
+		/* OpenSSL's randomness */
+		SCMP_SYS(getrandom),
+	};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int rc = ctx ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(ALLOWED) / sizeof(ALLOWED[0]); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ALLOWED[i], 0);
+	/* Upstream sockets: internet ones only, never netlink, unix or packet. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+				      SCMP_A0(SCMP_CMP_EQ, AF_INET));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	/* A thread, never a new process: clone only with CLONE_THREAD. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	if (ctx)
+		seccomp_release(ctx);
+	if (rc < 0)
+		die(EXIT_SYS, -rc, "gateway: unable to install its seccomp filter");
+}

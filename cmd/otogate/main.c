@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otogate: keep the session's credentials outside the sandbox. Decrypt the
+ * granted entries, fork, and stay outside as the gateway: the child execs
+ * the rest of the chain (otonet first) with a phantom in place of each value,
+ * and otonet hands the gateway every flow of the agent to a granted port of
+ * 10.0.2.4; the gateway puts the real value into each request's headers and
+ * forwards it over verified TLS to that grant's upstream alone.
+ *
+ * Consumes: argv up to "--"; the store fd and the key fd (closed once read);
+ * the --log-fd fd (the gateway's alone).
+ * Passes on: the rest of argv, exec'd with, for each grant, NAME=phantom and
+ * NAME_URL=http://10.0.2.4:PORT, and OTO_GATEWAY=FD:PORTS with FD, one end of
+ * a socket pair, inherited; every other inherited fd.
+ * Exits: 100 usage, 101 store, key or name rejected, 111 a system call
+ * failed, 126/127 exec, else the child's own code or 128+N when it died of
+ * signal N.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otogate.h"
+
+/* The child's environment: each grant's phantom and URL, and otonet's OTO_GATEWAY. */
+static void xchild_env(const struct otogate_opts *o, int fd)
+{
+	char name[STORE_MAX_NAME + 8], url[64], gw[256];
+
+	for (size_t i = 0; i < o->ngrants; i++) {
+		const struct grant *g = &o->grants[i];
+
+		snprintf(name, sizeof(name), "%s_URL", g->name);
+		snprintf(url, sizeof(url), "http://" GATE_AGENT_ADDR ":%u",
+			 (unsigned int)g->gw_port);
+		if (setenv(g->name, g->phantom, 1) < 0 || setenv(name, url, 1) < 0)
+			die(EXIT_SYS, errno, "unable to set %s for the child", g->name);
+	}
+	if (!gateway_env_format(gw, sizeof(gw), fd, o->ngrants) || setenv("OTO_GATEWAY", gw, 1) < 0)
+		die(EXIT_SYS, errno, "unable to set OTO_GATEWAY for the child");
+}
+
+int main(int argc, char **argv)
+{
+	static struct otogate_opts o;
+	static struct gate gate;
+	const struct rlimit nocore = { 0, 0 };
+	sigset_t mask, old;
+	int sv[2], sigfd;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+
+	log_init(argv[0]);
+
+	/* 1. Before any secret is in memory: no core dump, and not dumpable. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
+		die(EXIT_SYS, errno, "unable to make the process undumpable");
+	xotogate_parse(&o, argc, argv);
+	if (geteuid() == 0 && !o.as)
+		die_usage("run as root: --as USER[:GROUP] names the account the gateway becomes");
+	if (o.as && user_lookup(o.as, &uid, &gid) < 0)
+		die_usage("--as %s: no such unprivileged user or group", o.as);
+	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
+
+	/* 2. The granted entries, and only those, into locked memory; their phantoms. */
+	xsecrets_load(&o);
+
+	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
+	xupstream_init(&o);
+
+	/* 4. Signals wait in a signalfd for the loop, from before the fork. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die(EXIT_SYS, errno, "unable to create the gateway's socket pair");
+
+	/*
+	 * 5. The child execs the chain with the phantoms; it keeps root when
+	 *    run by root (otonet needs it) and its end of the socket pair.
+	 */
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_SYS, errno, "unable to fork the chain");
+	if (pid == 0) {
+		close(sv[0]);
+		if (fd_cloexec(sv[1], 0) < 0)
+			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		xchild_env(&o, sv[1]);
+		xexec(o.argv);
+	}
+	close(sv[1]);
+
+	/*
+	 * 6. The gateway: root never serves the agent. Then it leaves the host's
+	 *    files, capabilities and privileges behind, and allows only its calls.
+	 */
+	if (o.as && geteuid() == 0 && user_become(uid, gid) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to become %s", o.as);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		die(EXIT_SYS, errno, "gateway: unable to create a signalfd");
+	xgate_confine(&o);
+	xgate_lockdown();
+
+	/* 7. Serve until the child exits; exit with its status. */
+	gate.o = &o;
+	gate.log_fd = o.log_fd;
+	xgate_run(&gate, sv[0], sigfd, pid);
+}

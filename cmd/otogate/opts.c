@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otogate.h"
+
+static const char USAGE[] =
+    "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
+    "               --grant NAME=https://HOST[:PORT]... [--ca-file FILE] [--log-fd N]\n"
+    "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
+    "Keep credentials outside the sandbox: PROG gets a phantom for each granted entry,\n"
+    "and the gateway, staying outside, puts the real value into the requests it\n"
+    "forwards over verified TLS to that entry's upstream alone.\n"
+    "\n"
+    "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
+    "  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
+    "  --grant NAME=https://HOST[:PORT]  entry NAME for that upstream alone; repeatable\n"
+    "                     (at most 16). PROG gets NAME=oto-phantom-..., as long as the\n"
+    "                     value, and NAME_URL=http://10.0.2.4:PORT (8001 for the first)\n"
+    "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle)\n"
+    "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
+    "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
+    "                     keeps root, for otonet)\n"
+    "  -v, --verbose      more messages on stderr (names, never values)\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "PROG must be otonet (directly or through stages that pass the environment and\n"
+    "fds on): it reads OTO_GATEWAY and hands the agent's flows to the gateway.\n"
+    "\n"
+    "Exit: PROG's own, or 128+N for a signal; 100 usage, 101 store, key or name\n"
+    "rejected, 111 system error, 126 not executable, 127 not found.\n";
+
+enum {
+	OPT_STORE_FD = 256,
+	OPT_STORE,
+	OPT_KEY_FD,
+	OPT_KEY_FILE,
+	OPT_GRANT,
+	OPT_CA,
+	OPT_LOG,
+	OPT_AS
+};
+
+void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "store-fd", required_argument, NULL, OPT_STORE_FD },
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "key-fd", required_argument, NULL, OPT_KEY_FD },
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "grant", required_argument, NULL, OPT_GRANT },
+		{ "ca-file", required_argument, NULL, OPT_CA },
+		{ "log-fd", required_argument, NULL, OPT_LOG },
+		{ "as", required_argument, NULL, OPT_AS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	const char *why = NULL;
+	int c, fd;
+
+	memset(o, 0, sizeof(*o));
+	o->store_fd = o->key_fd = o->log_fd = -1;
+	opterr = 0;
+	/* '+': stop at the first non-option; musl would permute argv otherwise. */
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE_FD:
+		case OPT_KEY_FD:
+		case OPT_LOG:
+			fd = gate_fd_parse(optarg);
+			if (fd < 0)
+				die_usage("%s %s: not a file descriptor", argv[optind - 1], optarg);
+			*(c == OPT_STORE_FD ? &o->store_fd
+			  : c == OPT_KEY_FD ? &o->key_fd
+					    : &o->log_fd) = fd;
+			break;
+		case OPT_STORE:
+			o->store_path = optarg;
+			break;
+		case OPT_KEY_FILE:
+			o->key_path = optarg;
+			break;
+		case OPT_CA:
+			o->ca_file = optarg;
+			break;
+		case OPT_AS:
+			o->as = optarg;
+			break;
+		case OPT_GRANT: {
+			char *spec = strdup(optarg);
+
+			if (!spec)
+				die(EXIT_SYS, 0, "unable to copy --grant %s: out of memory",
+				    optarg);
+			if (o->ngrants == GATE_MAX_GRANTS)
+				die_usage("too many --grant (at most %d)", GATE_MAX_GRANTS);
+			if (grant_parse(spec, &o->grants[o->ngrants], &why) < 0)
+				die_usage("--grant %s: %s", optarg, why);
+			for (size_t i = 0; i < o->ngrants; i++)
+				if (!strcmp(o->grants[i].name, o->grants[o->ngrants].name))
+					die_usage("--grant %s: %s is granted twice", optarg,
+						  o->grants[i].name);
+			o->grants[o->ngrants].gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
+			o->ngrants++;
+			break;
+		}
+		default:
+			xopt_common(c, USAGE, argv);
+			break;
+		}
+	}
+	if (o->store_fd >= 0 && o->store_path)
+		die_usage("--store-fd and --store are exclusive");
+	if (o->key_fd >= 0 && o->key_path)
+		die_usage("--key-fd and --key-file are exclusive");
+	if (o->store_fd < 0 && !o->store_path)
+		die_usage("no store: --store-fd N or --store FILE (see --help)");
+	if (o->key_fd < 0 && !o->key_path)
+		die_usage("no key: --key-fd N or --key-file FILE (see --help)");
+	if (o->store_fd >= 0 && o->store_fd == o->key_fd)
+		die_usage("--store-fd and --key-fd name the same fd");
+	if (o->log_fd >= 0 && (o->log_fd == o->store_fd || o->log_fd == o->key_fd))
+		die_usage("--log-fd %d is also the store's or the key's", o->log_fd);
+	if (!o->ngrants)
+		die_usage("nothing to grant: --grant NAME=https://HOST[:PORT] (see --help)");
+	if (optind >= argc)
+		die_usage("no program to run (see --help)");
+	o->argv = argv + optind;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: ISC */
+#ifndef OTOGATE_H
+#define OTOGATE_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#define GATE_MAX_GRANTS 16 /* otonet's OTO_GATEWAY carries at most 16 ports */
+#define GATE_FIRST_PORT 8001
+#define GATE_MAX_HOST	253
+#define GATE_MAX_ADDRS	8
+#define GATE_MIN_SECRET 16 /* a shorter real value would be found (and replaced) everywhere */
+#define GATE_PHANTOM	"oto-phantom-"
+#define GATE_AGENT_ADDR "10.0.2.4"
+
+/* ---- opts.c ---- */
+struct grant {
+	const char *name; /* the store entry, and the agent's variable */
+	char host[GATE_MAX_HOST + 1];
+	uint16_t port;	  /* the upstream's, 443 by default */
+	uint16_t gw_port; /* the agent's: 8001 + index */
+	/* filled by main: */
+	uint8_t *real; /* locked memory (sodium_malloc) */
+	size_t len;
+	char *phantom;			 /* len bytes, NUL-terminated */
+	char hosthdr[GATE_MAX_HOST + 8]; /* HOST, or HOST:PORT when PORT is not 443 */
+	struct sockaddr_storage addr[GATE_MAX_ADDRS];
+	socklen_t addrlen[GATE_MAX_ADDRS];
+	size_t naddr;
+	int is_ip; /* HOST is an address: verified as such, no SNI */
+};
+struct otogate_opts {
+	int store_fd, key_fd;		   /* -1 when unset */
+	const char *store_path, *key_path; /* NULL when unset */
+	const char *ca_file;		   /* NULL: the host's bundle */
+	int log_fd;			   /* -1 when unset */
+	const char *as;
+	struct grant grants[GATE_MAX_GRANTS];
+	size_t ngrants;
+	char **argv; /* the next program */
+};
+/* The option loop; exits 0 (--help) or 100. */
+void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
+
+/* ---- parse.c: the option values and what the gateway writes. Pure ---- */
+/* "NAME=https://HOST[:PORT]" into g (name points into spec): 0, or -1 with a reason. */
+int grant_parse(char *spec, struct grant *g, const char **why);
+int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
+/* OTO_GATEWAY's value "FD:P1,P2,..." for n ports from GATE_FIRST_PORT: its length, 0 if too small.
+ */
+size_t gateway_env_format(char *buf, size_t size, int fd, size_t n);
+/* Turn n random bytes into the phantom's letters (after its prefix), in place. */
+void phantom_letters(char *s, size_t n);
+/* One JSON log line (with its newline) for a request: its length, 0 when buf is too small. */
+struct gate_logrec {
+	long long sec;
+	long msec;
+	const char *grant, *host;
+	const char *method;
+	size_t method_len;
+	const char *path; /* the target; written up to its '?' */
+	size_t path_len;
+	int status;
+	unsigned long long up, down; /* bytes to the upstream, to the agent */
+	const char *error;	     /* NULL, or why the gateway answered itself */
+};
+size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
+/* The gateway's own answer: a head and a one-line body "otogate: WHY\n"; its length, or 0. */
+size_t gate_error_format(char *buf, size_t size, int status, const char *why);
+
+/* ---- secrets.c ---- */
+/* Read the key and the store, decrypt the granted entries, make their phantoms: dies 101/111. */
+void xsecrets_load(struct otogate_opts *o);
+
+/* ---- upstream.c ---- */
+/* Resolve every grant's host, load the CA bundle, make the TLS context: dies 111. */
+void xupstream_init(struct otogate_opts *o);
+struct upstream {
+	int fd;
+	void *ssl; /* SSL * */
+};
+/* Connect to g's upstream over TLS, verified: 0, or -1 with why (a static string) and detail. */
+int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
+		  size_t dsz);
+void upstream_close(struct upstream *u);
+ssize_t upstream_read(struct upstream *u, void *buf, size_t len);
+int upstream_write(struct upstream *u, const void *buf, size_t len);
+
+/* ---- flow.c ---- */
+struct gate {
+	const struct otogate_opts *o;
+	int log_fd;
+};
+/* Serve one flow of the agent on a thread of its own (the fd is then its). 0 or -1/errno. */
+int flow_start(const struct gate *g, int fd, int port);
+
+/* ---- loop.c ---- */
+/* Serve the flows from sock until the child exits; exit with its code. Dies 111. */
+void xgate_run(const struct gate *g, int sock, int sigfd, pid_t child);
+
+/* ---- lockdown.c ---- */
+void xgate_confine(const struct otogate_opts *o);
+void xgate_lockdown(void);
+
+#endif

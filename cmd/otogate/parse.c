@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: ISC */
+/* The option values, and the lines the gateway writes. Pure: no system call, no exit. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otogate.h"
+
+/* A host name's byte: letters, digits, '-', '.' (no '_': certificates never name one). */
+static int host_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.';
+}
+
+int grant_parse(char *spec, struct grant *g, const char **why)
+{
+	static const char SCHEME[] = "https://";
+	char *eq = strchr(spec, '='), *h, *end, *colon;
+	size_t hl;
+	unsigned long port = 443;
+	struct in_addr a4;
+
+	memset(g, 0, sizeof(*g));
+	if (!eq) {
+		*why = "not NAME=https://HOST[:PORT]";
+		return -1;
+	}
+	*eq = 0;
+	if (!store_name_ok(spec, strlen(spec))) {
+		*why = "not a valid name ([A-Za-z_][A-Za-z0-9_]*, at most 64)";
+		return -1;
+	}
+	g->name = spec;
+	if (strncmp(eq + 1, SCHEME, sizeof(SCHEME) - 1)) {
+		*why = "the upstream must be https://HOST[:PORT]";
+		return -1;
+	}
+	h = eq + 1 + sizeof(SCHEME) - 1;
+	end = h + strlen(h);
+	/* A trailing "/" is allowed; any other path, query or user part is not. */
+	if (end > h && end[-1] == '/')
+		end--;
+	colon = memchr(h, ':', (size_t)(end - h));
+	if (colon) {
+		char num[8];
+		size_t nl = (size_t)(end - colon - 1);
+
+		if (!nl || nl >= sizeof(num)) {
+			*why = "not a port number (1 to 65535)";
+			return -1;
+		}
+		memcpy(num, colon + 1, nl);
+		num[nl] = 0;
+		if (opt_ulong(num, 65535, &port) < 0 || !port) {
+			*why = "not a port number (1 to 65535)";
+			return -1;
+		}
+		end = colon;
+	}
+	hl = (size_t)(end - h);
+	if (!hl || hl > GATE_MAX_HOST) {
+		*why = "no host, or a host longer than 253";
+		return -1;
+	}
+	for (size_t i = 0; i < hl; i++)
+		if (!host_char((unsigned char)h[i])) {
+			*why = "the host must be a DNS name or an IPv4 address (no path, user or "
+			       "IPv6)";
+			return -1;
+		}
+	if (h[0] == '.' || h[0] == '-' || h[hl - 1] == '.' || strstr(h, "..")) {
+		*why = "not a host name";
+		return -1;
+	}
+	memcpy(g->host, h, hl);
+	g->host[hl] = 0;
+	for (size_t i = 0; i < hl; i++)
+		if (g->host[i] >= 'A' && g->host[i] <= 'Z')
+			g->host[i] = (char)(g->host[i] - 'A' + 'a');
+	g->port = (uint16_t)port;
+	g->is_ip = inet_pton(AF_INET, g->host, &a4) == 1;
+	if (port == 443)
+		snprintf(g->hosthdr, sizeof(g->hosthdr), "%s", g->host);
+	else
+		snprintf(g->hosthdr, sizeof(g->hosthdr), "%s:%lu", g->host, port);
+	return 0;
+}
+
+int gate_fd_parse(const char *s)
+{
+	unsigned long v;
+
+	if (opt_ulong(s, 65535, &v) < 0)
+		return -1;
+	return (int)v;
+}
+
+size_t gateway_env_format(char *buf, size_t size, int fd, size_t n)
+{
+	size_t len;
+	int w = snprintf(buf, size, "%d:", fd);
+
+	if (w < 0 || (size_t)w >= size)
+		return 0;
+	len = (size_t)w;
+	for (size_t i = 0; i < n; i++) {
+		w = snprintf(buf + len, size - len, "%s%u", i ? "," : "",
+			     (unsigned int)(GATE_FIRST_PORT + i));
+		if (w < 0 || (size_t)w >= size - len)
+			return 0;
+		len += (size_t)w;
+	}
+	return len;
+}
+
+void phantom_letters(char *s, size_t n)
+{
+	static const char ALNUM[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	/* 256 = 7 * 36 + 4: a byte below 252 maps evenly; the few others fold (a small bias). */
+	for (size_t i = 0; i < n; i++)
+		s[i] = ALNUM[(unsigned char)s[i] % 36];
+}
+
+/* s[0, len) as a JSON string's inside; the agent's bytes, so every odd one escaped. */
+static size_t json_put(char *buf, size_t size, size_t at, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+			if (at + 6 < size)
+				snprintf(buf + at, 7, "\\u%04x", c);
+			at += 6;
+		} else {
+			if (at < size)
+				buf[at] = (char)c;
+			at++;
+		}
+	}
+	return at;
+}
+
+static size_t put(char *buf, size_t size, size_t at, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (at < size)
+		memcpy(buf + at, s, at + l <= size ? l : size - at);
+	return at + l;
+}
+
+size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r)
+{
+	char num[128];
+	const char *q = memchr(r->path, '?', r->path_len);
+	size_t at = 0;
+
+	snprintf(num, sizeof(num), "{\"time\":%lld.%03ld,\"grant\":\"", r->sec, r->msec);
+	at = put(buf, size, at, num);
+	at = json_put(buf, size, at, r->grant, strlen(r->grant));
+	at = put(buf, size, at, "\",\"method\":\"");
+	at = json_put(buf, size, at, r->method, r->method_len);
+	at = put(buf, size, at, "\",\"host\":\"");
+	at = json_put(buf, size, at, r->host, strlen(r->host));
+	at = put(buf, size, at, "\",\"path\":\"");
+	at = json_put(buf, size, at, r->path, q ? (size_t)(q - r->path) : r->path_len);
+	snprintf(num, sizeof(num), "\",\"status\":%d,\"bytes_up\":%llu,\"bytes_down\":%llu",
+		 r->status, r->up, r->down);
+	at = put(buf, size, at, num);
+	if (r->error) {
+		at = put(buf, size, at, ",\"error\":\"");
+		at = json_put(buf, size, at, r->error, strlen(r->error));
+		at = put(buf, size, at, "\"");
+	}
+	at = put(buf, size, at, "}\n");
+	return at <= size ? at : 0;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 403:
+		return "Forbidden";
+	case 414:
+		return "URI Too Long";
+	case 421:
+		return "Misdirected Request";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Error";
+	}
+}
+
+size_t gate_error_format(char *buf, size_t size, int status, const char *why)
+{
+	int w = snprintf(buf, size,
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\notogate: %s\n",
+			 status, reason(status), strlen(why) + 10, why);
+
+	return w < 0 || (size_t)w >= size ? 0 : (size_t)w;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The upstreams: each grant's host resolved once at start-up (the gateway
+ * connects to those addresses and no other, and after its lockdown could
+ * not read /etc/resolv.conf anyway), the CA bundle read into memory, and a
+ * TLS client context that verifies the certificate chain and the host name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "oto.h"
+#include "otogate.h"
+
+#define CONNECT_TIMEOUT_MS 10000
+
+static SSL_CTX *ctx;
+
+void xupstream_init(struct otogate_opts *o)
+{
+	const char *ca = o->ca_file ? o->ca_file : X509_get_default_cert_file();
+
+	for (size_t i = 0; i < o->ngrants; i++) {
+		struct grant *g = &o->grants[i];
+		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *a;
+		char port[8];
+		int rc;
+
+		snprintf(port, sizeof(port), "%u", (unsigned int)g->port);
+		hints.ai_flags = g->is_ip ? AI_NUMERICHOST : 0;
+		rc = getaddrinfo(g->host, port, &hints, &res);
+		if (rc)
+			die(EXIT_SYS, 0, "unable to resolve %s (--grant %s): %s", g->host, g->name,
+			    gai_strerror(rc));
+		for (a = res; a && g->naddr < GATE_MAX_ADDRS; a = a->ai_next) {
+			if (a->ai_addrlen > sizeof(g->addr[0]))
+				continue;
+			memcpy(&g->addr[g->naddr], a->ai_addr, a->ai_addrlen);
+			g->addrlen[g->naddr++] = a->ai_addrlen;
+		}
+		freeaddrinfo(res);
+		if (!g->naddr)
+			die(EXIT_SYS, 0, "unable to resolve %s (--grant %s): no address", g->host,
+			    g->name);
+	}
+	ctx = SSL_CTX_new(TLS_client_method());
+	if (!ctx)
+		die(EXIT_SYS, 0, "unable to create the TLS context: %s",
+		    ERR_reason_error_string(ERR_get_error()));
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	/* Read whole now: after the lockdown there is no file to read it from. */
+	if (access(ca, R_OK) < 0)
+		die(EXIT_SYS, errno, "unable to read the CA bundle %s", ca);
+	if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
+		die(EXIT_SYS, 0, "unable to load the CA bundle %s: %s", ca,
+		    ERR_reason_error_string(ERR_get_error()));
+	/* No session tickets or resumption to keep: each connection is verified in full. */
+	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+}
+
+static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int err = 0, rc;
+	socklen_t l = sizeof(err);
+
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		return -1;
+	if (connect(fd, sa, len) < 0) {
+		if (errno != EINPROGRESS)
+			return -1;
+		do
+			rc = poll(&p, 1, CONNECT_TIMEOUT_MS);
+		while (rc < 0 && errno == EINTR);
+		if (rc == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0)
+			return -1;
+		if (err) {
+			errno = err;
+			return -1;
+		}
+	}
+	return fcntl(fd, F_SETFL, 0);
+}
+
+int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
+		  size_t dsz)
+{
+	SSL *ssl;
+	int fd = -1, one = 1;
+	long vr;
+
+	detail[0] = 0;
+	u->fd = -1;
+	u->ssl = NULL;
+	for (size_t i = 0; i < g->naddr && fd < 0; i++) {
+		fd = socket(g->addr[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect_timeout(fd, (const struct sockaddr *)&g->addr[i], g->addrlen[i]) < 0) {
+			snprintf(detail, dsz, "%s", strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		*why = "unable to connect to the upstream";
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ssl = SSL_new(ctx);
+	if (!ssl) {
+		close(fd);
+		*why = "unable to start TLS";
+		return -1;
+	}
+	if (g->is_ip) {
+		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), g->host) != 1)
+			goto tls_fail;
+	} else if (SSL_set1_host(ssl, g->host) != 1 ||
+		   SSL_set_tlsext_host_name(ssl, g->host) != 1) {
+		goto tls_fail;
+	}
+	if (SSL_set_fd(ssl, fd) != 1)
+		goto tls_fail;
+	ERR_clear_error();
+	if (SSL_connect(ssl) != 1) {
+		vr = SSL_get_verify_result(ssl);
+		if (vr != X509_V_OK) {
+			*why = "the upstream's certificate does not verify";
+			snprintf(detail, dsz, "%s", X509_verify_cert_error_string(vr));
+		} else {
+			unsigned long e = ERR_get_error();
+
+			*why = "the TLS handshake with the upstream failed";
+			snprintf(detail, dsz, "%s", e ? ERR_reason_error_string(e) : "closed");
+		}
+		SSL_free(ssl);
+		close(fd);
+		return -1;
+	}
+	u->fd = fd;
+	u->ssl = ssl;
+	return 0;
+tls_fail:
+	SSL_free(ssl);
+	close(fd);
+	*why = "unable to set up TLS";
+	return -1;
+}
+
+void upstream_close(struct upstream *u)
+{
+	if (u->ssl) {
+		SSL_shutdown(u->ssl);
+		SSL_free(u->ssl);
+	}
+	if (u->fd >= 0)
+		close(u->fd);
+	u->ssl = NULL;
+	u->fd = -1;
+}
+
+ssize_t upstream_read(struct upstream *u, void *buf, size_t len)
+{
+	size_t got = 0;
+	int e;
+
+	if (SSL_read_ex(u->ssl, buf, len, &got) == 1)
+		return (ssize_t)got;
+	e = SSL_get_error(u->ssl, 0);
+	/* A clean close_notify is the end; anything else (a reset, a truncation) an error. */
+	if (e == SSL_ERROR_ZERO_RETURN)
+		return 0;
+	errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
+	return -1;
+}
+
+int upstream_write(struct upstream *u, const void *buf, size_t len)
+{
+	size_t done;
+
+	if (!len)
+		return 0;
+	if (SSL_write_ex(u->ssl, buf, len, &done) == 1 && done == len)
+		return 0;
+	errno = EPIPE;
+	return -1;
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# An HTTPS upstream for otogate's tests, in the fake internet:
+#
+#   fakeapi.py CERT KEY PORT DIR SECRETFILE
+#
+# serves HTTP/1.1 over TLS on PORT (IPv4 and IPv6) and writes DIR/ready once
+# listening. Every request's head and body, as received, is appended to
+# DIR/requests (a line "== METHOD PATH" first). Paths:
+#   /echo     200, a JSON body with the request's x-api-key, authorization,
+#             path and body (Content-Length)
+#   /leak     200, the secret (SECRETFILE's) in a response header (X-Echo) and in a chunked body,
+#             cut across two chunks, twice
+#   /sse      200, text/event-stream, chunked: "data: one", then waits (up to
+#             10 s) for DIR/flag to exist, then "data: two" or "data: late"
+#   /close    a Content-Length of 100, 10 bytes, then the connection closes
+#   /drop     the request is read and the connection closed without a word
+import json, os, socket, ssl, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+SECRET = open(sys.argv[5]).read()
+lock = threading.Lock()
+
+
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(n) if n else b""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if not size:
+                    self.rfile.readline()
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        with lock, open(os.path.join(DIR, "requests"), "ab") as f:
+            f.write(f"== {self.command} {self.path}\n".encode() + bytes(self.headers) + data + b"\n")
+        return data
+
+    def chunk(self, b):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
+        self.wfile.flush()
+
+    def handle_one(self):
+        data = self.body()
+        p = self.path.split("?")[0]
+        if p == "/drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if p == "/echo":
+            out = json.dumps({"x-api-key": self.headers.get("x-api-key"),
+                              "authorization": self.headers.get("authorization"),
+                              "path": self.path, "body": data.decode("latin-1")}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+        elif p == "/leak":
+            s = SECRET.encode()
+            self.send_response(200)
+            self.send_header("X-Echo", "key=" + SECRET)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            body = b"a " + s + b" b " + s + b" c"
+            cut = 2 + len(s) // 2
+            self.chunk(body[:cut])
+            self.chunk(body[cut:])
+            self.wfile.write(b"0\r\n\r\n")
+        elif p == "/sse":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.chunk(b"data: one\n\n")
+            flag = os.path.join(DIR, "flag")
+            t = time.time() + 10
+            while not os.path.exists(flag) and time.time() < t:
+                time.sleep(0.05)
+            self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif p == "/close":
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"0123456789")
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    do_GET = do_POST = do_HEAD = handle_one
+
+
+class S(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+    daemon_threads = True
+
+    def server_bind(self):
+        # No reverse lookup (there is no DNS here), and IPv4 too.
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(self.server_address)
+        self.server_name, self.server_port = "fakeapi", PORT
+
+
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(CERT, KEY)
+srv = S(("::", PORT), H)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+open(os.path.join(DIR, "ready"), "w").close()
+srv.serve_forever()

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# The agent's side in otogate's tests, run inside the sandbox:
+#
+#   gateclient.py STEP...
+#
+# each STEP one request to $API_KEY_URL (the gateway), on one kept-alive
+# connection while it lasts, printing one line per step:
+#   STEP: STATUS BODY   (the body on one line; "ERR EXCEPTION" when it failed)
+# Steps:
+#   echo-x        GET /echo with x-api-key: $API_KEY
+#   echo-bearer   GET /echo with Authorization: Bearer $API_KEY
+#   echo-body     POST /echo?k=$API_KEY, the phantom in the query and in the body
+#   echo-chunked  POST /echo, a chunked body holding the phantom
+#   leak          GET /leak: the response's X-Echo header and body
+#   sse           GET /sse: after the first event, touches $FLAG; prints both events
+#   close, drop   GET /close, /drop
+#   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
+import http.client, json, os, sys, urllib.parse
+
+url = urllib.parse.urlsplit(os.environ["API_KEY_URL"])
+key = os.environ["API_KEY"]
+conn = None
+
+
+def c():
+    global conn
+    if conn is None:
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=20)
+    return conn
+
+
+def req(method, path, headers, body=None, encode_chunked=False):
+    h = c()
+    h.request(method, path, body=body, headers=headers, encode_chunked=encode_chunked)
+    return h.getresponse()
+
+
+def one(step):
+    global conn
+    if step == "echo-x":
+        r = req("GET", "/echo", {"x-api-key": key})
+    elif step == "echo-bearer":
+        r = req("GET", "/echo", {"Authorization": "Bearer " + key})
+    elif step == "echo-body":
+        r = req("POST", "/echo?k=" + key, {"Content-Type": "text/plain"}, ("body " + key).encode())
+    elif step == "echo-chunked":
+        r = req("POST", "/echo", {"Transfer-Encoding": "chunked"},
+                iter([b"chunk ", key.encode()]), encode_chunked=True)
+    elif step == "leak":
+        r = req("GET", "/leak", {})
+        return f"{r.status} X-Echo={r.getheader('X-Echo')} {r.read().decode()}"
+    elif step == "sse":
+        r = req("GET", "/sse", {})
+        first = r.readline().decode().strip()
+        r.readline()
+        open(os.environ["FLAG"], "w").close()
+        return f"{r.status} {first} {r.read().decode().strip()}"
+    elif step == "other":
+        r = req("GET", "/echo", {"x-api-key": os.environ["OTHER_KEY"]})
+    else:
+        r = req("GET", "/" + step, {})
+    body = r.read().decode().strip()
+    if r.getheader("Connection", "").lower() == "close":
+        conn.close()
+        conn = None
+    return f"{r.status} {body}"
+
+
+for s in sys.argv[1:]:
+    try:
+        line = one(s)
+    except Exception as e:
+        line = "ERR " + type(e).__name__
+        conn = None
+    print(f"{s}: {line}", flush=True)

@@ -1,0 +1,233 @@
+#!/bin/sh
+# otogate: the credential gateway at the head of the chain, in the topology
+# of tests/net/topo.sh. The fake internet serves HTTPS (tests/helpers/
+# fakeapi.py, a certificate of a test CA made here by openssl) for
+# api.example.test; the agent (tests/helpers/gateclient.py) runs behind
+# otogate -- otonet, holding only the phantom. Each test asserts what the
+# upstream received (its requests file) and what the agent got back.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+REAL=sk-real-0123456789abcdef0123456789abcdef
+OTHER=sk-other-9876543210fedcba9876543210
+API=api.example.test
+CLIENT="$PY $OTO_TESTS/helpers/gateclient.py"
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'topo_down' EXIT
+	trap 'topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+	K=$TOPO_DIR/pki
+	mkdir -p "$K" "$TOPO_DIR/api"
+	chmod 0755 "$K"
+	chmod 1777 "$TOPO_DIR/api"
+	# The test CA, another CA, and the server's certificate for $API.
+	for ca in ca ca2; do
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+			-subj "/CN=oto test $ca" -keyout "$K/$ca.key" -out "$K/$ca.pem" 2>/dev/null || exit 1
+	done
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$API" \
+		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null &&
+		printf 'subjectAltName=DNS:%s\n' "$API" >"$K/ext" &&
+		openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
+			-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null || exit 1
+	# The value in a file: on fakeapi's command line, the agent could read it in /proc.
+	printf '%s' "$REAL" >"$K/real"
+	chmod 0600 "$K/real"
+	ip netns exec "$NI" $PY "$OTO_TESTS/helpers/fakeapi.py" "$K/srv.pem" "$K/srv.key" 8443 \
+		"$TOPO_DIR/api" "$K/real" >"$TOPO_DIR/api.log" 2>&1 &
+	echo $! >"$TOPO_DIR/api.pid"
+	n=0
+	while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -e "$TOPO_DIR/api/ready" ] || { echo "fakeapi failed: $(cat "$TOPO_DIR/api.log")" >&2; exit 1; }
+	otosecret keygen --out "$K/key"
+	printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\n' "$REAL" "$OTHER" |
+		otosecret seal --key-file "$K/key" --store "$K/store" || exit 1
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] || return 0
+	[ -f "$TOPO_DIR/api.pid" ] && kill "$(cat "$TOPO_DIR/api.pid")" 2>/dev/null
+	topo_down
+	return 0
+}
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/api/requests"
+	rm -f "$TOPO_DIR/api/flag"
+}
+
+# gate [OTOGATE OPTIONS] -- CMD...: CMD as the agent behind otogate and
+# otonet in the fake host, API_KEY granted for the fake API; the gateway's
+# log in $T/log, stdout in $T/out, stderr in $T/err.
+gate() {
+	_opts=
+	while [ "$1" != -- ]; do _opts="$_opts $1"; shift; done
+	shift
+	# shellcheck disable=SC2086 # options split on purpose
+	run in_host env FLAG="$TOPO_DIR/api/flag" "$OTO_BIN/otogate" --store "$K/store" \
+		--key-file "$K/key" $AS --log-fd 3 $_opts -- \
+		"$OTO_BIN/otonet" $AS $PUB -- "$@" 3>"$T/log"
+}
+GRANT="--grant API_KEY=https://$API:8443 --ca-file $TOPO_DIR/pki/ca.pem"
+
+assertNoSecret() { # WHERE FILE
+	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
+}
+
+test_the_upstream_gets_the_real_value_in_headers() {
+	gate $GRANT -- $CLIENT echo-x echo-bearer
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "x-api-key: $REAL
+Authorization: Bearer $REAL" "$(grep -i '^x-api-key:\|^authorization:' "$TOPO_DIR/api/requests")"
+	# The upstream echoed the value: the agent sees the phantom in its place.
+	phantom=$(sed -n 's/^echo-x: 200 {"x-api-key": "\([^"]*\)".*/\1/p' "$T/out")
+	assertEquals "oto-phantom-" "$(echo "$phantom" | cut -c1-12)"
+	assertEquals "echo-x: 200 {\"x-api-key\": \"$phantom\", \"authorization\": null, \"path\": \"/echo\", \"body\": \"\"}
+echo-bearer: 200 {\"x-api-key\": null, \"authorization\": \"Bearer $phantom\", \"path\": \"/echo\", \"body\": \"\"}" \
+		"$(cat "$T/out")"
+	# The Host the upstream saw is its own.
+	assertEquals 2 "$(grep -c "^Host: $API:8443" "$TOPO_DIR/api/requests")"
+	# One log line per request, no header value in it.
+	assertEquals 2 "$(grep -c '"grant":"API_KEY","method":"GET","host":"api.example.test","path":"/echo","status":200' "$T/log")"
+	assertNoSecret log "$T/log"
+}
+
+test_the_agent_holds_only_the_phantom() {
+	probe='echo "K=$API_KEY"; echo "U=$API_KEY_URL"; env | grep -c OTO_GATEWAY
+		cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" "\n" | grep -c "^API_KEY=oto-phantom-"
+		cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline /proc/[0-9]*/maps 2>/dev/null >'"$T"'/proc.dump; true'
+	gate $GRANT -- sh -c "$probe"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^K=//p' "$T/out")
+	assertEquals "the phantom is as long as the value" ${#REAL} ${#phantom}
+	assertEquals "oto-phantom-" "$(echo "$phantom" | cut -c1-12)"
+	assertEquals "U=http://10.0.2.4:8001" "$(grep '^U=' "$T/out")"
+	assertEquals 0 "$(sed -n 3p "$T/out")"
+	assertNotEquals 0 "$(sed -n 4p "$T/out")"
+	assertTrue "the sandbox's /proc was read" "[ -s '$T/proc.dump' ]"
+	assertNoSecret "the sandbox's /proc" "$T/proc.dump"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
+test_a_phantom_in_the_body_or_query_reaches_the_upstream_unchanged() {
+	gate $GRANT -- $CLIENT echo-body echo-chunked
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/.*"path": "\/echo?k=\([^"]*\)".*/\1/p' "$T/out")
+	assertEquals "oto-phantom-" "$(echo "$phantom" | cut -c1-12)"
+	assertEquals "echo-body: 200 {\"x-api-key\": null, \"authorization\": null, \"path\": \"/echo?k=$phantom\", \"body\": \"body $phantom\"}
+echo-chunked: 200 {\"x-api-key\": null, \"authorization\": null, \"path\": \"/echo\", \"body\": \"chunk $phantom\"}" \
+		"$(cat "$T/out")"
+	assertNoSecret "the upstream's requests" "$TOPO_DIR/api/requests"
+}
+
+test_an_echoed_value_returns_as_the_phantom() {
+	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT leak echo-x"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	assertEquals "leak: 200 X-Echo=key=$phantom a $phantom b $phantom c" "$(sed -n 2p "$T/out")"
+	# The connection is kept alive across the chunked response.
+	assertEquals "echo-x: 200 {\"x-api-key\": \"$phantom\", \"authorization\": null, \"path\": \"/echo\", \"body\": \"\"}" \
+		"$(sed -n 3p "$T/out")"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
+test_the_first_event_arrives_before_the_upstream_finishes() {
+	gate $GRANT -- $CLIENT sse
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "sse: 200 data: one data: two" "$(cat "$T/out")"
+}
+
+test_a_wrong_ca_is_a_502_and_nothing_is_sent() {
+	gate --grant "API_KEY=https://$API:8443" --ca-file "$TOPO_DIR/pki/ca2.pem" -- $CLIENT echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 502 otogate: the upstream's certificate does not verify: unable to get local issuer certificate" \
+		"$(cat "$T/out")"
+	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+	assertContains "$(cat "$T/log")" '"status":502'
+}
+
+test_a_wrong_host_name_is_a_502_and_nothing_is_sent() {
+	gate --grant "API_KEY=https://other.example.test:8443" --ca-file "$TOPO_DIR/pki/ca.pem" -- $CLIENT echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 502 otogate: the upstream's certificate does not verify: hostname mismatch" \
+		"$(cat "$T/out")"
+	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+}
+
+test_an_upstream_that_closes_is_an_error_for_the_agent() {
+	gate $GRANT -- $CLIENT drop close echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "drop: 502 otogate: the upstream closed before its response
+close: ERR IncompleteRead
+echo-x: 200" "$(sed 's/^echo-x: 200 .*/echo-x: 200/' "$T/out")"
+	assertContains "$(cat "$T/log")" '"path":"/close","status":200,'
+	assertContains "$(cat "$T/log")" '"error":"the upstream closed inside its response"'
+}
+
+test_another_grants_phantom_is_refused() {
+	gate $GRANT --grant "OTHER_KEY=https://$API:8443" -- $CLIENT other echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "other: 403 otogate: the phantom of another grant: OTHER_KEY is not for api.example.test" \
+		"$(sed -n 1p "$T/out")"
+	assertFalse "the other value was sent" "grep -qF '$OTHER' '$TOPO_DIR/api/requests'"
+	assertEquals 1 "$(grep -c '^== ' "$TOPO_DIR/api/requests")"
+}
+
+# The gateway, once serving: the --as account, no capability, no_new_privs,
+# a seccomp filter, and an empty root of its own.
+test_the_gateway_is_locked_down() {
+	ip netns exec "$NH" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS $GRANT -- \
+		"$OTO_BIN/otonet" $AS $PUB -- sleep 5 >"$T/out" 2>"$T/err" &
+	pid=$!
+	n=0
+	while ! grep -q oto-gateway "/proc/$pid/mountinfo" 2>/dev/null && [ $n -lt 100 ]; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	sleep 0.2
+	st=$(grep -E '^(Uid|CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' "/proc/$pid/status" | tr -s '\t' ' ')
+	mounts=$(cut -d' ' -f5,8- "/proc/$pid/mountinfo")
+	kill -TERM "$pid"
+	wait_child "$pid" 10
+	assertEquals 143 "$rc"
+	assertEquals "Uid: $OTO_TEST_USER $OTO_TEST_USER $OTO_TEST_USER $OTO_TEST_USER
+CapPrm: 0000000000000000
+CapEff: 0000000000000000
+CapBnd: 0000000000000000
+NoNewPrivs: 1
+Seccomp: 2" "$st"
+	assertEquals "/ tmpfs oto-gateway ro,size=4k,nr_inodes=2,mode=500,uid=$OTO_TEST_USER,gid=$OTO_TEST_USER" "$mounts"
+}
+
+test_the_exit_code_is_the_agents() {
+	gate $GRANT -- sh -c 'exit 7'
+	assertEquals 7 "$rc"
+	gate $GRANT -- sh -c 'kill -TERM $$'
+	assertEquals 143 "$rc"
+}
+
+test_usage_and_rejections() {
+	for a in "" "--store $K/store --key-file $K/key -- true" \
+		"--store $K/store --key-file $K/key --grant API_KEY=http://$API -- true" \
+		"--store $K/store --key-file $K/key --grant API_KEY=https://$API/v1 -- true" \
+		"--store $K/store --key-file $K/key --grant API_KEY=https://$API:0 -- true" \
+		"--store $K/store --key-file $K/key --grant API_KEY=https://$API --grant API_KEY=https://$API -- true" \
+		"--store $K/store --key-file $K/key --grant API_KEY=https://$API"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run "$OTO_BIN/otogate" $AS $a
+		assertEquals "<$a>: $(cat "$T/err")" 100 "$rc"
+		assertOneLine otogate
+	done
+	run "$OTO_BIN/otogate" $AS --store "$K/store" --key-file "$K/key" --grant NOPE=https://$API -- true
+	assertEquals 101 "$rc"
+	assertEquals "otogate: fatal: --grant NOPE: no such name in the store" "$(cat "$T/err")"
+	run "$OTO_BIN/otogate" $AS --store "$K/store" --key-file "$K/key" --grant SHORT=https://$API -- true
+	assertEquals 101 "$rc"
+	assertEquals "otogate: fatal: --grant SHORT: the value is 8 bytes: the gateway takes 16 to 4096" "$(cat "$T/err")"
+}
+
+. shunit2

@@ -1,0 +1,139 @@
+// UNIT: cmd/otogate/parse.c lib/store_name_ok.c lib/opt.c
+/* Unit tests of otogate's pure parts: --grant, OTO_GATEWAY, the phantom's letters, the log line. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oto.h"
+#include "otogate/otogate.h"
+
+static int grant(const char *s, struct grant *g, const char **why)
+{
+	static char buf[512];
+
+	strcpy(buf, s);
+	return grant_parse(buf, g, why);
+}
+
+static void test_grants(void **state)
+{
+	struct grant g;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(grant("API_KEY=https://Api.Example.test", &g, &why), 0);
+	assert_string_equal(g.name, "API_KEY");
+	assert_string_equal(g.host, "api.example.test");
+	assert_int_equal(g.port, 443);
+	assert_string_equal(g.hosthdr, "api.example.test");
+	assert_int_equal(g.is_ip, 0);
+	assert_int_equal(grant("K=https://api.example.test:8443/", &g, &why), 0);
+	assert_int_equal(g.port, 8443);
+	assert_string_equal(g.hosthdr, "api.example.test:8443");
+	assert_int_equal(grant("K=https://203.0.113.10", &g, &why), 0);
+	assert_int_equal(g.is_ip, 1);
+	static const char *const BAD[] = {
+		"K",
+		"=https://a",
+		"1K=https://a",
+		"K=http://a",
+		"K=https://",
+		"K=https://a:",
+		"K=https://a:0",
+		"K=https://a:65536",
+		"K=https://a/v1",
+		"K=https://u@a",
+		"K=https://a?x",
+		"K=https://[::1]",
+		"K=https://.a",
+		"K=https://a..b",
+		"K=https://a_b",
+		"K=https://a:1x",
+	};
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+		why = NULL;
+		assert_int_equal(grant(BAD[i], &g, &why), -1);
+		assert_non_null(why);
+	}
+}
+
+static void test_gateway_env(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(gateway_env_format(buf, sizeof(buf), 5, 3), strlen("5:8001,8002,8003"));
+	assert_string_equal(buf, "5:8001,8002,8003");
+	assert_int_equal(gateway_env_format(buf, 8, 5, 3), 0);
+	assert_int_equal(gate_fd_parse("7"), 7);
+	assert_int_equal(gate_fd_parse("-1"), -1);
+	assert_int_equal(gate_fd_parse("65536"), -1);
+}
+
+static void test_phantom_letters(void **state)
+{
+	char s[256];
+
+	(void)state;
+	for (int i = 0; i < 256; i++)
+		s[i] = (char)i;
+	phantom_letters(s, sizeof(s));
+	for (int i = 0; i < 256; i++)
+		assert_true((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9'));
+}
+
+static void test_log_line(void **state)
+{
+	char buf[512];
+	struct gate_logrec r = { .sec = 1700000000,
+				 .msec = 7,
+				 .grant = "K",
+				 .host = "h.test",
+				 .method = "GET",
+				 .method_len = 3,
+				 .path = "/a\"b?key=secret",
+				 .path_len = 15,
+				 .status = 200,
+				 .up = 10,
+				 .down = 20 };
+	const char *want = "{\"time\":1700000000.007,\"grant\":\"K\",\"method\":\"GET\",\"host\":"
+			   "\"h.test\",\"path\":\"/a\\u0022b\",\"status\":200,\"bytes_up\":10,"
+			   "\"bytes_down\":20}\n";
+
+	(void)state;
+	assert_int_equal(gate_log_format(buf, sizeof(buf), &r), strlen(want));
+	assert_string_equal(buf, want);
+	assert_int_equal(gate_log_format(buf, 20, &r), 0);
+	r.error = "x";
+	assert_true(gate_log_format(buf, sizeof(buf), &r) > 0);
+	assert_non_null(strstr(buf, ",\"error\":\"x\"}\n"));
+}
+
+static void test_error_answer(void **state)
+{
+	char buf[256];
+	const char *want = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n"
+			   "Content-Length: 13\r\nConnection: close\r\n\r\notogate: why\n";
+
+	(void)state;
+	assert_int_equal(gate_error_format(buf, sizeof(buf), 502, "why"), strlen(want));
+	assert_string_equal(buf, want);
+	assert_int_equal(gate_error_format(buf, 10, 502, "why"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grants),		cmocka_unit_test(test_gateway_env),
+		cmocka_unit_test(test_phantom_letters), cmocka_unit_test(test_log_line),
+		cmocka_unit_test(test_error_answer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
