@@ -67,6 +67,7 @@ CFLAGS  += $(SANFLAGS)
 LDFLAGS := $(SANFLAGS) -Wl,--as-needed -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 SAN_ALL := tests/helpers/san_defaults.c
 SAN_otonet := tests/helpers/otonet_asan_seccomp.c -Wl,--wrap=seccomp_load
+SAN_otogate := tests/helpers/otogate_asan_seccomp.c -Wl,--wrap=seccomp_load
 endif
 else
 $(error LIBC must be musl or glibc)

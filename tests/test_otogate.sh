@@ -203,6 +203,19 @@ Seccomp: 2" "$st"
 	assertEquals "/ tmpfs oto-gateway ro,size=4k,nr_inodes=2,mode=500,uid=$OTO_TEST_USER,gid=$OTO_TEST_USER" "$mounts"
 }
 
+# Run by an unprivileged user (no --as): the same gateway, and the same lockdown.
+test_run_by_an_unprivileged_user() {
+	cp "$K/store" "$K/key" "$T/"
+	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/store" "$T/key"
+	# shellcheck disable=SC2086 # options split on purpose
+	run in_host setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups \
+		"$OTO_BIN/otogate" --store "$T/store" --key-file "$T/key" $GRANT -- \
+		"$OTO_BIN/otonet" $PUB -- $CLIENT echo-x
+	assertEquals "rc: $(grep -v 'treated as public' "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 200" "$(cut -c1-11 "$T/out")"
+	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests")"
+}
+
 test_the_exit_code_is_the_agents() {
 	gate $GRANT -- sh -c 'exit 7'
 	assertEquals 7 "$rc"

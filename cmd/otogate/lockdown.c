@@ -129,6 +129,9 @@ void xgate_lockdown(void)
 		SCMP_SYS(brk),
 		SCMP_SYS(membarrier),
 		SCMP_SYS(sched_yield),
+		/* a glibc thread's start */
+		SCMP_SYS(set_robust_list),
+		SCMP_SYS(rseq),
 		SCMP_SYS(exit),
 		SCMP_SYS(exit_group),
 		SCMP_SYS(rt_sigprocmask),
@@ -153,6 +156,10 @@ void xgate_lockdown(void)
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
 				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+	/* glibc tries clone3 first (flags in a struct the filter cannot read): it falls back to
+	 * clone. */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	if (ctx)
