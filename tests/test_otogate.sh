@@ -135,6 +135,17 @@ test_an_echoed_value_returns_as_the_phantom() {
 	assertNoSecret "the agent's output" "$T/out"
 }
 
+# A body that ends with the upstream's close: replaced, and the agent's
+# connection closes with it (it has no other way to know the end).
+test_a_body_delimited_by_the_close() {
+	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT eof echo-x"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	assertEquals "eof: 200 a $phantom b" "$(sed -n 2p "$T/out")"
+	assertEquals "echo-x: 200" "$(sed -n 3p "$T/out" | cut -c1-11)"
+	assertEquals 1 "$(grep '"path":"/eof","status":200,' "$T/log" | grep -vc '"error"')"
+}
+
 test_the_first_event_arrives_before_the_upstream_finishes() {
 	gate $GRANT -- $CLIENT sse
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

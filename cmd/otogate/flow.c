@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@
 #define IN_SIZE	 (HTTP_MAX_HEAD + IO_SIZE)
 #define OUT_SIZE (2 * HTTP_MAX_HEAD + HTTP_MAX_HEADERS + GATE_MAX_HOST + 64)
 #define REP_SIZE (2 * (IO_SIZE + HTTP_MAX_SECRET) + 64)
+
+/* Flows served at once: each holds about 800 KB (its buffers and stack). */
+#define MAX_FLOWS 256
+static atomic_int nflows;
 
 struct flow {
 	const struct gate *gate;
@@ -289,7 +294,8 @@ static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
 
 /*
  * The response, streamed: 0 when it is complete (the connection may carry
- * the next), -1 when the flow must end (logged).
+ * the next), -1 when the flow must end (logged; or a body that ended with
+ * the upstream's close).
  */
 static int relay_response(struct flow *f)
 {
@@ -358,7 +364,12 @@ static int relay_response(struct flow *f)
 			break;
 		f->rblen = pos = 0;
 		r = up_read(f);
-		if (r == 0 && f->resp.body.kind == HTTP_BODY_CLOSE)
+		/*
+		 * A body delimited by the close: its end, with or without TLS's
+		 * close_notify (many servers send none). The agent sees the close
+		 * either way, as it would from the upstream itself.
+		 */
+		if ((r == 0 || (r < 0 && errno == ENODATA)) && f->resp.body.kind == HTTP_BODY_CLOSE)
 			break;
 		if (r <= 0) {
 			f->error = "the upstream closed inside its response";
@@ -377,7 +388,11 @@ static int relay_response(struct flow *f)
 	memmove(f->rb, f->rb + pos, f->rblen - pos);
 	f->rblen -= pos;
 	flow_log(f);
-	if (!f->resp.keep_alive || f->resp.body.kind == HTTP_BODY_CLOSE) {
+	/* A body that ended with the upstream's close ends the agent's connection too: it is how
+	 * the agent learns where the body ends. */
+	if (f->resp.body.kind == HTTP_BODY_CLOSE)
+		return -1;
+	if (!f->resp.keep_alive) {
 		upstream_close(&f->up);
 		f->rblen = 0;
 	}
@@ -458,17 +473,26 @@ static void *flow_main(void *arg)
 	close(f->fd);
 	sodium_memzero(f, sizeof(*f));
 	free(f);
+	atomic_fetch_sub(&nflows, 1);
 	return NULL;
 }
 
 int flow_start(const struct gate *gate, int fd, int port)
 {
-	struct flow *f = malloc(sizeof(*f));
+	struct flow *f;
 	pthread_attr_t a;
 	pthread_t t;
 	int rc;
 
+	if (atomic_fetch_add(&nflows, 1) >= MAX_FLOWS) {
+		atomic_fetch_sub(&nflows, 1);
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	f = malloc(sizeof(*f));
 	if (!f) {
+		atomic_fetch_sub(&nflows, 1);
 		close(fd);
 		errno = ENOMEM;
 		return -1;
@@ -492,6 +516,7 @@ int flow_start(const struct gate *gate, int fd, int port)
 	rc = pthread_create(&t, &a, flow_main, f);
 	pthread_attr_destroy(&a);
 	if (rc) {
+		atomic_fetch_sub(&nflows, 1);
 		close(fd);
 		free(f);
 		errno = rc;

@@ -186,7 +186,13 @@ ssize_t upstream_read(struct upstream *u, void *buf, size_t len)
 	/* A clean close_notify is the end; anything else (a reset, a truncation) an error. */
 	if (e == SSL_ERROR_ZERO_RETURN)
 		return 0;
-	errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
+	/* The TCP connection closed without close_notify: ENODATA, the caller decides. */
+	if (e == SSL_ERROR_SSL &&
+	    ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
+		errno = ENODATA;
+	else
+		errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
+	ERR_clear_error();
 	return -1;
 }
 

@@ -13,7 +13,7 @@
 #   echo-chunked  POST /echo, a chunked body holding the phantom
 #   leak          GET /leak: the response's X-Echo header and body
 #   sse           GET /sse: after the first event, touches $FLAG; prints both events
-#   close, drop   GET /close, /drop
+#   close, drop, eof   GET /close, /drop, /eof
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
 import http.client, json, os, sys, urllib.parse
 
