@@ -227,6 +227,46 @@ test_run_by_an_unprivileged_user() {
 	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests")"
 }
 
+# The whole chain as otorun composes it (--grant, --ca-file): the agent in
+# its view reaches the upstream with the real value, and holds only the
+# phantom (otoexec keeps NAME and NAME_URL).
+test_otorun_grant_composes_the_chain() {
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	cp "$OTO_TESTS/helpers/gateclient.py" "$A/workspace/"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	run ip netns exec "$NH" env FLAG=/dev/null "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
+		--public 203.0.113.0/24 --agent-root "$A" --person alice --role member \
+		--store "$K/store" --key-file "$K/key" --grant "API_KEY=https://$API:8443" \
+		--ca-file "$K/ca.pem" --env-keep FLAG -- \
+		sh -c 'echo "K=$API_KEY"; echo "U=$API_KEY_URL"; cat /proc/[0-9]*/environ | tr "\0" "\n" | grep -c "^API_KEY=oto-phantom-"; ls /proc/self/fd | tr "\n" " "; echo; python3 /work/gateclient.py echo-x'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^K=//p' "$T/out")
+	assertEquals "oto-phantom-" "$(echo "$phantom" | cut -c1-12)"
+	assertEquals "U=http://10.0.2.4:8001" "$(sed -n 2p "$T/out")"
+	assertNotEquals 0 "$(sed -n 3p "$T/out")"
+	# 0 1 2, and the directory ls reads: no store, key or gateway fd.
+	assertEquals "0 1 2 3 " "$(sed -n 4p "$T/out")"
+	assertEquals "echo-x: 200 {\"x-api-key\": \"$phantom\", \"authorization\": null, \"path\": \"/echo\", \"body\": \"\"}" \
+		"$(sed -n 5p "$T/out")"
+	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests")"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
+test_otorun_grant_usage_errors() {
+	for a in "--grant API_KEY=https://a|--secret and --grant need --store and --key-file" \
+		"--store s --key-file k --no-net --grant API_KEY=https://a|--no-net excludes --grant (the gateway is reached through otonet)" \
+		"--store s --key-file k --grant API_KEY=http://a|--grant API_KEY=http://a: expected NAME=https://HOST[:PORT]" \
+		"--store s --key-file k --grant A;B=https://a|--grant A;B=https://a: NAME must be letters, digits and _" \
+		"--store s --key-file k --secret A --ca-file c|--ca-file is only used with --grant"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p ${a%%|*} -- x
+		assertEquals "<$a>" 100 "$rc"
+		assertEquals "otorun: fatal: ${a#*|}" "$(cat "$T/err")"
+		assertEquals "" "$(cat "$T/out")"
+	done
+}
+
 test_the_exit_code_is_the_agents() {
 	gate $GRANT -- sh -c 'exit 7'
 	assertEquals 7 "$rc"

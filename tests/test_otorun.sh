@@ -48,9 +48,12 @@ test_print_keeps_every_value_intact() {
 			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" --hostname "$v" --ro "$v" \
 			--rw "$v" --tmpfs "$v" --tmp-size "$v" --tmp-inodes "$v" --hide "$v" \
 			--ro-within "$v" --env "X=$v" --env-keep "$v" --landlock-ro "$v" \
-			--landlock-rw "$v" -- "$v" "$v"
+			--landlock-rw "$v" --store s --key-file k --grant "API_KEY=https://$v" \
+			--ca-file "$v" -- "$v" "$v"
 		assertEquals "rc for <$v>: $(cat "$T/err")" 0 "$rc"
 		words
+		assertEquals "--grant <$v>" "API_KEY=https://$v|" "$(after --grant)"
+		assertEquals "--ca-file <$v>" "$v|" "$(after --ca-file)"
 		for opt in --as --agent-root --role --person --allow --public --dns --rlimit --hostname \
 			--ro --rw --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
 			--landlock-ro --landlock-rw; do
