@@ -179,6 +179,17 @@ echo-x: 200" "$(sed 's/^echo-x: 200 .*/echo-x: 200/' "$T/out")"
 	assertContains "$(cat "$T/log")" '"error":"the upstream closed inside its response"'
 }
 
+# An upstream that closes a kept-alive connection while it is idle: the
+# agent's next request on its own kept-alive connection goes out on a new one.
+test_an_idle_upstream_close_is_not_an_error() {
+	gate $GRANT -- $CLIENT bye pause echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "bye: 200 bye
+pause: -
+echo-x: 200" "$(sed 's/^echo-x: 200 .*/echo-x: 200/' "$T/out")"
+	assertEquals 2 "$(grep -c '^== ' "$TOPO_DIR/api/requests")"
+}
+
 test_another_grants_phantom_is_refused() {
 	gate $GRANT --grant "OTHER_KEY=https://$API:8443" -- $CLIENT other echo-x
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

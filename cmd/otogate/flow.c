@@ -440,6 +440,13 @@ static void serve(struct flow *f)
 			refuse(f, 400, "unable to rewrite the request's head", strerror(errno));
 			return;
 		}
+		/*
+		 * A kept-alive upstream connection that has something to say while
+		 * idle has closed it (or is about to): a new one, rather than a
+		 * request sent into a connection that is gone.
+		 */
+		if (f->up.fd >= 0 && upstream_idle_closed(&f->up))
+			upstream_close(&f->up);
 		if (f->up.fd < 0 && upstream_open(f->g, &f->up, &why, detail, sizeof(detail)) < 0) {
 			sodium_memzero(f->out, (size_t)n);
 			refuse(f, 502, why, detail);

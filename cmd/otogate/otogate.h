@@ -86,6 +86,8 @@ struct upstream {
 int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
 		  size_t dsz);
 void upstream_close(struct upstream *u);
+/* Whether an idle kept-alive connection has anything to read: its close, in practice. */
+int upstream_idle_closed(struct upstream *u);
 ssize_t upstream_read(struct upstream *u, void *buf, size_t len);
 int upstream_write(struct upstream *u, const void *buf, size_t len);
 

@@ -207,3 +207,10 @@ int upstream_write(struct upstream *u, const void *buf, size_t len)
 	errno = EPIPE;
 	return -1;
 }
+
+int upstream_idle_closed(struct upstream *u)
+{
+	struct pollfd p = { .fd = u->fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0 || SSL_pending(u->ssl) > 0;
+}

@@ -14,6 +14,8 @@
 #             10 s) for DIR/flag to exist, then "data: two" or "data: late"
 #   /close    a Content-Length of 100, 10 bytes, then the connection closes
 #   /eof      200, no length: "a SECRET b", then the connection closes
+#   /bye      200 (kept alive, as far as the client knows), then the
+#             connection closes
 #   /drop     the request is read and the connection closed without a word
 import json, os, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -87,6 +89,13 @@ class H(BaseHTTPRequestHandler):
                 time.sleep(0.05)
             self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
             self.wfile.write(b"0\r\n\r\n")
+        elif p == "/bye":
+            self.send_response(200)
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"bye")
+            self.wfile.flush()
+            self.close_connection = True
         elif p == "/eof":
             self.send_response(200)
             self.send_header("Connection", "close")

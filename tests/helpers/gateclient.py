@@ -13,7 +13,8 @@
 #   echo-chunked  POST /echo, a chunked body holding the phantom
 #   leak          GET /leak: the response's X-Echo header and body
 #   sse           GET /sse: after the first event, touches $FLAG; prints both events
-#   close, drop, eof   GET /close, /drop, /eof
+#   close, drop, eof, bye   GET /close, /drop, /eof, /bye
+#   pause         no request: 0.5 s
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
 import http.client, json, os, sys, urllib.parse
 
@@ -55,6 +56,10 @@ def one(step):
         r.readline()
         open(os.environ["FLAG"], "w").close()
         return f"{r.status} {first} {r.read().decode().strip()}"
+    elif step == "pause":
+        import time
+        time.sleep(0.5)
+        return "-"
     elif step == "other":
         r = req("GET", "/echo", {"x-api-key": os.environ["OTHER_KEY"]})
     else:
