@@ -16,6 +16,7 @@
 #   /eof      200, no length: "a SECRET b", then the connection closes
 #   /bye      200 (kept alive, as far as the client knows), then the
 #             connection closes
+#   /big      200, chunked: 1 MiB in chunks of 16 KiB (for bench/gate.sh)
 #   /drop     the request is read and the connection closed without a word
 import json, os, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -88,6 +89,14 @@ class H(BaseHTTPRequestHandler):
             while not os.path.exists(flag) and time.time() < t:
                 time.sleep(0.05)
             self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif p == "/big":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for _ in range(64):
+                self.chunk(b"x" * 16384)
             self.wfile.write(b"0\r\n\r\n")
         elif p == "/bye":
             self.send_response(200)

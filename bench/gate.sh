@@ -1,0 +1,108 @@
+#!/bin/sh
+# otogate against a direct TLS connection from the fake host, in one run on
+# one machine, in the otonet test topology (tests/net/topo.sh): the fake
+# internet serves HTTPS (tests/helpers/fakeapi.py, a test CA made here), and
+# bench/gatebench.py sends, on one kept-alive connection, COUNT requests of
+# each kind: a small GET with the credential in x-api-key, a POST of 1 MB,
+# and a GET whose response is 1 MiB streamed in chunks. Through otogate the
+# client runs behind otogate -- otonet (as the agent would, plain HTTP to
+# the gateway); directly, it runs in the fake host and speaks TLS itself.
+# Reported: p50 and p90 per request (ms) and requests per second, the
+# medians of RUNS runs (the two paths take turns within each run); the
+# added latency is the p50 difference. Goals (issue 18): at most 1 ms added
+# at p50, at least 80 % of the direct throughput. The upstream is Python:
+# its own time is in both paths alike. Needs root (ip netns). Results:
+# stdout, and bench/results-gate.md when OTO_BENCH_WRITE=1.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${OTO_BIN:=$top/build/musl/bin}"
+RUNS=${RUNS:-3}
+COUNT=${COUNT:-200}
+KINDS=${KINDS:-small up1m down1m}
+AS_USER=${AS_USER:-65534}
+NETTOOL=$top/tests/net/nettool.py
+TOPO_ID=bench-gate-$$
+. "$top/tests/net/topo.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "gate.sh: fatal: needs root (ip netns)" >&2
+	exit 111
+fi
+for c in openssl "$OTO_BIN/otogate" "$OTO_BIN/otonet" "$OTO_BIN/otosecret"; do
+	command -v "$c" >/dev/null || { echo "gate.sh: fatal: $c not found" >&2; exit 111; }
+done
+apipid=
+cleanup() {
+	[ -n "$apipid" ] && kill "$apipid" 2>/dev/null
+	topo_down
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM HUP
+topo_up || { echo "gate.sh: fatal: topology failed" >&2; exit 111; }
+
+API=api.example.test
+K=$TOPO_DIR/pki
+mkdir -p "$K" "$TOPO_DIR/api"
+chmod 0755 "$K" "$TOPO_DIR/api"
+REAL=sk-bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s' "$REAL" >"$K/real"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj "/CN=oto bench ca" -keyout "$K/ca.key" -out "$K/ca.pem" 2>/dev/null &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$API" \
+		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null &&
+	printf 'subjectAltName=DNS:%s\n' "$API" >"$K/ext" &&
+	openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
+		-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null ||
+	{ echo "gate.sh: fatal: unable to make the test certificates" >&2; exit 111; }
+ip netns exec "$NI" "$PY" "$top/tests/helpers/fakeapi.py" "$K/srv.pem" "$K/srv.key" 8443 \
+	"$TOPO_DIR/api" "$K/real" >"$TOPO_DIR/api.log" 2>&1 &
+apipid=$!
+n=0
+while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+[ -e "$TOPO_DIR/api/ready" ] || { echo "gate.sh: fatal: fakeapi did not start" >&2; exit 111; }
+# The upstream logs every request: into /dev/null here.
+ln -sf /dev/null "$TOPO_DIR/api/requests"
+"$OTO_BIN/otosecret" keygen --out "$K/key" &&
+	printf 'API_KEY=%s\n' "$REAL" | "$OTO_BIN/otosecret" seal --key-file "$K/key" --store "$K/store" ||
+	{ echo "gate.sh: fatal: unable to seal the store" >&2; exit 111; }
+
+CLIENT="$PY $top/bench/gatebench.py"
+direct() { # KIND
+	ip netns exec "$NH" env API_KEY="$REAL" $CLIENT "https://$API:8443" "$1" "$COUNT" "$K/ca.pem"
+}
+gated() { # KIND
+	ip netns exec "$NH" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" \
+		--as "$AS_USER" --grant "API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
+		"$OTO_BIN/otonet" --as "$AS_USER" --public 203.0.113.0/24 -- \
+		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
+}
+
+med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+out=$(mktemp -d /tmp/oto-bench-gate.XXXXXX)
+for r in $(seq "$RUNS"); do
+	for k in $KINDS; do
+		direct "$k" >>"$out/direct-$k" || echo "gate.sh: warning: run $r: direct $k failed" >&2
+		gated "$k" >>"$out/gated-$k" || echo "gate.sh: warning: run $r: gated $k failed" >&2
+	done
+done
+
+report() {
+	echo "| kind | direct p50 ms | gated p50 ms | added p50 ms | direct p90 | gated p90 | direct req/s | gated req/s | gated/direct |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for k in $KINDS; do
+		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) g50=$(cut -d' ' -f2 "$out/gated-$k" | med)
+		d90=$(cut -d' ' -f3 "$out/direct-$k" | med) g90=$(cut -d' ' -f3 "$out/gated-$k" | med)
+		drps=$(cut -d' ' -f4 "$out/direct-$k" | med) grps=$(cut -d' ' -f4 "$out/gated-$k" | med)
+		awk -v k="$k" -v d50="$d50" -v g50="$g50" -v d90="$d90" -v g90="$g90" -v d="$drps" -v g="$grps" \
+			'BEGIN { printf "| %s | %.3f | %.3f | %+.3f | %.3f | %.3f | %.1f | %.1f | %.0f %% |\n", k, d50, g50, g50 - d50, d90, g90, d, g, d ? 100 * g / d : 0 }'
+	done
+}
+{
+	echo "otogate vs direct TLS, $COUNT requests per kind, medians of $RUNS runs ($(date -u +%Y-%m-%d))"
+	echo
+	report
+} | tee "$out/report"
+[ "${OTO_BENCH_WRITE:-}" = 1 ] && cp "$out/report" "$top/bench/results-gate.md"
+rm -rf "$out"
+exit 0
