@@ -43,7 +43,7 @@ oneTimeSetUp() {
 	while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	[ -e "$TOPO_DIR/api/ready" ] || { echo "fakeapi failed: $(cat "$TOPO_DIR/api.log")" >&2; exit 1; }
 	otosecret keygen --out "$K/key"
-	printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\n' "$REAL" "$OTHER" |
+	printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\nANTHROPIC_API_KEY=%s\n' "$REAL" "$OTHER" "$REAL" |
 		otosecret seal --key-file "$K/key" --store "$K/store" || exit 1
 }
 
@@ -276,6 +276,34 @@ test_otorun_grant_usage_errors() {
 		assertEquals "otorun: fatal: ${a#*|}" "$(cat "$T/err")"
 		assertEquals "" "$(cat "$T/out")"
 	done
+}
+
+# A real coding-agent CLI from the npm registry (installed once into
+# OTO_CLAUDE_DIR), pointed at the gateway, answered by fakeapi's scripted
+# model, which has it run "env" in its shell tool: the tool's output it
+# sends back holds the phantom, never the key, and the upstream got the key.
+test_a_real_agent_cli_sees_only_the_phantom() {
+	C=${OTO_CLAUDE_DIR:-/var/tmp/oto-claude}
+	if [ ! -x "$C/node_modules/.bin/claude" ]; then
+		command -v npm >/dev/null || { skip "npm not found"; return 0; }
+		mkdir -p "$C" && npm install --prefix "$C" --no-audit --no-fund \
+			@anthropic-ai/claude-code >"$T/npm.log" 2>&1 ||
+			{ skip "the agent CLI did not install: $(tail -n 1 "$T/npm.log")"; return 0; }
+		chmod -R a+rX "$C"
+	fi
+	mkdir -p "$T/home"
+	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
+	gate --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
+		env HOME="$T/home" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
+		DISABLE_AUTOUPDATER=1 sh -c 'cd "$HOME" && ANTHROPIC_BASE_URL=$ANTHROPIC_API_KEY_URL exec "$0" \
+			-p "Show me the environment." --dangerously-skip-permissions' "$C/node_modules/.bin/claude"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertTrue "the tool's output came back" "[ -s '$TOPO_DIR/api/toolresult' ]"
+	assertEquals 1 "$(grep -c '^ANTHROPIC_API_KEY=oto-phantom-' "$TOPO_DIR/api/toolresult")"
+	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
+	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
+	rm -f "$TOPO_DIR/api/toolresult"
 }
 
 test_the_exit_code_is_the_agents() {

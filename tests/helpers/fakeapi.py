@@ -17,6 +17,11 @@
 #   /bye      200 (kept alive, as far as the client knows), then the
 #             connection closes
 #   /big      200, chunked: 1 MiB in chunks of 16 KiB (for bench/gate.sh)
+#   /v1/messages   a scripted model (the Messages API, streamed or not):
+#             a request with tools and no tool result yet is answered with a
+#             call of the Bash tool running "env"; one carrying a tool
+#             result gets "done", and the result's text is written to
+#             DIR/toolresult; a request without tools gets "ok"
 #   /drop     the request is read and the connection closed without a word
 import json, os, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,9 +56,62 @@ class H(BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
         self.wfile.flush()
 
+    def sse(self, events):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for e in events:
+            self.chunk(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode())
+        self.wfile.write(b"0\r\n\r\n")
+
+    def messages(self, data):
+        req = json.loads(data or b"{}")
+        result = None
+        for m in req.get("messages", []):
+            if isinstance(m.get("content"), list):
+                for b in m["content"]:
+                    if b.get("type") == "tool_result":
+                        c = b.get("content")
+                        result = c if isinstance(c, str) else "".join(x.get("text", "") for x in c or [])
+        if result is not None:
+            with open(os.path.join(DIR, "toolresult"), "w") as f:
+                f.write(result)
+        if req.get("tools") and result is None:
+            block = {"type": "tool_use", "id": "toolu_oto1", "name": "Bash", "input": {}}
+            delta = {"type": "input_json_delta",
+                     "partial_json": json.dumps({"command": "env", "description": "Show the environment"})}
+            full = dict(block, input={"command": "env", "description": "Show the environment"})
+            stop = "tool_use"
+        else:
+            text = "done" if result is not None else "ok"
+            block, delta, full, stop = ({"type": "text", "text": ""}, {"type": "text_delta", "text": text},
+                                        {"type": "text", "text": text}, "end_turn")
+        usage = {"input_tokens": 10, "output_tokens": 5}
+        msg = {"id": "msg_oto", "type": "message", "role": "assistant", "model": req.get("model", "m"),
+               "stop_sequence": None}
+        if not req.get("stream"):
+            out = json.dumps(dict(msg, content=[full], stop_reason=stop, usage=usage)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
+        self.sse([{"type": "message_start", "message": dict(msg, content=[], stop_reason=None, usage=usage)},
+                  {"type": "content_block_start", "index": 0, "content_block": block},
+                  {"type": "content_block_delta", "index": 0, "delta": delta},
+                  {"type": "content_block_stop", "index": 0},
+                  {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                   "usage": {"output_tokens": 5}},
+                  {"type": "message_stop"}])
+
     def handle_one(self):
         data = self.body()
         p = self.path.split("?")[0]
+        if p == "/v1/messages":
+            self.messages(data)
+            return
         if p == "/drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -120,6 +178,17 @@ class H(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
+        elif p == "/":
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif p == "/v1/messages/count_tokens":
+            out = b'{"input_tokens": 10}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
         else:
             self.send_response(404)
             self.send_header("Content-Length", "0")
