@@ -9,23 +9,29 @@
 # fd, SCM_RIGHTS). A flow is read to its EOF and answered with one line,
 # "port=P bytes=N sha=HEX16" (the first 16 hex digits of the SHA-256 of what
 # came), then closed. MODE "dead": the gateway's end is closed before CMD
-# starts. Exits with CMD's code; each flow's line also goes to stderr as
+# starts. MODE "echo": each flow is answered with all it sent instead (the
+# gateway's way back, in bulk). Exits with CMD's code; each flow's line also goes to stderr as
 # "fakegate: ...", in the order they ended.
 import hashlib, os, socket, struct, subprocess, sys, threading
+
+
+ECHO = False
 
 
 def flow(fd, port):
     with socket.socket(fileno=fd) as s:
         s.setblocking(True)
-        h, n = hashlib.sha256(), 0
+        h, n, got = hashlib.sha256(), 0, []
         while True:
             x = s.recv(65536)
             if not x:
                 break
             h.update(x)
             n += len(x)
+            if ECHO:
+                got.append(x)
         line = f"port={port} bytes={n} sha={h.hexdigest()[:16]}"
-        s.sendall(line.encode() + b"\n")
+        s.sendall(b"".join(got) if ECHO else line.encode() + b"\n")
     print("fakegate: " + line, file=sys.stderr, flush=True)
 
 
@@ -47,7 +53,9 @@ def serve(sock):
 
 def main():
     ports, mode, sep, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    assert sep == "--" and mode in ("serve", "dead") and cmd
+    assert sep == "--" and mode in ("serve", "dead", "echo") and cmd
+    global ECHO
+    ECHO = mode == "echo"
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     env = dict(os.environ, OTO_GATEWAY=f"{theirs.fileno()}:{ports}")
     if mode == "dead":

@@ -466,6 +466,27 @@ def c_gw(host, port, n):
         return errname(e)
 
 
+def c_gwecho(host, port, n):
+    """n bytes of blob() to a gateway port, then EOF; all that comes back, compared."""
+    try:
+        s = connect(host, int(port), 30)
+        sent = b""
+        for chunk in blob(int(n)):
+            s.sendall(chunk)
+            sent += chunk
+        s.shutdown(socket.SHUT_WR)
+        r = []
+        while True:
+            x = s.recv(65536)
+            if not x:
+                break
+            r.append(x)
+        back = b"".join(r)
+        return f"ok back={len(back)} same={back == sent}"
+    except OSError as e:
+        return errname(e)
+
+
 def c_udp(host, port, msg="ping", timeout="2"):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
     s.settimeout(float(timeout))
