@@ -53,7 +53,10 @@ struct flow {
 	struct http_req req;
 	struct http_resp resp;
 	struct http_repl repl;
-	/* the current request's record */
+	/* the current request's record: its method and path kept apart, since the
+	 * body's bytes replace the head's in in */
+	char method[32], path[1024];
+	size_t method_len, path_len;
 	unsigned long long up_bytes, down_bytes;
 	int status;
 	const char *error;
@@ -90,14 +93,10 @@ static void flow_log(struct flow *f)
 	r.msec = ts.tv_nsec / 1000000;
 	r.grant = f->g ? f->g->name : "-";
 	r.host = f->g ? f->g->host : "-";
-	if (f->req.done && f->req.err == HTTP_OK) {
-		r.method = f->in + f->req.method.off;
-		r.method_len = f->req.method.len;
-		r.path = f->in + f->req.target.off;
-		r.path_len = f->req.target.len;
-	} else {
-		r.method = r.path = "";
-	}
+	r.method = f->method;
+	r.method_len = f->method_len;
+	r.path = f->path;
+	r.path_len = f->path_len;
 	r.status = f->status;
 	r.up = f->up_bytes;
 	r.down = f->down_bytes;
@@ -150,10 +149,24 @@ static int read_head(struct flow *f)
 	int err;
 
 	memset(&f->req, 0, sizeof(f->req));
+	f->method_len = f->path_len = 0;
 	for (;;) {
 		err = http_req_parse(&f->req, f->in, f->inlen);
-		if (err == HTTP_OK)
+		if (err == HTTP_OK) {
+			const char *t = f->in + f->req.target.off;
+			const char *q = memchr(t, '?', f->req.target.len);
+
+			f->method_len = f->req.method.len < sizeof(f->method) ? f->req.method.len
+									      : sizeof(f->method);
+			memcpy(f->method, f->in + f->req.method.off, f->method_len);
+			/* The path without the query: a query may hold anything, phantoms included.
+			 */
+			f->path_len = q ? (size_t)(q - t) : f->req.target.len;
+			if (f->path_len > sizeof(f->path))
+				f->path_len = sizeof(f->path);
+			memcpy(f->path, t, f->path_len);
 			return 1;
+		}
 		if (err != HTTP_MORE) {
 			refuse(f, http_status(err), http_strerror(err), NULL);
 			return -1;
@@ -299,7 +312,7 @@ static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
  */
 static int relay_response(struct flow *f)
 {
-	int head = f->req.method.len == 4 && !memcmp(f->in + f->req.method.off, "HEAD", 4);
+	int head = f->method_len == 4 && !memcmp(f->method, "HEAD", 4);
 	int err, chunked, began = 0;
 	size_t pos, used, doff, dlen, n;
 	ssize_t r;

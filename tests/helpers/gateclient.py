@@ -11,6 +11,8 @@
 #   echo-bearer   GET /echo with Authorization: Bearer $API_KEY
 #   echo-body     POST /echo?k=$API_KEY, the phantom in the query and in the body
 #   echo-chunked  POST /echo, a chunked body holding the phantom
+#   echo-big      POST /echo, 300 kB holding the phantom at its end: STATUS and
+#                 whether the upstream echoed the whole body
 #   leak          GET /leak: the response's X-Echo header and body
 #   sse           GET /sse: after the first event, touches $FLAG; prints both events
 #   close, drop, eof, bye   GET /close, /drop, /eof, /bye
@@ -47,6 +49,11 @@ def one(step):
     elif step == "echo-chunked":
         r = req("POST", "/echo", {"Transfer-Encoding": "chunked"},
                 iter([b"chunk ", key.encode()]), encode_chunked=True)
+    elif step == "echo-big":
+        body = ("z" * 300000 + key).encode()
+        r = req("POST", "/echo", {"Content-Type": "text/plain"}, body)
+        got = json.loads(r.read())["body"].encode()
+        return f"{r.status} same={got == body}"
     elif step == "leak":
         r = req("GET", "/leak", {})
         return f"{r.status} X-Echo={r.getheader('X-Echo')} {r.read().decode()}"
