@@ -155,6 +155,17 @@ test_the_first_event_arrives_before_the_upstream_finishes() {
 	assertEquals "sse: 200 data: one data: two" "$(cat "$T/out")"
 }
 
+# Flows are served at once: a request on a second connection is answered
+# while a stream on the first is still open (the stream ends when the
+# second's answer has come: "two"; a gateway serving one flow at a time
+# would hold the second until the stream gave up: "late").
+test_flows_are_served_concurrently() {
+	gate $GRANT -- sh -c "$CLIENT hold >$T/hold & sleep 0.5; $CLIENT echo-x; touch \$FLAG; wait"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 200" "$(cut -c1-11 "$T/out")"
+	assertEquals "hold: 200 data: one data: two" "$(cat "$T/hold")"
+}
+
 test_a_wrong_ca_is_a_502_and_nothing_is_sent() {
 	gate --grant "API_KEY=https://$API:8443" --ca-file "$TOPO_DIR/pki/ca2.pem" -- $CLIENT echo-x
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

@@ -17,6 +17,7 @@
 #   sse           GET /sse: after the first event, touches $FLAG; prints both events
 #   close, drop, eof, bye   GET /close, /drop, /eof, /bye
 #   pause         no request: 0.5 s
+#   hold          GET /sse without touching $FLAG: both events
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
 import http.client, json, os, sys, urllib.parse
 
@@ -67,6 +68,9 @@ def one(step):
         import time
         time.sleep(0.5)
         return "-"
+    elif step == "hold":
+        r = req("GET", "/sse", {})
+        return f"{r.status} " + " ".join(x for x in r.read().decode().split("\n") if x)
     elif step == "other":
         r = req("GET", "/echo", {"x-api-key": os.environ["OTHER_KEY"]})
     else:
