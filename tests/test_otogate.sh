@@ -239,6 +239,34 @@ Seccomp: 2" "$st"
 	assertEquals "/ tmpfs oto-gateway ro,size=4k,nr_inodes=2,mode=500,uid=$OTO_TEST_USER,gid=$OTO_TEST_USER" "$mounts"
 }
 
+# A gateway that dies takes the agent's way to the upstream with it: the
+# next request is refused (otonet has nowhere to hand it), nothing goes
+# another way, and the upstream sees nothing.
+test_a_dead_gateway_fails_closed() {
+	ip netns exec "$NH" env FLAG="$T/go" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" \
+		$AS $GRANT -- "$OTO_BIN/otonet" $AS $PUB -- sh -c \
+		'while [ ! -e "$FLAG" ]; do sleep 0.05; done; '"$CLIENT"' echo-x >'"$T"'/agent.out; echo done >>'"$T"'/agent.out' \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	n=0
+	while ! grep -q oto-gateway "/proc/$pid/mountinfo" 2>/dev/null && [ $n -lt 100 ]; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	kill -KILL "$pid"
+	wait_child "$pid" 5
+	assertEquals 137 "$rc"
+	touch "$T/go"
+	n=0
+	while ! grep -qx 'done' "$T/agent.out" 2>/dev/null && [ $n -lt 200 ]; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	assertEquals "echo-x: ERR ConnectionRefusedError
+done" "$(cat "$T/agent.out")"
+	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+}
+
 # Run by an unprivileged user (no --as): the same gateway, and the same lockdown.
 test_run_by_an_unprivileged_user() {
 	cp "$K/store" "$K/key" "$T/"
