@@ -127,6 +127,16 @@ echo-chunked: 200 {\"x-api-key\": null, \"authorization\": null, \"path\": \"/ec
 	assertEquals 3 "$(grep -c '"grant":"API_KEY","method":"POST","host":"api.example.test","path":"/echo","status":200' "$T/log")"
 }
 
+# "Expect: 100-continue": the upstream's 100 reaches the agent, which only
+# then sends the body (curl does this for large uploads).
+test_expect_100_continue() {
+	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT expect"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	assertEquals "expect: 100 then HTTP/1.1 200 OK {\"x-api-key\": null, \"authorization\": null, \"path\": \"/echo\", \"body\": \"exp $phantom\"}" \
+		"$(sed -n 2p "$T/out")"
+}
+
 test_an_echoed_value_returns_as_the_phantom() {
 	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT leak echo-x"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -238,6 +239,21 @@ done:
 	return 0;
 }
 
+/* A request with a body and "Expect: 100-continue" (RFC 9110, 10.1.1). */
+static int expects_continue(const struct flow *f)
+{
+	if (f->req.body.kind == HTTP_BODY_NONE)
+		return 0;
+	for (uint32_t i = 0; i < f->req.nheaders; i++) {
+		const struct http_header *h = &f->req.h[i];
+
+		if (h->name.len == 6 && !strncasecmp(f->in + h->name.off, "expect", 6) &&
+		    h->value.len == 12 && !strncasecmp(f->in + h->value.off, "100-continue", 12))
+			return 1;
+	}
+	return 0;
+}
+
 static ssize_t up_read(struct flow *f)
 {
 	ssize_t n;
@@ -308,9 +324,10 @@ static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
 /*
  * The response, streamed: 0 when it is complete (the connection may carry
  * the next), -1 when the flow must end (logged; or a body that ended with
- * the upstream's close).
+ * the upstream's close). With until_continue, a 100 (Continue) is passed on
+ * and 1 returned: the request's body is to follow.
  */
-static int relay_response(struct flow *f)
+static int relay_response(struct flow *f, int until_continue)
 {
 	int head = f->method_len == 4 && !memcmp(f->method, "HEAD", 4);
 	int err, chunked, began = 0;
@@ -346,6 +363,8 @@ static int relay_response(struct flow *f)
 		/* An interim response (100 Continue): the final one follows. */
 		memmove(f->rb, f->rb + pos, f->rblen - pos);
 		f->rblen -= pos;
+		if (until_continue && f->resp.status == 100)
+			return 1;
 	}
 	f->status = f->resp.status;
 	chunked = f->resp.body.kind == HTTP_BODY_CHUNKED;
@@ -472,6 +491,14 @@ static void serve(struct flow *f)
 		}
 		sodium_memzero(f->out, (size_t)n);
 		f->up_bytes += (unsigned long long)n;
+		/*
+		 * "Expect: 100-continue": the agent sends the body once told to. The
+		 * upstream's answer comes first: a 100 is passed on and the body
+		 * follows; a final answer is passed on, and the flow ends (the agent
+		 * may send the body or not: where its next request starts is unknown).
+		 */
+		if (expects_continue(f) && relay_response(f, 1) != 1)
+			return;
 		if (forward_body(f) < 0) {
 			if (f->status)
 				refuse(f, f->status, f->error, NULL);
@@ -479,7 +506,7 @@ static void serve(struct flow *f)
 				flow_log(f);
 			return;
 		}
-		if (relay_response(f) < 0 || !f->req.keep_alive)
+		if (relay_response(f, 0) < 0 || !f->req.keep_alive)
 			return;
 	}
 }

@@ -18,6 +18,8 @@
 #   close, drop, eof, bye   GET /close, /drop, /eof, /bye
 #   pause         no request: 0.5 s
 #   hold          GET /sse without touching $FLAG: both events
+#   expect        POST /echo with "Expect: 100-continue", the body sent only
+#                 after the 100 (given up on after 2 s: "no-100"); the status
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
 import http.client, json, os, sys, urllib.parse
 
@@ -71,6 +73,28 @@ def one(step):
     elif step == "hold":
         r = req("GET", "/sse", {})
         return f"{r.status} " + " ".join(x for x in r.read().decode().split("\n") if x)
+    elif step == "expect":
+        import socket
+        s = socket.create_connection((url.hostname, url.port), 10)
+        body = ("exp " + key).encode()
+        s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                  b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body))
+        s.settimeout(2)
+        try:
+            first = s.recv(4096)
+        except socket.timeout:
+            return "no-100"
+        if not first.startswith(b"HTTP/1.1 100"):
+            return "no-100 " + first.split(b"\r\n")[0].decode()
+        s.settimeout(10)
+        s.sendall(body)
+        rest = b""
+        while True:
+            x = s.recv(65536)
+            if not x:
+                break
+            rest += x
+        return "100 then " + rest.split(b"\r\n")[0].decode() + " " + rest.split(b"\r\n\r\n", 1)[1].decode()
     elif step == "other":
         r = req("GET", "/echo", {"x-api-key": os.environ["OTHER_KEY"]})
     else:
