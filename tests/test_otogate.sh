@@ -249,6 +249,29 @@ Seccomp: 2" "$st"
 	assertEquals "/ tmpfs oto-gateway ro,size=4k,nr_inodes=2,mode=500,uid=$OTO_TEST_USER,gid=$OTO_TEST_USER" "$mounts"
 }
 
+# The key is read and the values decrypted only by the gateway, after the
+# fork: a wrong key still stops everything before the chain starts (the
+# child waits for the gateway's word), and a --key-fd never reaches the chain.
+test_a_wrong_key_stops_the_chain_and_the_key_fd_stays_outside() {
+	otosecret keygen --out "$T/wrong"
+	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$T/wrong" $AS $GRANT -- \
+		"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
+	assertEquals 101 "$rc"
+	assertEquals "otogate: fatal: entry 0 (API_KEY): store does not verify (wrong key or tampered store)" \
+		"$(cat "$T/err")"
+	sleep 0.2
+	assertFalse "the chain ran" "[ -e '$T/ran' ]"
+	# The fds the sandbox holds under otonet alone (the harness's own among them), and with
+	# otogate and its key on fd 5 before it: the same.
+	probe='ls /proc/self/fd | tr "\n" " "; echo "$API_KEY" | cut -c1-12'
+	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
+	without=$(head -n 1 "$T/out")
+	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-fd 5 $AS $GRANT -- \
+		"$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe" 5<"$K/key"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "${without}oto-phantom-" "$(cat "$T/out")"
+}
+
 # A gateway that dies takes the agent's way to the upstream with it: the
 # next request is refused (otonet has nowhere to hand it), nothing goes
 # another way, and the upstream sees nothing.

@@ -60,21 +60,19 @@ static void xdrop_caps(void)
 	cap_free(none);
 }
 
-void xgate_confine(const struct otogate_opts *o)
+void xgate_unshare(void)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	char line[64];
 
-	(void)o;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to enter a new user and mount namespace");
 	/*
-	 * Its own ids mapped to themselves. The process stays not dumpable
-	 * throughout (it holds the values): its own /proc/self files are then
-	 * root's, so the maps are written with the dumpable flag up for just
-	 * these writes, before any thread exists and with no capability
-	 * outside the new namespace to gain.
+	 * Its own ids mapped to themselves. A process that is not dumpable has
+	 * root's /proc/self files, which its own user cannot write: the flag
+	 * is up for just these writes, before the key is read or any value
+	 * decrypted (main.c), and before any thread exists.
 	 */
 	if (prctl(PR_SET_DUMPABLE, 1) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to write its id maps (dumpable)");
@@ -88,6 +86,10 @@ void xgate_confine(const struct otogate_opts *o)
 		die(EXIT_SYS, errno, "gateway: unable to write its gid_map");
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to make itself not dumpable");
+}
+
+void xgate_confine(void)
+{
 	xempty_root("gateway", "oto-gateway");
 	xdrop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

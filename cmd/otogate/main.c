@@ -55,7 +55,9 @@ int main(int argc, char **argv)
 	static struct gate gate;
 	const struct rlimit nocore = { 0, 0 };
 	sigset_t mask, old;
-	int sv[2], sigfd;
+	int sv[2], go[2], sigfd;
+	char c;
+	ssize_t n;
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
@@ -73,8 +75,8 @@ int main(int argc, char **argv)
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
 
-	/* 2. The granted entries, and only those, into locked memory; their phantoms. */
-	xsecrets_load(&o);
+	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
+	xsecrets_plan(&o);
 
 	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
 	xupstream_init(&o);
@@ -87,37 +89,57 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    pipe2(go, O_CLOEXEC) < 0)
 		die(EXIT_SYS, errno, "unable to create the gateway's socket pair");
 
 	/*
-	 * 5. The child execs the chain with the phantoms; it keeps root when
-	 *    run by root (otonet needs it) and its end of the socket pair.
+	 * 5. The child, with the phantoms and its end of the socket pair, keeps
+	 *    root when run by root (otonet needs it), and waits: it execs the
+	 *    chain once the gateway holds the values. If the gateway fails
+	 *    first (it says why), the child leaves without a word.
 	 */
 	pid = fork();
 	if (pid < 0)
 		die(EXIT_SYS, errno, "unable to fork the chain");
 	if (pid == 0) {
 		close(sv[0]);
+		close(go[1]);
 		if (fd_cloexec(sv[1], 0) < 0)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		xchild_env(&o, sv[1]);
+		c = 0;
+		do
+			n = read(go[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1 || c != 'g')
+			_exit(EXIT_REJECT);
+		close(go[0]);
 		xexec(o.argv);
 	}
 	close(sv[1]);
+	close(go[0]);
 
 	/*
-	 * 6. The gateway: root never serves the agent. Then it leaves the host's
-	 *    files, capabilities and privileges behind, and allows only its calls.
+	 * 6. The gateway: root never serves the agent. In a user namespace of
+	 *    its own, not dumpable again, it reads the key and decrypts the
+	 *    granted values (none was in memory before), lets the chain go,
+	 *    then leaves the host's files, capabilities and privileges behind,
+	 *    and allows only its calls.
 	 */
 	if (o.as && geteuid() == 0 && user_become(uid, gid) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to become %s", o.as);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "gateway: unable to create a signalfd");
-	xgate_confine(&o);
+	xgate_unshare();
+	xsecrets_open(&o);
+	if (write(go[1], "g", 1) != 1)
+		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
+	close(go[1]);
+	xgate_confine();
 	xgate_lockdown();
 
 	/* 7. Serve until the child exits; exit with its status. */

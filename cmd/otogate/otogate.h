@@ -71,9 +71,11 @@ size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
 /* The gateway's own answer: a head and a one-line body "otogate: WHY\n"; its length, or 0. */
 size_t gate_error_format(char *buf, size_t size, int status, const char *why);
 
-/* ---- secrets.c ---- */
-/* Read the key and the store, decrypt the granted entries, make their phantoms: dies 101/111. */
-void xsecrets_load(struct otogate_opts *o);
+/* ---- secrets.c: each dies 101 or 111 ---- */
+/* Read and check the store, make the phantoms, open the key (unread, close-on-exec). */
+void xsecrets_plan(struct otogate_opts *o);
+/* Read the key, verify the store, decrypt the granted entries into locked memory. */
+void xsecrets_open(struct otogate_opts *o);
 
 /* ---- upstream.c ---- */
 /* Resolve every grant's host, load the CA bundle, make the TLS context: dies 111. */
@@ -104,7 +106,10 @@ int flow_start(const struct gate *g, int fd, int port);
 void xgate_run(const struct gate *g, int sock, int sigfd, pid_t child);
 
 /* ---- lockdown.c ---- */
-void xgate_confine(const struct otogate_opts *o);
+/* A user and mount namespace of its own, its ids mapped to themselves. */
+void xgate_unshare(void);
+/* Then: an empty root, no capability, no_new_privs. */
+void xgate_confine(void);
 void xgate_lockdown(void);
 
 #endif

@@ -4,10 +4,18 @@
  * gets its phantom, the string the agent holds in its place: "oto-phantom-"
  * and random letters, exactly as long as the value, so that a body the
  * gateway turns back from value to phantom keeps its Content-Length.
+ *
+ * In two steps: the store (sealed: nothing in it is secret without the key)
+ * is read and checked, and the phantoms made, before the fork, so that the
+ * chain's environment is known and a bad store or name stops everything
+ * before it starts; the key is read and the values decrypted only by the
+ * gateway, once it is in its own user namespace and not dumpable (main.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <sodium.h>
 
@@ -15,26 +23,23 @@
 #include "oto.h"
 #include "otogate.h"
 
-void xsecrets_load(struct otogate_opts *o)
+static struct store_view v;
+static uint8_t *store;
+static int index_of[GATE_MAX_GRANTS];
+
+void xsecrets_plan(struct otogate_opts *o)
 {
-	static struct store_view v;
-	uint8_t *key, *store;
 	size_t len;
+	struct stat st;
 	int err;
 
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
-	key = xkey_load(o->key_fd, o->key_path);
 	store = xstore_load(o->store_fd, o->store_path, &len, 0, 1);
 	err = store_parse(store, len, &v);
 	if (err)
 		die(EXIT_REJECT, 0, "store %s: %s", o->store_path ? o->store_path : "--store-fd",
 		    store_strerror(err));
-	/* A store with one tampered byte anywhere is refused; verifying decrypts nothing. */
-	for (uint32_t i = 0; i < v.count; i++)
-		if (store_verify(&v, i, key))
-			die(EXIT_REJECT, 0, "entry %u (%.*s): %s", i, (int)v.e[i].name_len,
-			    v.e[i].name, store_strerror(STORE_EVERIFY));
 	for (size_t i = 0; i < o->ngrants; i++) {
 		struct grant *g = &o->grants[i];
 		int idx = store_find(&v, g->name);
@@ -51,20 +56,8 @@ void xsecrets_load(struct otogate_opts *o)
 			die(EXIT_REJECT, 0,
 			    "--grant %s: the value is %zu bytes: the gateway takes %d to %d",
 			    g->name, n, GATE_MIN_SECRET, HTTP_MAX_SECRET);
-		g->real = sodium_malloc(n + 1);
-		if (!g->real)
-			die(EXIT_SYS, errno, "unable to allocate locked memory for %s", g->name);
-		if (store_open(&v, (uint32_t)idx, key, g->real))
-			die(EXIT_REJECT, 0, "--grant %s: %s", g->name,
-			    store_strerror(STORE_EVERIFY));
-		g->real[n] = 0;
+		index_of[i] = idx;
 		g->len = n;
-		/* It goes into request headers: it must be a valid header value. */
-		if (!http_value_ok((const char *)g->real, n))
-			die(EXIT_REJECT, 0,
-			    "--grant %s: the value cannot stand in an HTTP header (a control byte, "
-			    "or white space at an end)",
-			    g->name);
 		g->phantom = malloc(n + 1);
 		if (!g->phantom)
 			die(EXIT_SYS, errno, "unable to allocate the phantom of %s", g->name);
@@ -75,7 +68,54 @@ void xsecrets_load(struct otogate_opts *o)
 				n - (sizeof(GATE_PHANTOM) - 1));
 		g->phantom[n] = 0;
 	}
+	/*
+	 * The key stays unread for now: opened here (the file may be root's, and
+	 * the gateway will not be), checked as xkey_load checks it, and kept
+	 * close-on-exec so that the chain never holds it.
+	 */
+	if (o->key_path) {
+		o->key_fd = open(o->key_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (o->key_fd < 0)
+			die(EXIT_SYS, errno, "unable to open key %s", o->key_path);
+		if (fstat(o->key_fd, &st) < 0)
+			die(EXIT_SYS, errno, "unable to stat key %s", o->key_path);
+		if (S_ISREG(st.st_mode) && (st.st_mode & 077))
+			die(EXIT_REJECT, 0,
+			    "key %s is accessible by group or others (mode %04o): chmod 600",
+			    o->key_path, (unsigned int)(st.st_mode & 07777));
+	} else if (fcntl(o->key_fd, F_SETFD, FD_CLOEXEC) < 0) {
+		die_usage("--key-fd %d: not an open file descriptor", o->key_fd);
+	}
+}
+
+void xsecrets_open(struct otogate_opts *o)
+{
+	uint8_t *key = xkey_load(o->key_fd, NULL);
+
+	/* A store with one tampered byte anywhere is refused; verifying decrypts nothing. */
+	for (uint32_t i = 0; i < v.count; i++)
+		if (store_verify(&v, i, key))
+			die(EXIT_REJECT, 0, "entry %u (%.*s): %s", i, (int)v.e[i].name_len,
+			    v.e[i].name, store_strerror(STORE_EVERIFY));
+	for (size_t i = 0; i < o->ngrants; i++) {
+		struct grant *g = &o->grants[i];
+
+		g->real = sodium_malloc(g->len + 1);
+		if (!g->real)
+			die(EXIT_SYS, errno, "unable to allocate locked memory for %s", g->name);
+		if (store_open(&v, (uint32_t)index_of[i], key, g->real))
+			die(EXIT_REJECT, 0, "--grant %s: %s", g->name,
+			    store_strerror(STORE_EVERIFY));
+		g->real[g->len] = 0;
+		/* It goes into request headers: it must be a valid header value. */
+		if (!http_value_ok((const char *)g->real, g->len))
+			die(EXIT_REJECT, 0,
+			    "--grant %s: the value cannot stand in an HTTP header (a control byte, "
+			    "or white space at an end)",
+			    g->name);
+	}
 	sodium_memzero(key, STORE_KEY_BYTES);
 	sodium_free(key);
 	free(store);
+	store = NULL;
 }
