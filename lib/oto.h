@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 /* Exit codes: the execline/skarnet convention, the same in every tool. */
@@ -108,6 +109,20 @@ ssize_t fd_read_all(int fd, void *buf, size_t size);
  */
 int fd_send(int sock, int fd, int err);
 int fd_recv(int sock);
+
+/*
+ * fd_msg_init.c: a message of len bytes at data and, when fd >= 0, fd by
+ * SCM_RIGHTS, ready for sendmsg(&x->m) (x must stay where it is). Pure.
+ */
+struct fd_msg {
+	struct msghdr m;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+};
+void fd_msg_init(struct fd_msg *x, void *data, size_t len, int fd);
 
 /*
  * xempty_root.c: in a mount namespace of the caller's own, a read-only tmpfs

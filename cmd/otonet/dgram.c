@@ -27,7 +27,8 @@ static void icmp_refuse(struct relay *r, const struct pkt *p, int port_unreach)
 	tun_write(r, pkt_icmp_err(r->obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
 }
 
-static void udp_input(struct relay *r, const struct pkt *p)
+/* p's flow, opened and watched if new, its activity now; NULL when refused (ICMP sent). */
+static struct flow *dgram_flow(struct relay *r, const struct pkt *p)
 {
 	struct flow *f = flow_find(r, p);
 
@@ -35,11 +36,20 @@ static void udp_input(struct relay *r, const struct pkt *p)
 		f = flow_open(r, p);
 		if (!f) {
 			icmp_refuse(r, p, 0);
-			return;
+			return NULL;
 		}
 		flow_watch(r, f, EPOLLIN);
 	}
 	f->last = r->now;
+	return f;
+}
+
+static void udp_input(struct relay *r, const struct pkt *p)
+{
+	struct flow *f = dgram_flow(r, p);
+
+	if (!f)
+		return;
 	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
 	memcpy(f->quote, p->ip, f->quotelen);
 	if (r->sys->send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
@@ -49,18 +59,11 @@ static void udp_input(struct relay *r, const struct pkt *p)
 
 static void icmp_input(struct relay *r, const struct pkt *p)
 {
-	struct flow *f = flow_find(r, p);
+	struct flow *f = dgram_flow(r, p);
 
 	/* p points into the batch: the request is rebuilt in obuf, then sent. */
-	if (!f) {
-		f = flow_open(r, p);
-		if (!f) {
-			icmp_refuse(r, p, 0);
-			return;
-		}
-		flow_watch(r, f, EPOLLIN);
-	}
-	f->last = r->now;
+	if (!f)
+		return;
 	if (8 + p->dlen > BUFSZ)
 		return;
 	r->obuf[0] = p->family == AF_INET ? 8 : 128;

@@ -297,27 +297,13 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
 static int gateway_socket(struct relay *r, uint16_t port)
 {
 	int sv[2], msg = port;
-	struct iovec iov = { .iov_base = &msg, .iov_len = sizeof(msg) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = { .msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
+	struct fd_msg x;
 	ssize_t n;
 
 	if (r->sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
-	memset(&u, 0, sizeof(u));
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
-	n = r->sys->sendmsg(r->cfg->gateway_fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	fd_msg_init(&x, &msg, sizeof(msg), sv[1]);
+	n = r->sys->sendmsg(r->cfg->gateway_fd, &x.m, MSG_DONTWAIT | MSG_NOSIGNAL);
 	r->sys->close(sv[1]);
 	if (n != (ssize_t)sizeof(msg)) {
 		int e = n < 0 ? errno : EPROTO;

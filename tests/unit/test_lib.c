@@ -1,5 +1,5 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
-// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_recv.c
+// UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/ptyenv_parse.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
