@@ -6,7 +6,7 @@
 # prints "KIND p50_ms p90_ms req_per_s". KIND: small (GET /echo with an
 # x-api-key), up1m (POST /echo, 1 MB body), down1m (GET /big, a streamed
 # 1 MiB response).
-import http.client, os, ssl, sys, time, urllib.parse
+import http.client, os, socket, ssl, sys, time, urllib.parse
 
 url, kind, count = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 if url.scheme == "https":
@@ -14,6 +14,9 @@ if url.scheme == "https":
     conn = http.client.HTTPSConnection(url.hostname, url.port, context=ctx, timeout=60)
 else:
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+# No Nagle on the client either: a POST's head and body are two writes.
+conn.connect()
+conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 key = os.environ.get("API_KEY", "sk-bench-0123456789abcdef0123456789")
 big = b"y" * 1000000
 
