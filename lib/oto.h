@@ -131,6 +131,15 @@ void fd_msg_init(struct fd_msg *x, void *data, size_t len, int fd);
  */
 void xempty_root(const char *who, const char *name);
 
+/*
+ * xuserns_self.c: a new user and mount namespace for the caller, its own
+ * uid and gid mapped to themselves (not dumpable stays not dumpable).
+ * xcaps_drop_all.c: every capability, from every set (bounding, ambient,
+ * effective, permitted, inheritable). Both die 111 saying "WHO: unable to ...".
+ */
+void xuserns_self(const char *who);
+void xcaps_drop_all(const char *who);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

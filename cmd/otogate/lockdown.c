@@ -25,73 +25,16 @@
 #include "oto.h"
 #include "otogate.h"
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(text);
-	ssize_t w;
-
-	if (fd < 0)
-		return -1;
-	w = write(fd, text, len);
-	if (w < 0 || (size_t)w != len) {
-		int e = w < 0 ? errno : EIO;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
-
-static void xdrop_caps(void)
-{
-	cap_t none;
-
-	for (cap_value_t c = 0; c <= 63; c++)
-		if (cap_drop_bound(c) < 0 && errno != EINVAL)
-			die(EXIT_SYS, errno,
-			    "gateway: unable to drop capability %d from its bounding set", (int)c);
-	if (cap_reset_ambient() < 0)
-		die(EXIT_SYS, errno, "gateway: unable to clear its ambient capabilities");
-	none = cap_init();
-	if (!none || cap_set_proc(none) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to drop its capabilities");
-	cap_free(none);
-}
-
 void xgate_unshare(void)
 {
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	char line[64];
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to enter a new user and mount namespace");
-	/*
-	 * Its own ids mapped to themselves. A process that is not dumpable has
-	 * root's /proc/self files, which its own user cannot write: the flag
-	 * is up for just these writes, before the key is read or any value
-	 * decrypted (main.c), and before any thread exists.
-	 */
-	if (prctl(PR_SET_DUMPABLE, 1) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to write its id maps (dumpable)");
-	if (write_file("/proc/self/setgroups", "deny") < 0)
-		die(EXIT_SYS, errno, "gateway: unable to write /proc/self/setgroups");
-	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)uid, (unsigned int)uid);
-	if (write_file("/proc/self/uid_map", line) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to write its uid_map");
-	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)gid, (unsigned int)gid);
-	if (write_file("/proc/self/gid_map", line) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to write its gid_map");
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to make itself not dumpable");
+	/* Before the key is read or any value decrypted (main.c), before any thread. */
+	xuserns_self("gateway");
 }
 
 void xgate_confine(void)
 {
 	xempty_root("gateway", "oto-gateway");
-	xdrop_caps();
+	xcaps_drop_all("gateway");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to set no_new_privs");
 }

@@ -29,72 +29,11 @@
 #include "oto.h"
 #include "otonet.h"
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(text);
-	ssize_t w;
-
-	if (fd < 0)
-		return -1;
-	w = write(fd, text, len);
-	if (w < 0 || (size_t)w != len) {
-		int e = w < 0 ? errno : EIO;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
-
-/* Its own uid and gid, mapped to themselves: the kernel sees the same ids. */
-static void xmap_ids(uid_t uid, gid_t gid)
-{
-	char line[64];
-
-	/* An unprivileged gid_map needs setgroups denied first (CVE-2014-8989). */
-	if (write_file("/proc/self/setgroups", "deny") < 0)
-		die(EXIT_SYS, errno, "relay: unable to write /proc/self/setgroups");
-	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)uid, (unsigned int)uid);
-	if (write_file("/proc/self/uid_map", line) < 0)
-		die(EXIT_SYS, errno, "relay: unable to write its uid_map");
-	/*
-	 * The same gid outside and in: ping sockets check the caller's gid
-	 * against the host's net.ipv4.ping_group_range.
-	 */
-	snprintf(line, sizeof(line), "%u %u 1", (unsigned int)gid, (unsigned int)gid);
-	if (write_file("/proc/self/gid_map", line) < 0)
-		die(EXIT_SYS, errno, "relay: unable to write its gid_map");
-}
-
-/* Every capability the new user namespace gave, in every set. */
-static void xdrop_caps(void)
-{
-	cap_t none;
-
-	for (cap_value_t c = 0; c <= 63; c++)
-		if (cap_drop_bound(c) < 0 && errno != EINVAL)
-			die(EXIT_SYS, errno, "relay: unable to drop capability %d from its bounding set",
-			    (int)c);
-	if (cap_reset_ambient() < 0)
-		die(EXIT_SYS, errno, "relay: unable to clear its ambient capabilities");
-	none = cap_init();
-	if (!none || cap_set_proc(none) < 0)
-		die(EXIT_SYS, errno, "relay: unable to drop its capabilities");
-	cap_free(none);
-}
-
 void xrelay_confine(void)
 {
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		die(EXIT_SYS, errno, "relay: unable to enter a new user and mount namespace");
-	xmap_ids(uid, gid);
+	xuserns_self("relay");
 	xempty_root("relay", "oto-relay");
-	xdrop_caps();
+	xcaps_drop_all("relay");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "relay: unable to set no_new_privs");
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
