@@ -69,6 +69,7 @@ struct flow {
 	uint32_t agent_wnd;
 	int agent_ws, my_ws;
 	uint32_t seg; /* segment size towards the agent */
+	uint16_t rmss; /* the segment size offered to the agent (SYN-ACK): what it sends us */
 	int dup, retries;
 	uint64_t rto_at;
 	unsigned int rto;

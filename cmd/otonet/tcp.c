@@ -215,6 +215,7 @@ static void tcp_synack(struct relay *r, struct flow *f)
 {
 	uint16_t mss = tcp_agent_mss(r, f);
 
+	f->rmss = mss;
 	tun_write(r, pkt_synack(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
 			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
 	f->rto_at = r->now + 1000;
@@ -651,7 +652,11 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 		/*
 		 * The socket drained: a window update, if the window's right edge
 		 * moves on by a segment or more (RFC 1122's receiver-side silly
-		 * window avoidance); tcp_out sends what was measured. EPOLLOUT
+		 * window avoidance): a segment of the agent's, of the size we
+		 * offered it, not of ours towards it (65480 on the TUN: a drain
+		 * that freed less than that would go unannounced, the watch
+		 * ended, and the agent wait for its persist timer, 200 ms);
+		 * tcp_out sends what was measured. EPOLLOUT
 		 * goes off first: if the socket is still too full, the measurement
 		 * adds it back, and only the poll of that epoll_ctl arms the
 		 * socket's wake-up again (SOCK_NOSPACE).
@@ -661,7 +666,7 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 		f->drain_watch = 0;
 		tcp_events(r, f);
 		edge = f->rcv_nxt + (tcp_measure(r, f) << f->my_ws);
-		if (!f->ack_pending && (int32_t)(edge - f->adv_edge) >= (int32_t)f->seg) {
+		if (!f->ack_pending && (int32_t)(edge - f->adv_edge) >= (int32_t)f->rmss) {
 			f->adv_edge = edge;
 			tcp_out(r, f, f->snd_nxt, TH_ACK, 0);
 		} else {

@@ -10,6 +10,9 @@
  * die): the relay's warnings come to the fake log_msg below.
  */
 #include <errno.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,12 +86,21 @@ static int f_setsockopt(int fd, int lvl, int name, const void *v, socklen_t l)
 	return 0;
 }
 
+/* What SO_MEMINFO reports of every socket: its send buffer and what it queues. */
+static uint32_t mem_sndbuf, mem_queued;
+
 static int f_getsockopt(int fd, int lvl, int name, void *v, socklen_t *l)
 {
 	(void)fd, (void)lvl;
 	memset(v, 0, *l);
 	if (name == SO_ERROR)
 		*(int *)v = so_error;
+	if (name == SO_MEMINFO) {
+		((uint32_t *)v)[SK_MEMINFO_SNDBUF] = mem_sndbuf;
+		((uint32_t *)v)[SK_MEMINFO_WMEM_QUEUED] = mem_queued;
+	}
+	if (name == TCP_INFO && lvl == IPPROTO_TCP)
+		((struct tcp_info *)v)->tcpi_advmss = 1448;
 	return 0;
 }
 
@@ -212,6 +224,7 @@ static int setup(void **state)
 	rl.now = 1000000;
 	next_fd = closed = so_error = 0;
 	gw_port = gw_fd = gw_errno = 0;
+	mem_sndbuf = mem_queued = 0;
 	warned[0] = 0;
 	logged[0] = 0;
 	tun_out_len = 0;
@@ -458,6 +471,39 @@ static void test_gateway_route(void **state)
 	filt.ngw = 0;
 }
 
+/*
+ * A drain of the host socket that moves the window's edge by less than the
+ * agent's 64 KiB segments towards it, but by more than the 1448 bytes the
+ * agent was offered, is announced at once: the agent must not wait for its
+ * persist timer.
+ */
+static void test_drain_announces_a_window_of_one_offered_segment(void **state)
+{
+	struct pkt syn = P(PROTO_TCP, 40001), upd;
+	struct flow *f;
+
+	(void)state;
+	syn.seq = 1000;
+	syn.mss = 65480;
+	tcp_input(&rl, &syn);
+	f = flow_find(&rl, &syn);
+	assert_non_null(f);
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLOUT), FLOW_KEPT);
+	assert_int_equal(f->rmss, 1448);
+	assert_int_equal(f->seg, 65480);
+	flow_set_state(&rl.ft, f, FLOW_TCP_ESTABLISHED);
+	f->ack_pending = 0;
+	f->adv_edge = f->rcv_nxt + 1000;
+	f->drain_watch = 1;
+	mem_sndbuf = 60000; /* room: 30000 bytes, half the free buffer */
+	tun_out_len = 0;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLOUT), FLOW_KEPT);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &upd), 0);
+	assert_int_equal(upd.flags, TH_ACK);
+	assert_int_equal(upd.ack, f->rcv_nxt);
+	assert_int_equal(upd.win, 30000);
+}
+
 /* A UDP flow idle past --udp-idle is freed by its timer, not before. */
 static void test_udp_idle_timer(void **state)
 {
@@ -488,6 +534,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_udp_idle_timer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_announces_a_window_of_one_offered_segment,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
