@@ -82,12 +82,15 @@ topo_up() {
 	echo "nameserver $LAN4" >"/etc/netns/$NH/resolv.conf"
 	printf '127.0.0.1 localhost\n%s lanbox\n' "$LAN4" >"/etc/netns/$NH/hosts"
 	# /dev/net/tun: stock Debian mode for the test, restored by topo_down.
-	# Saved once per machine state: an overlapping run must not save 0666.
-	# Under tests/run.sh the device is a private node already (OTO_TUN_PRIVATE):
+	# Saved once per machine state: an overlapping run must not save 0666,
+	# nor may a run after one killed before its topo_down (the saved mode
+	# is still there, the device still 0666): while the file exists, it
+	# holds the machine's mode (/run is emptied at boot). Under
+	# tests/run.sh the device is a private node already (OTO_TUN_PRIVATE):
 	# the machine's is not touched at all.
 	if [ -n "${OTO_TUN_PRIVATE:-}" ]; then
 		:
-	elif [ -f /run/oto-tun-mode ] && ip netns list | grep -v "^$NH" | grep -q '^oto-host-'; then
+	elif [ -f /run/oto-tun-mode ]; then
 		TUN_MODE=$(cat /run/oto-tun-mode)
 	else
 		TUN_MODE=$(stat -c %a /dev/net/tun)
