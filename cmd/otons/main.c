@@ -24,9 +24,18 @@
 int main(int argc, char **argv)
 {
 	struct otons_opts o;
+	struct otons_cgroup cg;
 
 	log_init(argv[0]);
 	xotons_parse(&o, argc, argv);
+
+	/*
+	 * 0. The session's cgroup (--cgroup), while root is still root: the
+	 *    default directory is made and given to the --as account, and the
+	 *    leaf's cgroup.procs opened with the credentials that may move pid 1
+	 *    into it (cgroup.c).
+	 */
+	xotons_cgroup_make(&o, &cg);
 
 	/*
 	 * 1. Root never runs a sandbox: become the --as account first, so that
@@ -42,12 +51,16 @@ int main(int argc, char **argv)
 	xotons_enter_userns(&o);
 
 	/* 3. The other namespaces, owned by the inner user namespace. */
-	xotons_unshare_rest(&o);
+	xotons_unshare_rest(&o, &cg);
 
 	/* 4. Keep our capabilities across the execs of the later stages. */
 	xotons_caps_ambient();
 
-	/* 5. Supervisor, pid 1, program. Returns only in the program's process. */
-	xotons_run(&o);
+	/*
+	 * 5. Supervisor, pid 1, program. Returns only in the program's process.
+	 *    pid 1 moves into the cgroup first; the supervisor stays outside,
+	 *    and at the end kills what is left in it and removes it.
+	 */
+	xotons_run(&o, &cg);
 	xexec(o.argv);
 }

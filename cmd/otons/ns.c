@@ -76,9 +76,10 @@ static void xlo_up(void)
 	close(fd);
 }
 
-void xotons_unshare_rest(const struct otons_opts *o)
+void xotons_unshare_rest(const struct otons_opts *o, const struct otons_cgroup *cg)
 {
-	int flags = o->unshare_flags & ~CLONE_NEWUSER;
+	/* With --cgroup, pid 1 makes the cgroup namespace once it is in the leaf. */
+	int flags = o->unshare_flags & ~CLONE_NEWUSER & ~(cg->on ? CLONE_NEWCGROUP : 0);
 
 	if (flags && unshare(flags) < 0) {
 		int e = errno;

@@ -27,6 +27,17 @@ static const char USAGE[] =
 	"                     terminal is a terminal: made by otoexec in the\n"
 	"                     sandbox (OTO_PTY), relayed by otons\n"
 	"  --no-pty           no pty: PROG shares otons' terminal, if any\n"
+	"  --cgroup[=DIR]     a cgroup v2 of its own for the session, made in DIR (a\n"
+	"                     directory delegated to the caller; as root, by default\n"
+	"                     CGROUP2_MOUNT/oto/UID for the --as account): pid 1 and\n"
+	"                     everything under it run there, in a cgroup namespace\n"
+	"                     rooted there; swap off and, on OOM, the whole session\n"
+	"                     killed (when the memory controller is there); at the\n"
+	"                     end what is left is killed and the cgroup removed\n"
+	"  --memory-max BYTES memory.max of the session (K, M, G, T suffixes)\n"
+	"  --pids-max N       pids.max: processes and threads of the session\n"
+	"  --cpu-max CPUS     cpu.max as a number of CPUs (1.5: 150 ms per 100 ms)\n"
+	"                     Each limit implies --cgroup and needs its controller.\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
 	"      --version      the version\n"
@@ -43,7 +54,11 @@ enum {
 	OPT_DWP,
 	OPT_NOPROC,
 	OPT_PTY,
-	OPT_NOPTY
+	OPT_NOPTY,
+	OPT_CGROUP,
+	OPT_MEMMAX,
+	OPT_PIDSMAX,
+	OPT_CPUMAX
 };
 
 void xotons_parse(struct otons_opts *o, int argc, char **argv)
@@ -58,6 +73,10 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "no-proc", no_argument, NULL, OPT_NOPROC },
 		{ "pty", no_argument, NULL, OPT_PTY },
 		{ "no-pty", no_argument, NULL, OPT_NOPTY },
+		{ "cgroup", optional_argument, NULL, OPT_CGROUP },
+		{ "memory-max", required_argument, NULL, OPT_MEMMAX },
+		{ "pids-max", required_argument, NULL, OPT_PIDSMAX },
+		{ "cpu-max", required_argument, NULL, OPT_CPUMAX },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -79,7 +98,8 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		case OPT_SHARE:
 			flag = otons_ns_flag(optarg);
 			if (!flag)
-				die_usage("--share %s: unknown namespace (user mnt pid ipc uts cgroup net)",
+				die_usage("--share %s: unknown namespace (user mnt pid ipc uts "
+					  "cgroup net)",
 					  optarg);
 			o->unshare_flags &= ~flag;
 			break;
@@ -112,6 +132,32 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		case OPT_PTY:
 		case OPT_NOPTY:
 			o->pty = c == OPT_PTY ? OTONS_PTY_ON : OTONS_PTY_OFF;
+			break;
+		case OPT_CGROUP:
+			if (optarg && optarg[0] != '/')
+				die_usage("--cgroup=%s: the directory must be an absolute path",
+					  optarg);
+			if (optarg && strlen(optarg) >= 400)
+				die_usage("--cgroup=%s: path too long", optarg);
+			o->cgroup = 1;
+			o->cgroup_dir = optarg;
+			break;
+		case OPT_MEMMAX:
+			if (otons_bytes_parse(optarg, &o->memory_max) < 0)
+				die_usage("--memory-max %s: not a size in bytes (like 512M, 2G)",
+					  optarg);
+			o->cgroup = 1;
+			break;
+		case OPT_PIDSMAX:
+			if (opt_ulong(optarg, 4194304, &o->pids_max) < 0 || !o->pids_max)
+				die_usage("--pids-max %s: not a number from 1 to 4194304", optarg);
+			o->cgroup = 1;
+			break;
+		case OPT_CPUMAX:
+			if (otons_cpus_parse(optarg, &o->cpu_quota) < 0)
+				die_usage("--cpu-max %s: not a number of CPUs from 0.01 to 4096",
+					  optarg);
+			o->cgroup = 1;
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

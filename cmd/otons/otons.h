@@ -20,8 +20,17 @@ struct otons_opts {
 	int die_with_parent;
 	int mount_proc;
 	enum otons_pty_mode pty;
-	char **argv; /* the next program */
+	/* --cgroup[=DIR] and its limits: a leaf cgroup v2 for the session (cgroup.c) */
+	int cgroup;
+	const char *cgroup_dir;	       /* NULL: root's default, MOUNT/oto/UID */
+	unsigned long long memory_max; /* bytes; 0: not set */
+	unsigned long pids_max;	       /* 0: not set */
+	unsigned long cpu_quota;       /* microseconds per OTONS_CPU_PERIOD; 0: not set */
+	char **argv;		       /* the next program */
 };
+
+/* cpu.max's period: the kernel's default, 100 ms. */
+#define OTONS_CPU_PERIOD 100000UL
 
 /* opts.c: the option loop; exits 0 (--help) or 100 */
 void xotons_parse(struct otons_opts *o, int argc, char **argv);
@@ -30,10 +39,21 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv);
 int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown */
 /* The names of the CLONE_NEW* in flags, space-separated, into buf; the length, 0 if too long. */
 size_t otons_ns_names(int flags, char *buf, size_t size);
+/* "512M", "2G", "1048576": bytes (K, M, G, T are powers of 1024), not 0. -1/EINVAL, ERANGE. */
+int otons_bytes_parse(const char *s, unsigned long long *out);
+/* "1.5" CPUs: the quota in microseconds per OTONS_CPU_PERIOD; 0.01 to 4096. -1/EINVAL, ERANGE. */
+int otons_cpus_parse(const char *s, unsigned long *quota);
+/* Whether word is one of list's space- or newline-separated words (cgroup.controllers). */
+int otons_word_in(const char *list, const char *word);
+/* The mount point of the first cgroup2 mount of its root in mountinfo text. -1/ENOENT. */
+int otons_cgroup2_mount(const char *mountinfo, char *out, size_t size);
+/* The number after "key " in a cgroup *.events file ("oom_kill 2"). -1/ENOENT. */
+int otons_events_value(const char *text, const char *key, unsigned long long *out);
 
 /* ns.c: each dies 111 on failure */
 void xotons_enter_userns(const struct otons_opts *o);
-void xotons_unshare_rest(const struct otons_opts *o);
+struct otons_cgroup;
+void xotons_unshare_rest(const struct otons_opts *o, const struct otons_cgroup *cg);
 void xotons_caps_ambient(void);
 
 /* The terminal the sandbox shares with the operator, as it was at start. */
@@ -97,7 +117,32 @@ void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
 #define OTONS_INIT_NAME "oto-init"
 void xinit_conceal(int own_mounts);
 
+/* The session's leaf cgroup, made before root is dropped (cgroup.c). */
+struct otons_cgroup {
+	int on;
+	int dirfd;	 /* the directory it is made in */
+	char dir[512];	 /* its path, for messages */
+	char name[64];	 /* the leaf's name in dir */
+	int procs_fd;	 /* the leaf's cgroup.procs, opened with the maker's credentials */
+	int kill_fd;	 /* cgroup.kill; -1 before Linux 5.14 */
+	int events_fd;	 /* cgroup.events: "populated 0" once empty */
+	int mem_events;	 /* memory.events, -1 without the memory controller */
+	int pids_events; /* pids.events, -1 without the pids controller */
+};
+
+/*
+ * cgroup.c. make: the leaf, its limits, its files opened, before root is
+ * dropped (dies 111, or 100 for --cgroup without DIR as a user). enter: the
+ * calling process into it, then a cgroup namespace rooted there (dies 111).
+ * end: what is left in it killed, what happened reported, the leaf removed
+ * (warnings only: the exit code stays the program's).
+ */
+void xotons_cgroup_make(const struct otons_opts *o, struct otons_cgroup *cg);
+void xotons_cgroup_enter(struct otons_cgroup *cg, int new_ns);
+void otons_cgroup_forget(struct otons_cgroup *cg); /* the supervisor, after the fork */
+void otons_cgroup_end(struct otons_cgroup *cg);
+
 /* supervise.c: returns only in the program's process; the others exit */
-void xotons_run(const struct otons_opts *o);
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg);
 
 #endif

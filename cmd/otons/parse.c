@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-/* Namespace names, for otons' options and messages. Pure: no system call, no exit. */
+/*
+ * Namespace names, for otons' options and messages; the cgroup options'
+ * values and what otons reads of cgroupfs. Pure: no system call, no exit.
+ */
+#include <errno.h>
+#include <limits.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "otons.h"
@@ -42,4 +48,185 @@ size_t otons_ns_names(int flags, char *buf, size_t size)
 		n += l;
 	}
 	return n;
+}
+
+/*
+ * The cgroup options' values, and what otons reads of cgroupfs and
+ * /proc/self/mountinfo. Pure as well.
+ */
+int otons_bytes_parse(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0, mul = 1;
+	const char *p = s;
+
+	if (!s || *s < '0' || *s > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (ULLONG_MAX - 9) / 10)
+			goto range;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	switch (*p) {
+	case 0:
+		break;
+	case 'K':
+	case 'k':
+		mul = 1ULL << 10;
+		break;
+	case 'M':
+	case 'm':
+		mul = 1ULL << 20;
+		break;
+	case 'G':
+	case 'g':
+		mul = 1ULL << 30;
+		break;
+	case 'T':
+	case 't':
+		mul = 1ULL << 40;
+		break;
+	default:
+		goto bad;
+	}
+	if (*p && p[1])
+		goto bad;
+	/* 0 would kill the session at once; cgroupfs itself takes it. */
+	if (!v)
+		goto bad;
+	if (v > ULLONG_MAX / mul)
+		goto range;
+	*out = v * mul;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+range:
+	errno = ERANGE;
+	return -1;
+}
+
+int otons_cpus_parse(const char *s, unsigned long *quota)
+{
+	unsigned long whole = 0, frac = 0;
+	const char *p = s;
+	int digits = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > 100000)
+			goto range;
+		whole = whole * 10 + (unsigned long)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++digits > 2)
+				goto bad;
+			frac = frac * 10 + (unsigned long)(*p - '0');
+		}
+		if (!digits)
+			goto bad;
+		if (digits == 1)
+			frac *= 10;
+	}
+	if (*p)
+		goto bad;
+	if (whole > 4096)
+		goto range;
+	/* Hundredths of a CPU, over the kernel's default period of 100 ms. */
+	*quota = (whole * 100 + frac) * (OTONS_CPU_PERIOD / 100);
+	/* The kernel's smallest quota is 1 ms: 0.01 CPU. */
+	if (!*quota)
+		goto range;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+range:
+	errno = ERANGE;
+	return -1;
+}
+
+int otons_word_in(const char *list, const char *word)
+{
+	size_t l = strlen(word);
+
+	if (!l)
+		return 0;
+	for (const char *p = list; (p = strstr(p, word)); p += l)
+		if ((p == list || p[-1] == ' ' || p[-1] == '\n') &&
+		    (!p[l] || p[l] == ' ' || p[l] == '\n'))
+			return 1;
+	return 0;
+}
+
+/* Copy one space-separated field of mountinfo, its \ooo escapes undone. */
+static int mi_field(const char *s, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+			c = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		}
+		if (o + 1 >= size)
+			return -1;
+		out[o++] = c;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+int otons_cgroup2_mount(const char *mountinfo, char *out, size_t size)
+{
+	const char *line = mountinfo;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *f[10], *p = line, *sep;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		int n = 0;
+
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER */
+		while (n < 5 && p < line + len) {
+			f[n++] = p;
+			p = memchr(p, ' ', (size_t)(line + len - p));
+			if (!p)
+				break;
+			p++;
+		}
+		sep = n == 5 ? strstr(line, " - ") : NULL;
+		if (sep && sep < line + len && !strncmp(sep + 3, "cgroup2 ", 8) &&
+		    !strncmp(f[3], "/ ", 2)) {
+			const char *mp = f[4], *mpe = memchr(mp, ' ', (size_t)(line + len - mp));
+
+			if (mpe && mi_field(mp, (size_t)(mpe - mp), out, size) == 0)
+				return 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+int otons_events_value(const char *text, const char *key, unsigned long long *out)
+{
+	size_t l = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, l) && p[l] == ' ') {
+			char *end;
+
+			errno = 0;
+			*out = strtoull(p + l + 1, &end, 10);
+			if (errno || end == p + l + 1 || (*end && *end != '\n'))
+				break;
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
 }

@@ -180,7 +180,7 @@ static void xset_pdeathsig(void)
 		die(EXIT_SYS, errno, "unable to set the parent-death signal");
 }
 
-void xotons_run(const struct otons_opts *o)
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
@@ -208,10 +208,17 @@ void xotons_run(const struct otons_opts *o)
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
+		otons_cgroup_forget(cg);
 		otons_pty_parent(&pty);
 		code = supervise_outside(init, sfd, &pty, &tty);
 		/* What the program wrote last, before the terminal's modes go back. */
 		otons_pty_finish(&pty, &tty);
+		/*
+		 * What is left in the session's cgroup is killed (with --share
+		 * pid, what the program left behind), and the leaf removed,
+		 * before the terminal's modes go back: nothing is left to undo it.
+		 */
+		otons_cgroup_end(cg);
 		/*
 		 * pid 1 is reaped, and the kernel killed and reaped everything
 		 * else in its namespace before: nothing inside is left to undo
@@ -227,6 +234,11 @@ void xotons_run(const struct otons_opts *o)
 	 * getppid() is 0 across a pid namespace, so the race with a supervisor
 	 * that died before prctl is closed with the pipe instead.
 	 */
+	/*
+	 * Into the session's cgroup first, before anything is forked or
+	 * exec'd, and its namespace: the leaf is the root of what it shows.
+	 */
+	xotons_cgroup_enter(cg, o->unshare_flags & CLONE_NEWCGROUP);
 	close(alive[1]);
 	close(sfd);
 	otons_tty_forget(&tty);
