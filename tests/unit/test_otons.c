@@ -1,0 +1,155 @@
+// UNIT: cmd/otons/parse.c
+/* Unit tests of otons' pure parts: namespace names, the cgroup options' values, cgroupfs text. */
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "otons/otons.h"
+
+static void test_ns_names(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(otons_ns_flag("mnt"), CLONE_NEWNS);
+	assert_int_equal(otons_ns_flag("mount"), CLONE_NEWNS);
+	assert_int_equal(otons_ns_flag("cgroup"), CLONE_NEWCGROUP);
+	assert_int_equal(otons_ns_flag("time"), 0);
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWCGROUP, buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "mnt cgroup");
+	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWCGROUP, buf, 8), 0);
+}
+
+static void test_bytes_parse(void **state)
+{
+	unsigned long long v = 0;
+
+	(void)state;
+	assert_int_equal(otons_bytes_parse("1048576", &v), 0);
+	assert_true(v == 1048576ULL);
+	assert_int_equal(otons_bytes_parse("512M", &v), 0);
+	assert_true(v == 512ULL << 20);
+	assert_int_equal(otons_bytes_parse("2g", &v), 0);
+	assert_true(v == 2ULL << 30);
+	assert_int_equal(otons_bytes_parse("4K", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(otons_bytes_parse("1T", &v), 0);
+	assert_true(v == 1ULL << 40);
+	const char *bad[] = { "", "0", "0M", "M", "-1", " 1", "1 ", "1MB", "1.5G", "1e9", "max", NULL };
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(otons_bytes_parse(bad[i], &v), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	errno = 0;
+	assert_int_equal(otons_bytes_parse("99999999999999999999", &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(otons_bytes_parse("17179869184T", &v), -1);
+	assert_int_equal(errno, ERANGE);
+}
+
+static void test_cpus_parse(void **state)
+{
+	unsigned long q = 0;
+
+	(void)state;
+	assert_int_equal(otons_cpus_parse("1", &q), 0);
+	assert_int_equal(q, 100000);
+	assert_int_equal(otons_cpus_parse("1.5", &q), 0);
+	assert_int_equal(q, 150000);
+	assert_int_equal(otons_cpus_parse("0.25", &q), 0);
+	assert_int_equal(q, 25000);
+	assert_int_equal(otons_cpus_parse("0.01", &q), 0);
+	assert_int_equal(q, 1000);
+	assert_int_equal(otons_cpus_parse("4096", &q), 0);
+	assert_int_equal(q, 409600000);
+	const char *bad[] = { "", ".5", "1.", "1.234", "-1", "1,5", "one", "1 ", NULL };
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(otons_cpus_parse(bad[i], &q), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	const char *range[] = { "0", "0.00", "4097", "99999999999", NULL };
+	for (int i = 0; range[i]; i++) {
+		errno = 0;
+		assert_int_equal(otons_cpus_parse(range[i], &q), -1);
+		assert_int_equal(errno, ERANGE);
+	}
+}
+
+static void test_word_in(void **state)
+{
+	(void)state;
+	assert_true(otons_word_in("cpuset cpu io memory pids\n", "cpu"));
+	assert_true(otons_word_in("cpuset cpu io memory pids\n", "pids"));
+	assert_true(otons_word_in("memory", "memory"));
+	assert_false(otons_word_in("cpuset io memory\n", "cpu"));
+	assert_false(otons_word_in("hugetlb\n", "memory"));
+	assert_false(otons_word_in("", "pids"));
+	assert_false(otons_word_in("rdma_pids", "pids"));
+	assert_false(otons_word_in("pids", ""));
+}
+
+static void test_cgroup2_mount(void **state)
+{
+	char out[64];
+
+	(void)state;
+	const char *hybrid =
+		"25 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
+		"30 25 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
+		"31 30 0:27 / /sys/fs/cgroup/memory rw shared:9 - cgroup cgroup rw,memory\n"
+		"40 30 0:35 / /sys/fs/cgroup/unified rw shared:12 - cgroup2 cgroup2 rw\n";
+	assert_int_equal(otons_cgroup2_mount(hybrid, out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/unified");
+	/* A cgroup2 mount seen from inside a cgroup namespace has another root: skipped. */
+	const char *nested = "50 1 0:35 /../.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+			     "51 1 0:35 / /mnt/my\\040cg rw - cgroup2 none rw,nsdelegate\n";
+	assert_int_equal(otons_cgroup2_mount(nested, out, sizeof(out)), 0);
+	assert_string_equal(out, "/mnt/my cg");
+	errno = 0;
+	assert_int_equal(otons_cgroup2_mount("25 1 0:22 / /sys rw - sysfs sysfs rw\n", out,
+					     sizeof(out)),
+			 -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(otons_cgroup2_mount("", out, sizeof(out)), -1);
+	assert_int_equal(otons_cgroup2_mount("garbage - cgroup2 x\n", out, sizeof(out)), -1);
+	/* Too long for out: not found rather than cut. */
+	assert_int_equal(otons_cgroup2_mount(hybrid, out, 8), -1);
+}
+
+static void test_events_value(void **state)
+{
+	unsigned long long v = 7;
+
+	(void)state;
+	const char *mem = "low 0\nhigh 0\nmax 12\noom 1\noom_kill 2\noom_group_kill 1\n";
+	assert_int_equal(otons_events_value(mem, "oom_kill", &v), 0);
+	assert_true(v == 2);
+	assert_int_equal(otons_events_value(mem, "max", &v), 0);
+	assert_true(v == 12);
+	assert_int_equal(otons_events_value("populated 0\nfrozen 0\n", "populated", &v), 0);
+	assert_true(v == 0);
+	errno = 0;
+	assert_int_equal(otons_events_value(mem, "oom_kil", &v), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(otons_events_value("max x\n", "max", &v), -1);
+	assert_int_equal(otons_events_value("", "max", &v), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ns_names),     cmocka_unit_test(test_bytes_parse),
+		cmocka_unit_test(test_cpus_parse),   cmocka_unit_test(test_word_in),
+		cmocka_unit_test(test_cgroup2_mount), cmocka_unit_test(test_events_value),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
