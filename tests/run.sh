@@ -102,6 +102,36 @@ private_tun() {
 			exec "$@"' sh "$work/tundev" "$@"
 }
 
+# The unprivileged run gets a cgroup v2 subtree of its own, as systemd
+# delegates one to a user's session: a directory D given to uid 65534 (D, its
+# cgroup.procs, cgroup.subtree_control and cgroup.threads), the suite's
+# processes in D/suite, so that D is the common ancestor of where they are and
+# of the leaves otons --cgroup=D makes (the kernel's rule for moving a
+# process). Its path goes to the suite as OTO_TEST_CGROUP; none (empty) where
+# cgroup v2 is not mounted. Only the v2 hierarchy changes: cgroup v1's, on a
+# hybrid host, stay as they are.
+cgroup_delegate() { # NAME: the directory, or nothing
+	m=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$m" ] && [ "$(id -u)" -eq 0 ] || return 0
+	d="$m/oto-check-$$-$1"
+	mkdir "$d" "$d/suite" 2>/dev/null &&
+		chown 65534:65534 "$d" "$d/cgroup.procs" "$d/cgroup.subtree_control" \
+			"$d/cgroup.threads" "$d/suite" "$d/suite/cgroup.procs" &&
+		echo "$d"
+}
+cgroup_enter() { # DIR: this shell into DIR/suite
+	[ -z "$1" ] || echo 0 >"$1/suite/cgroup.procs"
+}
+cgroup_undelegate() { # DIR: what the suite left, killed; the subtree removed
+	[ -n "$1" ] && [ -d "$1" ] || return 0
+	for c in "$1"/*/; do
+		[ -f "$c/cgroup.kill" ] && echo 1 >"$c/cgroup.kill"
+	done
+	sleep 0.1
+	for c in "$1"/*/; do rmdir "$c" 2>/dev/null; done
+	rmdir "$1" || echo "  unable to remove the test cgroup $1" >&2
+}
+
 suite_run() { # SUITE USER|asan
 	name=$(basename "$1" .sh)
 	res="$work/res-$name-$2"
@@ -116,11 +146,14 @@ suite_run() { # SUITE USER|asan
 		OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" \
 			private_tun timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
 	else
-		(cd "$work" && OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$work/src" HOME="$work" \
+		cg=$(cgroup_delegate "$name")
+		(cd "$work" && cgroup_enter "$cg" && OTO_BIN="$work/bin" OTO_RESULTS="$res" \
+			OTO_TOP="$work/src" HOME="$work" OTO_TEST_CGROUP="$cg" \
 			timeout 1200 setpriv --reuid 65534 --regid 65534 --clear-groups \
 			sh "$work/tests/$name.sh") >"$work/log-$name-$2" 2>&1
 	fi
 	code=$?
+	[ "$2" = user ] && cgroup_undelegate "$cg"
 	if [ ! -s "$res" ] || [ "$code" -ne 0 ] && ! grep -q '^FAIL ' "$res"; then
 		# The suite died before reporting (or exited non-zero with no failure).
 		echo "FAIL $name-suite-exit-$code" >>"$res"

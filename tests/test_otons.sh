@@ -241,6 +241,162 @@ test_terminal_left_to_the_shell_after_bg() {
 	assertEquals "no warning" "" "$(cat "$T/err")"
 }
 
+# --cgroup. The directory the sessions' leaves go in: as root, one made for
+# this run and given to the test user (the directory alone, as otons' own
+# default CGROUP2/oto/UID is); as the test user, the subtree tests/run.sh
+# delegated (OTO_TEST_CGROUP), in which this suite runs.
+CG_MNT=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+CG_DIR=
+if [ -n "$CG_MNT" ] && [ -n "$IS_ROOT" ]; then
+	CG_DIR=$CG_MNT/oto-test-otons-$$
+	mkdir "$CG_DIR" && chown "$OTO_TEST_USER" "$CG_DIR" || CG_DIR=
+elif [ -n "$CG_MNT" ]; then
+	CG_DIR=${OTO_TEST_CGROUP:-}
+fi
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] && [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ] || return 0
+	for c in "$CG_DIR"/*/; do [ -d "$c" ] && rmdir "$c"; done
+	rmdir "$CG_DIR"
+}
+
+# need_cgroup [CONTROLLER]: skip unless there is a directory for the leaves
+# and, when named, the controller is available there.
+need_cgroup() {
+	if [ -z "$CG_MNT" ]; then
+		skip "cgroup v2 is not mounted"
+		return 1
+	elif [ -z "$CG_DIR" ]; then
+		skip "no cgroup v2 directory delegated to uid $(id -u) (tests/run.sh makes one, run as root)"
+		return 1
+	elif [ -n "${1:-}" ] && ! grep -qw "$1" "$CG_DIR/cgroup.controllers"; then
+		skip "no $1 controller in cgroup v2 here ($CG_DIR/cgroup.controllers: $(cat "$CG_DIR/cgroup.controllers"); a hybrid host keeps it in cgroup v1)"
+		return 1
+	fi
+}
+
+# The leaves otons made in DIR (default CG_DIR), one a line.
+leaves() {
+	for l in "${1:-$CG_DIR}"/otons-*; do [ -e "$l" ] && echo "$l"; done
+}
+
+test_cgroup_holds_pid1_and_the_program() {
+	need_cgroup || return 0
+	# Inside: the pids of the leaf (those of the sandbox's pid namespace),
+	# and its own cgroup, which the cgroup namespace shows as its root.
+	run ns --cgroup="$CG_DIR" -- sh -c 'tail -n1 /proc/self/cgroup; exec cat "$1"/otons-*/cgroup.procs' \
+		sh "$CG_DIR"
+	assertEquals 0 "$rc"
+	assertEquals "$(printf '0::/\n1\n2')" "$(cat "$T/out")"
+	assertEquals "no message" "" "$(cat "$T/err")"
+	# After the session: its cgroup is gone, and so then is every process of it.
+	assertEquals "leaves left" "" "$(leaves)"
+}
+
+test_cgroup_kills_what_the_program_left() {
+	need_cgroup || return 0
+	# Without a pid namespace nothing else would kill a daemon left behind.
+	run ns --share pid --cgroup="$CG_DIR" -- sh -c 'setsid sleep 60 >/dev/null 2>&1 & echo $!'
+	assertEquals 0 "$rc"
+	daemon=$(cat "$T/out")
+	# Killed (a zombie until its new parent reaps it) or gone.
+	state=$(sed 's/.*) //' "/proc/$daemon/stat" 2>/dev/null | cut -c1)
+	assertTrue "daemon $daemon state '$state'" "[ -z '$state' ] || [ '$state' = Z ]"
+	[ -n "$state" ] && [ "$state" != Z ] && kill -KILL "$daemon"
+	assertEquals "leaves left" "" "$(leaves)"
+}
+
+test_cgroup_default_directory_as_root() {
+	[ -n "$IS_ROOT" ] || { skip "root only: the default directory is root's to make"; return 0; }
+	need_cgroup || return 0
+	d=$CG_MNT/oto/$OTO_TEST_USER
+	# The sh below execs otons: its $$ is otons' pid, in the leaf's name.
+	run sh -c 'exec otons --as "$1" --cgroup -- sh -c "exec cat $2/otons-$$-*/cgroup.procs"; ' \
+		sh "$OTO_TEST_USER" "$d"
+	assertEquals 0 "$rc"
+	assertEquals "$(printf '1\n2')" "$(sort -n "$T/out")"
+	# The directory is the account's, its files (controllers, moves) root's.
+	assertEquals "$OTO_TEST_USER root root" \
+		"$(stat -c %u "$d") $(stat -c %U "$d/cgroup.procs") $(stat -c %U "$d/cgroup.subtree_control")"
+	assertEquals "leaves left" "" "$(leaves "$d")"
+}
+
+test_cgroup_errors() {
+	need_cgroup || return 0
+	run ns --cgroup="$T" -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertEquals "otons: fatal: $T is not a cgroup v2 directory (statfs): name one under the cgroup2 mount (grep cgroup2 /proc/self/mountinfo)" "$(cat "$T/err")"
+	run ns --cgroup=relative -- true
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	for bad in "--memory-max 0" "--memory-max 1MB" "--pids-max 0" "--cpu-max 0.001" "--cpu-max x"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run ns $bad -- true
+		assertEquals "$bad" 100 "$rc"
+		assertOneLine otons
+	done
+	# Not delegated: the cgroup v2 root is root's.
+	run ns --cgroup="$CG_MNT" -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	if [ -n "$IS_ROOT" ]; then
+		assertEquals "otons: fatal: $CG_MNT belongs to uid 0, not to $OTO_TEST_USER (uid $OTO_TEST_USER): otons, which runs as that account by the end, could not remove the session's cgroup from it" "$(cat "$T/err")"
+	else
+		assertTrue "$(cat "$T/err")" "grep -qx 'otons: fatal: unable to make the cgroup $CG_MNT/otons-[0-9]*-[0-9a-f]* (not delegated to this account): Permission denied' '$T/err'"
+		run otons --cgroup -- true
+		assertEquals 100 "$rc"
+		assertEquals "otons: fatal: --cgroup without a directory needs root: name a directory delegated to you (--cgroup=DIR)" "$(cat "$T/err")"
+	fi
+	# A limit whose controller the directory does not have: x's parent
+	# enables none for it.
+	mkdir "$CG_DIR/np" "$CG_DIR/np/x"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$CG_DIR/np/x"
+	run ns --cgroup="$CG_DIR/np/x" --pids-max 5 -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertEquals "otons: fatal: the pids controller is not available in $CG_DIR/np/x/cgroup.controllers (it has: none): enable it in the parent's cgroup.subtree_control, or on a host whose cgroup v1 holds it, free it there" "$(cat "$T/err")"
+	assertEquals "leaves left in np/x" "" "$(leaves "$CG_DIR/np/x")"
+	rmdir "$CG_DIR/np/x" "$CG_DIR/np"
+}
+
+test_cgroup_fork_bomb_meets_pids_max() {
+	need_cgroup pids || return 0
+	gcc -O1 -o "$T/forkn" "$OTO_TESTS/helpers/forkn.c" || fail "cannot build forkn"
+	chmod 0755 "$T/forkn"
+	# 16 tasks: pid 1 and forkn, and 14 children; the 15th fork fails.
+	ns --cgroup="$CG_DIR" --pids-max 16 -- "$T/forkn" 200 "$T/go" >"$T/bomb" 2>"$T/bomb.err" &
+	bomb=$!
+	n=0
+	while [ ! -s "$T/bomb" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "14 EAGAIN" "$(cat "$T/bomb")"
+	# Meanwhile, a second sandbox of the same account starts and runs.
+	run ns --cgroup="$CG_DIR" --pids-max 16 -- echo ok
+	assertEquals 0 "$rc"
+	assertEquals ok "$(cat "$T/out")"
+	: >"$T/go"
+	wait_child "$bomb" 10
+	assertEquals 0 "$rc"
+	assertEquals "otons: warning: the session's cgroup refused 1 fork at pids.max (pids.events max)" \
+		"$(cat "$T/bomb.err")"
+	assertEquals "leaves left" "" "$(leaves)"
+}
+
+test_cgroup_memory_hog_is_killed_inside() {
+	need_cgroup memory || return 0
+	sleep 30 &
+	outside=$!
+	run ns --cgroup="$CG_DIR" --memory-max 32M -- python3 -c 'x = b"1" * (256 << 20); print("survived")'
+	# SIGKILL from the OOM killer, to the whole session (memory.oom.group).
+	assertEquals 137 "$rc"
+	assertEquals "" "$(cat "$T/out")"
+	assertTrue "$(cat "$T/err")" "grep -q '^otons: warning: the session.s cgroup ran out of memory: the OOM killer killed [0-9]* process\(es\)\? (memory.events oom_kill)$' '$T/err'"
+	# The host's processes are untouched.
+	assertTrue "a process outside still runs" "kill -0 $outside"
+	kill "$outside"
+	assertEquals "leaves left" "" "$(leaves)"
+}
+
 test_usage_errors() {
 	run otons $AS --bogus -- true
 	assertEquals 100 "$rc"
