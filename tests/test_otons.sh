@@ -242,8 +242,8 @@ test_terminal_left_to_the_shell_after_bg() {
 }
 
 # --cgroup. The directory the sessions' leaves go in: as root, one made for
-# this run and given to the test user (the directory alone, as otons' own
-# default CGROUP2/oto/UID is); as the test user, the subtree tests/run.sh
+# this run and given to the test user (the directory alone: otons as root
+# makes the leaf, and the account only removes it); as the test user, the subtree tests/run.sh
 # delegated (OTO_TEST_CGROUP), in which this suite runs.
 CG_MNT=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 CG_DIR=
@@ -315,9 +315,10 @@ test_cgroup_default_directory_as_root() {
 		sh "$OTO_TEST_USER" "$d"
 	assertEquals 0 "$rc"
 	assertEquals "$(printf '1\n2')" "$(sort -n "$T/out")"
-	# The directory is the account's, its files (controllers, moves) root's.
-	assertEquals "$OTO_TEST_USER root root" \
-		"$(stat -c %u "$d") $(stat -c %U "$d/cgroup.procs") $(stat -c %U "$d/cgroup.subtree_control")"
+	# Delegated to the account (the directory, moves, controllers), its limits root's.
+	assertEquals "$OTO_TEST_USER $OTO_TEST_USER $OTO_TEST_USER $OTO_TEST_USER 0" \
+		"$(stat -c %u "$d" "$d/cgroup.procs" "$d/cgroup.subtree_control" "$d/cgroup.threads" \
+			"$d/cgroup.max.depth" | tr '\n' ' ' | sed 's/ $//')"
 	assertEquals "leaves left" "" "$(leaves "$d")"
 }
 

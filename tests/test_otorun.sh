@@ -69,6 +69,74 @@ print("\n".join(x.decode() for x in w[len(w) - 2:]))' "$T/words")"
 	assertNothingRan
 }
 
+# --cgroup and the limits reach otons; --cgroup=DIR whatever DIR holds (one
+# word, never executed); a limit that is not a plain number stops at otorun.
+test_cgroup_options_reach_otons() {
+	hostile | while IFS= read -r v; do
+		run "$OTO_BIN/otorun" $AS --print --agent-root "$A" --role member --person alice \
+			--cgroup="/$v" --memory-max 1G --pids-max 50 --cpu-max 1.5 -- true
+		assertEquals "rc for <$v>: $(cat "$T/err")" 0 "$rc"
+		words
+		# One word of the chain, as it was given.
+		python3 -c 'import sys
+sys.exit(sys.argv[2].encode() not in open(sys.argv[1], "rb").read().split(b"\0"))' \
+			"$T/words" "--cgroup=/$v"
+		assertEquals "--cgroup=/<$v> one word" 0 $?
+		assertEquals "--memory-max" "1G|" "$(after --memory-max)"
+		assertEquals "--pids-max" "50|" "$(after --pids-max)"
+		assertEquals "--cpu-max" "1.5|" "$(after --cpu-max)"
+	done
+	assertNothingRan
+	run "$OTO_BIN/otorun" $AS --print --agent-root "$A" --role member --person alice \
+		--pids-max "5;touch $T/pwned1" -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --pids-max 5;touch $T/pwned1: expected a number (see otons(1))" \
+		"$(cat "$T/err")"
+	run "$OTO_BIN/otorun" $AS --print --agent-root "$A" --role member --person alice \
+		--cgroup=rel -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --cgroup=rel: the directory must be an absolute path" "$(cat "$T/err")"
+	assertNothingRan
+}
+
+# The agent runs in the session's cgroup, the root of its cgroup namespace;
+# the leaf is gone afterwards. As the test user, in the subtree tests/run.sh
+# delegated; as root (otons is root without the network), otons' default.
+test_cgroup_runs_the_agent_in_its_own_cgroup() {
+	m=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	if [ -z "$m" ]; then
+		skip "cgroup v2 is not mounted"
+		return 0
+	elif [ -n "$IS_ROOT" ]; then
+		opt=--cgroup d=$m/oto/$OTO_TEST_USER
+	elif [ -n "${OTO_TEST_CGROUP:-}" ]; then
+		opt=--cgroup=$OTO_TEST_CGROUP d=$OTO_TEST_CGROUP
+	else
+		skip "no cgroup v2 directory delegated to uid $(id -u) (tests/run.sh makes one, run as root)"
+		return 0
+	fi
+	mkfifo "$T/fifo"
+	"$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice "$opt" -- \
+		sh -c 'tail -n1 /proc/self/cgroup; exec cat >/dev/null' >"$T/out" 2>"$T/err" <"$T/fifo" &
+	pid=$!
+	exec 3>"$T/fifo"
+	# While it runs: its leaf, with pid 1 and the agent (cat, once tail is done) in it.
+	n=0 procs=
+	while [ "$procs" != 2 ] && [ $n -lt 200 ]; do
+		for l in "$d"/otons-*; do [ -e "$l" ] && procs=$(wc -l <"$l/cgroup.procs"); done
+		sleep 0.05
+		n=$((n + 1))
+	done
+	exec 3>&-
+	wait_child "$pid" 10
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "processes in the leaf" 2 "$procs"
+	assertEquals "0::/" "$(cat "$T/out")"
+	for l in "$d"/otons-*; do
+		assertFalse "leaf left: $l" "[ -e '$l' ]"
+	done
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

@@ -5,8 +5,9 @@
  *
  * Where: a directory the caller may write (a delegated subtree, as systemd
  * and nsjail use it), or, run by root, MOUNT/oto/UID: root makes MOUNT/oto and
- * MOUNT/oto/UID, gives the latter (the directory alone, not its files) to
- * the --as account and enables the controllers down to it. The leaf itself
+ * MOUNT/oto/UID, delegates the latter to the --as account (the directory,
+ * cgroup.procs, cgroup.subtree_control, cgroup.threads) and enables the
+ * controllers down to it. The leaf itself
  * is made here, before root is dropped, so its limit files belong to its
  * maker; the supervisor, which by the end runs as the --as account, can
  * remove it because the directory it is in is that account's.
@@ -46,6 +47,9 @@
 /* The controllers otons may enable, and what it writes with each. */
 enum { C_MEMORY = 1, C_PIDS = 2, C_CPU = 4 };
 static const char *const CTRL_NAMES[] = { "memory", "pids", "cpu" };
+/* What a delegated directory gives its account, besides the directory. */
+static const char *const DELEGATED[] = { "cgroup.procs", "cgroup.subtree_control",
+					 "cgroup.threads" };
 
 static void close_fd(int *fd)
 {
@@ -163,10 +167,21 @@ static int xcg_dir(int dirfd, const char *parent, const char *name, uid_t uid, g
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to open the cgroup %s/%s", parent, name);
-	/* The directory only: its files (cgroup.procs, subtree_control) stay root's. */
-	if (uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
+	if (uid == (uid_t)-1)
+		return fd;
+	/*
+	 * Delegated as systemd delegates a user's subtree: the directory and
+	 * the files that create, enable and move (otorun does the same, for
+	 * the chain behind otonet, where otons is that account from the start).
+	 * Its limits, and those of each leaf root makes, stay root's.
+	 */
+	if (fchown(fd, uid, gid) < 0)
 		die(EXIT_SYS, errno, "unable to give the cgroup %s/%s to uid %u", parent, name,
 		    (unsigned)uid);
+	for (size_t i = 0; i < sizeof(DELEGATED) / sizeof(DELEGATED[0]); i++)
+		if (fchownat(fd, DELEGATED[i], uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+			die(EXIT_SYS, errno, "unable to give %s/%s/%s to uid %u", parent, name,
+			    DELEGATED[i], (unsigned)uid);
 	return fd;
 }
 
