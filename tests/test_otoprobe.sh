@@ -240,11 +240,12 @@ test_full_chain_is_contained() {
 		/opt/oto/otoprobe --json $HOSTNS 7</dev/null
 	assertEquals "" "$(cat "$T/err")"
 	assertEquals "no gaps: $(verdicts . | grep '=GAP$')" 0 "$rc"
-	assertEquals "True 0 65" "$(summary)"
+	assertEquals "True 0 66" "$(summary)"
 	assertEquals "ok|only the agent's own home" "$(row 'path /home')"
 	assertEquals "ok|absent" "$(row 'path /sys')"
 	assertEquals "ok|absent" "$(row 'path /home/agent/.ssh')"
 	assertEquals "info|0 credential-like names" "$(row env)"
+	assertEquals "info|none visible: no cgroup v2 at /sys/fs/cgroup" "$(row 'cgroup limits')"
 	# Every namespace differs from the launcher's.
 	assertEquals "ns user=ok ns mnt=ok ns pid=ok ns ipc=ok ns uts=ok ns cgroup=ok ns net=ok" \
 		"$(verdicts '^ns ' | tr '\n' ' ' | sed 's/ $//')"
@@ -253,9 +254,41 @@ test_full_chain_is_contained() {
 	run otons $AS -- otomount --ro "$OTO_BIN:/opt/oto" -- /opt/oto/otoexec -- \
 		/opt/oto/otoprobe $HOSTNS
 	assertEquals 0 "$rc"
-	assertEquals "otoprobe: 63 checks, 63 contained, 0 gaps; 2 for information" "$(tail -n 1 "$T/out")"
+	assertEquals "otoprobe: 63 checks, 63 contained, 0 gaps; 3 for information" "$(tail -n 1 "$T/out")"
 	assertEquals "CHECK                                      VERDICT DETAIL" "$(head -n 1 "$T/out")"
-	assertEquals 67 "$(wc -l <"$T/out")"
+	assertEquals 68 "$(wc -l <"$T/out")"
+}
+
+# The limits of the session's cgroup (otons --cgroup), as a cgroup v2
+# mounted inside its cgroup namespace shows them at /sys/fs/cgroup.
+test_cgroup_limits_seen_inside() {
+	m=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	if [ -z "$m" ]; then
+		skip "cgroup v2 is not mounted"
+		return 0
+	elif [ -n "$IS_ROOT" ]; then
+		d=$m/oto-test-otoprobe-$$
+		mkdir "$d" && chown "$OTO_TEST_USER" "$d"
+	elif [ -n "${OTO_TEST_CGROUP:-}" ]; then
+		d=$OTO_TEST_CGROUP
+	else
+		skip "no cgroup v2 directory delegated to uid $(id -u) (tests/run.sh makes one, run as root)"
+		return 0
+	fi
+	limits=
+	want="memory.max=none memory.swap.max=none pids.max=none cpu.max=none"
+	if grep -qw pids "$d/cgroup.controllers"; then
+		limits="--pids-max 40"
+		want="memory.max=none memory.swap.max=none pids.max=40 cpu.max=none"
+		grep -qw memory "$d/cgroup.controllers" &&
+			want="memory.max=max memory.swap.max=0 pids.max=40 cpu.max=none"
+	fi
+	# shellcheck disable=SC2086 # the limit and its value
+	run otons $AS --cgroup="$d" $limits -- sh -c 'mount -t tmpfs none /sys/fs && mkdir /sys/fs/cgroup &&
+		mount -t cgroup2 none /sys/fs/cgroup && exec otoprobe --json --no-net'
+	assertEquals "$(cat "$T/err")" 1 "$rc"
+	assertEquals "info|$want" "$(row 'cgroup limits')"
+	if [ -n "$IS_ROOT" ]; then rmdir "$d"; fi
 }
 
 test_env_names_never_values() {

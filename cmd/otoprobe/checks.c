@@ -8,12 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "oto.h"
 #include "otoprobe.h"
 
 extern char **environ;
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 /* At most this much of a /proc file: mountinfo with many thousand mounts. */
 #define SLURP_MAX (16UL << 20)
@@ -358,4 +363,47 @@ void check_env(void)
 	}
 	report_add("env", V_INFO, "%zu credential-like names%s%s", l.count, l.count ? ": " : "",
 		   l.buf);
+}
+
+/*
+ * The limits of the cgroup at /sys/fs/cgroup, as the sandbox sees it (a
+ * cgroup v2 mounted inside otons --cgroup's cgroup namespace shows the
+ * session's leaf there): information, not a verdict, since a session may
+ * rightly run without one.
+ */
+void check_cgroup(void)
+{
+	static const char *const FILES[] = { "memory.max", "memory.swap.max", "pids.max",
+					     "cpu.max" };
+	struct statfs sf;
+	struct list l = { .len = 0 };
+
+	if (statfs("/sys/fs/cgroup", &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		report_add("cgroup limits", V_INFO, "none visible: no cgroup v2 at /sys/fs/cgroup");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) {
+		char path[64], val[64], item[96];
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", FILES[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, val, sizeof(val) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0) {
+			snprintf(item, sizeof(item), "%s=none", FILES[i]);
+		} else {
+			val[n] = 0;
+			val[strcspn(val, "\n")] = 0;
+			/* cpu.max is "QUOTA PERIOD": one word in the list. */
+			for (char *p = val; *p; p++)
+				if (*p == ' ')
+					*p = '/';
+			snprintf(item, sizeof(item), "%s=%s", FILES[i], val);
+		}
+		list_add(&l, item);
+	}
+	report_add("cgroup limits", V_INFO, "%s", l.buf);
 }

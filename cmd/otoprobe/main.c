@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 	check_mounts();
 	check_paths();
 	check_env();
+	check_cgroup();
 
 	/* 4. Calls that must be refused: each in a child, so nothing sticks. */
 	xcheck_syscalls();

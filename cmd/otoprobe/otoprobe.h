@@ -74,6 +74,7 @@ void check_uidmap(void);
 void check_mounts(void);
 void check_paths(void);
 void check_env(void);
+void check_cgroup(void); /* the limits at /sys/fs/cgroup, for information */
 
 /* syscalls.c: each probe in a child; dies 111 when it cannot fork or wait */
 void xcheck_syscalls(void);
