@@ -9,6 +9,7 @@
 
 const char *log_prog = "oto";
 int log_verbosity = LOG_INFO;
+void (*log_at_die)(void);
 
 void log_init(const char *argv0)
 {
@@ -52,6 +53,8 @@ static noreturn void vdie(int code, int err, const char *fmt, va_list ap)
 	/* The status line carries the same message, without prefix and newline. */
 	buf[strcspn(buf, "\n")] = 0;
 	status_report(code, err, strlen(buf) > skip ? buf + skip : buf);
+	if (log_at_die)
+		log_at_die();
 	_exit(code);
 }
 

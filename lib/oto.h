@@ -40,6 +40,8 @@ enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG };
  * reports it to OTO_STATUS_FD, then exits with code. */
 extern const char *log_prog;
 extern int log_verbosity; /* messages up to this level are printed; -v raises it */
+/* Called by die, after the message, before the exit: a stage's undo (otons: its empty cgroup). */
+extern void (*log_at_die)(void);
 void log_init(const char *argv0);
 void log_msg(enum log_level lvl, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

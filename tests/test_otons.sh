@@ -361,6 +361,17 @@ test_cgroup_errors() {
 	rmdir "$CG_DIR/np/x" "$CG_DIR/np"
 }
 
+# A step after the leaf is made fails (here the user namespace, inside a
+# sandbox): the leaf, still empty, goes with it.
+test_cgroup_removed_when_the_launch_fails() {
+	need_cgroup || return 0
+	run ns -- otons --cgroup="$CG_DIR" -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertContains "$(cat "$T/err")" "otons: fatal: unable to create a user namespace: No space left on device"
+	assertEquals "leaves left" "" "$(leaves)"
+}
+
 test_cgroup_fork_bomb_meets_pids_max() {
 	need_cgroup pids || return 0
 	gcc -O1 -o "$T/forkn" "$OTO_TESTS/helpers/forkn.c" || fail "cannot build forkn"

@@ -102,6 +102,20 @@ static void leaf_remove(struct otons_cgroup *cg)
 }
 
 /*
+ * Until the fork, a step that dies (a user namespace refused, say) removes
+ * the leaf, still empty, on its way out (log_at_die); after it, the
+ * supervisor's end does, and pid 1 never does.
+ */
+static struct otons_cgroup *pending;
+
+static void remove_pending(void)
+{
+	if (pending)
+		leaf_remove(pending);
+	pending = NULL;
+}
+
+/*
  * The controllers in want enabled in path's cgroup.subtree_control, so that
  * its children have them; those in need must be there, the others are left
  * out quietly. Returns what its children will have.
@@ -305,6 +319,8 @@ void xotons_cgroup_make(const struct otons_opts *o, struct otons_cgroup *cg)
 		    (long)getpid(), rnd,
 		    e == EACCES || e == EPERM ? " (not delegated to this account)" : "");
 	}
+	pending = cg;
+	log_at_die = remove_pending;
 	leaf = openat(cg->dirfd, cg->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (leaf < 0) {
 		int e = errno;
@@ -352,6 +368,8 @@ void xotons_cgroup_make(const struct otons_opts *o, struct otons_cgroup *cg)
 
 void xotons_cgroup_enter(struct otons_cgroup *cg, int new_ns)
 {
+	log_at_die = NULL;
+	pending = NULL;
 	if (!cg->on)
 		return;
 	/* "0": the writer itself. Before anything is forked or exec'd. */
@@ -376,6 +394,8 @@ void otons_cgroup_forget(struct otons_cgroup *cg)
 {
 	/* Only pid 1 moves itself: the supervisor stays outside the leaf. */
 	close_fd(&cg->procs_fd);
+	log_at_die = NULL;
+	pending = NULL;
 }
 
 /* "key N" from an events file's descriptor, 0 when it cannot be read. */
