@@ -409,6 +409,60 @@ test_cgroup_memory_hog_is_killed_inside() {
 	assertEquals "leaves left" "" "$(leaves)"
 }
 
+# --log-fd: the calls otoexec's filter refuses, logged by the supervisor,
+# answered with the errno they get without a log.
+refuse_build() {
+	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
+	chmod 0755 "$T/refuse"
+}
+
+# log_field FIELD: that field of every JSON line of $T/log, one a line.
+log_field() {
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    print(json.loads(l)[sys.argv[2]])' "$T/log" "$1"
+}
+
+test_refusal_log_names_the_calls_same_errno() {
+	refuse_build
+	run ns -- otoexec -- "$T/refuse"
+	assertEquals 0 "$rc"
+	assertEquals "$(printf 'unshare EPERM\nmount EPERM\nbpf EPERM\nptrace EPERM')" "$(cat "$T/out")"
+	cp "$T/out" "$T/without"
+	run ns --log-fd 3 -- otoexec -- "$T/refuse" 3>"$T/log"
+	assertEquals 0 "$rc"
+	assertEquals "the same errno with the log" "$(cat "$T/without")" "$(cat "$T/out")"
+	assertEquals "no message" "" "$(cat "$T/err")"
+	assertEquals "unshare mount bpf ptrace" "$(log_field syscall | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "EPERM EPERM EPERM EPERM" "$(log_field errno | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "1 1 1 1" "$(log_field count | tr '\n' ' ' | sed 's/ $//')"
+	# The arguments as the raw integers passed: unshare's flags, CLONE_NEWUSER.
+	assertEquals 268435456 "$(log_field args | head -n1 | sed 's/^\[\([0-9]*\),.*/\1/')"
+}
+
+test_refusal_log_is_bounded() {
+	refuse_build
+	run ns --log-fd 3 -- otoexec -- "$T/refuse" 100000 3>"$T/log"
+	assertEquals 0 "$rc"
+	assertEquals "bpf 100000 EPERM" "$(cat "$T/out")"
+	# The first ten, then each power of ten.
+	assertEquals "1 2 3 4 5 6 7 8 9 10 100 1000 10000 100000" \
+		"$(log_field count | tr '\n' ' ' | sed 's/ $//')"
+}
+
+test_refusal_log_out_of_the_sandbox_reach() {
+	# The log fd is the supervisor's: the program never holds it.
+	run ns --log-fd 3 -- sh -c 'echo forged >&3' 3>"$T/log"
+	assertNotEquals 0 "$rc"
+	assertEquals "" "$(cat "$T/log")"
+	run ns --log-fd 2 -- true
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	run ns --log-fd 9 -- true
+	assertEquals 111 "$rc"
+	assertEquals "otons: fatal: --log-fd 9: not an open fd: Bad file descriptor" "$(cat "$T/err")"
+}
+
 test_usage_errors() {
 	run otons $AS --bogus -- true
 	assertEquals 100 "$rc"

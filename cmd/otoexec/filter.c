@@ -27,6 +27,14 @@
 
 #define UNKNOWN_LIMIT 1024
 
+/*
+ * Set by filter_load when otons asked for a refusal log: the allowlist's
+ * EPERM refusals become user notifications, which otons' supervisor answers
+ * with EPERM (and logs). Only the allowlist's: the kernel keeps the
+ * strictest answer of all filters, and an errno outranks a notification.
+ */
+static int notify_eperm;
+
 static uint32_t action(const struct prof_action *a)
 {
 	switch (a->act) {
@@ -36,6 +44,8 @@ static uint32_t action(const struct prof_action *a)
 		return SCMP_ACT_KILL_PROCESS;
 	case PACT_ERRNO:
 	default:
+		if (notify_eperm && a->err == EPERM)
+			return SCMP_ACT_NOTIFY;
 		return SCMP_ACT_ERRNO((uint32_t)a->err);
 	}
 }
@@ -206,13 +216,22 @@ int filter_explain(const struct profile *p, int fd)
 	return rc < 0 ? -1 : 0;
 }
 
-int filter_load(const struct profile *p)
+int filter_load(const struct profile *p, int notify_sock)
 {
 	scmp_filter_ctx m, a;
-	int rc = 0;
+	int rc = 0, fd;
 
-	if (build_both(p, &m, &a) < 0)
+	/* The allowlist alone notifies: one listener per process. */
+	notify_eperm = notify_sock >= 0;
+	m = build_main(p);
+	notify_eperm = 0;
+	if (!m)
 		return -1;
+	a = build_args(p);
+	if (!a && errno) {
+		seccomp_release(m);
+		return -1;
+	}
 	/*
 	 * The argument filter first: the allowlist may refuse seccomp() itself,
 	 * so it must be the last filter installed.
@@ -226,5 +245,16 @@ int filter_load(const struct profile *p)
 		errno = -rc;
 		return -1;
 	}
+	if (notify_sock < 0)
+		return 0;
+	/* The listener to otons' supervisor, outside: nothing here keeps it. */
+	fd = seccomp_notify_fd(m);
+	if (fd < 0 || fd_send(notify_sock, fd, 0) < 0) {
+		if (fd < 0)
+			errno = -fd;
+		return -1;
+	}
+	close(fd);
+	close(notify_sock);
 	return 0;
 }

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	struct otoexec_opts o;
 	struct profile prof;
 	char **env;
-	int pty;
+	int pty, refusals;
 
 	log_init(argv[0]);
 	xotoexec_parse(&o, argc, argv);
@@ -136,10 +136,12 @@ int main(int argc, char **argv)
 	 *    the socket is an inherited fd, /dev/ptmx a path Landlock may hide.
 	 */
 	pty = xsb_pty();
+	/* The socket for the refusal log's listener (otons --log-fd), kept for step 8. */
+	refusals = xsb_refusals();
 
 	/* 2. Close every inherited fd above 2 that --keep-fd does not name, first,
 	 *    so that no later step can hand one on by accident. */
-	xsb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")));
+	xsb_close_fds(&o, status_fd_parse(getenv("OTO_STATUS_FD")), refusals);
 
 	/* 3. Resource limits: raising a hard limit needs CAP_SYS_RESOURCE, still held. */
 	xsb_rlimits(&o);
@@ -161,8 +163,12 @@ int main(int argc, char **argv)
 	 *    file capabilities), and an unprivileged process may load a filter. */
 	xsb_no_new_privs();
 
-	/* 8. seccomp, last: the filter need not allow any of the steps above. */
-	if (filter_load(&prof) < 0)
+	/*
+	 * 8. seccomp, last: the filter need not allow any of the steps above.
+	 *    With a refusal log, its listener goes to otons' supervisor now,
+	 *    before the agent runs (a notified call waits for its answer).
+	 */
+	if (filter_load(&prof, refusals) < 0)
 		die(EXIT_SYS, errno, "unable to load the seccomp filter");
 
 	/* 9. execve, with the clean environment; the status fd closes here. */

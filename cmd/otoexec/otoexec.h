@@ -67,9 +67,11 @@ extern const char OTOEXEC_DEFAULT_PROFILE[];
 extern const char OTOEXEC_DEV_PROFILE[];
 
 /* ---- filter.c ---- */
-/* Build both filters, export them as pfc to fd (explain), or load them. */
+/* Build both filters, export them as pfc to fd (explain), or load them.
+ * notify_sock >= 0 (OTO_REFUSALS): EPERM refusals notify, and the listener
+ * goes to otons on that socket, which is closed. */
 int filter_explain(const struct profile *p, int fd);
-int filter_load(const struct profile *p);
+int filter_load(const struct profile *p, int notify_sock);
 
 /* ---- opts.c ---- */
 #define MAX_KEEP 64
@@ -128,7 +130,9 @@ size_t landlock_unenforced(int abi, char *buf, size_t size);
 
 /* tty.c: the pty otons offers (OTO_PTY): 1 when made, 0 when none was offered. */
 int xsb_pty(void);
-void xsb_close_fds(const struct otoexec_opts *o, int status_fd);
+/* OTO_REFUSALS (otons --log-fd): the socket the seccomp listener goes to; -1 without. */
+int xsb_refusals(void);
+void xsb_close_fds(const struct otoexec_opts *o, int status_fd, int refusals);
 void xsb_rlimits(const struct otoexec_opts *o);
 void xsb_landlock(const struct otoexec_opts *o);
 void xsb_switch_ids(const struct otoexec_opts *o);

@@ -37,9 +37,9 @@ static int fd_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
-void xsb_close_fds(const struct otoexec_opts *o, int status_fd)
+void xsb_close_fds(const struct otoexec_opts *o, int status_fd, int refusals)
 {
-	int keep[MAX_KEEP + 1];
+	int keep[MAX_KEEP + 2];
 	size_t n = 0;
 
 	for (size_t i = 0; i < o->nkeep_fd; i++) {
@@ -57,6 +57,9 @@ void xsb_close_fds(const struct otoexec_opts *o, int status_fd)
 		if (fd_cloexec(status_fd, 1) < 0)
 			die(EXIT_SYS, errno, "unable to mark the status fd close-on-exec");
 	}
+	/* The refusal socket until the filter is loaded (close-on-exec, xsb_refusals). */
+	if (refusals >= 0)
+		keep[n++] = refusals;
 	if (fd_close_from(3, keep, n) < 0)
 		die(EXIT_SYS, errno, "unable to close inherited fds");
 	for (size_t i = 0; i < o->nkeep_fd; i++)

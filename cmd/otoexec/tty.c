@@ -106,3 +106,24 @@ int xsb_pty(void)
 		close(slave);
 	return 1;
 }
+
+int xsb_refusals(void)
+{
+	const char *v = getenv("OTO_REFUSALS");
+	unsigned long fd;
+	struct stat st;
+
+	if (!v)
+		return -1;
+	if (opt_ulong(v, 65535, &fd) < 0 || fd < 3)
+		die_usage("OTO_REFUSALS=%s: not a socket's fd (otons --log-fd sets it)", v);
+	unsetenv("OTO_REFUSALS");
+	if (fstat((int)fd, &st) < 0)
+		die(EXIT_SYS, errno, "OTO_REFUSALS: fd %lu", fd);
+	if (!S_ISSOCK(st.st_mode))
+		die(EXIT_SYS, ENOTSOCK, "OTO_REFUSALS: fd %lu", fd);
+	/* Never the agent's: closed once the listener is sent, or at the exec. */
+	if (fd_cloexec((int)fd, 1) < 0)
+		die(EXIT_SYS, errno, "OTO_REFUSALS: fd %lu", fd);
+	return (int)fd;
+}

@@ -38,6 +38,11 @@ static const char USAGE[] =
 	"  --pids-max N       pids.max: processes and threads of the session\n"
 	"  --cpu-max CPUS     cpu.max as a number of CPUs (1.5: 150 ms per 100 ms)\n"
 	"                     Each limit implies --cgroup and needs its controller.\n"
+	"  --log-fd N         the system calls the sandbox's seccomp filter refuses\n"
+	"                     with EPERM, one JSON line each on fd N, written by the\n"
+	"                     supervisor (the filter is otoexec's: it sends otons its\n"
+	"                     listener); answered EPERM as without; per call, the\n"
+	"                     first 10, then the 100th, 1000th...\n"
 	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this text\n"
 	"      --version      the version\n"
@@ -58,7 +63,8 @@ enum {
 	OPT_CGROUP,
 	OPT_MEMMAX,
 	OPT_PIDSMAX,
-	OPT_CPUMAX
+	OPT_CPUMAX,
+	OPT_LOGFD
 };
 
 void xotons_parse(struct otons_opts *o, int argc, char **argv)
@@ -77,6 +83,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "memory-max", required_argument, NULL, OPT_MEMMAX },
 		{ "pids-max", required_argument, NULL, OPT_PIDSMAX },
 		{ "cpu-max", required_argument, NULL, OPT_CPUMAX },
+		{ "log-fd", required_argument, NULL, OPT_LOGFD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -84,6 +91,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 	};
 	int c, flag;
 	unsigned int id;
+	unsigned long val;
 
 	memset(o, 0, sizeof(*o));
 	o->unshare_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
@@ -91,6 +99,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 	o->hostname = "agent";
 	o->mount_proc = 1;
 	o->pty = OTONS_PTY_AUTO;
+	o->log_fd = -1;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -158,6 +167,11 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 				die_usage("--cpu-max %s: not a number of CPUs from 0.01 to 4096",
 					  optarg);
 			o->cgroup = 1;
+			break;
+		case OPT_LOGFD:
+			if (opt_ulong(optarg, 65535, &val) < 0 || val < 3)
+				die_usage("--log-fd %s: not a file descriptor from 3 up", optarg);
+			o->log_fd = (int)val;
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

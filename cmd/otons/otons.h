@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <termios.h>
 
@@ -26,6 +27,7 @@ struct otons_opts {
 	unsigned long long memory_max; /* bytes; 0: not set */
 	unsigned long pids_max;	       /* 0: not set */
 	unsigned long cpu_quota;       /* microseconds per OTONS_CPU_PERIOD; 0: not set */
+	int log_fd;		       /* --log-fd: the refusal log; -1: none */
 	char **argv;		       /* the next program */
 };
 
@@ -141,6 +143,32 @@ void xotons_cgroup_make(const struct otons_opts *o, struct otons_cgroup *cg);
 void xotons_cgroup_enter(struct otons_cgroup *cg, int new_ns);
 void otons_cgroup_forget(struct otons_cgroup *cg); /* the supervisor, after the fork */
 void otons_cgroup_end(struct otons_cgroup *cg);
+
+/* --log-fd: the refusal log (refusals.c) */
+#define OTONS_REFUSALS_FIRST 10 /* lines for the first refusals of each call */
+#define OTONS_REFUSALS_NR 1024	/* call numbers counted one by one */
+struct otons_refusals {
+	int log_fd;	/* -1: no log */
+	int sock;	/* ours of the socket the listener comes on; -1: none (any more) */
+	int child_sock; /* the sandbox's end, until the fork (OTO_REFUSALS) */
+	int listener;	/* the seccomp filter's, once it came */
+	int write_failed;
+	unsigned long count[OTONS_REFUSALS_NR], count_other;
+};
+/* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd);
+void otons_refusals_parent(struct otons_refusals *r); /* the supervisor, after the fork */
+void otons_refusals_child(struct otons_refusals *r);  /* pid 1, after the fork */
+int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf);
+void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, int n);
+void otons_refusals_finish(struct otons_refusals *r);
+/*
+ * parse.c: one refusal's JSON line, newline included: its length, or 0 when
+ * it does not fit. name NULL: a number the build's table does not name. Pure.
+ */
+struct timespec;
+int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
+			 const char *name, int nr, const uint64_t args[6], unsigned long count);
 
 /* supervise.c: returns only in the program's process; the others exit */
 void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg);

@@ -141,16 +141,17 @@ static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struc
  * to exit with.
  */
 static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
-			     const struct otons_tty *tty)
+			     const struct otons_tty *tty, struct otons_refusals *ref)
 {
 	struct pollfd pf[8];
 	int code = -1;
 
 	while (code < 0) {
-		int n;
+		int n, nr;
 
 		pf[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		n = 1 + otons_pty_fds(pty, pf + 1);
+		nr = otons_refusals_fds(ref, pf + 1);
+		n = 1 + nr + otons_pty_fds(pty, pf + 1 + nr);
 		if (poll(pf, (nfds_t)n, -1) < 0) {
 			if (errno != EINTR) {
 				log_msg(LOG_WARN, errno, "unable to poll");
@@ -158,7 +159,8 @@ static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
 			}
 			continue;
 		}
-		otons_pty_events(pty, tty, pf + 1, n - 1);
+		otons_refusals_events(ref, pf + 1, nr);
+		otons_pty_events(pty, tty, pf + 1 + nr, n - 1 - nr);
 		if (pf[0].revents)
 			code = take_signals(sfd, child, pty, tty);
 	}
@@ -188,6 +190,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
 	struct pollfd pf;
 	struct otons_tty tty;
 	struct otons_pty pty;
+	struct otons_refusals ref;
 
 	if (o->die_with_parent) {
 		xset_pdeathsig();
@@ -204,13 +207,17 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
 	otons_tty_save(&tty);
 	/* Whether the sandbox gets a pty of its own, and the socket it comes back on. */
 	xotons_pty_offer(&pty, o->pty, &tty);
+	/* The socket otoexec sends its seccomp listener on (--log-fd). */
+	xotons_refusals_offer(&ref, o->log_fd);
 	sfd = xsignals_fd();
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
 		close(alive[0]);
 		otons_cgroup_forget(cg);
 		otons_pty_parent(&pty);
-		code = supervise_outside(init, sfd, &pty, &tty);
+		otons_refusals_parent(&ref);
+		code = supervise_outside(init, sfd, &pty, &tty, &ref);
+		otons_refusals_finish(&ref);
 		/* What the program wrote last, before the terminal's modes go back. */
 		otons_pty_finish(&pty, &tty);
 		/*
@@ -243,6 +250,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
 	close(sfd);
 	otons_tty_forget(&tty);
 	otons_pty_child(&pty);
+	otons_refusals_child(&ref);
 	xset_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))

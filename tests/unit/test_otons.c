@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -144,12 +145,35 @@ static void test_events_value(void **state)
 	assert_int_equal(otons_events_value("", "max", &v), -1);
 }
 
+static void test_refusal_format(void **state)
+{
+	char buf[512];
+	struct timespec t = { .tv_sec = 1764568800, .tv_nsec = 123456789 };
+	uint64_t args[6] = { 268435456, 0, 0, 0, 0, 18446744073709551615ULL };
+
+	(void)state;
+	int n = otons_refusal_format(buf, sizeof(buf), &t, 42, "unshare", 272, args, 7);
+
+	assert_int_equal(n, (int)strlen(buf));
+	assert_string_equal(buf, "{\"time\":\"2025-12-01T06:00:00.123456Z\",\"pid\":42,"
+				 "\"syscall\":\"unshare\",\"nr\":272,\"args\":[268435456,0,0,0,0,"
+				 "18446744073709551615],\"errno\":\"EPERM\",\"count\":7}\n");
+	/* A number without a name, and a name that would need escaping: "?". */
+	assert_true(otons_refusal_format(buf, sizeof(buf), &t, 1, NULL, 999, args, 1) > 0);
+	assert_non_null(strstr(buf, "\"syscall\":\"?\",\"nr\":999"));
+	assert_true(otons_refusal_format(buf, sizeof(buf), &t, 1, "a\"b", 1, args, 1) > 0);
+	assert_non_null(strstr(buf, "\"syscall\":\"?\""));
+	/* Too small: nothing, never a cut line. */
+	assert_int_equal(otons_refusal_format(buf, 64, &t, 1, "bpf", 321, args, 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ns_names),     cmocka_unit_test(test_bytes_parse),
 		cmocka_unit_test(test_cpus_parse),   cmocka_unit_test(test_word_in),
 		cmocka_unit_test(test_cgroup2_mount), cmocka_unit_test(test_events_value),
+		cmocka_unit_test(test_refusal_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

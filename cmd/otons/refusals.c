@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * --log-fd: the system calls the sandbox's seccomp filter refuses, one JSON
+ * line each, written by the supervisor, outside the sandbox.
+ *
+ * otons offers a socket (OTO_REFUSALS); otoexec, with it, builds its filter
+ * so that the refusals that are EPERM become user notifications, and sends
+ * the filter's listener here before it execs the agent. For each
+ * notification the supervisor writes a line and answers EPERM, the errno the
+ * filter gives without a log. It never lets a call through (no
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE) and never reads the agent's memory: a
+ * line holds the call's number, its name and its six arguments as the raw
+ * integers the kernel passed, pointers included, never what they point to.
+ *
+ * Bounded: per call, the first OTONS_REFUSALS_FIRST refusals are written,
+ * then only the 100th, 1000th, 10000th... (each line counts); 100,000
+ * refusals of one call are 14 lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otons.h"
+
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd)
+{
+	int sv[2];
+	char val[16];
+
+	memset(r, 0, sizeof(*r));
+	r->sock = r->child_sock = r->listener = -1;
+	r->log_fd = log_fd;
+	if (log_fd < 0)
+		return;
+	if (fcntl(log_fd, F_GETFD) < 0)
+		die(EXIT_SYS, errno, "--log-fd %d: not an open fd", log_fd);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    fd_cloexec(sv[1], 0) < 0)
+		die(EXIT_SYS, errno, "unable to make the refusal log's socket");
+	snprintf(val, sizeof(val), "%d", sv[1]);
+	if (setenv("OTO_REFUSALS", val, 1) < 0)
+		die(EXIT_SYS, errno, "unable to set OTO_REFUSALS");
+	r->sock = sv[0];
+	r->child_sock = sv[1];
+}
+
+void otons_refusals_parent(struct otons_refusals *r)
+{
+	if (r->child_sock >= 0)
+		close(r->child_sock);
+	r->child_sock = -1;
+	unsetenv("OTO_REFUSALS");
+}
+
+void otons_refusals_child(struct otons_refusals *r)
+{
+	/* The log fd is the supervisor's: nothing inside writes to it. */
+	if (r->sock >= 0)
+		close(r->sock);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	r->sock = r->log_fd = -1;
+}
+
+int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf)
+{
+	int n = 0;
+
+	if (r->sock >= 0)
+		pf[n++] = (struct pollfd){ .fd = r->sock, .events = POLLIN };
+	if (r->listener >= 0)
+		pf[n++] = (struct pollfd){ .fd = r->listener, .events = POLLIN };
+	return n;
+}
+
+/* Whether the count-th refusal of a call is written: 1..FIRST, then powers of ten. */
+static int worth_a_line(unsigned long count)
+{
+	if (count <= OTONS_REFUSALS_FIRST)
+		return 1;
+	while (count % 10 == 0)
+		count /= 10;
+	return count == 1;
+}
+
+static void log_line(struct otons_refusals *r, const struct seccomp_notif *req,
+		     unsigned long count)
+{
+	char line[512], *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	struct timespec ts;
+	uint64_t args[6];
+	int n;
+
+	for (int i = 0; i < 6; i++)
+		args[i] = req->data.args[i];
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = otons_refusal_format(line, sizeof(line), &ts, req->pid, name, req->data.nr, args,
+				 count);
+	free(name);
+	if (n > 0 && write(r->log_fd, line, (size_t)n) != n && !r->write_failed) {
+		r->write_failed = 1;
+		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)", r->log_fd);
+	}
+}
+
+/* One notification: its line, if due, and the answer EPERM. */
+static void take_one(struct otons_refusals *r)
+{
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	unsigned long count = 0;
+
+	if (seccomp_notify_alloc(&req, &resp) < 0)
+		return;
+	if (seccomp_notify_receive(r->listener, req) < 0) {
+		/* ENOENT: the caller is gone already (killed, or a signal). */
+		seccomp_notify_free(req, resp);
+		return;
+	}
+	if (req->data.nr >= 0 && req->data.nr < OTONS_REFUSALS_NR)
+		count = ++r->count[req->data.nr];
+	else
+		count = ++r->count_other;
+	if (worth_a_line(count))
+		log_line(r, req, count);
+	resp->id = req->id;
+	resp->error = -EPERM;
+	resp->val = 0;
+	resp->flags = 0;
+	/* ENOENT: the caller was interrupted meanwhile; nothing to answer. */
+	seccomp_notify_respond(r->listener, resp);
+	seccomp_notify_free(req, resp);
+}
+
+void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (!pf[i].revents)
+			continue;
+		if (pf[i].fd == r->sock) {
+			/* Once: the listener, or the peer's end closed (no filter, or one without it). */
+			int fd = fd_recv(r->sock);
+
+			if (fd >= 0)
+				r->listener = fd;
+			else if (errno != EAGAIN && errno != ENOMSG)
+				log_msg(LOG_WARN, errno, "no seccomp listener for the refusal log");
+			close(r->sock);
+			r->sock = -1;
+		} else if (pf[i].fd == r->listener) {
+			if (pf[i].revents & POLLIN)
+				take_one(r);
+			else if (pf[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				/* No process of the filter is left. */
+				close(r->listener);
+				r->listener = -1;
+			}
+		}
+	}
+}
+
+void otons_refusals_finish(struct otons_refusals *r)
+{
+	if (r->sock >= 0)
+		close(r->sock);
+	if (r->listener >= 0)
+		close(r->listener);
+	r->sock = r->listener = -1;
+}
