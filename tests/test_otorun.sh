@@ -137,6 +137,19 @@ test_cgroup_runs_the_agent_in_its_own_cgroup() {
 	done
 }
 
+# --log-fd reaches otons: the calls the filter refuses, named on fd 3 from
+# outside the sandbox, and still refused with EPERM inside the view.
+test_refusal_log_through_the_chain() {
+	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
+	chmod 0755 "$T/refuse"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$T/refuse:/opt/refuse" --log-fd 3 -- /opt/refuse 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "$(printf 'unshare EPERM\nmount EPERM\nbpf EPERM\nptrace EPERM')" "$(cat "$T/out")"
+	assertEquals "unshare mount bpf ptrace" "$(python3 -c 'import json, sys
+print(" ".join(json.loads(l)["syscall"] for l in open(sys.argv[1])))' "$T/log")"
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

@@ -28,6 +28,9 @@ int main(int argc, char **argv)
 
 	log_init(argv[0]);
 	xotons_parse(&o, argc, argv);
+	/* --log-fd before otons opens anything: N must be the caller's. */
+	if (o.log_fd >= 0 && fd_cloexec(o.log_fd, 1) < 0)
+		die(EXIT_SYS, errno, "--log-fd %d: not an open fd", o.log_fd);
 
 	/*
 	 * 0. The session's cgroup (--cgroup), while root is still root: the
