@@ -3,7 +3,10 @@
 # the same run on the same machine: a tight loop of a cheap allowed call
 # (getppid through syscall()) and of a common one (read of 0 bytes), each
 # timed REPS times alternately with and without the filter; medians and the
-# ratio are printed as a markdown table.
+# ratio are printed as a markdown table. Then a refused call (bpf, EPERM)
+# under otons + otoexec, without and with the refusal log (otons --log-fd:
+# each refusal a seccomp user notification answered by otons' supervisor),
+# in a second table. As root, that part runs as uid 65534.
 #
 #   OTO_BIN=build/musl/bin sh bench/seccomp.sh [ITERATIONS] [REPS]
 set -eu
@@ -33,6 +36,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "getppid"))
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
+	else if (!strcmp(argv[1], "bpf"))
+		for (i = 0; i < n; i++)
+			syscall(SYS_bpf, 0, 0, 0);
 	else
 		for (i = 0; i < n; i++)
 			syscall(SYS_read, fd[0], b, 0);
@@ -62,3 +68,25 @@ for call in getppid read0; do
 done
 echo
 echo "$ITER iterations, median of $REPS runs each, alternating; kernel $(uname -r), $(nproc) cores."
+
+# A refused call, without and with the refusal log: the same chain, otons
+# then otoexec, and the log to /dev/null (its lines are bounded anyway).
+as=
+[ "$(id -u)" -eq 0 ] && as="--as 65534"
+chmod 0755 "$W" "$W/loop"
+echo
+echo "| refused call | EPERM from the filter (ns/call) | notified, answered by otons (ns/call) | ratio |"
+echo "|---|---|---|---|"
+: >"$W/plain"
+: >"$W/notif"
+r=0
+while [ "$r" -lt "$REPS" ]; do
+	# shellcheck disable=SC2086
+	"$OTO_BIN/otons" $as -- "$OTO_BIN/otoexec" -- "$W/loop" bpf "$ITER" >>"$W/plain"
+	# shellcheck disable=SC2086
+	"$OTO_BIN/otons" $as --log-fd 3 -- "$OTO_BIN/otoexec" -- "$W/loop" bpf "$ITER" >>"$W/notif" 3>/dev/null
+	r=$((r + 1))
+done
+a=$(median <"$W/plain")
+b=$(median <"$W/notif")
+echo "| bpf | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1fx", b / a }') |"
