@@ -13,7 +13,9 @@
 # take turns within each run); the added latency is the p50 difference
 # from the direct path, the gateway's own the one from otonet alone. Goals (issue 18): at most 1 ms added
 # at p50, at least 80 % of the direct throughput. The upstream is Python:
-# its own time is in both paths alike. Needs root (ip netns). Results:
+# its own time is in both paths alike. TOPO_RATE=200mbit (a tc rate) puts
+# a tbf limit on the fake host's internet link, a path slower than the TUN
+# (tests/net/topo.sh), for all three paths alike. Needs root (ip netns). Results:
 # stdout, and bench/results-gate.md when OTO_BENCH_WRITE=1.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -116,7 +118,7 @@ report() {
 	done
 }
 {
-	echo "otogate vs direct TLS, $COUNT requests per kind, medians of $RUNS runs ($(date -u +%Y-%m-%d))"
+	echo "otogate vs direct TLS, $COUNT requests per kind, medians of $RUNS runs, link ${TOPO_RATE:-unlimited} at MTU $TOPO_MTU ($(date -u +%Y-%m-%d))"
 	echo
 	report
 } | tee "$out/report"
