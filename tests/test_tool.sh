@@ -1,0 +1,146 @@
+#!/bin/sh
+# A tool with its own exception (README, "A tool with its own exception"),
+# in the test network topology (tests/net/topo.sh): the tool's chain reaches
+# its one granted endpoint on the fake LAN; the agent's chain, the same
+# command, is refused at once and reaches the tool only through the socket
+# bound into its view (otomount --socket, otoconnect). Both chains are
+# composed by otorun, as examples/tool/run.sh does; both run as the test
+# user (--as), each in its own namespaces. Root only (ip netns).
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/lan.seen"
+	A=$T/agent R=$T/tool S=$T/sock
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	cp -R "$OTO_TOP/examples/agent" "$R"
+	mkdir -p "$R/people/tool" "$S"
+	cp "$NETTOOL" "$A/workspace/nettool.py"
+	cp "$NETTOOL" "$R/workspace/nettool.py"
+	echo "tool-file-$$" >"$R/workspace/tool-secret.txt"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A" "$R" "$S"
+	# The two chains' options, as examples/tool/{tool,agent}.conf.
+	printf '%s\n' "--agent-root $R" "--role member" "--person tool" "--as $OTO_TEST_USER" \
+		"--public 203.0.113.0/24" "--allow tcp:$LAN4:8086" "--env TOOL_TOKEN=canary-$$" >"$T/tool.conf"
+	printf '%s\n' "--agent-root $A" "--role member" "--person alice" "--as $OTO_TEST_USER" \
+		"--public 203.0.113.0/24" >"$T/agent.conf"
+	tool=
+	return 0
+}
+
+suite_tearDown() {
+	[ -z "${tool:-}" ] || { kill "$tool" 2>/dev/null; wait "$tool" 2>/dev/null; }
+	tool=
+	return 0
+}
+
+# tool_up CMD: the tool's chain (tool.conf) serving CMD on $S/m.sock, in the
+# background ($tool: otonet's relay, the chain's head); waits for the socket.
+tool_up() {
+	ip netns exec "$NH" "$OTO_BIN/otorun" --config "$T/tool.conf" --no-pty --rw "$S:/run/tool" -- \
+		otoconnect --serve /run/tool/m.sock --max 4 -- sh -c "$1" </dev/null 2>"$T/tool.err" &
+	tool=$!
+	_n=0
+	while [ ! -S "$S/m.sock" ] && [ $_n -lt 200 ]; do sleep 0.05; _n=$((_n + 1)); done
+}
+
+# agent CMD: the agent's chain (agent.conf), with the tool's socket at
+# /tools/m.sock, killed after 120 s (124). agent_exec: the same, exec'd (in a
+# subshell: its pid is the chain's head, otonet's relay).
+agent() {
+	(agent_exec "$1") &
+	_p=$!
+	wait_child $_p 120 || return 124
+	return "$rc"
+}
+agent_exec() {
+	exec ip netns exec "$NH" "$OTO_BIN/otorun" --config "$T/agent.conf" --no-pty \
+		--socket "$S/m.sock:/tools/m.sock" -- sh -c "$1"
+}
+
+# The example itself (examples/tool/run.sh): the tool reaches 10.1.0.10:8086
+# through its exception; the agent's same command gets EACCES at once (the
+# prohibit route); the LAN saw the tool's one connection and nothing else.
+test_tool_reaches_its_endpoint_the_agent_is_refused() {
+	run ip netns exec "$NH" env OTORUN="$OTO_BIN/otorun" \
+		TOOL_CMD="python3 /work/nettool.py connect $LAN4 8086" \
+		"$OTO_TOP/examples/tool/run.sh" "$T/tool.conf" "$T/agent.conf" -- sh -c "
+		/opt/oto/bin/otoconnect /tools/metrics.sock </dev/null
+		python3 /work/nettool.py connect $LAN4 8086
+		python3 /work/nettool.py connect $LAN4 9000"
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "through the tool" "ok lan" "$(sed -n 1p "$T/out" | cut -d' ' -f1,2)"
+	assertEquals "the agent itself" EACCES "$(sed -n 2p "$T/out" | cut -d' ' -f1)"
+	assertTrue "refused at once ($(sed -n 2p "$T/out"))" "[ $(sed -n 2p "$T/out" | cut -d' ' -f2) -lt 200 ]"
+	assertEquals "another LAN port" EACCES "$(sed -n 3p "$T/out" | cut -d' ' -f1)"
+	assertEquals "the LAN saw the tool's one connection" "tcp ::ffff:$LAN4 8086 from ::ffff:$HOST_LAN4" \
+		"$(cat "$TOPO_DIR/lan.seen")"
+}
+
+# 1 MB from the agent to the tool and 1 MB back, through both views.
+test_one_megabyte_each_way_through_the_socket() {
+	head -c 1048576 /dev/urandom >"$A/workspace/up"
+	head -c 1048576 /dev/urandom >"$R/workspace/down"
+	chmod 0644 "$A/workspace/up" "$R/workspace/down"
+	tool_up 'sha256sum | cut -c1-64; cat /work/down'
+	run agent '/opt/oto/bin/otoconnect /tools/m.sock </work/up >/work/got'
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "up, as the tool read it" "$(sha256sum <"$A/workspace/up" | cut -c1-64)" \
+		"$(head -n1 "$A/workspace/got")"
+	assertEquals "down, as the agent got it" "$(sha256sum <"$R/workspace/down")" \
+		"$(tail -c 1048576 "$A/workspace/got" | sha256sum)"
+	assertEquals 1048641 "$(wc -c <"$A/workspace/got")"
+}
+
+# The tool's processes, files and environment are nowhere in the agent's
+# view, and the agent's kill -KILL -1 (every process it may signal) reaches
+# none of them; the tool itself
+# has its token (the canary is live) and serves on.
+test_agent_cannot_see_or_signal_the_tool() {
+	tool_up 'echo "tool sees ${TOOL_TOKEN:-nothing} $(cat /work/tool-secret.txt)"'
+	run agent "
+		/opt/oto/bin/otoconnect /tools/m.sock </dev/null
+		cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -c -e '--ser''ve /run/tool' -e 'tool''.conf' 
+		cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c canary
+		find / -path /proc -prune -o -name tool-secret.txt -print 2>/dev/null | wc -l
+		grep -rl -e canary-$$ -e tool-file-$$ / --exclude-dir=proc --exclude-dir=sys 2>/dev/null | wc -l
+		ls -A /tools
+		kill -KILL -1; sleep 0.5; echo survived"
+	assertEquals "$(cat "$T/err")" "tool sees canary-$$ tool-file-$$
+0
+0
+0
+0
+m.sock
+survived" "$(cat "$T/out")"
+	assertEquals 0 "$rc"
+	assertTrue "the tool's chain lives" "kill -0 $tool"
+	run agent '/opt/oto/bin/otoconnect /tools/m.sock </dev/null'
+	assertEquals "served after it" "tool sees canary-$$ tool-file-$$" "$(cat "$T/out")"
+}
+
+# Killing the agent's chain (SIGKILL to its head, the relay) ends its
+# connection: the tool's process for it reads its end of input and exits;
+# the tool's chain serves the next agent.
+test_killing_the_agent_ends_the_connection_not_the_tool() {
+	tool_up 'echo connected; cat >/dev/null; echo "ended $$" >>/run/tool/log'
+	(agent_exec 'sleep 600 | /opt/oto/bin/otoconnect /tools/m.sock') >"$T/a.out" 2>"$T/a.err" &
+	a=$!
+	n=0
+	while [ "$(cat "$T/a.out")" != connected ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "the agent is connected" connected "$(cat "$T/a.out")"
+	assertFalse "the connection is open" "[ -e '$S/log' ]"
+	kill -KILL "$a"
+	wait "$a" 2>/dev/null
+	n=0
+	while [ ! -s "$S/log" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	assertEquals "the tool's process for it ended" 1 "$(grep -c '^ended ' "$S/log" 2>/dev/null)"
+	assertTrue "the tool's chain lives" "kill -0 $tool"
+	run agent 'echo | /opt/oto/bin/otoconnect /tools/m.sock'
+	assertEquals "the next agent is served" connected "$(cat "$T/out")"
+	assertEquals 0 "$rc"
+}
+
+. shunit2
