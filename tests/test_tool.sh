@@ -102,7 +102,7 @@ test_agent_cannot_see_or_signal_the_tool() {
 	tool_up 'echo "tool sees ${TOOL_TOKEN:-nothing} $(cat /work/tool-secret.txt)"'
 	run agent "
 		/opt/oto/bin/otoconnect /tools/m.sock </dev/null
-		cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -c -e '--ser''ve /run/tool' -e 'tool''.conf' 
+		cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -c -e '--ser[v]e /run/tool' -e 'tool[.]conf'
 		cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c canary
 		find / -path /proc -prune -o -name tool-secret.txt -print 2>/dev/null | wc -l
 		grep -rl -e canary-$$ -e tool-file-$$ / --exclude-dir=proc --exclude-dir=sys 2>/dev/null | wc -l
