@@ -143,4 +143,24 @@ test_killing_the_agent_ends_the_connection_not_the_tool() {
 	assertEquals 0 "$rc"
 }
 
+# Two accounts (examples/tool/run.sh run by root): the agent as daemon, the
+# tool as the test user. The socket's directory is the tool's, group the
+# agent's, 0710, the socket 0666: the agent connects; the tool's processes
+# are another uid's besides another pid namespace's.
+test_two_accounts() {
+	chown -R daemon:daemon "$A"
+	sed -i "s/^--as .*/--as daemon/" "$T/agent.conf"
+	run ip netns exec "$NH" env OTORUN="$OTO_BIN/otorun" TMPDIR="$T" \
+		TOOL_CMD='id -u; ls -ld /run/tool/metrics.sock | cut -c1-10' \
+		"$OTO_TOP/examples/tool/run.sh" "$T/tool.conf" "$T/agent.conf" -- sh -c '
+		id -u; /opt/oto/bin/otoconnect /tools/metrics.sock </dev/null
+		stat -c "%a %U" "$0"/oto-tool.* 2>&1 | sed "s/.*: //"' "$T"
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "1
+$OTO_TEST_USER
+srw-rw-rw-
+No such file or directory" "$(cat "$T/out")"
+	assertEquals "the directory is gone" "" "$(ls -d "$T"/oto-tool.* 2>/dev/null)"
+}
+
 . shunit2
