@@ -163,4 +163,42 @@ No such file or directory" "$(cat "$T/out")"
 	assertEquals "the directory is gone" "" "$(ls -d "$T"/oto-tool.* 2>/dev/null)"
 }
 
+# A hostile agent on the socket, from its own view: garbage, a half-closed
+# and a reset connection, then 1,000 connections at once (non-blocking: each
+# connects or gets EAGAIN once the backlog is full), held, then closed. The
+# tool's chain serves the next agent.
+HOSTILE_PY='
+import errno, os, socket, struct, sys, time
+path = sys.argv[1]
+def conn(block=True):
+    s = socket.socket(socket.AF_UNIX)
+    s.setblocking(block)
+    s.connect(path)
+    return s
+s = conn(); s.sendall(os.urandom(65536)); s.close()
+s = conn(); s.shutdown(socket.SHUT_WR); s.close()
+s = conn(); s.sendall(b"\0\xff" * 1000); s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); s.close()
+held, again, other = [], 0, 0
+for i in range(1000):
+    try:
+        held.append(conn(False))
+    except OSError as e:
+        if e.errno == errno.EAGAIN: again += 1
+        else: other += 1; print(e, file=sys.stderr)
+time.sleep(0.5)
+for h in held: h.close()
+print(len(held) + again, other)
+'
+
+test_hostile_agent_does_not_stop_the_tool() {
+	printf '%s' "$HOSTILE_PY" >"$A/workspace/hostile.py"
+	tool_up 'read -r line; echo "got $line"'
+	run agent 'python3 /work/hostile.py /tools/m.sock'
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "1000 attempts, none failing but EAGAIN" "1000 0" "$(cat "$T/out")"
+	assertTrue "the tool's chain lives" "kill -0 $tool"
+	run agent 'echo hello | /opt/oto/bin/otoconnect /tools/m.sock'
+	assertEquals "the next agent is served ($(cat "$T/err"))" "got hello" "$(cat "$T/out")"
+}
+
 . shunit2
