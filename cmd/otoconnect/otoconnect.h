@@ -10,8 +10,8 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#define CONNECT_MAX_DEFAULT 1	/* --max: one connection at a time */
-#define CONNECT_MAX_LIMIT   1024
+#define CONNECT_MAX_DEFAULT  1 /* --max: one connection at a time */
+#define CONNECT_MAX_LIMIT    1024
 #define CONNECT_MODE_DEFAULT 0600
 
 struct otoconnect_opts {

@@ -49,7 +49,7 @@ int view_parse_bind(const char *arg, char **src, char **dst);		/* SRC:DST */
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:SIZE] */
 /* SRC:DST as view_parse_bind, and DST short enough for connect(2) (sun_path). */
 int view_parse_socket(const char *arg, char **src, char **dst);
-enum role view_role(const char *s);					/* ROLE_NONE if unknown */
+enum role view_role(const char *s); /* ROLE_NONE if unknown */
 /* The nr_inodes of a tmpfs the agent writes, of size bytes. Never 0 (no limit). */
 unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long size);
 #define TMPFS_INODES_MAX 4294967295UL /* for --tmp-inodes */

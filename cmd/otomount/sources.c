@@ -108,12 +108,14 @@ static void xsocket(struct view_state *v, const struct view_op *op)
 	int tree;
 
 	if (fd < 0)
-		die(EXIT_SYS, errno, "unable to open the socket %s (a symlink is refused)", op->src);
+		die(EXIT_SYS, errno, "unable to open the socket %s (a symlink is refused)",
+		    op->src);
 	if (fstat(fd, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat %s", op->src);
 	/* O_PATH | O_NOFOLLOW opens a symlink in the last component as itself. */
 	if (S_ISLNK(st.st_mode))
-		die(EXIT_SYS, ELOOP, "unable to open the socket %s (a symlink is refused)", op->src);
+		die(EXIT_SYS, ELOOP, "unable to open the socket %s (a symlink is refused)",
+		    op->src);
 	if (!S_ISSOCK(st.st_mode))
 		die(EXIT_SYS, ENOTSOCK, "unable to bind %s on %s: not a socket", op->src, op->dst);
 	tree = mnt_clone(fd, "", MNT_RO);

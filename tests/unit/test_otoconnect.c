@@ -49,8 +49,8 @@ static void test_connect_parse_mode(void **state)
 	assert_int_equal(m, 0);
 	assert_int_equal(connect_parse_mode("777", &m), 0);
 	assert_int_equal(m, 0777);
-	const char *bad[] = { "", "8", "1000", "4755", "-1", "0x1", " 600", "600 ", "00600", "rw",
-			      NULL };
+	const char *bad[] = { "",     "8",    "1000",  "4755", "-1", "0x1",
+			      " 600", "600 ", "00600", "rw",   NULL };
 	for (int i = 0; bad[i]; i++) {
 		m = 1;
 		errno = 0;

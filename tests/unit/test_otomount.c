@@ -200,9 +200,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_view_path_ok),	  cmocka_unit_test(test_view_name_ok),
 		cmocka_unit_test(test_view_parse_size),	  cmocka_unit_test(test_view_parse_bind),
-		cmocka_unit_test(test_view_parse_socket),
-		cmocka_unit_test(test_view_parse_tmpfs),  cmocka_unit_test(test_view_role),
-		cmocka_unit_test(test_view_tmpfs_inodes), cmocka_unit_test(test_etc_files),
+		cmocka_unit_test(test_view_parse_socket), cmocka_unit_test(test_view_parse_tmpfs),
+		cmocka_unit_test(test_view_role),	  cmocka_unit_test(test_view_tmpfs_inodes),
+		cmocka_unit_test(test_etc_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
