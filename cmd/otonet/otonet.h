@@ -167,12 +167,40 @@ size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipadd
 size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const uint8_t *orig,
 		    size_t origlen, int unreach_port);
 
-/* nl.c: rtnetlink, in the sandbox's network namespace. -1/errno. */
-int nl_open(void);
-int nl_link_set(int nl, int ifindex, unsigned int mtu, unsigned int txqlen);
-int nl_addr_add(int nl, int ifindex, const struct ipaddr *a, unsigned int plen);
-int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const struct ipaddr *gw,
-		 int replace);
+/*
+ * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
+ * queued in a struct nl_batch, each with what it does (for the message when
+ * it fails), and go to the kernel together, many in one send, which handles
+ * them in order and acknowledges each. A full batch is sent before the next
+ * request is queued. nl_link_set, nl_addr_add, nl_route_add queue a request
+ * (and may send the batch: -1 with errno and b->failed set as by
+ * nl_batch_send); nl_batch_send sends what is queued and reads every
+ * acknowledgement: 0, or -1 with errno (the first refused request's error)
+ * and b->failed naming it ("" when the send or receive itself failed).
+ */
+#define NL_BATCH_BYTES 32768
+#define NL_BATCH_MAX   256
+#define NL_WHAT_LEN    80
+
+struct nl_batch {
+	int fd;
+	unsigned int n, seq0;
+	size_t len;
+	const char *failed;
+	char what[NL_BATCH_MAX][NL_WHAT_LEN];
+	_Alignas(4) char buf[NL_BATCH_BYTES];
+};
+
+/* The batch's netlink socket, bound: -1/errno. */
+int nl_batch_open(struct nl_batch *b);
+void nl_batch_close(struct nl_batch *b);
+int nl_batch_send(struct nl_batch *b);
+int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
+		unsigned int txqlen);
+int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
+		unsigned int plen);
+int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,
+		 int ifindex, const struct ipaddr *gw, int replace);
 
 /*
  * setup.c: the child's side. Returns in the child only after the TUN fd was
