@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 #include <sys/types.h>
 
 #include "cidr.h"
@@ -231,7 +232,16 @@ struct relay_cfg {
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
 };
-void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
+/*
+ * xrelay_start: the relay's context for cfg (allocated, never freed), its
+ * epoll instance watching sigfd, then xrelay_lockdown: from its return on,
+ * only the calls of the loop and of receiving the TUN (recvmsg, wait4,
+ * close) are allowed. xrelay_run: watch the TUN and relay until the child
+ * exits; exits with its status. Both die 111 when they cannot.
+ */
+struct relay;
+struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd);
+noreturn void xrelay_run(struct relay *r, int tun);
 
 /*
  * lockdown.c: xrelay_confine leaves the host's files and every capability
@@ -241,6 +251,11 @@ void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
  * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
 void xrelay_confine(void);
+/*
+ * Fork the TUN's holder (lockdown.c), after xrelay_confine: the relay's end
+ * of the socket to it, to send the TUN on (fd_send) and keep open until exit.
+ */
+int xrelay_holder_start(void);
 void xrelay_lockdown(void);
 void relay_badcall(void);
 
