@@ -562,6 +562,26 @@ test_builtin_bpf_is_the_text_compiled() {
 	assertEquals "with --explain" 100 "$rc"
 }
 
+# On another architecture than the build's, the built-in sets are not loaded:
+# otoexec says so and compiles the text, and loads the same filters as ever
+# (OTO_TEST_BPF_FOREIGN makes the embedded sets look foreign).
+test_builtin_bpf_of_another_arch_is_compiled_instead() {
+	for p in default dev; do
+		otoexec --profile $p --print-bpf >"$T/$p.builtin"
+		run env OTO_TEST_BPF_FOREIGN=1 otoexec --profile $p --print-bpf
+		assertEquals "$p: rc" 0 "$rc"
+		assertEquals "$p: the same set, compiled" \
+			"$(sha256sum <"$T/$p.builtin")" "$(sha256sum <"$T/out")"
+		assertContains "$p: $(cat "$T/err")" "$(cat "$T/err")" \
+			"otoexec: warning: the built-in filters of $p were compiled for architecture"
+		assertContains "$p: $(cat "$T/err")" "$(cat "$T/err")" ": compiling the profile"
+	done
+	run env OTO_TEST_BPF_FOREIGN=1 otoexec -- "$D/probe" mount
+	assertEquals "refused as ever" EPERM "$(cat "$T/out")"
+	assertEquals "the switch is not passed on" "" \
+		"$(OTO_TEST_BPF_FOREIGN=1 otoexec -- sh -c 'echo $OTO_TEST_BPF_FOREIGN' 2>/dev/null)"
+}
+
 # What the kernel holds for the agent is the set --print-bpf shows, program for
 # program in load order (PTRACE_SECCOMP_GET_FILTER: root only).
 test_loaded_filters_are_print_bpf() {
