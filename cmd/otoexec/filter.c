@@ -15,11 +15,22 @@
  * Both accept only the native architecture: the x86-64 filter also refuses x32
  * numbers (bit 30), and int 0x80 arrives with the i386 audit arch; a process
  * that tries either is killed, since no honest program does.
+ *
+ * filter_compile exports both as raw BPF into a filter set (bpf.c);
+ * filter_load loads a set. The build runs filter_compile on the built-in
+ * profiles (gen/bpfgen.c), and otoexec on a profile file, so both paths load
+ * what libseccomp generated, through the one load. A new action (a notifying
+ * filter, say) is an action() case here and, if the kernel wants a flag for
+ * it, that program's flag in filter_load.
  */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -206,25 +217,96 @@ int filter_explain(const struct profile *p, int fd)
 	return rc < 0 ? -1 : 0;
 }
 
-int filter_load(const struct profile *p)
+/*
+ * Export each filter as raw BPF (libseccomp's seccomp_export_bpf, the same
+ * generator seccomp_load runs) into a memfd, in load order: the argument
+ * filter first, since the allowlist may refuse seccomp() itself and must be
+ * the last filter installed.
+ */
+int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 {
-	scmp_filter_ctx m, a;
-	int rc = 0;
+	scmp_filter_ctx ctx[2];
+	size_t n = 0, insns[2], pos;
+	off_t at[3] = { 0 };
+	unsigned char *b = NULL;
+	int fd, rc = 0, e;
 
-	if (build_both(p, &m, &a) < 0)
+	if (build_both(p, &ctx[1], &ctx[0]) < 0)
 		return -1;
-	/*
-	 * The argument filter first: the allowlist may refuse seccomp() itself,
-	 * so it must be the last filter installed.
-	 */
-	if (a)
-		rc = seccomp_load(a);
-	if (!rc)
-		rc = seccomp_load(m);
-	/* Not released: the calls that would free them are not needed before execve. */
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
+	if (!ctx[0]) {
+		ctx[0] = ctx[1];
+		ctx[1] = NULL;
+	}
+	fd = memfd_create("otoexec-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		goto bad;
+	for (n = 0; n < 2 && ctx[n]; n++) {
+		if ((rc = seccomp_export_bpf(ctx[n], fd)) < 0) {
+			errno = -rc;
+			goto bad;
+		}
+		if ((at[n + 1] = lseek(fd, 0, SEEK_CUR)) < 0)
+			goto bad;
+		insns[n] = (size_t)(at[n + 1] - at[n]) / sizeof(struct sock_filter);
+		if ((size_t)(at[n + 1] - at[n]) % sizeof(struct sock_filter) || !insns[n] ||
+		    insns[n] > BPF_SET_MAXINSNS) {
+			errno = E2BIG;
+			goto bad;
+		}
+	}
+	*len = bpf_set_size(insns, n);
+	if (!(b = malloc(*len)))
+		goto bad;
+	pos = bpf_set_head(b, filter_arch(), (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		size_t sz = insns[i] * sizeof(struct sock_filter);
+
+		pos += bpf_set_prog_head(b + pos, (uint32_t)insns[i]);
+		if (pread(fd, b + pos, sz, at[i]) != (ssize_t)sz) {
+			errno = errno ? errno : EIO;
+			goto bad;
+		}
+		pos += sz;
+	}
+	close(fd);
+	for (size_t i = 0; i < 2; i++)
+		if (ctx[i])
+			seccomp_release(ctx[i]);
+	*out = b;
+	return 0;
+bad:
+	e = errno;
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < 2; i++)
+		if (ctx[i])
+			seccomp_release(ctx[i]);
+	errno = e;
+	return -1;
+}
+
+uint32_t filter_arch(void)
+{
+	return seccomp_arch_native();
+}
+
+int filter_load(const struct bpf_set *s)
+{
+	for (size_t i = 0; i < s->nprog; i++) {
+		struct sock_fprog prog = {
+			.len = s->prog[i].len,
+			.filter = (struct sock_filter *)s->prog[i].insn,
+		};
+
+		/*
+		 * Flags 0, as libseccomp's seccomp_load passed them (its defaults:
+		 * no TSYNC, otoexec has one thread; no LOG; no SPEC_ALLOW). An
+		 * action that needs a flag (a notifying filter's NEW_LISTENER)
+		 * would be a flag of its own program, chosen here.
+		 */
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, &prog) < 0)
+			return -1;
 	}
 	return 0;
 }
