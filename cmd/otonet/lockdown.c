@@ -64,28 +64,14 @@ void xrelay_lockdown(void)
 		SCMP_SYS(mremap),	 SCMP_SYS(fcntl),	  SCMP_SYS(restart_syscall),
 		SCMP_SYS(sched_yield),
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < sizeof(ALLOWED) / sizeof(ALLOWED[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ALLOWED[i], 0);
 	/* New sockets: internet ones only, never netlink, unix or packet. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	void *ctx = xseccomp_allow("relay", ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+
 	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	if (ctx)
-		seccomp_release(ctx);
-	if (rc < 0)
-		die(EXIT_SYS, -rc, "relay: unable to install its seccomp filter");
+	xseccomp_rule(ctx, "relay",
+		      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
+				       SCMP_A0(SCMP_CMP_EQ, AF_UNIX)));
+	xseccomp_load(ctx, "relay");
 }
 
 /*
@@ -101,15 +87,10 @@ static void xholder_lockdown(void)
 		/* seccomp_load frees the program it loaded. */
 		SCMP_SYS(munmap), SCMP_SYS(brk), SCMP_SYS(madvise),
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < sizeof(ALLOWED) / sizeof(ALLOWED[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ALLOWED[i], 0);
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	if (rc < 0)
-		_exit(EXIT_SYS);
+	/* Its failure exits 111 (the holder has no stderr left to say so). */
+	xseccomp_load(xseccomp_allow("relay's TUN holder", ALLOWED,
+				     sizeof(ALLOWED) / sizeof(ALLOWED[0]), 0),
+		      "relay's TUN holder");
 }
 
 int xrelay_holder_start(void)
