@@ -126,8 +126,26 @@ $(O)/liboto.a: $(LIBOBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
+# otoexec's built-in profiles are compiled here, once, into the BPF the kernel
+# runs: bpfgen (cmd/otoexec/gen/) links the code otoexec compiles a profile
+# file with, runs on the build machine, and writes the C file that embeds both
+# filter sets, for this machine's architecture. tests/test_otoexec.sh checks
+# that they are byte for byte what otoexec compiles from the texts at run time.
+BPFGEN_OBJ := $(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bpfgen.c cmd/otoexec/profile.c \
+	cmd/otoexec/filter.c cmd/otoexec/bpf.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)
+$(O)/gen/bpfgen: $(BPFGEN_OBJ) $(O)/liboto.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BPFGEN_OBJ) $(O)/liboto.a $(SAN_ALL) $(LDLIBS)
+$(O)/gen/otoexec_bpf.c: $(O)/gen/bpfgen
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)$< >$@.tmp && mv $@.tmp $@
+$(O)/gen/otoexec_bpf.o: $(O)/gen/otoexec_bpf.c
+	$(Q)$(CC) $(CFLAGS) -Icmd/otoexec -c -o $@ $<
+EXTRA_otoexec := $(O)/gen/otoexec_bpf.o
+
 define tool_rule
-$(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/liboto.a
+$(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(EXTRA_$(1)) $(O)/liboto.a
 	@mkdir -p $(BIN)
 	@$(if $(Q),echo "  LD      $$@")
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/liboto.a $(SAN_ALL) $(SAN_$(1)) \

@@ -6,12 +6,16 @@
 # each kind: a small GET with the credential in x-api-key, a POST of 1 MB,
 # and a GET whose response is 1 MiB streamed in chunks. Through otogate the
 # client runs behind otogate -- otonet (as the agent would, plain HTTP to
-# the gateway); directly, it runs in the fake host and speaks TLS itself.
-# Reported: p50 and p90 per request (ms) and requests per second, the
-# medians of RUNS runs (the two paths take turns within each run); the
-# added latency is the p50 difference. Goals (issue 18): at most 1 ms added
+# the gateway); directly, it runs in the fake host and speaks TLS itself;
+# "otonet alone", it runs behind otonet and speaks TLS itself (the TUN's and
+# the relay's cost, without the gateway's). Reported: p50 and p90 per
+# request (ms) and requests per second, the medians of RUNS runs (the paths
+# take turns within each run); the added latency is the p50 difference
+# from the direct path, the gateway's own the one from otonet alone. Goals (issue 18): at most 1 ms added
 # at p50, at least 80 % of the direct throughput. The upstream is Python:
-# its own time is in both paths alike. Needs root (ip netns). Results:
+# its own time is in both paths alike. TOPO_RATE=200mbit (a tc rate) puts
+# a tbf limit on the fake host's internet link, a path slower than the TUN
+# (tests/net/topo.sh), for all three paths alike. Needs root (ip netns). Results:
 # stdout, and bench/results-gate.md when OTO_BENCH_WRITE=1.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,6 +81,15 @@ gated() { # KIND
 		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
 }
 
+# The reference beside the gated path: the same client behind otonet alone,
+# speaking TLS itself to the upstream (the key in its environment). The
+# difference between it and the gated path is the gateway's own cost; the
+# one between it and the direct path is the TUN's and the relay's.
+netonly() { # KIND
+	ip netns exec "$NH" "$OTO_BIN/otonet" --as "$AS_USER" --public 203.0.113.0/24 -- \
+		env API_KEY="$REAL" $CLIENT "https://$API:8443" "$1" "$COUNT" "$K/ca.pem" 2>/dev/null
+}
+
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 out=$(mktemp -d /tmp/oto-bench-gate.XXXXXX)
@@ -84,22 +97,28 @@ for r in $(seq "$RUNS"); do
 	for k in $KINDS; do
 		direct "$k" >>"$out/direct-$k" || echo "gate.sh: warning: run $r: direct $k failed" >&2
 		gated "$k" >>"$out/gated-$k" || echo "gate.sh: warning: run $r: gated $k failed" >&2
+		netonly "$k" >>"$out/netonly-$k" || echo "gate.sh: warning: run $r: otonet alone $k failed" >&2
 	done
 done
 
 report() {
-	echo "| kind | direct p50 ms | gated p50 ms | added p50 ms | direct p90 | gated p90 | direct req/s | gated req/s | gated/direct |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| kind | direct p50 ms | otonet alone p50 | gated p50 | added p50 | gateway's own p50 | direct p90 | gated p90 | direct req/s | otonet alone req/s | gated req/s | gated / direct | gated / otonet alone |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for k in $KINDS; do
 		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) g50=$(cut -d' ' -f2 "$out/gated-$k" | med)
+		n50=$(cut -d' ' -f2 "$out/netonly-$k" | med)
 		d90=$(cut -d' ' -f3 "$out/direct-$k" | med) g90=$(cut -d' ' -f3 "$out/gated-$k" | med)
 		drps=$(cut -d' ' -f4 "$out/direct-$k" | med) grps=$(cut -d' ' -f4 "$out/gated-$k" | med)
-		awk -v k="$k" -v d50="$d50" -v g50="$g50" -v d90="$d90" -v g90="$g90" -v d="$drps" -v g="$grps" \
-			'BEGIN { printf "| %s | %.3f | %.3f | %+.3f | %.3f | %.3f | %.1f | %.1f | %.0f %% |\n", k, d50, g50, g50 - d50, d90, g90, d, g, d ? 100 * g / d : 0 }'
+		nrps=$(cut -d' ' -f4 "$out/netonly-$k" | med)
+		awk -v k="$k" -v d50="$d50" -v n50="$n50" -v g50="$g50" -v d90="$d90" -v g90="$g90" \
+			-v d="$drps" -v n="$nrps" -v g="$grps" 'BEGIN {
+			printf "| %s | %.3f | %.3f | %.3f | %+.3f | %+.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %.0f %% | %.0f %% |\n",
+				k, d50, n50, g50, g50 - d50, g50 - n50, d90, g90, d, n, g,
+				d ? 100 * g / d : 0, n ? 100 * g / n : 0 }'
 	done
 }
 {
-	echo "otogate vs direct TLS, $COUNT requests per kind, medians of $RUNS runs ($(date -u +%Y-%m-%d))"
+	echo "otogate vs direct TLS, $COUNT requests per kind, medians of $RUNS runs, link ${TOPO_RATE:-unlimited} at MTU $TOPO_MTU ($(date -u +%Y-%m-%d))"
 	echo
 	report
 } | tee "$out/report"

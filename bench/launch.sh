@@ -1,68 +1,173 @@
 #!/bin/sh
-# Launch latency: otons running /bin/true against unshare(1) and bubblewrap
-# making the same namespaces, measured in one hyperfine run (medians, ratios).
-# As root, everything runs as uid 65534, the way a sandbox is meant to run.
-# The cost of the session's cgroup (otons --cgroup: make the leaf, move pid 1,
-# kill and remove it at the end), alone and with the limits whose controllers
-# cgroup v2 has here, in the same run: as root in a subtree delegated to uid
-# 65534 for the run (the benchmark's processes inside it, as systemd's
-# delegation has them); otherwise in OTO_BENCH_CGROUP, a directory delegated
-# to the caller, when it is set; else those rows are left out (said on stderr).
-#   OTO_BIN=build/musl/bin sh bench/launch.sh [RUNS]
+# Launch latency of each stage and of the whole chain, against bubblewrap
+# building the member view with every namespace (the reference line), in one
+# interleaved loop: round after round, every command once (in reverse order
+# every other round), so that each sees the load the others saw. Prints the
+# medians, each as a ratio to the bwrap line (ratio of the medians, and the
+# median of the per-round ratios: the paired figure), and the time each stage
+# adds.
+#
+#   OTO_BIN=build/musl/bin sh bench/launch.sh [RUNS]     (default 200 rounds)
+#
+# As root (as make bench runs it): the commands run as uid 65534, set by the
+# loop itself (no extra exec); otonet and otorun are started by root with
+# --as 65534, as the suites run them, and the whole loop runs in a network
+# namespace made for it (loopback only), so otonet reads no real host and no
+# packet goes anywhere. Not root: everything runs as the caller, in its
+# network namespace, and the otonet lines need /dev/net/tun to be the
+# caller's to open. Goals (issue 21): otoexec adds at most 2 ms to the exec
+# of a stage (the null stage: a static program that only execs); the whole
+# chain without network at most 1.0x bwrap; with otonet, at most 1.5x.
+# The cost of otons --cgroup (issue 22) is measured in the same loop: see
+# below.
 set -eu
-: "${OTO_BIN:?}"
-runs=${1:-300}
-out=$(mktemp -d /tmp/oto-bench.XXXXXX)
-chmod 0777 "$out"
-trap 'rm -rf "$out"' EXIT
-cp "$OTO_BIN/otons" "$out/"
-chmod 0755 "$out/otons"
+: "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
+runs=${1:-200}
+for t in bwrap python3 musl-gcc; do
+	command -v $t >/dev/null || { echo "launch.sh: $t is needed" >&2; exit 111; }
+done
 
+w=$(mktemp -d /tmp/oto-bench-launch.XXXXXX)
+ns=
+cleanup() {
+	[ -z "$ns" ] || ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$w"
+}
+trap cleanup EXIT INT TERM
+chmod 0755 "$w"
+mkdir -p "$w/bin"
+cp "$OTO_BIN/otons" "$OTO_BIN/otomount" "$OTO_BIN/otoexec" "$OTO_BIN/otonet" \
+	"$OTO_BIN/otosecret" "$OTO_BIN/otorun" "$w/bin/"
+# The null stage: same libc, same static link, no work but one exec.
+printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv(v[1], v + 1); return 127; }\n' >"$w/null.c"
+musl-gcc -static -Os -s -o "$w/bin/nullstage" "$w/null.c"
+A=$w/agent
+mkdir -p "$A/workspace" "$A/knowledge" "$A/config" "$A/people/alice"
+uid=
 as=
-[ "$(id -u)" -eq 0 ] && as="setpriv --reuid 65534 --regid 65534 --clear-groups"
+if [ "$(id -u)" = 0 ]; then
+	chown -R 65534:65534 "$A"
+	uid=65534
+	as="--as 65534"
+fi
+chmod -R a+rX "$w"
 
-# The cgroup rows: a directory for the leaves, and the limits it allows.
-cg=${OTO_BENCH_CGROUP:-} enter=: mnt=
-if [ "$(id -u)" -eq 0 ]; then
-	mnt=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-	if [ -n "$mnt" ]; then
-		cg=$mnt/oto-bench-$$
-		mkdir "$cg" "$cg/bench"
-		chown 65534:65534 "$cg" "$cg/cgroup.procs" "$cg/cgroup.subtree_control" \
-			"$cg/cgroup.threads" "$cg/bench" "$cg/bench/cgroup.procs"
-		enter="echo 0 >$cg/bench/cgroup.procs"
-		trap 'rm -rf "$out"; rmdir "$cg"/*/ "$cg"' EXIT
+# bubblewrap's view: the host's /bin, /lib... as the host has them (bench/mount.sh).
+sys=
+for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+	if [ -L $d ]; then
+		sys="$sys --symlink $(readlink $d) $d"
+	elif [ -d $d ]; then
+		sys="$sys --ro-bind $d $d"
 	fi
-fi
-set --
-if [ -n "$cg" ]; then
+done
+B=$w/bin
+view="--agent-root $A --role member --person alice"
+# name|user (u: as uid 65534 when root; r: as the caller)|command
+cat >"$w/cmds" <<EOF
+bwrap, member view, all namespaces|u|bwrap --unshare-all --unshare-user --disable-userns --ro-bind /usr /usr$sys --ro-bind /etc /etc --bind $A/workspace /work --ro-bind $A/knowledge /knowledge --bind $A/people/alice /private --tmpfs /home/agent --tmpfs /tmp --proc /proc --dev /dev --chdir /work /bin/true
+/bin/true|u|/bin/true
+null stage -- /bin/true|u|$B/nullstage /bin/true
+otoexec -- /bin/true|u|$B/otoexec -- /bin/true
+unshare -Urmpiuf --mount-proc /bin/true|u|unshare -Urmpiuf --mount-proc /bin/true
+otons -- /bin/true|u|$B/otons -- /bin/true
+otons -- otomount (member) -- /bin/true|u|$B/otons -- $B/otomount $view -- /bin/true
+otons -- otoexec -- /bin/true|u|$B/otons -- $B/otoexec -- /bin/true
+otonet -- /bin/true|r|$B/otonet $as -- /bin/true
+otorun --no-net (whole chain)|r|$B/otorun $as $view --no-net -- /bin/true
+otorun (whole chain, with otonet)|r|$B/otorun $as $view -- /bin/true
+EOF
+# The session's cgroup (otons --cgroup, issue 22): make the leaf, move pid 1
+# into it, kill and remove it at the end. As root, root's default
+# (CGROUP2/oto/65534) with --as, against otons with --as alone, and with the
+# limits whose controllers cgroup v2 has; not root, in OTO_BENCH_CGROUP (a
+# directory delegated to the caller, who runs inside that subtree) if set.
+mnt=$(awk '$4 == "/" && $0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+cgdir=${OTO_BENCH_CGROUP:-}
+if [ -n "$mnt" ] && { [ -n "$uid" ] || [ -n "$cgdir" ]; }; then
 	limits=
-	grep -qw pids "$cg/cgroup.controllers" && limits="$limits --pids-max 512"
-	grep -qw memory "$cg/cgroup.controllers" && limits="$limits --memory-max 1G"
-	grep -qw cpu "$cg/cgroup.controllers" && limits="$limits --cpu-max 1"
-	set -- -n "otons --cgroup" "$out/otons --cgroup=$cg -- /bin/true"
-	[ -n "$limits" ] &&
-		set -- "$@" -n "otons --cgroup$limits" "$out/otons --cgroup=$cg$limits -- /bin/true"
+	ctl=$mnt/cgroup.controllers
+	[ -n "$cgdir" ] && ctl=$cgdir/cgroup.controllers
+	grep -qw pids "$ctl" && limits="$limits --pids-max 512"
+	grep -qw memory "$ctl" && limits="$limits --memory-max 1G"
+	grep -qw cpu "$ctl" && limits="$limits --cpu-max 1"
+	cg=--cgroup
+	[ -n "$cgdir" ] && cg="--cgroup=$cgdir"
+	{
+		echo "otons (started as the caller) -- /bin/true|r|$B/otons $as -- /bin/true"
+		echo "otons --cgroup -- /bin/true|r|$B/otons $as $cg -- /bin/true"
+		[ -z "$limits" ] || echo "otons --cgroup$limits -- /bin/true|r|$B/otons $as $cg$limits -- /bin/true"
+	} >>"$w/cmds"
 else
-	echo "launch.sh: no cgroup v2 directory (as root: cgroup v2 is not mounted; else set OTO_BENCH_CGROUP): no cgroup rows" >&2
+	echo "launch.sh: no cgroup v2 mounted, or not root and no OTO_BENCH_CGROUP: no --cgroup lines" >&2
 fi
-cd "$out"
-# The shell moves into the delegated subtree (as root), then becomes uid 65534.
-# shellcheck disable=SC2086
-sh -c "$enter"' && exec "$@"' sh $as hyperfine -N --warmup 20 --runs "$runs" \
-	--export-json "$out/launch.json" \
-	-n otons "$out/otons -- /bin/true" \
-	"$@" \
-	-n "unshare -Urmpiuf --mount-proc" "unshare -Urmpiuf --mount-proc /bin/true" \
-	-n "bwrap --unshare-all" "bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev /bin/true" \
-	>/dev/null
-python3 - "$out/launch.json" <<'PY'
-import json, statistics, sys
-r = json.load(open(sys.argv[1]))["results"]
-med = {x["command"]: statistics.median(x["times"]) * 1000 for x in r}
-base = med["otons"]
-print("| command | median (ms) | ratio to otons |")
-print("|---|---|---|")
-for name, m in med.items():
-    print(f"| {name} | {m:.3f} | {m / base:.2f} |")
+
+cat >"$w/loop.py" <<'PY'
+import os, shlex, statistics, subprocess, sys, time
+runs, path, uid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+cmds = []
+for line in open(path):
+    name, who, cmd = line.rstrip("\n").split("|", 2)
+    cmds.append((name, who, shlex.split(cmd)))
+def once(c):
+    name, who, argv = c
+    kw = {}
+    if uid and who == "u":
+        kw = dict(user=int(uid), group=int(uid), extra_groups=[])
+    t = time.perf_counter()
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, cwd="/", **kw)
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        sys.exit("launch.sh: %s exited %d" % (name, r.returncode))
+    return dt
+times = {c[0]: [] for c in cmds}
+for c in cmds:                          # warm-up: page cache, binaries
+    for _ in range(10):
+        once(c)
+for i in range(runs):
+    for c in (cmds if i % 2 == 0 else cmds[::-1]):
+        times[c[0]].append(once(c))
+ref = cmds[0][0]
+med = {n: statistics.median(t) * 1000 for n, t in times.items()}
+print("| command | median (ms) | ratio of medians to bwrap | median of paired ratios |")
+print("|---|---|---|---|")
+for n, t in times.items():
+    paired = statistics.median(a / b for a, b in zip(t, times[ref]))
+    print("| %s | %.2f | %.2f | %.2f |" % (n, med[n], med[n] / med[ref], paired))
+print()
+def add(a, b):
+    return med[a] - med[b]
+print("What each stage adds (differences of medians, ms):")
+print("- null stage (one exec of a static program): %.2f" % add("null stage -- /bin/true", "/bin/true"))
+print("- otoexec alone, over /bin/true: %.2f; over the null stage: %.2f (goal: at most 2 ms)"
+      % (add("otoexec -- /bin/true", "/bin/true"), add("otoexec -- /bin/true", "null stage -- /bin/true")))
+print("- otons over /bin/true: %.2f" % add("otons -- /bin/true", "/bin/true"))
+print("- otomount (member view), in otons: %.2f" % add("otons -- otomount (member) -- /bin/true", "otons -- /bin/true"))
+print("- otoexec, in otons: %.2f" % add("otons -- otoexec -- /bin/true", "otons -- /bin/true"))
+print("- otonet over /bin/true: %.2f" % add("otonet -- /bin/true", "/bin/true"))
+print("- otonet, in the whole chain: %.2f" % add("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)"))
+if "otons --cgroup -- /bin/true" in med:
+    base = "otons (started as the caller) -- /bin/true"
+    print("- the session's cgroup (otons --cgroup), over otons: %.2f" % add("otons --cgroup -- /bin/true", base))
+    for n in med:
+        if n.startswith("otons --cgroup --"):
+            print("- the cgroup with its limits (%s), over otons: %.2f" % (n[len("otons --cgroup "):-len(" -- /bin/true")], add(n, base)))
+print()
+nonet = med["otorun --no-net (whole chain)"] / med[ref]
+net = med["otorun (whole chain, with otonet)"] / med[ref]
+print("Goals: whole chain without network %.2fx bwrap (goal <= 1.0): %s; with otonet %.2fx (goal <= 1.5): %s"
+      % (nonet, "met" if nonet <= 1.0 else "NOT met", net, "met" if net <= 1.5 else "NOT met"))
 PY
+
+echo "launch.sh: $runs rounds of $(wc -l <"$w/cmds") commands; $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
+if [ -n "$uid" ]; then
+	ns=oto-bench-launch-$$
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	# ip netns exec mounts a /sys of its own, without cgroupfs: cgroup v2
+	# again at /sys/fs/cgroup, in that private mount namespace (--cgroup).
+	ip netns exec "$ns" sh -c '[ -z "$1" ] || mount -t cgroup2 none /sys/fs/cgroup; shift
+		exec python3 "$@"' sh "$mnt" "$w/loop.py" "$runs" "$w/cmds" "$uid"
+else
+	python3 "$w/loop.py" "$runs" "$w/cmds" "$uid"
+fi

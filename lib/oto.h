@@ -142,6 +142,17 @@ void xempty_root(const char *who, const char *name);
 void xuserns_self(const char *who);
 void xcaps_drop_all(const char *who);
 
+/*
+ * xseccomp_allow.c: a seccomp filter (a scmp_filter_ctx) that kills on every
+ * call but calls[0..n), and socket(2) for AF_INET and AF_INET6 when
+ * inet_sockets; the caller's rules with arguments go through
+ * xseccomp_rule(ctx, who, seccomp_rule_add(...)); xseccomp_load installs
+ * and frees it. Each dies 111 saying "WHO: unable to ...".
+ */
+void *xseccomp_allow(const char *who, const int *calls, size_t n, int inet_sockets);
+void xseccomp_rule(void *ctx, const char *who, int rc);
+void xseccomp_load(void *ctx, const char *who);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

@@ -532,6 +532,165 @@ test_explain() {
 	assertEquals 100 "$rc"
 }
 
+# ---- compiled filter sets: --print-bpf, --bpf-fd, the built-in ones ----
+
+# The built-in profiles' filters are compiled by the build; the text stays the
+# source: a run-time compile of each text (a profile fd, so libseccomp runs
+# here) gives the same bytes as the set otoexec embeds.
+test_builtin_bpf_is_the_text_compiled() {
+	for p in default dev; do
+		otoexec --print-profile $p >"$T/$p.profile"
+		run otoexec --profile $p --print-bpf
+		assertEquals "$p: rc" 0 "$rc"
+		mv "$T/out" "$T/$p.builtin"
+		run otoexec --profile-fd 3 --print-bpf 3<"$T/$p.profile"
+		assertEquals "$p: rc, compiled" 0 "$rc"
+		assertEquals "$p: built in and compiled from the text" \
+			"$(od -An -tx1 -v "$T/out")" "$(od -An -tx1 -v "$T/$p.builtin")"
+	done
+	# The set's head: the magic, x86-64's audit arch, 2 programs (the
+	# argument denials first, the allowlist last).
+	[ "$(uname -m)" = x86_64 ] &&
+		assertEquals "default: head" "6f746f627066310a3e0000c002000000" \
+			"$(head -c 16 "$T/default.builtin" | od -An -tx1 | tr -d ' \n')"
+	assertNotEquals "dev differs from default" \
+		"$(sha256sum <"$T/default.builtin")" "$(sha256sum <"$T/dev.builtin")"
+	# No program: --print-bpf only prints.
+	run otoexec --print-bpf -- true
+	assertEquals "with a program" 100 "$rc"
+	run otoexec --print-bpf --explain
+	assertEquals "with --explain" 100 "$rc"
+}
+
+# On another architecture than the build's, the built-in sets are not loaded:
+# otoexec says so and compiles the text, and loads the same filters as ever
+# (OTO_TEST_BPF_FOREIGN makes the embedded sets look foreign).
+test_builtin_bpf_of_another_arch_is_compiled_instead() {
+	for p in default dev; do
+		otoexec --profile $p --print-bpf >"$T/$p.builtin"
+		run env OTO_TEST_BPF_FOREIGN=1 otoexec --profile $p --print-bpf
+		assertEquals "$p: rc" 0 "$rc"
+		assertEquals "$p: the same set, compiled" \
+			"$(sha256sum <"$T/$p.builtin")" "$(sha256sum <"$T/out")"
+		assertContains "$p: $(cat "$T/err")" "$(cat "$T/err")" \
+			"otoexec: warning: the built-in filters of $p were compiled for architecture"
+		assertContains "$p: $(cat "$T/err")" "$(cat "$T/err")" ": compiling the profile"
+	done
+	run env OTO_TEST_BPF_FOREIGN=1 otoexec -- "$D/probe" mount
+	assertEquals "refused as ever" EPERM "$(cat "$T/out")"
+	assertEquals "the switch is not passed on" "" \
+		"$(OTO_TEST_BPF_FOREIGN=1 otoexec -- sh -c 'echo $OTO_TEST_BPF_FOREIGN' 2>/dev/null)"
+}
+
+# What the kernel holds for the agent is the set --print-bpf shows, program for
+# program in load order (PTRACE_SECCOMP_GET_FILTER: root only).
+test_loaded_filters_are_print_bpf() {
+	[ -n "$IS_ROOT" ] || { skip "PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN"; return 0; }
+	for p in default dev; do
+		otoexec --profile $p --print-bpf >"$T/$p.bpf"
+		otoexec --profile $p -- sleep 30 &
+		pid=$!
+		n=100
+		while [ "$n" -gt 0 ] && ! grep -q '^Seccomp:.2' "/proc/$pid/status" 2>/dev/null; do
+			sleep 0.05
+			n=$((n - 1))
+		done
+		python3 "$OTO_TESTS/helpers/seccomp_filters.py" --pid "$pid" >"$T/loaded"
+		kill "$pid"
+		wait "$pid" 2>/dev/null
+		assertEquals "$p: 2 filters" 2 "$(wc -l <"$T/loaded")"
+		assertEquals "$p: the filters the agent runs" \
+			"$(python3 "$OTO_TESTS/helpers/seccomp_filters.py" --set "$T/$p.bpf")" \
+			"$(cat "$T/loaded")"
+	done
+}
+
+# An operator's profile, compiled once (--print-bpf), loaded from an fd.
+test_bpf_fd() {
+	printf '# mine\ndefault allow\nerrno EACCES mkdir\nkill getppid\n' >"$T/p"
+	otoexec --profile "$T/p" --print-bpf >"$T/p.bpf"
+	py='import os
+try: os.mkdir("/tmp")
+except OSError as e: print(e.errno)'
+	for m in alone chain; do
+		run $m --bpf-fd 3 -- python3 -c "$py" 3<"$T/p.bpf"
+		assertEquals "$m: mkdir" 13 "$(cat "$T/out")"
+		run $m --bpf-fd 3 -- "$D/probe" getppid 3<"$T/p.bpf"
+		assertEquals "$m: kill" 159 "$rc"
+		# The fd is consumed: closed once read, so --keep-fd cannot pass it on.
+		run $m --bpf-fd 3 --keep-fd 3 -- true 3<"$T/p.bpf"
+		assertEquals "$m: --keep-fd 3: rc" 100 "$rc"
+		assertContains "$m: fd 3" "$(cat "$T/err")" "otoexec: fatal: --keep-fd 3: not an open fd"
+	done
+	# One filter in that set (no argument denials), and it is what runs.
+	assertEquals "filters" "$(printf 'Seccomp:\t2\nSeccomp_filters:\t1')" \
+		"$(otoexec --bpf-fd 3 -- grep Seccomp /proc/self/status 3<"$T/p.bpf")"
+	# The default profile's set, from an fd, is the default profile.
+	otoexec --print-bpf >"$T/d.bpf"
+	assertEquals "default from an fd" EPERM "$(otoexec --bpf-fd 3 -- "$D/probe" mount 3<"$T/d.bpf")"
+	# --print-bpf of a set read from an fd is that set.
+	assertEquals "reprinted" "$(sha256sum <"$T/p.bpf")" \
+		"$(otoexec --bpf-fd 3 --print-bpf 3<"$T/p.bpf" | sha256sum)"
+}
+
+test_bad_bpf_fd() {
+	otoexec --print-bpf >"$T/d.bpf"
+	check_bad_set() { # FILE REASON
+		run otoexec --bpf-fd 3 -- true 3<"$1"
+		assertEquals "$2: rc" 101 "$rc"
+		assertOneLine otoexec
+		assertEquals "otoexec: fatal: --bpf-fd 3: $2" "$(cat "$T/err")"
+	}
+	patch() { # OFFSET HEX-BYTES: a copy of the default set with those bytes
+		cp "$T/d.bpf" "$T/x"
+		printf "$2" | dd of="$T/x" bs=1 seek="$1" conv=notrunc status=none
+	}
+	otoexec --print-profile default >"$T/text"
+	check_bad_set "$T/text" 'not a filter set (no "otobpf1" head; otoexec --print-bpf writes one)'
+	: >"$T/empty"
+	check_bad_set "$T/empty" 'not a filter set (no "otobpf1" head; otoexec --print-bpf writes one)'
+	head -c 1000 "$T/d.bpf" >"$T/x"
+	check_bad_set "$T/x" 'truncated: shorter than its programs'"'"' lengths say'
+	head -c 20 "$T/d.bpf" >"$T/x"
+	check_bad_set "$T/x" 'truncated: shorter than its programs'"'"' lengths say'
+	cp "$T/d.bpf" "$T/x" && printf '\0\0\0\0\0\0\0\0' >>"$T/x"
+	check_bad_set "$T/x" 'bytes after the last program'
+	patch 12 '\0\0\0\0'
+	check_bad_set "$T/x" 'the number of programs is not 1 to 4'
+	patch 12 '\5\0\0\0'
+	check_bad_set "$T/x" 'the number of programs is not 1 to 4'
+	patch 16 '\0\0\0\0'
+	check_bad_set "$T/x" "a program's length is not 1 to 4096 instructions"
+	patch 16 '\1\20\0\0'
+	check_bad_set "$T/x" "a program's length is not 1 to 4096 instructions"
+	patch 20 '\1\0\0\0'
+	check_bad_set "$T/x" "a program's flags (reserved) are not 0"
+	# i386's audit arch (0x40000003) in place of this machine's.
+	patch 8 '\3\0\0\100'
+	run otoexec --bpf-fd 3 -- true 3<"$T/x"
+	assertEquals "foreign arch: rc" 101 "$rc"
+	assertEquals "foreign arch" \
+		"otoexec: fatal: --bpf-fd 3: compiled for architecture 0x40000003, this otoexec's is $(head -c 12 "$T/d.bpf" | tail -c 4 | od -An -tx4 | tr -d ' ' | sed 's/^0*/0x/')" \
+		"$(cat "$T/err")"
+	# Framed right, but not a program the kernel accepts (the first
+	# instruction's opcode 0xffff): the load fails, 111.
+	patch 24 '\377\377'
+	run otoexec --bpf-fd 3 -- true 3<"$T/x"
+	assertEquals "bad program: rc" 111 "$rc"
+	assertEquals "bad program" "otoexec: fatal: unable to load the seccomp filter: Invalid argument" \
+		"$(cat "$T/err")"
+	# The limit: 4 programs of 4096 instructions and their heads.
+	head -c 131121 /dev/zero >"$T/big"
+	run otoexec --bpf-fd 3 -- true 3<"$T/big"
+	assertEquals "too big" "otoexec: fatal: --bpf-fd 3: larger than 131120 bytes" "$(cat "$T/err")"
+	for args in "--bpf-fd 3 --profile dev" "--bpf-fd 3 --profile-fd 4" "--bpf-fd 3 --explain" \
+		"--bpf-fd 2 -- true" "--bpf-fd x -- true"; do
+		run otoexec $args -- true 3<"$T/d.bpf" 4<"$T/text"
+		assertEquals "'$args'" 100 "$rc"
+		assertOneLine otoexec
+	done
+}
+
 test_custom_profiles() {
 	printf '# mine\ndefault allow\nerrno EACCES mkdir # no dirs\nerrno 95 rmdir\nkill getppid\n' >"$T/p"
 	py='import os

@@ -74,6 +74,10 @@ gate() {
 }
 GRANT="--grant API_KEY=https://$API:8443 --ca-file $TOPO_DIR/pki/ca.pem"
 
+assertNoTimer() { # WHAT TCPSTAT-LINE
+	assertEquals "$1: the agent's TCP timers" "TCPTimeouts=0 TCPWinProbe=0 RetransSegs=0" "$2"
+}
+
 assertNoSecret() { # WHERE FILE
 	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
 }
@@ -174,6 +178,28 @@ test_flows_are_served_concurrently() {
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "echo-x: 200" "$(cut -c1-11 "$T/out")"
 	assertEquals "hold: 200 data: one data: two" "$(cat "$T/hold")"
+}
+
+# A megabyte each way, bytes exact (both response framings), on the host's
+# link at MTU 1500 and on links slower than the TUN (tbf on the gateway's
+# way to the upstream), on a kept-alive upstream connection (a small request
+# first: the first connection to the fake API over IPv6 in a fresh topology
+# waits a second for its SYN's retransmission, and an upload's window stays
+# closed meanwhile, as it should): the agent's TCP never waits for a timer
+# (the relay's window into the gateway's socket pair opens as the gateway
+# reads, and the gateway's way back as the relay drains it), and the log
+# counts the bytes.
+test_bulk_both_ways_on_fast_and_slow_links() {
+	for rate in "" 200mbit 20mbit; do
+		topo_rate "$rate" || fail "tbf $rate"
+		gate $GRANT -- sh -c "$CLIENT echo-x bulk >$T/bulk; $PY $OTO_TESTS/net/nettool.py tcpstat"
+		assertEquals "${rate:-1500} rc: $(cat "$T/err")" 0 "$rc"
+		assertEquals "${rate:-MTU 1500}" "bulk: up=ok rand=ok big=ok" "$(sed -n 2p "$T/bulk")"
+		assertNoTimer "${rate:-MTU 1500}" "$(cat "$T/out")"
+		assertEquals "${rate:-MTU 1500}: the log" 4 "$(grep -c '"status":200,"bytes_up":[0-9]*,"bytes_down":[0-9]*}' "$T/log")"
+		assertEquals "${rate:-MTU 1500}: the upload's bytes" 1 "$(grep -c '"path":"/sum","status":200,"bytes_up":100[0-9][0-9][0-9][0-9],' "$T/log")"
+	done
+	topo_rate ""
 }
 
 test_a_wrong_ca_is_a_502_and_nothing_is_sent() {

@@ -29,6 +29,8 @@ suite_setUp() {
 # ELOOP in musl's words; the sanitized pass runs glibc builds (tests/run.sh).
 ELOOP_TEXT="Symbolic link loop"
 [ -n "${OTO_SAN:-}" ] && ELOOP_TEXT="Too many levels of symbolic links"
+ENOTSOCK_TEXT="Not a socket"
+[ -n "${OTO_SAN:-}" ] && ENOTSOCK_TEXT="Socket operation on non-socket"
 
 canary_untouched() {
 	assertEquals "canary unread and unchanged" "$canary_stat" "$(stat -c '%X %Y %s' "$T/canary/secret")"
@@ -483,6 +485,77 @@ test_custom_views() {
 	assertEquals 2 "$(grep -c 'Read-only file system' "$T/err")"
 	assertEquals 1 "$(grep -c 'No space left on device' "$T/err")"
 	assertEquals w "$(cat "$T/rw/w")"
+}
+
+# serve_sock SOCK MODE CMD...: otoconnect serving CMD on SOCK, in the
+# background ($srv); waits (bounded) for the socket to exist.
+serve_sock() {
+	_s=$1 _m=$2
+	shift 2
+	otoconnect --serve "$_s" --mode "$_m" -- "$@" 2>>"$T/srv.err" &
+	srv=$!
+	_n=0
+	while [ ! -S "$_s" ] && [ $_n -lt 100 ]; do sleep 0.05; _n=$((_n + 1)); done
+}
+
+# One host socket, alone in the view: connectable through the read-only bind
+# (connect(2) checks the inode's write permission, not the mount's flags),
+# nothing else of its directory there, its mode and owner beyond the agent's
+# reach (EROFS), and no host path of it.
+test_socket_alone_and_connectable() {
+	mkdir "$T/s"
+	echo private >"$T/s/neighbour"
+	chmod -R a+rX "$T/s"
+	serve_sock "$T/s/tool.sock" 666 echo tool-here
+	run om --ro "$OTO_BIN:/opt/oto/bin" --socket "$T/s/tool.sock:/tools/metrics.sock" -- sh -c '
+		/opt/oto/bin/otoconnect /tools/metrics.sock </dev/null; ls -A /tools; ls "$0" 2>&1 | wc -l
+		chmod 0777 /tools/metrics.sock; mv /tools/metrics.sock /tools/x
+		grep " /tools/metrics.sock " /proc/self/mountinfo | cut -d" " -f4-6' "$T/s"
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "$(printf 'tool-here\nmetrics.sock\n1\n%s /tools/metrics.sock ro,nosuid,nodev,relatime' "$T/s/tool.sock")" \
+		"$(cat "$T/out")"
+	assertEquals "chmod and mv refused" 2 "$(grep -c 'Read-only file system' "$T/err")"
+	assertEquals "mode unchanged on the host" 666 "$(stat -c %a "$T/s/tool.sock")"
+}
+
+# Who may connect is the socket's mode: root's socket, mode 0600, refuses
+# the agent (uid $OTO_TEST_USER) with EACCES, bound read-write or not.
+test_socket_mode_decides_who_connects() {
+	[ -n "$IS_ROOT" ] || { skip "needs a socket owned by another uid (root)"; return; }
+	serve_sock "$T/tool.sock" 600 echo tool-here
+	run om --ro "$OTO_BIN:/opt/oto/bin" --socket "$T/tool.sock:/t.sock" -- /opt/oto/bin/otoconnect /t.sock
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	assertEquals 111 "$rc"
+	assertEquals "otoconnect: fatal: unable to connect to /t.sock: Permission denied" "$(cat "$T/err")"
+}
+
+test_socket_refusals() {
+	: >"$T/file"
+	run om --socket "$T/file:/t.sock" -- true
+	assertEquals "a file" 111 "$rc"
+	assertEquals "otomount: fatal: unable to bind $T/file on /t.sock: not a socket: $ENOTSOCK_TEXT" \
+		"$(cat "$T/err")"
+	serve_sock "$T/tool.sock" 666 echo tool-here
+	ln -s "$T/tool.sock" "$T/link.sock"
+	run om --socket "$T/link.sock:/t.sock" -- true
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	assertEquals "a symlink" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open the socket $T/link.sock (a symlink is refused): $ELOOP_TEXT" \
+		"$(cat "$T/err")"
+	long=/$(printf '%0107d' 0)
+	run om --socket "$T/tool.sock:$long" -- true
+	assertEquals "DST of 108 bytes" 100 "$rc"
+	assertOneLine otomount
+	assertContains "$(cat "$T/err")" "DST under 108 bytes"
+	for bad in /a /a: :/b a:/b /a:/ /a:/b/../c; do
+		run om --socket "$bad" -- true
+		assertEquals "--socket $bad" 100 "$rc"
+		assertOneLine otomount
+	done
 }
 
 test_tmp_size() {

@@ -392,6 +392,38 @@ test_relay_is_unprivileged_and_locked_down() {
 	assertEquals 0 $?
 }
 
+# The TUN's holder (lockdown.c): a second reference to the TUN, so that tun0's
+# removal waits in its exit and not in the relay's. Confined as the relay is,
+# holding nothing but its socket and the TUN, and gone with the relay.
+test_tun_holder_is_confined_and_goes_with_the_relay() {
+	ip netns exec "$NH" "$OTO_BIN/otonet" $AS $PUB -- sh -c "echo up >$T/up; sleep 30" 2>/dev/null &
+	relay=$!
+	n=0
+	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	holder=
+	for c in $(cat /proc/$relay/task/$relay/children); do
+		[ "$(cat /proc/$c/comm)" = otonet ] && holder=$c
+	done
+	assertNotNull "the relay's children: $(cat /proc/$relay/task/$relay/children)" "$holder"
+	st=$(cat /proc/$holder/status)
+	rst=$(cat /proc/$relay/status)
+	assertEquals "Uid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Uid:')"
+	assertEquals "NoNewPrivs:	1" "$(echo "$st" | grep '^NoNewPrivs:')"
+	assertEquals "Seccomp:	2" "$(echo "$st" | grep '^Seccomp:')"
+	assertEquals "CapEff:	0000000000000000" "$(echo "$st" | grep '^CapEff:')"
+	assertEquals "CapPrm:	0000000000000000" "$(echo "$st" | grep '^CapPrm:')"
+	# The relay's user and mount namespaces (its empty root), not dumpable.
+	assertEquals "$(readlink /proc/$relay/ns/user)" "$(readlink /proc/$holder/ns/user)"
+	assertEquals "$(readlink /proc/$relay/ns/mnt)" "$(readlink /proc/$holder/ns/mnt)"
+	assertEquals "$(echo "$rst" | grep '^Seccomp_filters:')" "$(echo "$st" | grep '^Seccomp_filters:')"
+	# Two fds: its socket to the relay and the TUN; no stdio.
+	assertEquals "fds" "/dev/net/tun
+socket" "$(for f in /proc/$holder/fd/*; do readlink "$f"; done | sed 's/:.*//' | sort)"
+	kill -KILL "$relay"
+	wait "$relay" 2>/dev/null
+	assertTrue "the holder went with the relay" "wait_gone $holder 2"
+}
+
 test_inside_the_network_cannot_be_reconfigured() {
 	for cmd in "ip addr add 10.9.9.9/32 dev tun0" "ip route add 10.1.0.0/16 dev tun0" \
 		"ip link set tun0 down" "ip route del 10.0.0.0/8"; do

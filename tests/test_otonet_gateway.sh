@@ -66,6 +66,17 @@ ok back=100000 same=True" "$(cat "$T/out")"
 	assertLanUntouched
 }
 
+# A gateway that reads a flow only after half a second (otogate opening its
+# TLS connection to the upstream while the agent's body arrives): the socket
+# pair fills, the relay's window closes, and reopens when the gateway reads,
+# with a window update; the agent never waits for its persist timer.
+test_a_full_socket_pair_reopens_without_a_probe() {
+	gate 8001 late -- sh -c "$NT gw 10.0.2.4 8001 3000000; $NT tcpstat"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "ok port=8001 bytes=3000000 sha=$(blobsha 3000000)
+TCPTimeouts=0 TCPWinProbe=0 RetransSegs=0" "$(cat "$T/out")"
+}
+
 test_other_ports_and_protocols_there_stay_private() {
 	gate 8001 serve --log-fd 3 -- sh -c "$NT gw 10.0.2.4 8002 10; $NT udp 10.0.2.4 8001; $NT gw fd00::4 80 10" 3>"$T/log"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

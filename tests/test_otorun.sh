@@ -46,7 +46,7 @@ test_print_keeps_every_value_intact() {
 	hostile | while IFS= read -r v; do
 		run "$OTO_BIN/otorun" --print --as "$v" --agent-root "$v" --role "$v" --person "$v" \
 			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" --hostname "$v" --ro "$v" \
-			--rw "$v" --tmpfs "$v" --tmp-size "$v" --tmp-inodes "$v" --hide "$v" \
+			--rw "$v" --socket "$v" --tmpfs "$v" --tmp-size "$v" --tmp-inodes "$v" --hide "$v" \
 			--ro-within "$v" --env "X=$v" --env-keep "$v" --landlock-ro "$v" \
 			--landlock-rw "$v" --store s --key-file k --grant "API_KEY=https://$v" \
 			--ca-file "$v" -- "$v" "$v"
@@ -55,7 +55,7 @@ test_print_keeps_every_value_intact() {
 		assertEquals "--grant <$v>" "API_KEY=https://$v|" "$(after --grant)"
 		assertEquals "--ca-file <$v>" "$v|" "$(after --ca-file)"
 		for opt in --as --agent-root --role --person --allow --public --dns --rlimit --hostname \
-			--ro --rw --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
+			--ro --rw --socket --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
 			--landlock-ro --landlock-rw; do
 			assertEquals "$opt <$v>" "$v|" "$(after "$opt")"
 		done

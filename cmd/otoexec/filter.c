@@ -15,11 +15,22 @@
  * Both accept only the native architecture: the x86-64 filter also refuses x32
  * numbers (bit 30), and int 0x80 arrives with the i386 audit arch; a process
  * that tries either is killed, since no honest program does.
+ *
+ * filter_compile exports both as raw BPF into a filter set (bpf.c);
+ * filter_load loads a set. The build runs filter_compile on the built-in
+ * profiles (gen/bpfgen.c), and otoexec on a profile file, so both paths load
+ * what libseccomp generated, through the one load. A new action (a notifying
+ * filter, say) is an action() case here and, if the kernel wants a flag for
+ * it, that program's flag in filter_load.
  */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -28,12 +39,17 @@
 #define UNKNOWN_LIMIT 1024
 
 /*
- * Set by filter_load when otons asked for a refusal log: the allowlist's
- * EPERM refusals become user notifications, which otons' supervisor answers
- * with EPERM (and logs). Only the allowlist's: the kernel keeps the
- * strictest answer of all filters, and an errno outranks a notification.
+ * filter_notify: when otons asked for a refusal log, the allowlist's EPERM
+ * refusals become user notifications, which otons' supervisor answers with
+ * EPERM (and logs). Only the allowlist's: the kernel keeps the strictest
+ * answer of all filters, and an errno outranks a notification.
  */
 static int notify_eperm;
+
+void filter_notify(int on)
+{
+	notify_eperm = on;
+}
 
 static uint32_t action(const struct prof_action *a)
 {
@@ -180,10 +196,15 @@ static int wr(int fd, const char *s)
 /* Both filters (*a NULL where no argument is denied); -1 with errno, nothing held. */
 static int build_both(const struct profile *p, scmp_filter_ctx *m, scmp_filter_ctx *a)
 {
+	int notify = notify_eperm;
+
 	*m = build_main(p);
 	if (!*m)
 		return -1;
+	/* The allowlist alone notifies: one listener per process. */
+	notify_eperm = 0;
 	*a = build_args(p);
+	notify_eperm = notify;
 	if (!*a && errno) {
 		seccomp_release(*m);
 		return -1;
@@ -216,45 +237,106 @@ int filter_explain(const struct profile *p, int fd)
 	return rc < 0 ? -1 : 0;
 }
 
-int filter_load(const struct profile *p, int notify_sock)
+/*
+ * Export each filter as raw BPF (libseccomp's seccomp_export_bpf, the same
+ * generator seccomp_load runs) into a memfd, in load order: the argument
+ * filter first, since the allowlist may refuse seccomp() itself and must be
+ * the last filter installed.
+ */
+int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 {
-	scmp_filter_ctx m, a;
-	int rc = 0, fd;
+	scmp_filter_ctx ctx[2];
+	size_t n = 0, insns[2], pos;
+	off_t at[3] = { 0 };
+	unsigned char *b = NULL;
+	int fd, rc = 0, e;
 
-	/* The allowlist alone notifies: one listener per process. */
-	notify_eperm = notify_sock >= 0;
-	m = build_main(p);
-	notify_eperm = 0;
-	if (!m)
+	if (build_both(p, &ctx[1], &ctx[0]) < 0)
 		return -1;
-	a = build_args(p);
-	if (!a && errno) {
-		seccomp_release(m);
-		return -1;
+	if (!ctx[0]) {
+		ctx[0] = ctx[1];
+		ctx[1] = NULL;
 	}
-	/*
-	 * The argument filter first: the allowlist may refuse seccomp() itself,
-	 * so it must be the last filter installed.
-	 */
-	if (a)
-		rc = seccomp_load(a);
-	if (!rc)
-		rc = seccomp_load(m);
-	/* Not released: the calls that would free them are not needed before execve. */
-	if (rc < 0) {
-		errno = -rc;
-		return -1;
+	fd = memfd_create("otoexec-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		goto bad;
+	for (n = 0; n < 2 && ctx[n]; n++) {
+		if ((rc = seccomp_export_bpf(ctx[n], fd)) < 0) {
+			errno = -rc;
+			goto bad;
+		}
+		if ((at[n + 1] = lseek(fd, 0, SEEK_CUR)) < 0)
+			goto bad;
+		insns[n] = (size_t)(at[n + 1] - at[n]) / sizeof(struct sock_filter);
+		if ((size_t)(at[n + 1] - at[n]) % sizeof(struct sock_filter) || !insns[n] ||
+		    insns[n] > BPF_SET_MAXINSNS) {
+			errno = E2BIG;
+			goto bad;
+		}
 	}
-	if (notify_sock < 0)
-		return 0;
-	/* The listener to otons' supervisor, outside: nothing here keeps it. */
-	fd = seccomp_notify_fd(m);
-	if (fd < 0 || fd_send(notify_sock, fd, 0) < 0) {
-		if (fd < 0)
-			errno = -fd;
-		return -1;
+	*len = bpf_set_size(insns, n);
+	if (!(b = malloc(*len)))
+		goto bad;
+	pos = bpf_set_head(b, filter_arch(), (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		size_t sz = insns[i] * sizeof(struct sock_filter);
+
+		pos += bpf_set_prog_head(b + pos, (uint32_t)insns[i]);
+		if (pread(fd, b + pos, sz, at[i]) != (ssize_t)sz) {
+			errno = errno ? errno : EIO;
+			goto bad;
+		}
+		pos += sz;
 	}
 	close(fd);
-	close(notify_sock);
+	for (size_t i = 0; i < 2; i++)
+		if (ctx[i])
+			seccomp_release(ctx[i]);
+	*out = b;
+	return 0;
+bad:
+	e = errno;
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < 2; i++)
+		if (ctx[i])
+			seccomp_release(ctx[i]);
+	errno = e;
+	return -1;
+}
+
+uint32_t filter_arch(void)
+{
+	return seccomp_arch_native();
+}
+
+int filter_load(const struct bpf_set *s, int notify_sock)
+{
+	for (size_t i = 0; i < s->nprog; i++) {
+		struct sock_fprog prog = {
+			.len = s->prog[i].len,
+			.filter = (struct sock_filter *)s->prog[i].insn,
+		};
+		/*
+		 * Flags 0, as libseccomp's seccomp_load passed them (its defaults:
+		 * no TSYNC, otoexec has one thread; no LOG; no SPEC_ALLOW); with a
+		 * refusal log, the allowlist (always the last) gets a listener.
+		 */
+		unsigned int flags = notify_sock >= 0 && i == s->nprog - 1
+					     ? SECCOMP_FILTER_FLAG_NEW_LISTENER
+					     : 0U;
+		long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+
+		if (rc < 0)
+			return -1;
+		if (!flags)
+			continue;
+		/* The listener to otons' supervisor, outside: nothing here keeps it. */
+		if (fd_send(notify_sock, (int)rc, 0) < 0)
+			return -1;
+		close((int)rc);
+		close(notify_sock);
+	}
 	return 0;
 }

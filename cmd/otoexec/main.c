@@ -4,10 +4,11 @@
  * exec the agent.
  *
  * Consumes: argv up to "--"; a profile file (--profile) or fd (--profile-fd,
- * closed); OTO_VIEW (set by otomount: paths name the view; a profile file is
- * then refused); OTO_PTY (set by otons: the socket on which the master of the
- * agent's pty goes to otons, closed; tty.c); OTO_STATUS_FD (reported to on
- * failure, closed by the final execve).
+ * closed), or a compiled filter set on an fd (--bpf-fd, closed); OTO_VIEW
+ * (set by otomount: paths name the view; a profile file is then refused);
+ * OTO_PTY (set by otons: the socket on which the master of the agent's pty
+ * goes to otons, closed; tty.c); OTO_STATUS_FD (reported to on failure,
+ * closed by the final execve).
  * Passes on: the rest of argv, exec'd in this process with a clean
  * environment; fds 0, 1, 2 (the pty's slave where otons said) and those
  * --keep-fd names, nothing else.
@@ -44,23 +45,15 @@ static char *read_profile(int fd, const char *name, size_t *len)
 	return buf;
 }
 
-/*
- * The text of a built-in profile, or NULL when name is none: "default", or
- * "dev", which is the default's text followed by dev.profile's lines.
- */
+/* The text of a built-in profile, or NULL when name is none. */
 static char *profile_builtin(const char *name, size_t *len)
 {
-	size_t d = strlen(OTOEXEC_DEFAULT_PROFILE), v = strlen(OTOEXEC_DEV_PROFILE);
 	char *t;
 
 	if (!profile_is_builtin(name))
 		return NULL;
-	*len = d + (strcmp(name, "dev") ? 0 : v);
-	if (!(t = malloc(*len + 1)))
-		die(EXIT_SYS, ENOMEM, "unable to load the built-in profile %s", name);
-	memcpy(t, OTOEXEC_DEFAULT_PROFILE, d);
-	memcpy(t + d, OTOEXEC_DEV_PROFILE, *len - d);
-	t[*len] = 0;
+	if (!(t = profile_builtin_text(name, len)))
+		die(EXIT_SYS, errno, "unable to load the built-in profile %s", name);
 	return t;
 }
 
@@ -92,17 +85,107 @@ static void load_profile(const struct otoexec_opts *o, struct profile *p)
 	free(buf);
 }
 
+/* The filter set the profile compiles to, at run time. */
+static unsigned char *compile_profile(const struct otoexec_opts *o, size_t *len)
+{
+	struct profile prof;
+	unsigned char *b;
+
+	load_profile(o, &prof);
+	if (filter_compile(&prof, &b, len) < 0)
+		die(EXIT_SYS, errno, "unable to compile the profile %s", o->profile);
+	profile_free(&prof);
+	return b;
+}
+
+/*
+ * The filter set to load, checked (bpf.c), into s; its bytes in *bytes, *len.
+ * A built-in profile's set was compiled by the build, for the build's
+ * architecture: on another one (a binary run under emulation, say) the
+ * profile's text is compiled here instead, with a warning, rather than loading
+ * a program that would kill the agent at its first call.
+ */
+static void load_filters(const struct otoexec_opts *o, struct bpf_set *s,
+			 const unsigned char **bytes, size_t *len, int notify)
+{
+	enum bpf_set_err e;
+	unsigned char *b;
+
+	if (o->bpf_fd >= 0 && notify)
+		warnx("--bpf-fd %d: a compiled filter set notifies nothing: the refusal log "
+		      "(otons --log-fd) stays empty",
+		      o->bpf_fd);
+	if (o->bpf_fd >= 0) {
+		ssize_t n;
+
+		if (!(b = malloc(BPF_SET_MAX_BYTES)))
+			die(EXIT_SYS, ENOMEM, "unable to read the filter set on fd %d", o->bpf_fd);
+		n = fd_read_all(o->bpf_fd, b, BPF_SET_MAX_BYTES);
+		if (n < 0 && errno == EFBIG)
+			die(EXIT_REJECT, 0, "--bpf-fd %d: larger than %d bytes", o->bpf_fd,
+			    BPF_SET_MAX_BYTES);
+		if (n < 0)
+			die(EXIT_REJECT, errno, "unable to read the filter set on fd %d",
+			    o->bpf_fd);
+		close(o->bpf_fd);
+		e = bpf_set_parse(b, (size_t)n, filter_arch(), s);
+		if (e == BPF_SET_ARCH)
+			die(EXIT_REJECT, 0,
+			    "--bpf-fd %d: compiled for architecture 0x%x, this otoexec's is 0x%x",
+			    o->bpf_fd, (unsigned int)s->arch, (unsigned int)filter_arch());
+		if (e != BPF_SET_OK)
+			die(EXIT_REJECT, 0, "--bpf-fd %d: %s", o->bpf_fd, bpf_set_strerror(e));
+		*bytes = b;
+		*len = (size_t)n;
+		return;
+	}
+	/*
+	 * The refusal log (otons --log-fd, opt-in): the profile is compiled
+	 * here, its EPERM refusals made notifications; the build's sets stay
+	 * as they are.
+	 */
+	if (notify && o->bpf_fd < 0)
+		filter_notify(1);
+	if (!notify && o->profile_fd < 0 && profile_is_builtin(o->profile)) {
+		int dev = !strcmp(o->profile, "dev");
+		/* OTO_TEST_BPF_FOREIGN: the built-in sets taken as another machine's. */
+		uint32_t arch = filter_arch() ^ (o->test_foreign ? 0x1U : 0);
+
+		*bytes = dev ? OTOEXEC_DEV_BPF : OTOEXEC_DEFAULT_BPF;
+		*len = dev ? OTOEXEC_DEV_BPF_LEN : OTOEXEC_DEFAULT_BPF_LEN;
+		e = bpf_set_parse(*bytes, *len, arch, s);
+		if (e == BPF_SET_OK)
+			return;
+		if (e != BPF_SET_ARCH)
+			die(EXIT_SYS, 0, "the built-in filter set of %s is damaged: %s", o->profile,
+			    bpf_set_strerror(e));
+		warnx("the built-in filters of %s were compiled for architecture 0x%x, this "
+		      "machine's is 0x%x: compiling the profile",
+		      o->profile, (unsigned int)s->arch, (unsigned int)arch);
+	}
+	*bytes = b = compile_profile(o, len);
+	e = bpf_set_parse(b, *len, filter_arch(), s);
+	if (e != BPF_SET_OK)
+		die(EXIT_SYS, 0, "unable to compile the profile %s: %s", o->profile,
+		    bpf_set_strerror(e));
+}
+
 int main(int argc, char **argv)
 {
 	struct otoexec_opts o;
-	struct profile prof;
+	struct bpf_set filters;
+	const unsigned char *bytes;
+	size_t len;
 	char **env;
 	int pty, refusals;
 
 	log_init(argv[0]);
 	xotoexec_parse(&o, argc, argv);
+	/* The switch for tests (otoexec(1)), checked with the options. */
+	o.test_foreign = (int)xtest_switch("OTO_TEST_BPF_FOREIGN", 0, 0, 1,
+					   "the built-in filter sets are taken as compiled "
+					   "for another architecture");
 	if (o.print_profile) {
-		size_t len;
 		char *t = profile_builtin(o.print_profile, &len);
 
 		fputs(t, stdout);
@@ -110,10 +193,12 @@ int main(int argc, char **argv)
 	}
 
 	/*
-	 * 0. The profile is checked before anything changes: a bad one is exit
-	 *    101. After otomount every path names the view, where the agent
-	 *    writes (the working directory is its workspace): a profile there
-	 *    would be one the agent chose. It must come as an fd opened before.
+	 * 0. The filters are ready before anything changes: a bad profile or
+	 *    filter set is exit 101. After otomount every path names the view,
+	 *    where the agent writes (the working directory is its workspace): a
+	 *    profile there would be one the agent chose. It must come as an fd
+	 *    opened before. A built-in profile was compiled by the build (the
+	 *    launch does not pay libseccomp's compile); a file, at run time.
 	 */
 	if (getenv("OTO_VIEW") && !profile_is_builtin(o.profile))
 		die_usage("--profile %s: a path in the agent's view names a file the agent may "
@@ -121,10 +206,18 @@ int main(int argc, char **argv)
 			  "(otorun --profile does)",
 			  o.profile);
 	unsetenv("OTO_VIEW");
-	load_profile(&o, &prof);
 	if (o.explain) {
+		struct profile prof;
+
+		load_profile(&o, &prof);
 		if (filter_explain(&prof, STDOUT_FILENO) < 0)
 			die(EXIT_SYS, errno, "unable to compile the profile");
+		return 0;
+	}
+	load_filters(&o, &filters, &bytes, &len, getenv("OTO_REFUSALS") != NULL);
+	if (o.print_bpf) {
+		if (fwrite(bytes, 1, len, stdout) != len || fflush(stdout))
+			die(EXIT_SYS, errno, "unable to write the filter set");
 		return 0;
 	}
 	env = xsb_build_env(&o);
@@ -168,7 +261,7 @@ int main(int argc, char **argv)
 	 *    With a refusal log, its listener goes to otons' supervisor now,
 	 *    before the agent runs (a notified call waits for its answer).
 	 */
-	if (filter_load(&prof, refusals) < 0)
+	if (filter_load(&filters, refusals) < 0)
 		die(EXIT_SYS, errno, "unable to load the seccomp filter");
 
 	/* 9. execve, with the clean environment; the status fd closes here. */

@@ -13,7 +13,7 @@
 
 static const char USAGE[] =
     "usage: otoexec [OPTION]... [--] PROG [ARG]...\n"
-    "       otoexec --explain [--profile P]  |  otoexec --print-profile default|dev\n"
+    "       otoexec --explain|--print-bpf [--profile P]  |  otoexec --print-profile default|dev\n"
     "Drop every privilege, apply a seccomp profile, and exec PROG in a clean\n"
     "environment. Order: the pty otons offers, close fds, rlimits, Landlock,\n"
     "uid/gid, capabilities, no_new_privs, seccomp, exec.\n"
@@ -23,7 +23,10 @@ static const char USAGE[] =
     "                       profile file (refused after otomount: a path there\n"
     "                       names the agent's files)\n"
     "  --profile-fd N       read the profile from fd N (opened before the view)\n"
+    "  --bpf-fd N           load the filter set on fd N (what --print-bpf writes)\n"
+    "                       instead of a profile\n"
     "  --explain            print the compiled filter (libseccomp pfc) and exit\n"
+    "  --print-bpf          print the filter set otoexec would load and exit\n"
     "  --print-profile default|dev  print a built-in profile's text and exit\n"
     "  --keep-cap CAP       keep capability CAP (e.g. net_bind_service); repeatable\n"
     "  --uid N, --gid N     switch to these (mapped) ids\n"
@@ -57,6 +60,8 @@ enum {
 	OPT_PROFILE = 256,
 	OPT_PROFILEFD,
 	OPT_EXPLAIN,
+	OPT_PRINTBPF,
+	OPT_BPFFD,
 	OPT_PRINT,
 	OPT_KEEPCAP,
 	OPT_UID,
@@ -84,6 +89,8 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "profile-fd", required_argument, NULL, OPT_PROFILEFD },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "print-bpf", no_argument, NULL, OPT_PRINTBPF },
+		{ "bpf-fd", required_argument, NULL, OPT_BPFFD },
 		{ "print-profile", required_argument, NULL, OPT_PRINT },
 		{ "keep-cap", required_argument, NULL, OPT_KEEPCAP },
 		{ "uid", required_argument, NULL, OPT_UID },
@@ -110,6 +117,7 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->profile = "default";
 	o->profile_fd = -1;
+	o->bpf_fd = -1;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -124,6 +132,14 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			break;
 		case OPT_EXPLAIN:
 			o->explain = 1;
+			break;
+		case OPT_PRINTBPF:
+			o->print_bpf = 1;
+			break;
+		case OPT_BPFFD:
+			if (opt_ulong(optarg, 1U << 20, &n) < 0 || n < 3)
+				die_usage("--bpf-fd %s: expected an fd number above 2", optarg);
+			o->bpf_fd = (int)n;
 			break;
 		case OPT_PRINT:
 			if (!profile_is_builtin(optarg))
@@ -208,9 +224,16 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 	}
 	if (o->profile_fd >= 0 && strcmp(o->profile, "default"))
 		die_usage("--profile %s and --profile-fd %d: give one", o->profile, o->profile_fd);
-	if (o->explain || o->print_profile) {
+	if (o->bpf_fd >= 0 && (o->profile_fd >= 0 || strcmp(o->profile, "default")))
+		die_usage("--bpf-fd %d and a profile: give one (the set is compiled already)",
+			  o->bpf_fd);
+	if (o->bpf_fd >= 0 && o->explain)
+		die_usage("--explain explains a profile, not a compiled set (--bpf-fd)");
+	if (o->explain && o->print_bpf)
+		die_usage("--explain and --print-bpf: give one");
+	if (o->explain || o->print_bpf || o->print_profile) {
 		if (optind < argc)
-			die_usage("--explain and --print-profile take no program");
+			die_usage("--explain, --print-bpf and --print-profile take no program");
 		return;
 	}
 	if (optind >= argc)

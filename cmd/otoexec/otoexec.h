@@ -61,17 +61,81 @@ const char *profile_errno_name(int err); /* NULL when it has no name here */
 /* 1 when r's action must be enforced by the second (argument) filter. */
 int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *r);
 
+/*
+ * The text of a built-in profile, malloc'd and NUL-terminated: "default", or
+ * "dev", which is the default's text followed by dev.profile's lines. NULL
+ * with errno ENOENT for another name, ENOMEM.
+ */
+char *profile_builtin_text(const char *name, size_t *len);
+
 /* default_profile.c, dev_profile.c: the built-in profiles' texts. dev is
  * the default's text followed by OTOEXEC_DEV_PROFILE. */
 extern const char OTOEXEC_DEFAULT_PROFILE[];
 extern const char OTOEXEC_DEV_PROFILE[];
 
+/* ---- bpf.c: a compiled filter set, the bytes otoexec loads (format there). Pure ---- */
+#define BPF_SET_MAGIC	  "otobpf1\n"
+#define BPF_SET_MAX	  4    /* programs in a set */
+#define BPF_SET_MAXINSNS  4096 /* the kernel's BPF_MAXINSNS */
+#define BPF_SET_MAX_BYTES (16 + BPF_SET_MAX * (8 + BPF_SET_MAXINSNS * 8))
+
+struct sock_filter;
+
+struct bpf_set {
+	uint32_t arch; /* AUDIT_ARCH_* */
+	size_t nprog;
+	struct {
+		const struct sock_filter *insn; /* in the parsed buffer */
+		uint16_t len;
+	} prog[BPF_SET_MAX];
+};
+
+enum bpf_set_err {
+	BPF_SET_OK,
+	BPF_SET_NOT,
+	BPF_SET_ALIGN,
+	BPF_SET_COUNT,
+	BPF_SET_LENGTH,
+	BPF_SET_FLAGS,
+	BPF_SET_SHORT,
+	BPF_SET_TRAILING,
+	BPF_SET_ARCH, /* whole, but s->arch is not arch */
+};
+
+/* Check the len bytes at buf (4-aligned) and point s into them. */
+enum bpf_set_err bpf_set_parse(const void *buf, size_t len, uint32_t arch, struct bpf_set *s);
+const char *bpf_set_strerror(enum bpf_set_err e);
+/* Writing one: its size for nprog programs of insns[i] instructions, then the
+ * head and each program's head (returning the bytes written) before its
+ * instructions. */
+size_t bpf_set_size(const size_t *insns, size_t nprog);
+size_t bpf_set_head(unsigned char *out, uint32_t arch, uint32_t nprog);
+size_t bpf_set_prog_head(unsigned char *out, uint32_t insns);
+
+/* The built-in profiles' sets, compiled by the build from their texts
+ * (gen/bpfgen.c, into $(O)/gen/otoexec_bpf.c); 8-aligned. */
+extern const unsigned char OTOEXEC_DEFAULT_BPF[], OTOEXEC_DEV_BPF[];
+extern const size_t OTOEXEC_DEFAULT_BPF_LEN, OTOEXEC_DEV_BPF_LEN;
+
 /* ---- filter.c ---- */
-/* Build both filters, export them as pfc to fd (explain), or load them.
- * notify_sock >= 0 (OTO_REFUSALS): EPERM refusals notify, and the listener
- * goes to otons on that socket, which is closed. */
+/* Build both filters and export them as pfc to fd (explain). -1 with errno. */
 int filter_explain(const struct profile *p, int fd);
-int filter_load(const struct profile *p, int notify_sock);
+/*
+ * Compile p with libseccomp into a filter set (bpf.c), in load order, into a
+ * malloc'd buffer (*out, *len). -1 with errno.
+ */
+int filter_compile(const struct profile *p, unsigned char **out, size_t *len);
+/* Load each program of s, in order (seccomp(2), flags 0 as libseccomp's
+ * seccomp_load used). -1 with errno; no_new_privs must be set. */
+int filter_load(const struct bpf_set *s, int notify_sock);
+/*
+ * With on, filter_compile makes the allowlist's EPERM refusals user
+ * notifications; filter_load with notify_sock >= 0 (OTO_REFUSALS) gives the
+ * allowlist a listener, sent to otons on that socket, which is closed.
+ */
+void filter_notify(int on);
+/* The architecture this build's filters are for (AUDIT_ARCH_*). */
+uint32_t filter_arch(void);
 
 /* ---- opts.c ---- */
 #define MAX_KEEP 64
@@ -85,6 +149,9 @@ struct otoexec_opts {
 	const char *profile; /* "default" or a file */
 	int profile_fd;	     /* --profile-fd N, or -1 */
 	int explain;
+	int print_bpf;
+	int bpf_fd; /* --bpf-fd N, or -1 */
+	int test_foreign; /* OTO_TEST_BPF_FOREIGN (tests only) */
 	const char *print_profile;
 	int keep_fd[MAX_KEEP];
 	size_t nkeep_fd;

@@ -394,3 +394,21 @@ void profile_free(struct profile *p)
 	p->rules = NULL;
 	p->nrules = p->cap = 0;
 }
+
+char *profile_builtin_text(const char *name, size_t *len)
+{
+	size_t d = strlen(OTOEXEC_DEFAULT_PROFILE), v = strlen(OTOEXEC_DEV_PROFILE);
+	char *t;
+
+	if (strcmp(name, "default") && strcmp(name, "dev")) {
+		errno = ENOENT;
+		return NULL;
+	}
+	*len = d + (strcmp(name, "dev") ? 0 : v);
+	if (!(t = malloc(*len + 1)))
+		return NULL;
+	memcpy(t, OTOEXEC_DEFAULT_PROFILE, d);
+	memcpy(t + d, OTOEXEC_DEV_PROFILE, *len - d);
+	t[*len] = 0;
+	return t;
+}

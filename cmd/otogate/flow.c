@@ -59,6 +59,7 @@ struct flow {
 	char method[32], path[1024];
 	size_t method_len, path_len;
 	unsigned long long up_bytes, down_bytes;
+	size_t held; /* a response's head at rb's start, not sent yet: it goes with its body's first bytes */
 	int status;
 	const char *error;
 };
@@ -279,44 +280,55 @@ static void replace_same_len(char *buf, size_t len, const struct grant *g)
 	}
 }
 
-/* Data out of the replacer, framed as a chunk when the body is chunked. */
-static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
+static int writev_all(int fd, struct iovec *v, int cnt)
 {
-	char size[24];
-	struct iovec v[3];
-	size_t total;
 	int n = 0;
 
-	if (!len)
-		return 0;
-	if (!chunked) {
-		if (write_all(f->fd, buf, len) < 0)
-			return -1;
-		f->down_bytes += len;
-		return 0;
-	}
-	v[0].iov_base = size;
-	v[0].iov_len = (size_t)snprintf(size, sizeof(size), "%zx\r\n", len);
-	v[1].iov_base = (void *)buf;
-	v[1].iov_len = len;
-	v[2].iov_base = (void *)"\r\n";
-	v[2].iov_len = 2;
-	total = v[0].iov_len + len + 2;
-	/* One writev: an event of a stream leaves at once and whole. */
-	while (n < 3) {
-		ssize_t w = writev(f->fd, v + n, 3 - n);
+	while (n < cnt && !v[n].iov_len)
+		n++;
+	while (n < cnt) {
+		ssize_t w = writev(fd, v + n, cnt - n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
-		while (n < 3 && (size_t)w >= v[n].iov_len)
+		while (n < cnt && (size_t)w >= v[n].iov_len)
 			w -= (ssize_t)v[n++].iov_len;
-		if (n < 3) {
+		if (n < cnt) {
 			v[n].iov_base = (char *)v[n].iov_base + w;
 			v[n].iov_len -= (size_t)w;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Data out of the replacer, framed as a chunk when the body is chunked, in
+ * one writev with the response's head when that is still held: an event of
+ * a stream leaves at once and whole, and a small response as one segment.
+ * With len 0, only the held head (if any).
+ */
+static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
+{
+	char size[24];
+	struct iovec v[4];
+	size_t total;
+
+	v[0].iov_base = f->rb;
+	v[0].iov_len = f->held;
+	v[1].iov_base = size;
+	v[1].iov_len = len && chunked ? (size_t)snprintf(size, sizeof(size), "%zx\r\n", len) : 0;
+	v[2].iov_base = (void *)buf;
+	v[2].iov_len = len;
+	v[3].iov_base = (void *)"\r\n";
+	v[3].iov_len = len && chunked ? 2 : 0;
+	total = v[0].iov_len + v[1].iov_len + len + v[3].iov_len;
+	if (!total)
+		return 0;
+	f->held = 0;
+	if (writev_all(f->fd, v, 4) < 0)
+		return -1;
 	f->down_bytes += total;
 	return 0;
 }
@@ -331,7 +343,7 @@ static int relay_response(struct flow *f, int until_continue)
 {
 	int head = f->method_len == 4 && !memcmp(f->method, "HEAD", 4);
 	int err, chunked, began = 0;
-	size_t pos, used, doff, dlen, n;
+	size_t pos, used, doff, dlen, n, replen = 0;
 	ssize_t r;
 
 	for (;;) {
@@ -350,16 +362,19 @@ static int relay_response(struct flow *f, int until_continue)
 			goto before;
 		}
 		replace_same_len(f->rb, f->resp.head_len, f->g);
+		began = 1;
+		pos = f->resp.head_len;
+		if (f->resp.status >= 200) {
+			/* Sent with the body's first bytes, or before the next wait. */
+			f->held = f->resp.head_len;
+			break;
+		}
 		if (write_all(f->fd, f->rb, f->resp.head_len) < 0) {
 			f->error = "the agent closed";
 			f->status = f->resp.status;
 			goto after;
 		}
-		began = 1;
 		f->down_bytes += f->resp.head_len;
-		pos = f->resp.head_len;
-		if (f->resp.status >= 200)
-			break;
 		/* An interim response (100 Continue): the final one follows. */
 		memmove(f->rb, f->rb + pos, f->rblen - pos);
 		f->rblen -= pos;
@@ -381,12 +396,20 @@ static int relay_response(struct flow *f, int until_continue)
 				f->error = http_strerror(err);
 				goto after;
 			}
+			/*
+			 * What came in one read leaves in one write (one chunk, when
+			 * chunked), however the upstream cut it in chunks.
+			 */
 			if (dlen) {
-				n = http_repl_feed(&f->repl, f->rb + pos + doff, dlen, f->rep);
-				if (send_data(f, f->rep, n, chunked) < 0) {
-					f->error = "the agent closed";
-					goto after;
+				if (replen + http_repl_max(&f->repl, dlen) > sizeof(f->rep)) {
+					if (send_data(f, f->rep, replen, chunked) < 0) {
+						f->error = "the agent closed";
+						goto after;
+					}
+					replen = 0;
 				}
+				replen += http_repl_feed(&f->repl, f->rb + pos + doff, dlen,
+							 f->rep + replen);
 			}
 			pos += used;
 			if (err == HTTP_OK)
@@ -394,6 +417,12 @@ static int relay_response(struct flow *f, int until_continue)
 		}
 		if (err == HTTP_OK)
 			break;
+		/* Before waiting on the upstream: what the agent can have already. */
+		if (send_data(f, f->rep, replen, chunked) < 0) {
+			f->error = "the agent closed";
+			goto after;
+		}
+		replen = 0;
 		f->rblen = pos = 0;
 		r = up_read(f);
 		/*
@@ -408,8 +437,15 @@ static int relay_response(struct flow *f, int until_continue)
 			goto after;
 		}
 	}
-	/* The held bytes: fewer than the value's length, and no part of it. */
-	n = http_repl_flush(&f->repl, f->rep);
+	/* The held bytes: fewer than the value's length, and no part of it (and the head, if held). */
+	if (replen + HTTP_MAX_SECRET > sizeof(f->rep)) {
+		if (send_data(f, f->rep, replen, chunked) < 0) {
+			f->error = "the agent closed";
+			goto after;
+		}
+		replen = 0;
+	}
+	n = replen + http_repl_flush(&f->repl, f->rep + replen);
 	if (send_data(f, f->rep, n, chunked) < 0 ||
 	    (chunked && write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
@@ -430,11 +466,13 @@ static int relay_response(struct flow *f, int until_continue)
 	}
 	return 0;
 before:
-	if (!began) {
+after:
+	/* Nothing of the response reached the agent (its head held): the gateway's answer. */
+	if (!began || f->held) {
+		f->held = 0;
 		refuse(f, 502, f->error, NULL);
 		return -1;
 	}
-after:
 	flow_log(f);
 	infox("port %d (%s): %s", f->port, f->g->name, f->error);
 	return -1;
@@ -553,7 +591,7 @@ int flow_start(const struct gate *gate, int fd, int port)
 	f->fd = fd;
 	f->up.fd = -1;
 	f->up.ssl = NULL;
-	f->inlen = f->rblen = 0;
+	f->inlen = f->rblen = f->held = 0;
 	memset(&f->req, 0, sizeof(f->req));
 	/* otonet's end is non-blocking; this thread reads and writes it blocking. */
 	fcntl(fd, F_SETFL, 0);

@@ -85,30 +85,16 @@ void xgate_lockdown(void)
 		/* OpenSSL's randomness */
 		SCMP_SYS(getrandom),
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
+	/* Upstream sockets: internet ones only. */
+	void *ctx = xseccomp_allow("gateway", ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
 
-	for (size_t i = 0; rc == 0 && i < sizeof(ALLOWED) / sizeof(ALLOWED[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ALLOWED[i], 0);
-	/* Upstream sockets: internet ones only, never netlink, unix or packet. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
 	/* A thread, never a new process: clone only with CLONE_THREAD. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+	xseccomp_rule(ctx, "gateway",
+		      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)));
 	/* glibc tries clone3 first (flags in a struct the filter cannot read): it falls back to
 	 * clone. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	if (ctx)
-		seccomp_release(ctx);
-	if (rc < 0)
-		die(EXIT_SYS, -rc, "gateway: unable to install its seccomp filter");
+	xseccomp_rule(ctx, "gateway",
+		      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0));
+	xseccomp_load(ctx, "gateway");
 }

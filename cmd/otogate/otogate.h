@@ -82,7 +82,9 @@ void xsecrets_open(struct otogate_opts *o);
 void xupstream_init(struct otogate_opts *o);
 struct upstream {
 	int fd;
-	void *ssl; /* SSL * */
+	void *ssl;     /* SSL * */
+	int ended;     /* the connection's end was read: */
+	int end_errno; /* 0 a clean close, or the error */
 };
 /* Connect to g's upstream over TLS, verified: 0, or -1 with why (a static string) and detail. */
 int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
@@ -90,6 +92,7 @@ int upstream_open(const struct grant *g, struct upstream *u, const char **why, c
 void upstream_close(struct upstream *u);
 /* Whether an idle kept-alive connection has anything to read: its close, in practice. */
 int upstream_idle_closed(struct upstream *u);
+/* What has come (waiting for one record): its length, 0 at a clean close, -1 and errno. */
 ssize_t upstream_read(struct upstream *u, void *buf, size_t len);
 int upstream_write(struct upstream *u, const void *buf, size_t len);
 

@@ -22,6 +22,7 @@
 #include "otogate.h"
 
 #define CONNECT_TIMEOUT_MS 10000
+#define READ_AHEAD	   (64 * 1024) /* OpenSSL's read buffer, per connection */
 
 static SSL_CTX *ctx;
 
@@ -67,6 +68,14 @@ void xupstream_init(struct otogate_opts *o)
 	/* No session tickets or resumption to keep: each connection is verified in full. */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	/*
+	 * Read what the socket holds, not a record's header and then its body:
+	 * a response's head and body (two records, often in one segment) in
+	 * one read(2) instead of four. What is read ahead waits in OpenSSL's
+	 * buffer: upstream_idle_closed looks there too.
+	 */
+	SSL_CTX_set_read_ahead(ctx, 1);
+	SSL_CTX_set_default_read_buffer_len(ctx, READ_AHEAD);
 }
 
 static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
@@ -107,6 +116,7 @@ int upstream_open(const struct grant *g, struct upstream *u, const char **why, c
 	detail[0] = 0;
 	u->fd = -1;
 	u->ssl = NULL;
+	u->ended = u->end_errno = 0;
 	for (size_t i = 0; i < g->naddr && fd < 0; i++) {
 		fd = socket(g->addr[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -153,6 +163,14 @@ int upstream_open(const struct grant *g, struct upstream *u, const char **why, c
 		close(fd);
 		return -1;
 	}
+	/* Non-blocking from now on: upstream_read takes what has come, and waits in poll(2). */
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		*why = "unable to set up the upstream's socket";
+		snprintf(detail, dsz, "%s", strerror(errno));
+		SSL_free(ssl);
+		close(fd);
+		return -1;
+	}
 	u->fd = fd;
 	u->ssl = ssl;
 	return 0;
@@ -175,35 +193,88 @@ void upstream_close(struct upstream *u)
 	u->fd = -1;
 }
 
+/* Wait until fd can do what TLS wants (SSL_ERROR_WANT_READ or _WRITE): 0, or -1. */
+static int tls_wait(const struct upstream *u, int want)
+{
+	struct pollfd p = { .fd = u->fd, .events = want == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN };
+	int rc;
+
+	do
+		rc = poll(&p, 1, -1);
+	while (rc < 0 && errno == EINTR);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * What has come: at least one record's data (waiting for it), and then every
+ * complete record OpenSSL has read ahead, as long as buf has room (never
+ * waiting for more): a response's head and body, or a stream's records,
+ * leave for the agent together.
+ */
 ssize_t upstream_read(struct upstream *u, void *buf, size_t len)
 {
-	size_t got = 0;
+	size_t got = 0, n;
 	int e;
 
-	if (SSL_read_ex(u->ssl, buf, len, &got) == 1)
-		return (ssize_t)got;
-	e = SSL_get_error(u->ssl, 0);
+	if (u->ended) {
+		errno = u->end_errno;
+		return errno ? -1 : 0;
+	}
+	/* Nothing read ahead: the socket first (a read would only say EAGAIN). */
+	if (!SSL_has_pending(u->ssl) && tls_wait(u, SSL_ERROR_WANT_READ) < 0)
+		return -1;
+	for (;;) {
+		ERR_clear_error();
+		if (SSL_read_ex(u->ssl, (char *)buf + got, len - got, &n) == 1) {
+			got += n;
+			if (got < len && SSL_has_pending(u->ssl))
+				continue;
+			return (ssize_t)got;
+		}
+		e = SSL_get_error(u->ssl, 0);
+		if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+			if (got)
+				return (ssize_t)got;
+			if (tls_wait(u, e) < 0)
+				return -1;
+			continue;
+		}
+		break;
+	}
 	/* A clean close_notify is the end; anything else (a reset, a truncation) an error. */
 	if (e == SSL_ERROR_ZERO_RETURN)
-		return 0;
+		u->end_errno = 0;
 	/* The TCP connection closed without close_notify: ENODATA, the caller decides. */
-	if (e == SSL_ERROR_SSL &&
-	    ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
-		errno = ENODATA;
+	else if (e == SSL_ERROR_SSL &&
+		 ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
+		u->end_errno = ENODATA;
 	else
-		errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
+		u->end_errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
 	ERR_clear_error();
-	return -1;
+	/* After data: the data now, the end at the next call. */
+	u->ended = 1;
+	if (got)
+		return (ssize_t)got;
+	errno = u->end_errno;
+	return errno ? -1 : 0;
 }
 
 int upstream_write(struct upstream *u, const void *buf, size_t len)
 {
 	size_t done;
+	int e;
 
 	if (!len)
 		return 0;
-	if (SSL_write_ex(u->ssl, buf, len, &done) == 1 && done == len)
-		return 0;
+	for (;;) {
+		ERR_clear_error();
+		if (SSL_write_ex(u->ssl, buf, len, &done) == 1 && done == len)
+			return 0;
+		e = SSL_get_error(u->ssl, 0);
+		if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) || tls_wait(u, e) < 0)
+			break;
+	}
+	ERR_clear_error();
 	errno = EPIPE;
 	return -1;
 }
@@ -212,5 +283,5 @@ int upstream_idle_closed(struct upstream *u)
 {
 	struct pollfd p = { .fd = u->fd, .events = POLLIN };
 
-	return poll(&p, 1, 0) != 0 || SSL_pending(u->ssl) > 0;
+	return SSL_has_pending(u->ssl) || poll(&p, 1, 0) != 0;
 }

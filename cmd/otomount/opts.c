@@ -21,6 +21,8 @@ static const char USAGE[] =
     "  --person NAME         whose people/NAME is /private\n"
     "  --ro SRC:DST          bind host SRC read-only on DST; repeatable\n"
     "  --rw SRC:DST          bind host SRC read-write on DST; repeatable\n"
+    "  --socket SRC:DST      bind the host's Unix socket SRC on DST, alone (nothing\n"
+    "                        else of its directory); connectable; repeatable\n"
     "  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng); repeatable\n"
     "  --hide DST            an empty read-only directory over DST; repeatable\n"
     "  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
@@ -44,6 +46,7 @@ enum {
 	OPT_RO,
 	OPT_RW,
 	OPT_TMPFS,
+	OPT_SOCKET,
 	OPT_HIDE,
 	OPT_RO_WITHIN,
 	OPT_TMP_SIZE,
@@ -71,6 +74,12 @@ static void xadd_op(struct otomount_opts *o, enum op_kind kind, const char *name
 			    "%s %s: want SRC:DST, both absolute, without . or .. (see --help)",
 			    name, arg);
 		break;
+	case OP_SOCKET:
+		if (view_parse_socket(arg, &op->src, &op->dst) < 0)
+			die_usage("%s %s: want SRC:DST, both absolute, without . or .., DST under "
+				  "108 bytes (see --help)",
+				  name, arg);
+		break;
 	case OP_TMPFS:
 		if (view_parse_tmpfs(arg, &op->dst, &op->size) < 0)
 			die_usage("%s %s: want DST[:SIZE], DST absolute (see --help)", name, arg);
@@ -95,6 +104,7 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "ro", required_argument, NULL, OPT_RO },
 		{ "rw", required_argument, NULL, OPT_RW },
 		{ "tmpfs", required_argument, NULL, OPT_TMPFS },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "hide", required_argument, NULL, OPT_HIDE },
 		{ "ro-within", required_argument, NULL, OPT_RO_WITHIN },
 		{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
@@ -141,6 +151,9 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 			break;
 		case OPT_TMPFS:
 			xadd_op(o, OP_TMPFS, "--tmpfs", optarg);
+			break;
+		case OPT_SOCKET:
+			xadd_op(o, OP_SOCKET, "--socket", optarg);
 			break;
 		case OPT_HIDE:
 			xadd_op(o, OP_HIDE, "--hide", optarg);

@@ -16,11 +16,11 @@
 enum role { ROLE_NONE, ROLE_MANAGER, ROLE_MEMBER, ROLE_VIEWER };
 
 /* A custom view entry, applied in command-line order after the role's mounts. */
-enum op_kind { OP_RO, OP_RW, OP_TMPFS, OP_HIDE, OP_RO_WITHIN };
+enum op_kind { OP_RO, OP_RW, OP_TMPFS, OP_HIDE, OP_RO_WITHIN, OP_SOCKET };
 
 struct view_op {
 	enum op_kind kind;
-	char *src;	    /* OP_RO, OP_RW: a host path */
+	char *src;	    /* OP_RO, OP_RW, OP_SOCKET: a host path */
 	char *dst;	    /* a path in the view */
 	unsigned long size; /* OP_TMPFS: bytes, 0 = the --tmp-size default */
 };
@@ -47,7 +47,9 @@ int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or 
 int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0 */
 int view_parse_bind(const char *arg, char **src, char **dst);		/* SRC:DST */
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:SIZE] */
-enum role view_role(const char *s);					/* ROLE_NONE if unknown */
+/* SRC:DST as view_parse_bind, and DST short enough for connect(2) (sun_path). */
+int view_parse_socket(const char *arg, char **src, char **dst);
+enum role view_role(const char *s); /* ROLE_NONE if unknown */
 /* The nr_inodes of a tmpfs the agent writes, of size bytes. Never 0 (no limit). */
 unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long size);
 #define TMPFS_INODES_MAX 4294967295UL /* for --tmp-inodes */

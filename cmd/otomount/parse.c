@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "oto.h"
 #include "otomount.h"
@@ -117,6 +118,23 @@ int view_parse_bind(const char *arg, char **src, char **dst)
 	}
 	*src = s;
 	*dst = (char *)colon + 1;
+	return 0;
+}
+
+/*
+ * A socket's path in the view is what a client passes to connect(2): it must
+ * fit sun_path with its NUL, or no program in the view could reach it.
+ */
+int view_parse_socket(const char *arg, char **src, char **dst)
+{
+	if (view_parse_bind(arg, src, dst) < 0)
+		return -1;
+	if (strlen(*dst) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		free(*src);
+		*src = NULL;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return 0;
 }
 

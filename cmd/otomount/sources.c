@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The host's trees in the view: the system's (/usr, /bin, /lib...), the
- * role's (the agent's tree), and the custom ones (--ro, --rw, --tmpfs,
- * --hide, --ro-within). Each source is opened without following a symlink
+ * role's (the agent's tree), and the custom ones (--ro, --rw, --socket,
+ * --tmpfs, --hide, --ro-within). Each source is opened without following a symlink
  * and cloned into a detached tree now, while the host is still visible.
  */
 #include <errno.h>
@@ -92,6 +92,39 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 	close(agent);
 }
 
+/*
+ * One host Unix socket, bound alone on a file of the view: nothing else of
+ * its directory is there. Read-only, which does not stop connect(2): the
+ * kernel checks only write permission on the socket's inode (unix(7)), and
+ * refuses EROFS for regular files, directories and symlinks, never a socket.
+ * What it stops is the agent's chmod, chown or utimes of the socket (EROFS);
+ * the mount point itself cannot be unlinked or renamed (EBUSY). Who may
+ * connect is the socket's mode and owner, set by whoever serves it.
+ */
+static void xsocket(struct view_state *v, const struct view_op *op)
+{
+	struct stat st;
+	int fd = host_open(op->src, O_PATH | O_NOFOLLOW);
+	int tree;
+
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to open the socket %s (a symlink is refused)",
+		    op->src);
+	if (fstat(fd, &st) < 0)
+		die(EXIT_SYS, errno, "unable to stat %s", op->src);
+	/* O_PATH | O_NOFOLLOW opens a symlink in the last component as itself. */
+	if (S_ISLNK(st.st_mode))
+		die(EXIT_SYS, ELOOP, "unable to open the socket %s (a symlink is refused)",
+		    op->src);
+	if (!S_ISSOCK(st.st_mode))
+		die(EXIT_SYS, ENOTSOCK, "unable to bind %s on %s: not a socket", op->src, op->dst);
+	tree = mnt_clone(fd, "", MNT_RO);
+	if (tree < 0)
+		die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", op->src, op->dst);
+	close(fd);
+	xplan_tree(&v->plan, op->dst, tree, 0, op->src);
+}
+
 void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 {
 	for (size_t i = 0; i < o->nops; i++) {
@@ -119,6 +152,9 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 				    op->dst);
 			close(fd);
 			xplan_tree(&v->plan, op->dst, tree, S_ISDIR(st.st_mode), op->src);
+			break;
+		case OP_SOCKET:
+			xsocket(v, op);
 			break;
 		case OP_TMPFS:
 			size = op->size ? op->size : o->tmp_size;

@@ -294,14 +294,25 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
  * relay never waits). The fd, or -1 with errno (a dead or saturated gateway:
  * the agent's flow is refused, nothing goes any other way).
  */
+#define GATEWAY_SNDBUF (256 * 1024)
 static int gateway_socket(struct relay *r, uint16_t port)
 {
-	int sv[2], msg = port;
+	int sv[2], msg = port, sndbuf = GATEWAY_SNDBUF;
 	struct fd_msg x;
 	ssize_t n;
 
 	if (r->sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
+	/*
+	 * Each way's send buffer, the relay's (the agent's upload) and the
+	 * gateway's (the response), at GATEWAY_SNDBUF rather than wmem_default:
+	 * the relay's window towards the agent is this buffer's room, and a
+	 * small one made the agent wait for the gateway at every few segments.
+	 * The kernel caps it at wmem_max and doubles it; a failure leaves the
+	 * default, slower and no less correct.
+	 */
+	for (int i = 0; i < 2; i++)
+		r->sys->setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	fd_msg_init(&x, &msg, sizeof(msg), sv[1]);
 	n = r->sys->sendmsg(r->cfg->gateway_fd, &x.m, MSG_DONTWAIT | MSG_NOSIGNAL);
 	r->sys->close(sv[1]);

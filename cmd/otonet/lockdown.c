@@ -10,6 +10,15 @@
  * makes; anything else kills the relay, and with it the sandbox's network
  * (fail closed). It stays in the host's network namespace: its host sockets
  * are what it is for.
+ *
+ * The TUN's holder (xrelay_holder_start) keeps a second reference to the TUN
+ * in a process of its own, confined as the relay is, that does nothing but
+ * wait for the relay's end of their socket to close. The last close of the
+ * TUN removes tun0 (unregister_netdevice, which waits for RCU grace periods:
+ * about 25 ms here); held twice, that wait happens in the holder's exit,
+ * after the relay's, instead of inside it, where otonet's caller waited for
+ * it at every launch. Whether the relay ends or is killed, its socket
+ * closes, the holder exits, and tun0 goes as it went before, a moment later.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,28 +64,62 @@ void xrelay_lockdown(void)
 		SCMP_SYS(mremap),	 SCMP_SYS(fcntl),	  SCMP_SYS(restart_syscall),
 		SCMP_SYS(sched_yield),
 	};
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < sizeof(ALLOWED) / sizeof(ALLOWED[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ALLOWED[i], 0);
 	/* New sockets: internet ones only, never netlink, unix or packet. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	void *ctx = xseccomp_allow("relay", ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+
 	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	if (ctx)
-		seccomp_release(ctx);
-	if (rc < 0)
-		die(EXIT_SYS, -rc, "relay: unable to install its seccomp filter");
+	xseccomp_rule(ctx, "relay",
+		      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
+				       SCMP_A0(SCMP_CMP_EQ, AF_UNIX)));
+	xseccomp_load(ctx, "relay");
+}
+
+/*
+ * The holder's filter: receive the TUN, wait for the relay's end of the
+ * socket to close, exit; and give memory back. Nothing else, not even a write.
+ */
+static void xholder_lockdown(void)
+{
+	static const int ALLOWED[] = {
+		SCMP_SYS(recvmsg), SCMP_SYS(read),	 SCMP_SYS(close),
+		SCMP_SYS(exit_group), SCMP_SYS(exit), SCMP_SYS(rt_sigreturn),
+		SCMP_SYS(restart_syscall),
+		/* seccomp_load frees the program it loaded. */
+		SCMP_SYS(munmap), SCMP_SYS(brk), SCMP_SYS(madvise),
+	};
+	/* Its failure exits 111 (the holder has no stderr left to say so). */
+	xseccomp_load(xseccomp_allow("relay's TUN holder", ALLOWED,
+				     sizeof(ALLOWED) / sizeof(ALLOWED[0]), 0),
+		      "relay's TUN holder");
+}
+
+int xrelay_holder_start(void)
+{
+	int sv[2], fd;
+	char c;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die(EXIT_SYS, errno, "relay: unable to create the socket pair to the TUN's holder");
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_SYS, errno, "relay: unable to fork the TUN's holder");
+	if (pid > 0) {
+		close(sv[1]);
+		return sv[0];
+	}
+	/*
+	 * The holder: confined as the relay is (forked after xrelay_confine),
+	 * holding no fd but its socket, not even stdio, so nobody waits on it.
+	 */
+	if (fd_close_from(0, &sv[1], 1) < 0)
+		_exit(EXIT_SYS);
+	xholder_lockdown();
+	fd = fd_recv(sv[1]);
+	/* Until the relay is gone, however it went (EOF), or a byte it never sends. */
+	while (fd >= 0 && read(sv[1], &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
 }
 
 void relay_badcall(void)

@@ -83,8 +83,9 @@ int main(int argc, char **argv)
 	struct otonet_opts o;
 	static struct filter f;
 	struct relay_cfg cfg;
+	struct relay *relay;
 	struct ipaddr resolver;
-	int sv[2], tun, sigfd, status, opener;
+	int sv[2], tun, sigfd, status, opener, holder;
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
 
@@ -152,6 +153,37 @@ int main(int argc, char **argv)
 	/* The opener's socket is the child's alone: it sees it close when the child is done. */
 	if (opener >= 0)
 		close(opener);
+
+	/*
+	 * 5. While the child builds the sandbox, the relay confines and locks
+	 *    itself down (lockdown.c), so that neither is on the agent's way:
+	 *    it holds host sockets for the agent and, from here on, needs no
+	 *    file, no capability, and nobody may inspect it. Its seccomp filter
+	 *    is in place before the TUN arrives, so before any packet is read.
+	 *    A host socket per flow: --max-flows of them, and the relay's own.
+	 */
+	raise_nofile(o.max_flows + 64);
+	xrelay_confine();
+	holder = xrelay_holder_start();
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		die(EXIT_SYS, errno, "unable to create a signalfd");
+	cfg.f = &f;
+	cfg.resolver = resolver;
+	cfg.log_fd = o.log_fd;
+	cfg.max_flows = o.max_flows;
+	cfg.max_half_open = o.max_half_open;
+	cfg.max_udp_flows = o.max_udp_flows;
+	cfg.tcp_idle_ms = (uint64_t)o.tcp_idle * 1000;
+	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
+	cfg.busy_poll_us = o.busy_poll;
+	cfg.child = pid;
+	cfg.no_peek_off = o.no_peek_off;
+	cfg.badcall = o.badcall;
+	cfg.gateway_fd = o.gateway_fd;
+	relay = xrelay_start(&cfg, sigfd);
+
+	/* 6. The TUN, once the child has configured it (packets queue there meanwhile). */
 	tun = fd_recv(sv[0]);
 	close(sv[0]);
 	if (tun < 0) {
@@ -167,32 +199,10 @@ int main(int argc, char **argv)
 	 * its exit. Reaped here: the relay starts with the child as its only child.
 	 */
 	reap_opener(opener_pid);
+	/* The holder's reference: tun0's removal then waits in its exit, not the relay's. */
+	if (fd_send(holder, tun, 0) < 0)
+		debugx("the TUN's holder is gone (%s): the relay's exit removes tun0", strerror(errno));
 
-	/* A host socket per flow: --max-flows of them, and the relay's own. */
-	raise_nofile(o.max_flows + 64);
-
-	/*
-	 * 5. The relay holds host sockets for the agent: from here on it needs
-	 *    no file, no capability, and nobody may inspect it.
-	 */
-	xrelay_confine();
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0)
-		die(EXIT_SYS, errno, "unable to create a signalfd");
-
-	/* 6. Relay until the child exits; exit with its status. */
-	cfg.f = &f;
-	cfg.resolver = resolver;
-	cfg.log_fd = o.log_fd;
-	cfg.max_flows = o.max_flows;
-	cfg.max_half_open = o.max_half_open;
-	cfg.max_udp_flows = o.max_udp_flows;
-	cfg.tcp_idle_ms = (uint64_t)o.tcp_idle * 1000;
-	cfg.udp_idle_ms = (uint64_t)o.udp_idle * 1000;
-	cfg.busy_poll_us = o.busy_poll;
-	cfg.child = pid;
-	cfg.no_peek_off = o.no_peek_off;
-	cfg.badcall = o.badcall;
-	cfg.gateway_fd = o.gateway_fd;
-	xrelay_run(&cfg, tun, sigfd);
+	/* 7. Relay until the child exits; exit with its status. */
+	xrelay_run(relay, tun);
 }

@@ -1,148 +1,226 @@
 /* SPDX-License-Identifier: ISC */
-/* rtnetlink requests, each acknowledged before the next. */
+/*
+ * rtnetlink requests, batched (otonet.h): the sandbox's links, addresses and
+ * routes (about 45 requests for the default filter, more with --public,
+ * --allow and the host's addresses) go to the kernel in one send, which
+ * handles them in order, as one at a time would, and acknowledges each;
+ * every acknowledgement is read and checked. One exchange instead of one per
+ * request: the sandbox starts sooner.
+ */
 #include <errno.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "otonet.h"
 
-struct req {
-	struct nlmsghdr h;
-	union {
-		struct ifinfomsg ifi;
-		struct ifaddrmsg ifa;
-		struct rtmsg rt;
-	} u;
-	char attrs[256];
-};
+/* The largest request queued: a route with a destination, a gateway and an interface. */
+#define REQ_MAX 256
 
-static unsigned int seqno;
-
-int nl_open(void)
+int nl_batch_open(struct nl_batch *b)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 
-	if (fd < 0)
+	b->n = 0;
+	b->len = 0;
+	b->seq0 = 1;
+	b->failed = "";
+	b->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (b->fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
+	if (bind(b->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(b->fd);
+		b->fd = -1;
+		errno = e;
 		return -1;
 	}
-	return fd;
+	return 0;
 }
 
-static void put_attr(struct req *r, unsigned short type, const void *data, size_t len)
+void nl_batch_close(struct nl_batch *b)
 {
-	struct rtattr *a = (struct rtattr *)((char *)r + NLMSG_ALIGN(r->h.nlmsg_len));
-
-	a->rta_type = type;
-	a->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(a), data, len);
-	r->h.nlmsg_len = NLMSG_ALIGN(r->h.nlmsg_len) + RTA_ALIGN(a->rta_len);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
 }
 
-static int talk(int nl, struct req *r)
+/* The acknowledgements of seq0 .. seq0 + n - 1, each read; the first error kept. */
+static int read_acks(struct nl_batch *b)
 {
-	char buf[4096];
-	ssize_t n;
+	_Alignas(struct nlmsghdr) char buf[8192];
+	unsigned int acked = 0;
+	int err = 0;
 
-	r->h.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	r->h.nlmsg_seq = ++seqno;
-	if (send(nl, r, r->h.nlmsg_len, 0) < 0)
-		return -1;
-	for (;;) {
-		n = recv(nl, buf, sizeof(buf), 0);
+	while (acked < b->n) {
+		ssize_t n = recv(b->fd, buf, sizeof(buf), 0);
+
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			b->failed = "";
 			return -1;
 		}
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
 		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != r->h.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(h);
+			unsigned int i = h->nlmsg_seq - b->seq0;
+			struct nlmsgerr *e;
 
-				if (e->error) {
-					errno = -e->error;
-					return -1;
-				}
-				return 0;
+			if (h->nlmsg_type != NLMSG_ERROR || i >= b->n)
+				continue;
+			e = NLMSG_DATA(h);
+			acked++;
+			if (e->error && !err) {
+				err = -e->error;
+				b->failed = b->what[i];
 			}
 		}
 	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
-int nl_link_set(int nl, int ifindex, unsigned int mtu, unsigned int txqlen)
+int nl_batch_send(struct nl_batch *b)
 {
-	struct req r;
+	int rc = 0;
 
-	memset(&r, 0, sizeof(r));
-	r.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	r.h.nlmsg_type = RTM_NEWLINK;
-	r.u.ifi.ifi_family = AF_UNSPEC;
-	r.u.ifi.ifi_index = ifindex;
-	r.u.ifi.ifi_flags = IFF_UP;
-	r.u.ifi.ifi_change = IFF_UP;
+	if (b->n == 0)
+		return 0;
+	for (size_t off = 0; off < b->len;) {
+		ssize_t n = send(b->fd, b->buf + off, b->len - off, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			b->failed = "";
+			rc = -1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (rc == 0)
+		rc = read_acks(b);
+	b->seq0 += b->n;
+	b->n = 0;
+	b->len = 0;
+	return rc;
+}
+
+/* Room for one more request of at most REQ_MAX bytes: sends a full batch first. */
+static struct nlmsghdr *req_new(struct nl_batch *b, const char *what, unsigned short type,
+				unsigned short flags, size_t body)
+{
+	struct nlmsghdr *h;
+
+	if ((b->n == NL_BATCH_MAX || b->len + REQ_MAX > NL_BATCH_BYTES) && nl_batch_send(b) < 0)
+		return NULL;
+	h = (struct nlmsghdr *)(b->buf + b->len);
+	memset(h, 0, REQ_MAX);
+	h->nlmsg_len = (unsigned int)NLMSG_LENGTH(body);
+	h->nlmsg_type = type;
+	h->nlmsg_flags = (unsigned short)(flags | NLM_F_REQUEST | NLM_F_ACK);
+	h->nlmsg_seq = b->seq0 + b->n;
+	snprintf(b->what[b->n], NL_WHAT_LEN, "%s", what);
+	return h;
+}
+
+static void req_done(struct nl_batch *b, struct nlmsghdr *h)
+{
+	b->len += NLMSG_ALIGN(h->nlmsg_len);
+	b->n++;
+}
+
+static void put_attr(struct nlmsghdr *h, unsigned short type, const void *data, size_t len)
+{
+	struct rtattr *a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	memcpy(RTA_DATA(a), data, len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
+		unsigned int txqlen)
+{
+	struct nlmsghdr *h = req_new(b, what, RTM_NEWLINK, 0, sizeof(struct ifinfomsg));
+	struct ifinfomsg *ifi;
+
+	if (!h)
+		return -1;
+	ifi = NLMSG_DATA(h);
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
 	if (mtu)
-		put_attr(&r, IFLA_MTU, &mtu, sizeof(mtu));
+		put_attr(h, IFLA_MTU, &mtu, sizeof(mtu));
 	if (txqlen)
-		put_attr(&r, IFLA_TXQLEN, &txqlen, sizeof(txqlen));
-	return talk(nl, &r);
+		put_attr(h, IFLA_TXQLEN, &txqlen, sizeof(txqlen));
+	req_done(b, h);
+	return 0;
 }
 
-int nl_addr_add(int nl, int ifindex, const struct ipaddr *a, unsigned int plen)
+int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
+		unsigned int plen)
 {
-	struct req r;
+	struct nlmsghdr *h =
+	    req_new(b, what, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, sizeof(struct ifaddrmsg));
+	struct ifaddrmsg *ifa;
 	size_t alen = a->family == AF_INET ? 4 : 16;
 	/* No duplicate address detection: nothing else is on this link. */
 	unsigned int flags = IFA_F_NODAD;
 
-	memset(&r, 0, sizeof(r));
-	r.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
-	r.h.nlmsg_type = RTM_NEWADDR;
-	r.h.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
-	r.u.ifa.ifa_family = (unsigned char)a->family;
-	r.u.ifa.ifa_prefixlen = (unsigned char)plen;
-	r.u.ifa.ifa_index = (unsigned int)ifindex;
-	r.u.ifa.ifa_flags = IFA_F_NODAD;
-	put_attr(&r, IFA_LOCAL, a->a, alen);
-	put_attr(&r, IFA_ADDRESS, a->a, alen);
-	put_attr(&r, IFA_FLAGS, &flags, sizeof(flags));
-	return talk(nl, &r);
+	if (!h)
+		return -1;
+	ifa = NLMSG_DATA(h);
+	ifa->ifa_family = (unsigned char)a->family;
+	ifa->ifa_prefixlen = (unsigned char)plen;
+	ifa->ifa_index = (unsigned int)ifindex;
+	ifa->ifa_flags = IFA_F_NODAD;
+	put_attr(h, IFA_LOCAL, a->a, alen);
+	put_attr(h, IFA_ADDRESS, a->a, alen);
+	put_attr(h, IFA_FLAGS, &flags, sizeof(flags));
+	req_done(b, h);
+	return 0;
 }
 
-int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const struct ipaddr *gw,
-		 int replace)
+int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,
+		 int ifindex, const struct ipaddr *gw, int replace)
 {
-	struct req r;
+	struct nlmsghdr *h =
+	    req_new(b, what, RTM_NEWROUTE, NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL),
+		    sizeof(struct rtmsg));
+	struct rtmsg *rt;
 	size_t alen = dst->addr.family == AF_INET ? 4 : 16;
 
-	memset(&r, 0, sizeof(r));
-	r.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
-	r.h.nlmsg_type = RTM_NEWROUTE;
-	r.h.nlmsg_flags = NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL);
-	r.u.rt.rtm_family = (unsigned char)dst->addr.family;
-	r.u.rt.rtm_dst_len = (unsigned char)dst->len;
-	r.u.rt.rtm_table = RT_TABLE_MAIN;
-	r.u.rt.rtm_protocol = RTPROT_STATIC;
-	r.u.rt.rtm_type = (unsigned char)type;
-	r.u.rt.rtm_scope = type == RTN_UNICAST && !gw ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+	if (!h)
+		return -1;
+	rt = NLMSG_DATA(h);
+	rt->rtm_family = (unsigned char)dst->addr.family;
+	rt->rtm_dst_len = (unsigned char)dst->len;
+	rt->rtm_table = RT_TABLE_MAIN;
+	rt->rtm_protocol = RTPROT_STATIC;
+	rt->rtm_type = (unsigned char)type;
+	rt->rtm_scope = type == RTN_UNICAST && !gw ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
 	if (dst->len)
-		put_attr(&r, RTA_DST, dst->addr.a, alen);
+		put_attr(h, RTA_DST, dst->addr.a, alen);
 	if (gw)
-		put_attr(&r, RTA_GATEWAY, gw->a, alen);
+		put_attr(h, RTA_GATEWAY, gw->a, alen);
 	if (ifindex) {
 		unsigned int oif = (unsigned int)ifindex;
 
-		put_attr(&r, RTA_OIF, &oif, sizeof(oif));
+		put_attr(h, RTA_OIF, &oif, sizeof(oif));
 	}
-	return talk(nl, &r);
+	req_done(b, h);
+	return 0;
 }

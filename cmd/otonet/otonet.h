@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdnoreturn.h>
 #include <sys/types.h>
 
 #include "cidr.h"
@@ -167,12 +168,40 @@ size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipadd
 size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const uint8_t *orig,
 		    size_t origlen, int unreach_port);
 
-/* nl.c: rtnetlink, in the sandbox's network namespace. -1/errno. */
-int nl_open(void);
-int nl_link_set(int nl, int ifindex, unsigned int mtu, unsigned int txqlen);
-int nl_addr_add(int nl, int ifindex, const struct ipaddr *a, unsigned int plen);
-int nl_route_add(int nl, int type, const struct cidr *dst, int ifindex, const struct ipaddr *gw,
-		 int replace);
+/*
+ * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
+ * queued in a struct nl_batch, each with what it does (for the message when
+ * it fails), and go to the kernel together, many in one send, which handles
+ * them in order and acknowledges each. A full batch is sent before the next
+ * request is queued. nl_link_set, nl_addr_add, nl_route_add queue a request
+ * (and may send the batch: -1 with errno and b->failed set as by
+ * nl_batch_send); nl_batch_send sends what is queued and reads every
+ * acknowledgement: 0, or -1 with errno (the first refused request's error)
+ * and b->failed naming it ("" when the send or receive itself failed).
+ */
+#define NL_BATCH_BYTES 32768
+#define NL_BATCH_MAX   256
+#define NL_WHAT_LEN    80
+
+struct nl_batch {
+	int fd;
+	unsigned int n, seq0;
+	size_t len;
+	const char *failed;
+	char what[NL_BATCH_MAX][NL_WHAT_LEN];
+	_Alignas(4) char buf[NL_BATCH_BYTES];
+};
+
+/* The batch's netlink socket, bound: -1/errno. */
+int nl_batch_open(struct nl_batch *b);
+void nl_batch_close(struct nl_batch *b);
+int nl_batch_send(struct nl_batch *b);
+int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
+		unsigned int txqlen);
+int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
+		unsigned int plen);
+int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,
+		 int ifindex, const struct ipaddr *gw, int replace);
 
 /*
  * setup.c: the child's side. Returns in the child only after the TUN fd was
@@ -203,7 +232,16 @@ struct relay_cfg {
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
 };
-void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
+/*
+ * xrelay_start: the relay's context for cfg (allocated, never freed), its
+ * epoll instance watching sigfd, then xrelay_lockdown: from its return on,
+ * only the calls of the loop and of receiving the TUN (recvmsg, wait4,
+ * close) are allowed. xrelay_run: watch the TUN and relay until the child
+ * exits; exits with its status. Both die 111 when they cannot.
+ */
+struct relay;
+struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd);
+noreturn void xrelay_run(struct relay *r, int tun);
 
 /*
  * lockdown.c: xrelay_confine leaves the host's files and every capability
@@ -213,6 +251,11 @@ void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd);
  * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
 void xrelay_confine(void);
+/*
+ * Fork the TUN's holder (lockdown.c), after xrelay_confine: the relay's end
+ * of the socket to it, to send the TUN on (fd_send) and keep open until exit.
+ */
+int xrelay_holder_start(void);
 void xrelay_lockdown(void);
 void relay_badcall(void);
 

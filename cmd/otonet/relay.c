@@ -43,30 +43,46 @@ static void xsignals(struct relay *r, int sigfd)
 	}
 }
 
-void xrelay_run(const struct relay_cfg *cfg, int tun, int sigfd)
+struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd)
 {
-	struct epoll_event ev, evs[64];
-	uint64_t last_tick = 0, busy_until = 0;
-	struct relay rs, *r = &rs;
+	struct epoll_event ev;
+	struct relay *r = malloc(sizeof(*r));
 
-	if (relay_init(r, cfg, &relay_sys_libc, tun) < 0)
-		die(EXIT_SYS, errno, "relay: unable to allocate the flow table");
+	/* The TUN comes later (xrelay_run): the child sends it when tun0 is ready. */
+	if (!r || relay_init(r, cfg, &relay_sys_libc, -1) < 0)
+		die(EXIT_SYS, ENOMEM, "relay: unable to allocate the flow table");
+	r->sigfd = sigfd;
 	if (getrandom(&r->rnd, sizeof(r->rnd), 0) != sizeof(r->rnd) || !r->rnd)
 		r->rnd = (uint32_t)relay_clock_ms(r) | 1;
-	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
-		die(EXIT_SYS, errno, "relay: unable to make the TUN non-blocking");
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (r->ep < 0)
 		die(EXIT_SYS, errno, "relay: unable to create its epoll instance");
 	ev.events = EPOLLIN;
-	ev.data.u64 = ev_ref(EV_TUN, 0, 0);
-	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
-		die(EXIT_SYS, errno, "relay: unable to watch the TUN for packets");
 	ev.data.u64 = ev_ref(EV_SIGNAL, 0, 0);
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "relay: unable to watch its signalfd");
-	/* Everything is open: from here on, only the calls the loop makes. */
+	/*
+	 * Everything is open: from here on, only the calls the loop makes. This
+	 * runs while the child builds the sandbox's network, off the agent's
+	 * way; the relay reads no packet before it (the TUN is not even here).
+	 */
 	xrelay_lockdown();
+	return r;
+}
+
+noreturn void xrelay_run(struct relay *r, int tun)
+{
+	struct epoll_event ev, evs[64];
+	uint64_t last_tick = 0, busy_until = 0;
+	int sigfd = r->sigfd;
+
+	r->tun = tun;
+	if (fcntl(tun, F_SETFL, O_NONBLOCK) < 0)
+		die(EXIT_SYS, errno, "relay: unable to make the TUN non-blocking");
+	ev.events = EPOLLIN;
+	ev.data.u64 = ev_ref(EV_TUN, 0, 0);
+	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
+		die(EXIT_SYS, errno, "relay: unable to watch the TUN for packets");
 	/* The child may have exited before the signalfd existed. */
 	xsignals(r, sigfd);
 	for (;;) {

@@ -117,6 +117,7 @@ struct relay {
 	uint8_t *batch;
 	uint8_t *vnet, *obuf;
 	struct send_slot sends[SEND_SLOTS];
+	int sigfd; /* the signalfd the loop reads (xrelay_start) */
 	/* Flows owing the agent an ACK, sent once per batch of packets read. */
 	struct flow *pending[256];
 	unsigned int npending;

@@ -83,14 +83,25 @@ static int xopen_tun(int opener, const struct stat *host_st)
 	return fd;
 }
 
-static void xroute(int nl, int type, const struct cidr *c, int ifindex, const struct ipaddr *gw,
-		   int replace)
+/* The request failed (it or the batch it was sent in): say which, and why. */
+static noreturn void xnl_die(const struct nl_batch *b)
 {
-	char t[64];
+	int e = errno;
 
-	if (nl_route_add(nl, type, c, ifindex, gw, replace) < 0)
-		die(EXIT_SYS, errno, "unable to add the %s route to %s",
-		    type == RTN_PROHIBIT ? "prohibit" : "tun0", cidr_str(c, t, sizeof(t)));
+	if (!*b->failed)
+		die(EXIT_SYS, e, "unable to configure the sandbox's network (rtnetlink)");
+	die(EXIT_SYS, e, "unable to %s%s", b->failed, userns_cap_hint(e));
+}
+
+static void xroute(struct nl_batch *b, int type, const struct cidr *c, int ifindex,
+		   const struct ipaddr *gw, int replace)
+{
+	char t[64], what[NL_WHAT_LEN];
+
+	snprintf(what, sizeof(what), "add the %s route to %s",
+		 type == RTN_PROHIBIT ? "prohibit" : "tun0", cidr_str(c, t, sizeof(t)));
+	if (nl_route_add(b, what, type, c, ifindex, gw, replace) < 0)
+		xnl_die(b);
 }
 
 static struct cidr host_cidr(const struct ipaddr *a)
@@ -121,15 +132,21 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
+/*
+ * tun0 and lo up, the addresses, the routes: every request queued in one
+ * batch (nl.c), which the kernel handles in this order.
+ */
 static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 {
-	int nl = nl_open(), tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
+	static struct nl_batch b;
+	int tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
 	struct cidr def4 = { .addr.family = AF_INET }, def6 = { .addr.family = AF_INET6 };
 	const struct cidr_special_range *sp;
+	char what[NL_WHAT_LEN];
 	size_t nsp;
 
-	if (nl < 0 || !tun || !lo)
+	if (!tun || !lo || nl_batch_open(&b) < 0)
 		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
 	ipaddr_parse("10.0.2.100", &a4);
 	ipaddr_parse("fd00::100", &a6);
@@ -138,21 +155,20 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 	/*
 	 * No link-local address on tun0: the agent's only IPv6 source is
 	 * fd00::100, the one the relay accepts, so even fe80::1%tun0 gets a RST.
+	 * Before tun0 goes up (the batch), when the kernel would make one.
 	 */
 	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
 		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0%s",
 		    userns_cap_hint(errno));
-	if (nl_link_set(nl, lo, 0, 0) < 0)
-		die(EXIT_SYS, errno, "unable to bring up lo%s", userns_cap_hint(errno));
-	if (nl_link_set(nl, tun, o->tun_mtu, 16384) < 0)
-		die(EXIT_SYS, errno, "unable to bring up tun0 (MTU %u)", o->tun_mtu);
-	if (nl_addr_add(nl, tun, &a4, 24) < 0)
-		die(EXIT_SYS, errno, "unable to add 10.0.2.100/24 to tun0");
-	if (nl_addr_add(nl, tun, &a6, 64) < 0)
-		die(EXIT_SYS, errno, "unable to add fd00::100/64 to tun0");
-	xroute(nl, RTN_UNICAST, &def4, tun, &gw4, 0);
-	xroute(nl, RTN_UNICAST, &def6, tun, &gw6, 0);
 	allow_ping();
+	snprintf(what, sizeof(what), "bring up tun0 (MTU %u)", o->tun_mtu);
+	if (nl_link_set(&b, "bring up lo", lo, 0, 0) < 0 ||
+	    nl_link_set(&b, what, tun, o->tun_mtu, 16384) < 0 ||
+	    nl_addr_add(&b, "add 10.0.2.100/24 to tun0", tun, &a4, 24) < 0 ||
+	    nl_addr_add(&b, "add fd00::100/64 to tun0", tun, &a6, 64) < 0)
+		xnl_die(&b);
+	xroute(&b, RTN_UNICAST, &def4, tun, &gw4, 0);
+	xroute(&b, RTN_UNICAST, &def6, tun, &gw6, 0);
 	if (o->no_kernel_layer)
 		goto out;
 	/*
@@ -162,19 +178,19 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 	 */
 	sp = cidr_special_table(&nsp);
 	for (size_t i = 0; i < nsp; i++)
-		xroute(nl, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+		xroute(&b, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
 	for (size_t i = 0; i < f->nhost; i++) {
 		struct cidr c = host_cidr(&f->host[i]);
 
-		xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+		xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 	/* Then the holes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)
-		xroute(nl, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
+		xroute(&b, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
 	for (size_t i = 0; i < f->nallow; i++) {
 		struct cidr c = host_cidr(&f->allow[i].addr);
 
-		xroute(nl, RTN_UNICAST, &c, tun, NULL, 1);
+		xroute(&b, RTN_UNICAST, &c, tun, NULL, 1);
 	}
 	/* The host addresses stay walled even inside a --public range. */
 	for (size_t i = 0; i < f->nhost; i++) {
@@ -184,10 +200,12 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 		for (size_t j = 0; j < f->nallow; j++)
 			allowed |= ipaddr_equal(&f->allow[j].addr, &f->host[i]);
 		if (!allowed)
-			xroute(nl, RTN_PROHIBIT, &c, 0, NULL, 1);
+			xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 out:
-	close(nl);
+	if (nl_batch_send(&b) < 0)
+		xnl_die(&b);
+	nl_batch_close(&b);
 }
 
 /*

@@ -17,13 +17,15 @@
 #   /bye      200 (kept alive, as far as the client knows), then the
 #             connection closes
 #   /big      200, chunked: 1 MiB in chunks of 16 KiB (for bench/gate.sh)
+#   /sum      200, "SHA256 LENGTH" of the request's body
+#   /rand     200, a Content-Length of 1 MiB: random.Random(7).randbytes(1 MiB)
 #   /v1/messages   a scripted model (the Messages API, streamed or not):
 #             a request with tools and no tool result yet is answered with a
 #             call of the Bash tool running "env"; one carrying a tool
 #             result gets "done", and the result's text is written to
 #             DIR/toolresult; a request without tools gets "ok"
 #   /drop     the request is read and the connection closed without a word
-import json, os, socket, ssl, sys, threading, time
+import hashlib, json, os, random, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -151,6 +153,18 @@ class H(BaseHTTPRequestHandler):
                 time.sleep(0.05)
             self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
             self.wfile.write(b"0\r\n\r\n")
+        elif p == "/sum":
+            out = f"{hashlib.sha256(data).hexdigest()} {len(data)}".encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+        elif p == "/rand":
+            out = random.Random(7).randbytes(1 << 20)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
         elif p == "/big":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

@@ -10,18 +10,22 @@
 # "port=P bytes=N sha=HEX16" (the first 16 hex digits of the SHA-256 of what
 # came), then closed. MODE "dead": the gateway's end is closed before CMD
 # starts. MODE "echo": each flow is answered with all it sent instead (the
-# gateway's way back, in bulk). Exits with CMD's code; each flow's line also goes to stderr as
+# gateway's way back, in bulk). MODE "late": each flow is read only after
+# half a second (its socket pair full meanwhile). Exits with CMD's code; each flow's line also goes to stderr as
 # "fakegate: ...", in the order they ended.
-import hashlib, os, socket, struct, subprocess, sys, threading
+import hashlib, os, socket, struct, subprocess, sys, threading, time
 
 
 ECHO = False
+LATE = False
 
 
 def flow(fd, port):
     with socket.socket(fileno=fd) as s:
         s.setblocking(True)
         h, n, got = hashlib.sha256(), 0, []
+        if LATE:
+            time.sleep(0.1)
         while True:
             x = s.recv(65536)
             if not x:
@@ -53,9 +57,10 @@ def serve(sock):
 
 def main():
     ports, mode, sep, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    assert sep == "--" and mode in ("serve", "dead", "echo") and cmd
-    global ECHO
+    assert sep == "--" and mode in ("serve", "dead", "echo", "late") and cmd
+    global ECHO, LATE
     ECHO = mode == "echo"
+    LATE = mode == "late"
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     env = dict(os.environ, OTO_GATEWAY=f"{theirs.fileno()}:{ports}")
     if mode == "dead":

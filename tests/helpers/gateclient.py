@@ -21,6 +21,9 @@
 #   expect        POST /echo with "Expect: 100-continue", the body sent only
 #                 after the 100 (given up on after 2 s: "no-100"); the status
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
+#   bulk          POST /sum 1 MB of random bytes, GET /rand and GET /big (1 MiB
+#                 each, the one of Content-Length, the other chunked): "ok" for
+#                 each whose bytes are exact, else what came
 import http.client, json, os, sys, urllib.parse
 
 url = urllib.parse.urlsplit(os.environ["API_KEY_URL"])
@@ -95,6 +98,18 @@ def one(step):
                 break
             rest += x
         return "100 then " + rest.split(b"\r\n")[0].decode() + " " + rest.split(b"\r\n\r\n", 1)[1].decode()
+    elif step == "bulk":
+        import hashlib, random
+        up = os.urandom(1000000)
+        r = req("POST", "/sum", {"x-api-key": key}, up)
+        got = r.read().decode()
+        res = ["up=" + ("ok" if got == f"{hashlib.sha256(up).hexdigest()} {len(up)}" else got)]
+        for path, want in (("/rand", random.Random(7).randbytes(1 << 20)), ("/big", b"x" * (1 << 20))):
+            r = req("GET", path, {"x-api-key": key})
+            got = r.read()
+            ok = hashlib.sha256(got).digest() == hashlib.sha256(want).digest()
+            res.append(path[1:] + "=" + ("ok" if ok else f"{r.status},{len(got)}"))
+        return " ".join(res)
     elif step == "other":
         r = req("GET", "/echo", {"x-api-key": os.environ["OTHER_KEY"]})
     else:

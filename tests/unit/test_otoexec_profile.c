@@ -1,8 +1,9 @@
 // UNIT: cmd/otoexec/profile.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c
-// UNIT: cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c lib/opt.c
+// UNIT: cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c cmd/otoexec/bpf.c lib/opt.c
 /*
  * Unit tests of otoexec's pure parts (default_profile.c, opts.c, profile.c: the glob
- * above): the profile parser, rlimits, capability and variable names.
+ * above): the profile parser, rlimits, capability and variable names, the
+ * filter set format (bpf.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <sys/resource.h>
 
 #include <cmocka.h>
+#include <linux/filter.h>
 #include <seccomp.h>
 
 #include "otoexec/otoexec.h"
@@ -322,6 +324,96 @@ static void test_landlock_abi(void **state)
 	assert_string_equal(rlimit_name(-1), "?");
 }
 
+/* A set of n programs of len[i] instructions each (instruction k of program i: code i, k = k). */
+static size_t mkset(unsigned char *b, uint32_t arch, size_t n, const size_t *len)
+{
+	size_t pos = bpf_set_head(b, arch, (uint32_t)n);
+
+	for (size_t i = 0; i < n; i++) {
+		pos += bpf_set_prog_head(b + pos, (uint32_t)len[i]);
+		for (size_t k = 0; k < len[i]; k++) {
+			struct sock_filter f = { .code = (uint16_t)i, .k = (uint32_t)k };
+
+			memcpy(b + pos, &f, sizeof(f));
+			pos += sizeof(f);
+		}
+	}
+	assert_int_equal(pos, bpf_set_size(len, n));
+	return pos;
+}
+
+static void test_bpf_set(void **state)
+{
+	static _Alignas(8) unsigned char b[BPF_SET_MAX_BYTES + 64];
+	const size_t two[] = { 3, 5 }, big[] = { 4096, 4096, 4096, 4096 }, over[] = { 4097 };
+	struct bpf_set s;
+	size_t n;
+	uint32_t v;
+
+	(void)state;
+	n = mkset(b, 0xc000003e, 2, two);
+	assert_int_equal(n, 16 + 8 + 24 + 8 + 40);
+	assert_int_equal(bpf_set_parse(b, n, 0xc000003e, &s), BPF_SET_OK);
+	assert_int_equal(s.nprog, 2);
+	assert_int_equal(s.arch, 0xc000003e);
+	assert_int_equal(s.prog[0].len, 3);
+	assert_int_equal(s.prog[1].len, 5);
+	assert_ptr_equal(s.prog[0].insn, (const void *)(b + 24));
+	assert_ptr_equal(s.prog[1].insn, (const void *)(b + 56));
+	assert_int_equal(s.prog[1].insn[4].code, 1);
+	assert_int_equal(s.prog[1].insn[4].k, 4);
+	/* Whole, but for another machine: told apart, arch filled in. */
+	assert_int_equal(bpf_set_parse(b, n, 0x40000003, &s), BPF_SET_ARCH);
+	assert_int_equal(s.arch, 0xc000003e);
+	/* Every cut short of the whole is truncated (or no head at all). */
+	for (size_t cut = 0; cut < n; cut++) {
+		enum bpf_set_err e = bpf_set_parse(b, cut, 0xc000003e, &s);
+
+		assert_int_equal(e, cut < 16 ? BPF_SET_NOT : BPF_SET_SHORT);
+		assert_int_equal(s.nprog, 0);
+	}
+	assert_int_equal(bpf_set_parse(b, n + 8, 0xc000003e, &s), BPF_SET_TRAILING);
+	assert_int_equal(bpf_set_parse(b, n + 1, 0xc000003e, &s), BPF_SET_TRAILING);
+	/* The instructions are used in place: an odd address is refused. */
+	memmove(b + 1, b, n);
+	assert_int_equal(bpf_set_parse(b + 1, n, 0xc000003e, &s), BPF_SET_ALIGN);
+	memmove(b, b + 1, n);
+	/* Head fields. */
+	b[0] = 'O';
+	assert_int_equal(bpf_set_parse(b, n, 0xc000003e, &s), BPF_SET_NOT);
+	b[0] = 'o';
+	for (v = 0; v < 8; v++) {
+		memcpy(b + 12, &v, 4);
+		assert_int_equal(bpf_set_parse(b, n, 0xc000003e, &s), v == 2 ? BPF_SET_OK
+								      : v == 0 || v > 4
+									  ? BPF_SET_COUNT
+								      : v == 1 ? BPF_SET_TRAILING
+									       : BPF_SET_SHORT);
+	}
+	v = 2;
+	memcpy(b + 12, &v, 4);
+	v = 1;
+	memcpy(b + 20, &v, 4);
+	assert_int_equal(bpf_set_parse(b, n, 0xc000003e, &s), BPF_SET_FLAGS);
+	v = 0;
+	memcpy(b + 20, &v, 4);
+	memcpy(b + 16, &v, 4);
+	assert_int_equal(bpf_set_parse(b, n, 0xc000003e, &s), BPF_SET_LENGTH);
+	/* The limits: 4 programs of 4096 instructions, and no more. */
+	n = mkset(b, 7, 4, big);
+	assert_int_equal(n, BPF_SET_MAX_BYTES);
+	assert_int_equal(bpf_set_parse(b, n, 7, &s), BPF_SET_OK);
+	assert_int_equal(s.prog[3].len, 4096);
+	n = mkset(b, 7, 1, over);
+	assert_int_equal(bpf_set_parse(b, n, 7, &s), BPF_SET_LENGTH);
+	/* A length whose bytes would overflow a size_t product is truncated, not wrapped. */
+	v = 4096;
+	memcpy(b + 16, &v, 4);
+	assert_int_equal(bpf_set_parse(b, 16 + 8 + 8, 7, &s), BPF_SET_SHORT);
+	for (int e = BPF_SET_OK; e <= BPF_SET_ARCH; e++)
+		assert_string_not_equal(bpf_set_strerror((enum bpf_set_err)e), "unknown error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,7 +421,7 @@ int main(void)
 		cmocka_unit_test(test_errors),		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_errno_names),	cmocka_unit_test(test_rlimit_parse),
 		cmocka_unit_test(test_cap_names),	cmocka_unit_test(test_landlock_abi),
-		cmocka_unit_test(test_env_refused),
+		cmocka_unit_test(test_env_refused),	cmocka_unit_test(test_bpf_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,36 @@ static void test_view_parse_bind(void **state)
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
 		assert_int_equal(view_parse_bind(bad[i], &src, &dst), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+/* A socket's DST is what a client gives connect(2): 107 bytes at most. */
+static void test_view_parse_socket(void **state)
+{
+	char *src, *dst, arg[300], longest[108];
+
+	(void)state;
+	assert_int_equal(view_parse_socket("/run/tools/m.sock:/tools/metrics.sock", &src, &dst), 0);
+	assert_string_equal(src, "/run/tools/m.sock");
+	assert_string_equal(dst, "/tools/metrics.sock");
+	free(src);
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[0] = '/';
+	longest[107] = 0;
+	snprintf(arg, sizeof(arg), "/s:%s", longest);
+	assert_int_equal(view_parse_socket(arg, &src, &dst), 0);
+	assert_int_equal(strlen(dst), 107);
+	free(src);
+	snprintf(arg, sizeof(arg), "/s:%sa", longest);
+	errno = 0;
+	src = (char *)"untouched";
+	assert_int_equal(view_parse_socket(arg, &src, &dst), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	const char *bad[] = { "/a", "/a:", ":/b", "a:/b", "/a:b", "/a:/", "/a:/b/../c", "", NULL };
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(view_parse_socket(bad[i], &src, &dst), -1);
 		assert_int_equal(errno, EINVAL);
 	}
 }
@@ -169,8 +200,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_view_path_ok),	  cmocka_unit_test(test_view_name_ok),
 		cmocka_unit_test(test_view_parse_size),	  cmocka_unit_test(test_view_parse_bind),
-		cmocka_unit_test(test_view_parse_tmpfs),  cmocka_unit_test(test_view_role),
-		cmocka_unit_test(test_view_tmpfs_inodes), cmocka_unit_test(test_etc_files),
+		cmocka_unit_test(test_view_parse_socket), cmocka_unit_test(test_view_parse_tmpfs),
+		cmocka_unit_test(test_view_role),	  cmocka_unit_test(test_view_tmpfs_inodes),
+		cmocka_unit_test(test_etc_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
