@@ -53,6 +53,8 @@ static const char USAGE[] =
     "OTO_PTY (set by otons when it has a terminal): PROG gets a pty made from this\n"
     "view's /dev/ptmx, as its controlling terminal in a new session and as the\n"
     "stdio fds that were otons' terminal; otons relays it.\n"
+    "OTO_REFUSALS (set by otons --log-fd): the profile is compiled here, its EPERM\n"
+    "refusals notify, and the filter's listener goes to otons on that socket.\n"
     "Exit: PROG's; 100 usage, 101 bad profile, 111 system error, 126 not\n"
     "executable, 127 not found.\n";
 
