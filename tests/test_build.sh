@@ -159,8 +159,9 @@ test_version_names_the_revisions_built() {
 	# No core tool names OpenSSL: only otogate may link it (lib/version.c).
 	# shellcheck disable=SC2154 # set by the eval above
 	for want in "otoexec $VERSION ($seccomp, $cap)" "otonet $VERSION ($seccomp, $cap)" \
-		"otons $VERSION ($cap)" "otosecret $VERSION ($sodium)" "otomount $VERSION" \
-		"otoprobe $VERSION" "otorun $VERSION" "otogate $VERSION ($seccomp, $sodium, $cap, $ssl)"; do
+		"otons $VERSION ($seccomp, $cap)" "otosecret $VERSION ($sodium)" "otomount $VERSION" \
+		"otoprobe $VERSION" "otorun $VERSION" "otoconnect $VERSION" \
+		"otogate $VERSION ($seccomp, $sodium, $cap, $ssl)"; do
 		run "${want%% *}" --version
 		assertEquals "$want: exit" 0 "$rc"
 		assertEquals "$want" "$(cat "$T/out")"
