@@ -1,5 +1,5 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
-// UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
+// UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
 // UNIT: lib/fd_msg_init.c
 /*
  * The relay's flow table through its own interface, with fake system calls
@@ -241,6 +241,7 @@ static int teardown(void **state)
 	flow_table_fini(&rl.ft);
 	free(rl.batch);
 	free(rl.vnet);
+	free(rl.dns);
 	return 0;
 }
 
