@@ -27,14 +27,14 @@ static void put16(uint8_t *p, uint16_t v)
 }
 
 /*
- * A label's bytes are letters, digits, '-', '_' and '*' (lowercased); a
- * label with a dot, a space or a control byte would make a text that is
- * not its name (["a.inet", "test"] reads "a.inet.test"): refused.
+ * A label's bytes are printable ASCII (letters lowercased): not a dot, which
+ * would make a text that is not its name (["a.inet", "test"] reads
+ * "a.inet.test"), nor a space, a control byte, '"' or '\\' (the name goes
+ * into the JSON log as it is). A name with another byte is refused.
  */
 static int label_char(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '_' || c == '*';
+	return c > 0x20 && c < 0x7f && c != '.' && c != '"' && c != '\\';
 }
 
 int dns_name(const uint8_t *m, size_t len, size_t off, char *out, size_t *next)

@@ -342,14 +342,18 @@ static void name_decide(struct relay *r, const struct pkt *p, struct decision *d
 	int rule;
 
 	*check = 0;
-	if (!r->names.b || p->proto == PROTO_ICMP)
+	/*
+	 * TCP only: a UDP flow (QUIC) carries no name the relay can read
+	 * cheaply, and would reach other names on the address unchecked.
+	 */
+	if (!r->names.b || p->proto != PROTO_TCP)
 		return;
 	if (strcmp(d->rule, d->verdict == V_ALLOW ? "public" : "no-public"))
 		return;
 	name = names_find(r, &p->dst, p->dport, NULL, &rule);
 	if (!name)
 		return;
-	*check = d->verdict == V_DENY && p->proto == PROTO_TCP;
+	*check = d->verdict == V_DENY;
 	d->verdict = V_ALLOW;
 	snprintf(d->rule, sizeof(d->rule), "name");
 	snprintf(d->name, sizeof(d->name), "%s", name);

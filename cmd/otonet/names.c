@@ -72,14 +72,25 @@ int names_init(struct names *t, unsigned long max)
 		errno = ENOMEM;
 		return -1;
 	}
-	for (unsigned int i = 0; i < hsize; i++)
+	t->used = 1; /* names_reset: every slot made free */
+	names_reset(t);
+	return 0;
+}
+
+void names_reset(struct names *t)
+{
+	t->swept = t->warned = 0;
+	if (!t->b || !t->used)
+		return;
+	for (unsigned int i = 0; i <= t->hmask; i++)
 		t->heads[i] = -1;
 	t->free_head = -1;
-	for (unsigned long i = max; i-- > 0;) {
+	for (unsigned long i = t->max; i-- > 0;) {
+		t->b[i].expires = 0;
 		t->b[i].next = t->free_head;
 		t->free_head = (int)i;
 	}
-	return 0;
+	t->used = 0;
 }
 
 void names_fini(struct names *t)
@@ -120,7 +131,7 @@ static void names_expire(struct names *t, uint64_t now)
 void names_timer(struct relay *r)
 {
 	/* Every 10 s: lookups skip expired bindings, this keeps the chains short. */
-	if (!r->names.b || r->now - r->names.swept < 10000)
+	if (!r->names.b || !r->names.used || r->now - r->names.swept < 10000)
 		return;
 	r->names.swept = r->now;
 	names_expire(&r->names, r->now);
@@ -299,7 +310,7 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 		if (len < 12)
 			return 0;
 		names_log(r, f, "", "deny", "dns-malformed", 0);
-		m[2] = (uint8_t)(0x80 | (m[2] & 0x79));
+		m[2] = (uint8_t)(0x80 | (m[2] & 0x7b)); /* opcode, TC (the stub's way to TCP), RD */
 		m[3] = 0x80 | DNS_SERVFAIL;
 		memset(m + 4, 0, len - 4);
 		return stream ? len : 12;

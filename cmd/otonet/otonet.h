@@ -196,8 +196,9 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
 
 /*
  * dns.c: DNS messages and names, pure. A name's text is lowercase, its
- * labels joined by dots, no trailing dot; a label of other bytes than
- * letters, digits, '-', '_', '*' makes the name (and its message) invalid.
+ * labels joined by dots, no trailing dot; a label with a byte that is not
+ * printable ASCII, or is a dot, '"' or '\\', makes the name (and its
+ * message) invalid.
  */
 #define DNS_NAME_MAX 256 /* a name's text and its NUL */
 #define DNS_MAX_RR 128   /* records in a message; more: not parsed */

@@ -188,6 +188,8 @@ enum flow_fate dgram_timer(struct relay *r, struct flow *f);
  */
 int names_init(struct names *t, unsigned long max);
 void names_fini(struct names *t);
+/* Every binding gone (the fuzz target, between inputs). */
+void names_reset(struct names *t);
 size_t names_binding_size(void);
 /* Expired bindings reclaimed, every 10 s (flow_timers). */
 void names_timer(struct relay *r);
