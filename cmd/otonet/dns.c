@@ -278,7 +278,9 @@ int dns_ptr_addr(const char *name, struct ipaddr *a)
 	if (n == 63 + sizeof(V6) - 1 && !strcmp(name + 63, V6)) {
 		for (int i = 0; i < 32; i++) {
 			char c = name[2 * i];
-			int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int v = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+						       : -1;
 
 			if (v < 0 || (i < 31 && name[2 * i + 1] != '.'))
 				return -1;

@@ -209,8 +209,8 @@ static void names_log(struct relay *r, const struct flow *f, const char *name, c
 	len = snprintf(line, sizeof(line),
 		       "{\"time\":%lld.%03ld,\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
 		       "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
-		       (long long)ts.tv_sec, ts.tv_nsec / 1000000, ipaddr_str(&f->asrc, s, sizeof(s)),
-		       name, verdict, rule, n);
+		       (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+		       ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
 	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a DNS decision to --log-fd");
 }
@@ -338,7 +338,8 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 		if (c.failed) {
 			if (!r->names.warned || r->now - r->names.warned >= 10000) {
 				r->names.warned = r->now ? r->now : 1;
-				warnx("relay: %lu name bindings alive, the table is full: refusing %s",
+				warnx("relay: %lu name bindings alive, the table is full: refusing "
+				      "%s",
 				      r->names.max, d->qname);
 			}
 			names_log(r, f, d->qname, "deny", "names-full", c.failed);
@@ -374,11 +375,12 @@ int names_first_bytes(struct relay *r, struct flow *f, const uint8_t *d, size_t 
 	if (r->cfg->log_fd < 0)
 		return -1;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	len = snprintf(line, sizeof(line),
-		       "{\"time\":%lld.%03ld,\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\","
-		       "\"port\":%u,\"verdict\":\"deny\",\"rule\":\"%s\",\"name\":\"%s\"}\n",
-		       (long long)ts.tv_sec, ts.tv_nsec / 1000000, ipaddr_str(&f->asrc, s, sizeof(s)),
-		       ipaddr_str(&f->adst, t, sizeof(t)), f->dport, why, k > 0 ? name : "");
+	len =
+	    snprintf(line, sizeof(line),
+		     "{\"time\":%lld.%03ld,\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\","
+		     "\"port\":%u,\"verdict\":\"deny\",\"rule\":\"%s\",\"name\":\"%s\"}\n",
+		     (long long)ts.tv_sec, ts.tv_nsec / 1000000, ipaddr_str(&f->asrc, s, sizeof(s)),
+		     ipaddr_str(&f->adst, t, sizeof(t)), f->dport, why, k > 0 ? name : "");
 	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
 	return -1;

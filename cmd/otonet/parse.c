@@ -110,7 +110,8 @@ int name_rule_parse(const char *spec, char *pat, uint16_t *port)
 				goto bad;
 			label = 0;
 			labels++;
-		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+			   c == '_') {
 			label++;
 		} else if (c >= 'A' && c <= 'Z') {
 			c = (char)(c + 32);

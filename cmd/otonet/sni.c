@@ -104,7 +104,7 @@ int tls_sni(const uint8_t *d, size_t n, char *out)
 
 int http_host(const uint8_t *d, size_t n, char *out)
 {
-	static const char *const METHOD[] = { "GET ",	  "HEAD ",  "POST ",  "PUT ",  "DELETE ",
+	static const char *const METHOD[] = { "GET ",	  "HEAD ",  "POST ",  "PUT ",	 "DELETE ",
 					      "OPTIONS ", "PATCH ", "TRACE ", "CONNECT " };
 	const uint8_t *end = NULL, *line, *host = NULL;
 	size_t hostlen = 0, m;
@@ -141,7 +141,8 @@ int http_host(const uint8_t *d, size_t n, char *out)
 			const uint8_t *v = line + 5, *ve = eol;
 
 			if (host)
-				return -1; /* two Host headers: which one the server takes is unknown */
+				return -1; /* two Host headers: which one the server takes is
+					      unknown */
 			while (v < ve && (*v == ' ' || *v == '\t'))
 				v++;
 			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))

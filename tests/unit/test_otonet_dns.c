@@ -298,7 +298,8 @@ static void test_dns_rcode_and_ptr(void **state)
 	assert_int_equal(dns_ptr_addr("5.0.77.10.in-addr.arpa", &a), 0);
 	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "10.77.0.5");
 	assert_int_equal(
-	    dns_ptr_addr("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa", &a),
+	    dns_ptr_addr("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa",
+			 &a),
 	    0);
 	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "fd00::1");
 	assert_int_equal(dns_ptr_addr("77.10.in-addr.arpa", &a), -1);
@@ -327,9 +328,10 @@ static void test_name_match_and_rules(void **state)
 	assert_string_equal(pat, "files.example.org");
 	assert_int_equal(port, 0);
 	assert_int_equal(name_rule_parse("localhost", pat, &port), 0);
-	static const char *const BAD[] = { "",	     "*.test",	"*",	    "a..b",   ".a",
-					   "a.*.b", "*a.test", "a.test:0", "a.test:", "a.test:65536",
-					   "a b",   "a.test:x", "*.",	    "a.test:01" };
+	static const char *const BAD[] = { "",	      "*.test",	      "*",	 "a..b",
+					   ".a",      "a.*.b",	      "*a.test", "a.test:0",
+					   "a.test:", "a.test:65536", "a b",	 "a.test:x",
+					   "*.",      "a.test:01" };
 	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
 		errno = 0;
 		assert_int_equal(name_rule_parse(BAD[i], pat, &port), -1);
@@ -416,8 +418,8 @@ static void test_http_host(void **state)
 		{ "GET / HTTP/1.1\r\nHost: A.inet.test\r\nAccept: */*\r\n\r\n", 1, "a.inet.test" },
 		{ "POST /x HTTP/1.1\r\nUser-Agent: t\r\nhost:a.inet.test:8080 \r\n\r\nbody", 1,
 		  "a.inet.test" },
-		{ "GET / HTTP/1.1\r\nHost: a.inet.test\r\n", -1, NULL },	       /* incomplete */
-		{ "GET / HTTP/1.1\r\n\r\n", -1, NULL },			       /* no Host */
+		{ "GET / HTTP/1.1\r\nHost: a.inet.test\r\n", -1, NULL }, /* incomplete */
+		{ "GET / HTTP/1.1\r\n\r\n", -1, NULL },			 /* no Host */
 		{ "GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n", -1, NULL }, /* two */
 		{ "GET http://other.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n", -1, NULL },
 		{ "GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\n\r\n", -1, NULL },
@@ -427,7 +429,8 @@ static void test_http_host(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(C) / sizeof(C[0]); i++) {
-		assert_int_equal(http_host((const uint8_t *)C[i].req, strlen(C[i].req), out), C[i].rc);
+		assert_int_equal(http_host((const uint8_t *)C[i].req, strlen(C[i].req), out),
+				 C[i].rc);
 		if (C[i].host)
 			assert_string_equal(out, C[i].host);
 	}
