@@ -156,15 +156,83 @@ int dns_rr_addr(const uint8_t *m, const struct dns_rr *rr, struct ipaddr *a)
 	return 0;
 }
 
+/*
+ * An SVCB or HTTPS record's ipv4hint and ipv6hint addresses (RFC 9460):
+ * each refused one zeroed in place. The number zeroed, or -1 when the data
+ * does not read as priority, target name (uncompressed) and parameters.
+ */
+static int hide_hints(uint8_t *m, const struct dns_rr *rr,
+		      int (*refused)(void *ctx, const struct ipaddr *a), void *ctx)
+{
+	size_t pos = rr->rdoff + 2, end = (size_t)rr->rdoff + rr->rdlen;
+	int n = 0;
+
+	if (rr->rdlen < 3)
+		return -1;
+	while (pos < end && m[pos]) {
+		if (m[pos] & 0xc0)
+			return -1;
+		pos += 1 + (size_t)m[pos];
+	}
+	if (pos >= end)
+		return -1;
+	pos++;
+	while (pos < end) {
+		size_t key, len, w;
+
+		if (pos + 4 > end)
+			return -1;
+		key = get16(m + pos);
+		len = get16(m + pos + 2);
+		pos += 4;
+		if (pos + len > end)
+			return -1;
+		w = key == 4 ? 4 : key == 6 ? 16 : 0;
+		if (w && len % w)
+			return -1;
+		for (size_t k = 0; w && k < len; k += w) {
+			struct ipaddr a = { .family = w == 4 ? AF_INET : AF_INET6 };
+
+			memcpy(a.a, m + pos + k, w);
+			if (refused(ctx, &a)) {
+				memset(m + pos + k, 0, w);
+				n++;
+			}
+		}
+		pos += len;
+	}
+	return n;
+}
+
+/* rr made a record of the private-use type, TTL 0, its data zeroed. */
+static void hide_rr(uint8_t *m, struct dns_rr *rr)
+{
+	put16(m + rr->typeoff, DNS_T_HIDDEN);
+	memset(m + rr->typeoff + 4, 0, 4);
+	memset(m + rr->rdoff, 0, rr->rdlen);
+	rr->type = DNS_T_HIDDEN;
+}
+
 int dns_hide(uint8_t *m, struct dns_msg *d, int (*refused)(void *ctx, const struct ipaddr *a),
 	     void *ctx)
 {
-	int removed = 0, left = 0;
+	int removed = 0, left = 0, gone = 0; /* gone, left: addresses of the answer section */
 
 	for (size_t i = 0; i < d->nrr; i++) {
 		struct dns_rr *rr = &d->rr[i];
 		struct ipaddr a;
 
+		if (rr->type == DNS_T_SVCB || rr->type == DNS_T_HTTPS) {
+			int k = hide_hints(m, rr, refused, ctx);
+
+			/* Unreadable, it may hold hints: hidden whole. */
+			if (k < 0) {
+				hide_rr(m, rr);
+				k = 1;
+			}
+			removed += k;
+			continue;
+		}
 		if (dns_rr_addr(m, rr, &a) < 0)
 			continue;
 		if (!refused(ctx, &a)) {
@@ -172,13 +240,11 @@ int dns_hide(uint8_t *m, struct dns_msg *d, int (*refused)(void *ctx, const stru
 			continue;
 		}
 		/* A record of a private-use type, TTL 0, its data zeroed: the address is gone. */
-		put16(m + rr->typeoff, DNS_T_HIDDEN);
-		memset(m + rr->typeoff + 4, 0, 4);
-		memset(m + rr->rdoff, 0, rr->rdlen);
-		rr->type = DNS_T_HIDDEN;
+		hide_rr(m, rr);
 		removed++;
+		gone += rr->section == 1;
 	}
-	if (removed && !left)
+	if (gone && !left)
 		dns_rcode(m, d, DNS_NXDOMAIN);
 	return removed;
 }

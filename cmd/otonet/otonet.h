@@ -203,7 +203,8 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
 #define DNS_NAME_MAX 256 /* a name's text and its NUL */
 #define DNS_MAX_RR 128   /* records in a message; more: not parsed */
 #define DNS_MAX_CHAIN 16 /* names a question leads to by CNAME */
-enum { DNS_T_A = 1, DNS_T_CNAME = 5, DNS_T_PTR = 12, DNS_T_AAAA = 28 };
+enum { DNS_T_A = 1, DNS_T_CNAME = 5, DNS_T_PTR = 12, DNS_T_AAAA = 28, DNS_T_SVCB = 64,
+       DNS_T_HTTPS = 65 };
 /* The private-use type (RFC 6895) a hidden address record becomes. */
 #define DNS_T_HIDDEN 65280
 enum { DNS_NOERROR = 0, DNS_FORMERR = 1, DNS_SERVFAIL = 2, DNS_NXDOMAIN = 3, DNS_REFUSED = 5 };
@@ -237,8 +238,10 @@ int dns_rr_addr(const uint8_t *m, const struct dns_rr *rr, struct ipaddr *a);
 /*
  * Every A and AAAA record, in any section, whose address refused() says is
  * refused is hidden in place: its type becomes DNS_T_HIDDEN, its TTL and
- * address zeros. When the answer section is left without an address, the
- * message becomes NXDOMAIN (dns_rcode). The number hidden.
+ * address zeros. So are the refused ipv4hint and ipv6hint addresses of SVCB
+ * and HTTPS records (zeroed; a record whose data does not read is hidden
+ * whole). When the answer section had an A or AAAA hidden and none left,
+ * the message becomes NXDOMAIN (dns_rcode). The number hidden.
  */
 int dns_hide(uint8_t *m, struct dns_msg *d, int (*refused)(void *ctx, const struct ipaddr *a),
 	     void *ctx);

@@ -253,6 +253,45 @@ static void test_dns_hide_mixed_keeps_public(void **state)
 	assert_int_equal(m.b[7], 1);
 }
 
+/* An HTTPS record's address hints: the refused ones zeroed, the rest kept. */
+static void test_dns_hide_https_hints(void **state)
+{
+	struct msg m, rd = { .n = 0 };
+	struct dns_msg d;
+	uint8_t v4[8] = { 10, 77, 0, 5, 203, 0, 113, 10 }, v6[16] = { 0xfd, 0, [15] = 1 };
+	static const uint8_t zero[16];
+	size_t hints;
+
+	(void)state;
+	put16(&rd, 1);		/* priority */
+	name(&rd, "", 0);	/* target: the owner */
+	put16(&rd, 1);		/* alpn */
+	put16(&rd, 3);
+	put(&rd, "\2h2", 3);
+	put16(&rd, 4);		/* ipv4hint */
+	put16(&rd, 8);
+	hints = rd.n;
+	put(&rd, v4, 8);
+	put16(&rd, 6);		/* ipv6hint */
+	put16(&rd, 16);
+	put(&rd, v6, 16);
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "svc.test", DNS_T_HTTPS);
+	rr(&m, NULL, 12, DNS_T_HTTPS, 300, rd.b, rd.n);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 1);
+	assert_int_equal(m.b[3] & 0xf, DNS_NOERROR);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints, zero, 4);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 4, v4 + 4, 4);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 12, v6, 16); /* fd00::1: not refused here */
+	/* Data that does not read (a hint of 5 bytes): the record hidden whole. */
+	m.b[d.rr[0].rdoff + hints - 1] = 5;
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 1);
+	assert_int_equal(d.rr[0].type, DNS_T_HIDDEN);
+	assert_memory_equal(m.b + d.rr[0].rdoff, zero, 16);
+}
+
 static void test_dns_chain_follows_cnames(void **state)
 {
 	struct msg m;
@@ -443,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_dns_parse_malformed),
 		cmocka_unit_test(test_dns_hide_all_becomes_nxdomain),
 		cmocka_unit_test(test_dns_hide_mixed_keeps_public),
+		cmocka_unit_test(test_dns_hide_https_hints),
 		cmocka_unit_test(test_dns_chain_follows_cnames),
 		cmocka_unit_test(test_dns_rcode_and_ptr),
 		cmocka_unit_test(test_name_match_and_rules),
