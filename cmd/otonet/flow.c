@@ -328,7 +328,6 @@ static int gateway_socket(struct relay *r, uint16_t port)
 	return sv[0];
 }
 
-/* The filter, then a connected host socket. NULL when refused or impossible. */
 /*
  * A name the agent resolved (an --allow-name rule's) bound to dst: under
  * --no-public the only way to a public address besides the exceptions, the
@@ -360,6 +359,7 @@ static void name_decide(struct relay *r, const struct pkt *p, struct decision *d
 	d->pattern = r->cfg->f->names[rule].pat;
 }
 
+/* The filter, then a connected host socket. NULL when refused or impossible. */
 struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
 	struct decision d = { .verdict = V_DENY };
