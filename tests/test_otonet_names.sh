@@ -74,14 +74,14 @@ NXDOMAIN" "$(cat "$T/out")"
 test_allow_name_wildcard_under_no_public() {
 	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
 		$NT connect $INET4 9002; $NT resolve inet.test; $NT resolve other.test tcp;
-		$NT connect $INET4 9002; $NT resolve a.inet.test; $NT connect $INET4 9002;
+		$NT connect $INET4 9002; $NT resolve a.inet.test tcp; $NT connect $INET4 9002;
 		$NT tls $INET4 443 a.inet.test; $NT tls $INET4 443 other.test;
 		$NT tls $INET4 443 inet.test; $NT http $INET4 80 a.inet.test;
 		$NT http $INET4 80 other.test; $NT raw $INET4 9002; $NT udp $INET4 9005;
 		$NT connect 10.0.0.1 80" 3>"$T/log"
 	assertEquals "$(cat "$T/err")" "ECONNREFUSED
 NXDOMAIN
-NXDOMAIN
+ECONNRESET
 ECONNREFUSED
 NOERROR $INET4
 ok
@@ -96,6 +96,7 @@ EACCES" "$(sed 's/^\(ok\|ECONNREFUSED\) [0-9]*$/\1/; s/^EACCES [0-9]*$/EACCES/' 
 	# The log names the rule and the name, for a flow and for a reset.
 	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":9002,"verdict":"allow","rule":"name","name":"a.inet.test","pattern":"*.inet.test"}'
 	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":443,"verdict":"deny","rule":"name-mismatch","name":"other.test"}'
+	assertContains "$(cat "$T/log")" '"name":"inet.test","verdict":"deny","rule":"no-name","records":0}'
 	assertContains "$(cat "$T/log")" '"name":"other.test","verdict":"deny","rule":"no-name","records":0}'
 	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":9002,"verdict":"deny","rule":"no-public"}'
 	assertLanUntouched

@@ -14,9 +14,10 @@
  *  - --allow-name: an answer to a question whose name a rule matches binds
  *    each address its chain leads to (dns_chain) to that name, for the
  *    answer's TTL clamped to [name_ttl_min, NAMES_TTL_MAX]; under
- *    --no-public, a new flow to a bound address (and the rule's port) is
- *    allowed, by rule "name", and a question no rule matches is answered
- *    NXDOMAIN without reaching the resolver (UDP; over TCP its answer is).
+ *    --no-public, a new TCP flow to a bound address (and the rule's port)
+ *    is allowed, by rule "name", and a question no rule matches never
+ *    reaches the resolver: answered NXDOMAIN over UDP, the flow reset over
+ *    TCP (names_tcp_query).
  *  - The table of bindings is allocated at start: NAMES_MAX bindings.
  *    Expired ones are reclaimed when a new one finds no free slot; when
  *    every one is alive, the new name is refused (SERVFAIL under
@@ -294,6 +295,28 @@ int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t 
 	n = dns_rcode(r->obuf + off, d, DNS_NXDOMAIN);
 	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
 	return 1;
+}
+
+int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
+{
+	const struct filter *flt = r->cfg->f;
+	struct dns_msg *d = r->dns;
+
+	if (!flt->nnames || !flt->no_public)
+		return 0;
+	/* Whole questions, each a name a rule allows: else the flow is reset. */
+	for (size_t off = 0, n; off < len; off += 2 + n) {
+		if (len - off < 2 || len - off - 2 < (n = (size_t)q[off] << 8 | q[off + 1]) ||
+		    dns_parse(q + off + 2, n, d) < 0 || (d->flags & 0x8000)) {
+			names_log(r, f, "", "deny", "dns-malformed", 0);
+			return -1;
+		}
+		if (name_refused(flt, d->qname)) {
+			names_log(r, f, d->qname, "deny", "no-name", 0);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t len, int stream)

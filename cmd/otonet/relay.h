@@ -206,6 +206,13 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
  */
 int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
 /*
+ * The agent's data q on a DNS flow over TCP: 0 when it may go to the
+ * resolver, -1 (logged) when the flow must be reset: under --no-public with
+ * name rules, anything but whole questions (two bytes of length, the
+ * message; in this segment) about names a rule allows.
+ */
+int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
+/*
  * The resolver's answer m for the flow f, filtered in place and its names
  * bound: the length to give the agent (stream: DNS over TCP, the length
  * kept), 0 to drop it.

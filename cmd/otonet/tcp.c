@@ -506,17 +506,19 @@ static enum flow_fate tcp_agent_data(struct relay *r, struct flow *f, const stru
 	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
 		return FLOW_KEPT;
 	n = p->dlen - (size_t)skip;
-	/* A name allowed the flow: its first bytes must not name another (names.c). */
-	if (f->name_check) {
-		if (names_first_bytes(r, f, p->data + skip, n) < 0) {
-			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	/*
+	 * A name allowed the flow: its first bytes must not name another; a
+	 * question over TCP must be about a name a rule allows (names.c).
+	 */
+	if ((f->name_check && names_first_bytes(r, f, p->data + skip, n) < 0) ||
+	    (f->route == ROUTE_DNS && names_tcp_query(r, f, p->data + skip, n) < 0)) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
-			/* Reset both ways: the host's peer never sees a byte. */
-			r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-			return tcp_reset_agent(r, f);
-		}
-		f->name_check = 0;
+		/* Reset both ways: the host's peer never sees a byte of it. */
+		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		return tcp_reset_agent(r, f);
 	}
+	f->name_check = 0;
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
 		if (!r->sends[i].f) {
 			r->sends[i].f = f;

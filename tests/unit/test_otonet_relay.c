@@ -663,6 +663,45 @@ static void test_name_flow_first_bytes_checked(void **state)
 	assert_false(f->name_check);
 }
 
+/* Under --no-public with a name rule, a question over TCP about another name resets the flow. */
+static void test_dns_over_tcp_question_judged(void **state)
+{
+	static const uint8_t OTHER[] = { 0, 28,	 0x12, 0x34, 1,	  0,   0,   1,	 0,   0,
+					 0, 0,	 0,    0,    5,	  'o', 't', 'h', 'e', 'r',
+					 4, 't', 'e',  's',  't', 0,   0,   1,	 0,   1 };
+	static const uint8_t MINE[] = { 0,   29,  0x12, 0x34, 1,   0, 0,   1,	0,   0,	  0,
+					0,   0,	  0,	1,    'a', 4, 'i', 'n', 'e', 't', 4,
+					't', 'e', 's',	't',  0,   0, 1,   0,	1 };
+	struct pkt data;
+	struct flow *f;
+
+	teardown(state);
+	strcpy(filt.names[0].pat, "*.inet.test");
+	filt.nnames = 1;
+	filt.no_public = 1;
+	assert_int_equal(ipaddr_parse("10.0.2.3", &filt.dns4), 0);
+	assert_int_equal(ipaddr_parse("203.0.113.53", &cfg.resolver), 0);
+	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
+	rl.now = 1000000;
+	data = P(PROTO_TCP, 40001);
+	assert_int_equal(ipaddr_parse("10.0.2.3", &data.dst), 0);
+	data.dport = 53;
+	data.flags = TH_ACK;
+	data.seq = 1001;
+	for (int i = 0; i < 3; i++) {
+		f = tcp_established("10.0.2.3", 53);
+		data.ack = f->iss + 1;
+		/* Another name; half a question; a name the rule allows. */
+		data.data = i == 2 ? MINE : OTHER;
+		data.dlen = i == 0 ? sizeof(OTHER) : i == 1 ? 20 : sizeof(MINE);
+		tcp_input(&rl, &data);
+		assert_int_equal(f->state, i == 2 ? FLOW_TCP_ESTABLISHED : FLOW_FREE);
+	}
+	assert_non_null(
+	    strstr(logged, "\"name\":\"other.test\",\"verdict\":\"deny\",\"rule\":\"no-name\""));
+	assert_non_null(strstr(logged, "\"rule\":\"dns-malformed\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +716,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dns_over_tcp_whole_answers_filtered, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_name_flow_first_bytes_checked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dns_over_tcp_question_judged, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(
