@@ -69,6 +69,15 @@ NXDOMAIN" "$(cat "$T/out")"
 
 # ---- --allow-name ---------------------------------------------------------------
 
+test_allow_name_usage() {
+	for bad in '*.test' 'a..test' 'a.test:0' 'a.test:65536' 'a b.test' '*'; do
+		run "$OTO_BIN/otonet" --allow-name "$bad" -- true
+		assertEquals "--allow-name '$bad'" 100 "$rc"
+		assertOneLine otonet
+		assertContains "$(cat "$T/err")" "--allow-name $bad: expected NAME or *.SUFFIX (two labels at least), then :PORT (1 to 65535) or nothing"
+	done
+}
+
 # The fake internet's one address (INET4) has many names: only those a rule
 # allows lead to it, and a flow must not name another once there.
 test_allow_name_wildcard_under_no_public() {
