@@ -44,6 +44,9 @@ topo_up </dev/null >/dev/null 2>&1 || exit 111
 ip netns exec "$NH" sysctl -qw net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range="1024 65000"
 D=$TOPO_DIR/bench
 mkdir -p "$D" && chmod 1777 "$D"
+# The agent is uid 65534: its tools in $D, whoever may read the checkout.
+cp "$NETTOOL" "$D/nettool.py" && chmod 0644 "$D/nettool.py"
+NT=$D/nettool.py
 BT=$D/namestool.py
 cat >"$BT" <<'PY'
 import selectors, socket, ssl, sys, time
@@ -128,7 +131,7 @@ one() {
 		sni=-
 		[ "$1" = names-tls ] && sni=$last
 		set -- --public 203.0.113.0/24 --no-public --allow-name '*.inet.test' -- sh -c \
-			"python3 $NETTOOL names $NAMES n .inet.test >&2 &&
+			"python3 $NT names $NAMES n .inet.test >&2 &&
 			python3 $BT run $INET4 $SECONDS_PER_RUN $sni" ;;
 	esac
 	ip netns exec "$NH" "$OTO_BIN/otonet" --as 65534 "$@" >"$D/out" 2>"$D/err"
