@@ -1,6 +1,7 @@
 // FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c
 // FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
+// FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
 // FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
@@ -294,6 +295,10 @@ static void setup(void)
 	ipaddr_parse("fd00::4", &filt.gw6);
 	filt.gw_port[0] = 80;
 	filt.ngw = 1;
+	/* A name rule: answers about names under test bind, flows to them are named. */
+	strcpy(filt.names[0].pat, "*.test");
+	filt.nnames = 1;
+	cfg.name_ttl_min = 60;
 	cfg.gateway_fd = FAKE_FD - 2;
 	cfg.f = &filt;
 	cfg.log_fd = -1;
@@ -442,7 +447,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
-	/* Everything back, for the next input: no flow outlives it. */
+	/* Everything back, for the next input: no flow outlives it, nor a binding. */
+	names_reset(&rl.names);
 	rl.npending = 0;
 	for (int i = 0; i < NFLOWS; i++)
 		if (rl.ft.flows[i].state != FLOW_FREE)

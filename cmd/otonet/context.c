@@ -24,9 +24,13 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 		return -1;
 	r->batch = malloc(BATCH_BYTES);
 	r->vnet = malloc(VNET_HLEN + BUFSZ);
-	if (!r->batch || !r->vnet) {
+	r->dns = malloc(sizeof(*r->dns));
+	/* The name bindings: only for --allow-name rules, all allocated now. */
+	if (!r->batch || !r->vnet || !r->dns ||
+	    (cfg->f->nnames && names_init(&r->names, NAMES_MAX) < 0)) {
 		free(r->batch);
 		free(r->vnet);
+		free(r->dns);
 		flow_table_fini(&r->ft);
 		errno = ENOMEM;
 		return -1;

@@ -50,6 +50,9 @@ static void udp_input(struct relay *r, const struct pkt *p)
 
 	if (!f)
 		return;
+	/* A DNS question a name rule refuses is answered here (names.c). */
+	if (f->route == ROUTE_DNS && names_query(r, f, p->data, p->dlen))
+		return;
 	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
 	memcpy(f->quote, p->ip, f->quotelen);
 	if (r->sys->send(f->fd, p->data, p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
@@ -104,6 +107,10 @@ void dgram_sock_event(struct relay *r, struct flow *f)
 		if (f->proto == PROTO_UDP) {
 			if ((size_t)n > room)
 				continue; /* too big for the TUN's MTU: dropped */
+			/* The resolver's answer, filtered and its names bound (names.c). */
+			if (f->route == ROUTE_DNS &&
+			    !(n = (ssize_t)names_answer(r, f, r->obuf + off + 8, (size_t)n, 0)))
+				continue;
 			tun_write(
 			    r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, (size_t)n));
 		} else {

@@ -94,7 +94,7 @@ static const char *proto_name(int proto)
 
 static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
 {
-	char line[512], s[64], t[64];
+	char line[1024], s[64], t[64];
 	struct timespec ts;
 	int n;
 
@@ -103,12 +103,14 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 	n = snprintf(line, sizeof(line),
 		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"}\n",
+		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
 		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 		     proto_name(proto),
 		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
 		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
-		     d->rule);
+		     d->rule, d->name[0] ? ",\"name\":\"" : "", d->name,
+		     d->pattern ? "\",\"pattern\":\"" : "", d->pattern ? d->pattern : "",
+		     d->name[0] ? "\"" : "");
 	if (n > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)n) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
 }
@@ -326,18 +328,51 @@ static int gateway_socket(struct relay *r, uint16_t port)
 	return sv[0];
 }
 
+/*
+ * A name the agent resolved (an --allow-name rule's) bound to dst: under
+ * --no-public the only way to a public address besides the exceptions, the
+ * flow's first bytes then checked; with the internet open, only named in
+ * the log. The address rules came first: a private address is never bound
+ * anyway (names.c hides it), and is refused before this.
+ */
+static void name_decide(struct relay *r, const struct pkt *p, struct decision *d, int *check)
+{
+	const char *name;
+	int rule;
+
+	*check = 0;
+	/*
+	 * TCP only: a UDP flow (QUIC) carries no name the relay can read
+	 * cheaply, and would reach other names on the address unchecked.
+	 */
+	if (!r->names.b || p->proto != PROTO_TCP)
+		return;
+	if (strcmp(d->rule, d->verdict == V_ALLOW ? "public" : "no-public"))
+		return;
+	name = names_find(r, &p->dst, p->dport, NULL, &rule);
+	if (!name)
+		return;
+	*check = d->verdict == V_DENY;
+	d->verdict = V_ALLOW;
+	snprintf(d->rule, sizeof(d->rule), "name");
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->pattern = r->cfg->f->names[rule].pat;
+}
+
 /* The filter, then a connected host socket. NULL when refused or impossible. */
 struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
-	struct decision d;
+	struct decision d = { .verdict = V_DENY };
 	struct flow *f;
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	int fd, fam, type = SOCK_DGRAM, sproto = 0;
 	enum flow_state st = FLOW_UDP;
 	enum flow_route route;
+	int check;
 
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
+	name_decide(r, p, &d, &check);
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
@@ -386,6 +421,7 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return NULL;
 	}
 	f->route = route;
+	f->name_check = (unsigned int)check;
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
 	/* A gateway flow's socket is connected already: its first EPOLLOUT says so. */
@@ -421,4 +457,5 @@ void flow_timers(struct relay *r)
 			break;
 		}
 	}
+	names_timer(r);
 }

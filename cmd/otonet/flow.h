@@ -100,6 +100,13 @@ struct flow {
 	size_t quotelen;
 	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
 	int send_slot;
+	/*
+	 * A name allowed the flow (--no-public): its first bytes are checked
+	 * (names_first_bytes). DNS over TCP: sbuf's first dns_ready bytes are
+	 * whole answers, filtered; only they go to the agent.
+	 */
+	unsigned int name_check : 1;
+	uint32_t dns_ready;
 };
 
 /*

@@ -59,6 +59,8 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 	memcpy(f->gw_port, o->gw_port, sizeof(f->gw_port));
 	f->ngw = o->ngw;
 	f->no_public = o->no_public;
+	memcpy(f->names, o->names, sizeof(f->names));
+	f->nnames = o->nnames;
 	for (size_t k = 0; k < o->npub; k++) {
 		char t[64];
 
@@ -86,7 +88,18 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 			xadd_rule(f, proto, &a, port, o->allow_spec[k]);
 			continue;
 		}
-		/* A name is resolved once, here, and pinned: DNS cannot move it later. */
+		/*
+		 * A name is resolved once, here, and pinned: DNS cannot move it
+		 * later. The agent may still ask for it under --allow-name rules.
+		 */
+		if (f->nexc_names < NET_MAX_ALLOW) {
+			char *x = f->exc_names[f->nexc_names++];
+
+			for (size_t j = 0; host[j] && j < sizeof(f->exc_names[0]) - 1; j++)
+				x[j] = host[j] >= 'A' && host[j] <= 'Z' ? (char)(host[j] + 32) : host[j];
+			if (*x && x[strlen(x) - 1] == '.')
+				x[strlen(x) - 1] = 0;
+		}
 		e = getaddrinfo(host, NULL, &hints, &res);
 		if (e)
 			die(EXIT_REJECT, 0, "--allow %s: unable to resolve %s: %s", o->allow_spec[k],

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
 				      "SIGUSR2 makes the relay call outside its seccomp filter");
 	o.tun_mtu = (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU,
 					       "the TUN's MTU");
+	o.name_ttl_min = xtest_switch("OTO_TEST_NAME_TTL_MIN", NAMES_TTL_MIN, 1, NAMES_TTL_MIN,
+				      "the shortest life of a name binding, in seconds");
 	xgateway_take(&o);
 
 	/*
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
 	cfg.no_peek_off = o.no_peek_off;
 	cfg.badcall = o.badcall;
 	cfg.gateway_fd = o.gateway_fd;
+	cfg.name_ttl_min = o.name_ttl_min;
 	relay = xrelay_start(&cfg, sigfd);
 
 	/* 6. The TUN, once the child has configured it (packets queue there meanwhile). */

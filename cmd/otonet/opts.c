@@ -18,8 +18,15 @@ static const char USAGE[] =
 	"  --allow PROTO:HOST:PORT  let flows to HOST:PORT through (PROTO tcp or udp;\n"
 	"                     HOST an address, [IPv6] or a name resolved once at start);\n"
 	"                     repeatable\n"
+	"  --allow-name PATTERN[:PORT]  let flows through to the addresses the agent's\n"
+	"                     DNS answers gave for a name PATTERN matches (a name, or\n"
+	"                     *.SUFFIX: the names under SUFFIX), on PORT or any, while\n"
+	"                     the answer's TTL lasts (1 min to 1 day); under --no-public\n"
+	"                     other names are NXDOMAIN, and a flow's TLS SNI or HTTP\n"
+	"                     Host must be one of those names; repeatable\n"
 	"  --public CIDR      treat CIDR as public internet (labs, tests); repeatable\n"
-	"  --no-public        allowlist mode: only --allow exceptions and DNS\n"
+	"  --no-public        allowlist mode: only --allow exceptions, --allow-name\n"
+	"                     names and DNS\n"
 	"  --dns IP           the resolver DNS flows go to (default: the first\n"
 	"                     nameserver of /etc/resolv.conf)\n"
 	"  --log-fd N         one JSON line per filter decision on fd N\n"
@@ -52,12 +59,14 @@ enum {
 	OPT_UDPIDLE,
 	OPT_BUSYPOLL,
 	OPT_AS,
+	OPT_ALLOWNAME,
 };
 
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "allow-name", required_argument, NULL, OPT_ALLOWNAME },
 		{ "public", required_argument, NULL, OPT_PUBLIC },
 		{ "no-public", no_argument, NULL, OPT_NOPUBLIC },
 		{ "dns", required_argument, NULL, OPT_DNS },
@@ -98,6 +107,16 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			if (o->nallow == NET_MAX_ALLOW)
 				die_usage("--allow: at most %d exceptions", NET_MAX_ALLOW);
 			o->allow_spec[o->nallow++] = optarg;
+			break;
+		case OPT_ALLOWNAME:
+			if (o->nnames == NET_MAX_NAMES)
+				die_usage("--allow-name: at most %d rules", NET_MAX_NAMES);
+			if (name_rule_parse(optarg, o->names[o->nnames].pat,
+					    &o->names[o->nnames].port) < 0)
+				die_usage("--allow-name %s: expected NAME or *.SUFFIX (two labels at "
+					  "least), then :PORT (1 to 65535) or nothing",
+					  optarg);
+			o->nnames++;
 			break;
 		case OPT_PUBLIC:
 			if (o->npub == NET_MAX_PUBLIC)

@@ -13,6 +13,9 @@
 #define NET_MAX_PUBLIC 32
 #define NET_MAX_HOST 128
 #define NET_MAX_GATEWAY 16
+#define NET_MAX_NAMES 64
+#define NAMES_TTL_MIN 60    /* s: a name binding lives at least this long (OTO_TEST_NAME_TTL_MIN) */
+#define NAMES_TTL_MAX 86400 /* s: and at most a day */
 #define NET_MTU 65520
 
 enum { PROTO_TCP = 6, PROTO_UDP = 17, PROTO_ICMP = 1, PROTO_ICMP6 = 58 };
@@ -23,8 +26,19 @@ struct net_rule {
 	uint16_t port;
 };
 
+/* An --allow-name rule: a name or "*.suffix", and a port (0: any). */
+struct name_rule {
+	char pat[256];
+	uint16_t port;
+};
+
 /* Everything the filter needs; built at start, read-only afterwards. */
 struct filter {
+	struct name_rule names[NET_MAX_NAMES];
+	size_t nnames;
+	/* The names of --allow exceptions, as given: the agent may ask for them. */
+	char exc_names[NET_MAX_ALLOW][256];
+	size_t nexc_names;
 	struct net_rule allow[NET_MAX_ALLOW];
 	size_t nallow;
 	struct cidr pub[NET_MAX_PUBLIC];
@@ -44,13 +58,18 @@ struct decision {
 	enum verdict verdict;
 	int dns;         /* the flow goes to the host's resolver */
 	int gateway;     /* the flow goes to the gateway (OTO_GATEWAY) */
-	char rule[64];   /* exception, dns, gateway, special:RANGE, public, no-public, host-address */
+	char rule[64];   /* exception, dns, gateway, special:RANGE, public, no-public, host-address, name */
+	char name[256];  /* rule name: the name bound to the address; else empty */
+	const char *pattern; /* rule name: the --allow-name rule's pattern */
 };
 
 struct otonet_opts {
 	const char *as;
 	const char *allow_spec[NET_MAX_ALLOW];
 	size_t nallow;
+	struct name_rule names[NET_MAX_NAMES];
+	size_t nnames;
+	unsigned long name_ttl_min; /* OTO_TEST_NAME_TTL_MIN: seconds */
 	struct cidr pub[NET_MAX_PUBLIC];
 	size_t npub;
 	int no_public;
@@ -74,6 +93,13 @@ struct otonet_opts {
 
 /* opts.c: the option loop; exits 0 (--help) or 100 */
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv);
+/*
+ * parse.c: --allow-name PATTERN[:PORT]: a name or "*.suffix" (letters,
+ * digits, '-', '_', at least two labels after the "*.", a trailing dot
+ * dropped, lowercased into pat, DNS_NAME_MAX), port 1 to 65535 or 0 for
+ * any. 0, or -1/EINVAL. Pure.
+ */
+int name_rule_parse(const char *spec, char *pat, uint16_t *port);
 /* parse.c: "tcp:HOST:PORT" / "udp:[V6]:PORT" into proto, host (copied), port. Pure. */
 int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t *port);
 /*
@@ -169,6 +195,86 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
 		    size_t origlen, int unreach_port);
 
 /*
+ * dns.c: DNS messages and names, pure. A name's text is lowercase, its
+ * labels joined by dots, no trailing dot; a label with a byte that is not
+ * printable ASCII, or is a dot, '"' or '\\', makes the name (and its
+ * message) invalid.
+ */
+#define DNS_NAME_MAX 256 /* a name's text and its NUL */
+#define DNS_MAX_RR 128   /* records in a message; more: not parsed */
+#define DNS_MAX_CHAIN 16 /* names a question leads to by CNAME */
+enum { DNS_T_A = 1, DNS_T_CNAME = 5, DNS_T_PTR = 12, DNS_T_AAAA = 28, DNS_T_SVCB = 64,
+       DNS_T_HTTPS = 65 };
+/* The private-use type (RFC 6895) a hidden address record becomes. */
+#define DNS_T_HIDDEN 65280
+enum { DNS_NOERROR = 0, DNS_FORMERR = 1, DNS_SERVFAIL = 2, DNS_NXDOMAIN = 3, DNS_REFUSED = 5 };
+struct dns_rr {
+	uint16_t off;     /* the record's owner name */
+	uint16_t typeoff; /* its type, class, TTL, length */
+	uint16_t rdoff, rdlen;
+	uint16_t type, cls;
+	uint32_t ttl;
+	uint8_t section; /* 1 answer, 2 authority, 3 additional */
+};
+struct dns_msg {
+	uint16_t id, flags;
+	uint16_t qtype;
+	uint16_t qend; /* past the question */
+	uint16_t end;  /* past the last record */
+	uint16_t nrr;
+	char qname[DNS_NAME_MAX];
+	struct dns_rr rr[DNS_MAX_RR];
+};
+/* The name at off in m (pointers followed backwards only) into out; *next past it. 0, -1. */
+int dns_name(const uint8_t *m, size_t len, size_t off, char *out, size_t *next);
+/*
+ * m (len bytes, at most 65535) as one question and its records: 0, or -1
+ * for anything else (no question or several, a record past the end, an A
+ * not 4 bytes long, an invalid name, more than DNS_MAX_RR records).
+ */
+int dns_parse(const uint8_t *m, size_t len, struct dns_msg *d);
+/* An A or AAAA record's address (of any class). 0, or -1 for another record. */
+int dns_rr_addr(const uint8_t *m, const struct dns_rr *rr, struct ipaddr *a);
+/*
+ * Every A and AAAA record, in any section, whose address refused() says is
+ * refused is hidden in place: its type becomes DNS_T_HIDDEN, its TTL and
+ * address zeros. So are the refused ipv4hint and ipv6hint addresses of SVCB
+ * and HTTPS records (zeroed; a record whose data does not read is hidden
+ * whole). When the answer section had an A or AAAA hidden and none left,
+ * the message becomes NXDOMAIN (dns_rcode). The number hidden.
+ */
+int dns_hide(uint8_t *m, struct dns_msg *d, int (*refused)(void *ctx, const struct ipaddr *a),
+	     void *ctx);
+/*
+ * m becomes an answer with rcode and the question alone: the counts zero,
+ * every byte after the question zeroed (its length kept, for DNS over TCP).
+ * Returns the length of the question's end (for UDP, the new length).
+ */
+size_t dns_rcode(uint8_t *m, struct dns_msg *d, int rcode);
+/*
+ * The addresses the question leads to: each A and AAAA record of the answer
+ * section whose owner is the question's name or a name a CNAME chain from it
+ * reaches, given to fn with its TTL. Their number, or -1.
+ */
+int dns_chain(const uint8_t *m, size_t len, const struct dns_msg *d,
+	      void (*fn)(void *ctx, const struct ipaddr *a, uint32_t ttl), void *ctx);
+/* The address of a whole reverse name (d.c.b.a.in-addr.arpa, 32 nibbles.ip6.arpa). 0, -1. */
+int dns_ptr_addr(const char *name, struct ipaddr *a);
+/* Does name match pattern (exact, or "*.suffix": a name under suffix, not suffix)? */
+int name_match(const char *pattern, const char *name);
+
+/*
+ * sni.c: the name a connection's first bytes name, pure. 1 and the name
+ * (as dns_name writes one) in out; 0 when the bytes are not of that
+ * protocol; -1 when they are but name nothing valid or are incomplete.
+ * tls_sni: a TLS ClientHello (one record, whole) and its server_name.
+ * http_host: an HTTP/1 request head (whole, known method, origin-form
+ * target) and its one Host header, without its port.
+ */
+int tls_sni(const uint8_t *d, size_t n, char *out);
+int http_host(const uint8_t *d, size_t n, char *out);
+
+/*
  * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
  * queued in a struct nl_batch, each with what it does (for the message when
  * it fails), and go to the kernel together, many in one send, which handles
@@ -231,6 +337,7 @@ struct relay_cfg {
 	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
 	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
+	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
 };
 /*
  * xrelay_start: the relay's context for cfg (allocated, never freed), its

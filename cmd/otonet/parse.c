@@ -79,3 +79,57 @@ bad:
 	errno = EINVAL;
 	return -1;
 }
+
+int name_rule_parse(const char *spec, char *pat, uint16_t *port)
+{
+	const char *colon = strchr(spec, ':'), *p = spec;
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec), o = 0, label = 0, labels = 0;
+	unsigned long v;
+	const char *end;
+
+	*port = 0;
+	if (colon && (number(colon + 1, 65535, &v, &end) < 0 || *end))
+		goto bad;
+	if (colon)
+		*port = (uint16_t)v;
+	if (n && spec[n - 1] == '.')
+		n--; /* the root's dot: "a.test." is "a.test" */
+	if (n >= 2 && p[0] == '*' && p[1] == '.') {
+		pat[o++] = '*';
+		pat[o++] = '.';
+		p += 2;
+		n -= 2;
+	}
+	if (!n || o + n >= DNS_NAME_MAX)
+		goto bad;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (c == '.') {
+			if (!label || label > 63)
+				goto bad;
+			label = 0;
+			labels++;
+		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+			   c == '_') {
+			label++;
+		} else if (c >= 'A' && c <= 'Z') {
+			c = (char)(c + 32);
+			label++;
+		} else {
+			goto bad;
+		}
+		pat[o++] = c;
+	}
+	if (!label || label > 63)
+		goto bad;
+	labels++;
+	/* "*.test" would open a whole top-level domain: two labels at least after "*.". */
+	if (pat[0] == '*' && labels < 2)
+		goto bad;
+	pat[o] = 0;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}

@@ -98,6 +98,23 @@ struct send_slot {
 
 #define BATCH_BYTES (4U << 20)
 
+/*
+ * The table of name bindings (names.c): an address an --allow-name rule's
+ * name led the agent to, until the answer's TTL runs out. max bindings
+ * allocated at start (NAMES_MAX: names_binding_size() bytes each), hashed
+ * by address; free ones chained from free_head.
+ */
+#define NAMES_MAX 4096
+struct binding;
+struct names {
+	struct binding *b;
+	int *heads;
+	unsigned int hmask;
+	int free_head;
+	unsigned long max, used;
+	uint64_t swept, warned; /* ms: the last sweep of expired ones; the last "full" warning */
+};
+
 /* The relay's context: everything its functions share, passed down from xrelay_run. */
 struct relay {
 	const struct relay_cfg *cfg;
@@ -121,6 +138,9 @@ struct relay {
 	/* Flows owing the agent an ACK, sent once per batch of packets read. */
 	struct flow *pending[256];
 	unsigned int npending;
+	/* The name bindings (only with --allow-name rules), and a DNS message parsed. */
+	struct names names;
+	struct dns_msg *dns;
 };
 
 /*
@@ -161,5 +181,48 @@ void dgram_input(struct relay *r, const struct pkt *p);
 void dgram_sock_event(struct relay *r, struct flow *f);
 /* f's idle timer (flow_timers). */
 enum flow_fate dgram_timer(struct relay *r, struct flow *f);
+
+/*
+ * names.c: DNS answers filtered, names bound, first bytes checked (see the
+ * file). names_init: a table of max bindings, -1/ENOMEM.
+ */
+int names_init(struct names *t, unsigned long max);
+void names_fini(struct names *t);
+/* Every binding gone (the fuzz target, between inputs). */
+void names_reset(struct names *t);
+size_t names_binding_size(void);
+/* Expired bindings reclaimed, every 10 s (flow_timers). */
+void names_timer(struct relay *r);
+/*
+ * The name bound to a (its rule's port 0 or port), alive; with name, that
+ * name only. NULL when none; *rule (if not NULL) the binding's rule.
+ */
+const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
+		       int *rule);
+/*
+ * The agent's DNS question q on the UDP flow f: 1 when the relay answered it
+ * (NXDOMAIN, a name no rule matches under --no-public) or dropped it, 0 when
+ * it goes to the resolver.
+ */
+int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
+/*
+ * The agent's data q on a DNS flow over TCP: 0 when it may go to the
+ * resolver, -1 (logged) when the flow must be reset: under --no-public with
+ * name rules, anything but whole questions (two bytes of length, the
+ * message; in this segment) about names a rule allows.
+ */
+int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
+/*
+ * The resolver's answer m for the flow f, filtered in place and its names
+ * bound: the length to give the agent (stream: DNS over TCP, the length
+ * kept), 0 to drop it.
+ */
+size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t len, int stream);
+/*
+ * The agent's first bytes on a flow a name allowed: 0 when they may go on
+ * (a name bound to the address, or neither TLS nor HTTP), -1 (logged) when
+ * the flow must be reset.
+ */
+int names_first_bytes(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
 
 #endif

@@ -90,7 +90,8 @@ void tcp_sock_setup(struct relay *r, struct flow *f)
 	int one = 1, zero = 0;
 
 	r->sys->setsockopt(f->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (r->cfg->no_peek_off ||
+	/* DNS over TCP: its answers are read, filtered whole, then sent (names.c). */
+	if (f->route == ROUTE_DNS || r->cfg->no_peek_off ||
 	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 		f->buffered = 1;
 }
@@ -290,6 +291,25 @@ static uint32_t tcp_maxlen(const struct flow *f)
 }
 
 /*
+ * DNS over TCP: each whole answer (two bytes of length, the message) past
+ * dns_ready in the buffer, filtered in place (names_answer keeps its
+ * length), then ready to go. An answer not yet whole waits; one left
+ * unfinished at the host's end is never sent.
+ */
+static void tcp_dns_answers(struct relay *r, struct flow *f)
+{
+	while (f->sblen - f->dns_ready >= 2) {
+		uint8_t *m = f->sbuf + f->sboff + f->dns_ready;
+		uint32_t len = (uint32_t)(m[0] << 8 | m[1]);
+
+		if (f->sblen - f->dns_ready - 2 < len)
+			break;
+		names_answer(r, f, m + 2, len, 1);
+		f->dns_ready += 2 + len;
+	}
+}
+
+/*
  * Without SO_PEEK_OFF: the host's data is read into the flow's buffer, as
  * far as it has room (SBUF_CAP bytes not yet acknowledged; the socket is
  * edge-triggered, so until EAGAIN or full), and sent (again) from there.
@@ -326,10 +346,13 @@ static enum flow_fate tcp_flush_buffered(struct relay *r, struct flow *f)
 			f->host_eof = 1;
 		f->sblen += (uint32_t)n;
 	}
+	if (f->route == ROUTE_DNS)
+		tcp_dns_answers(r, f);
 	for (int i = 0; i < 256; i++) {
 		uint32_t inflight = f->snd_nxt - f->snd_una, len;
+		uint32_t ready = f->route == ROUTE_DNS ? f->dns_ready : f->sblen;
 
-		if (inflight >= f->sblen) {
+		if (inflight >= ready) {
 			if (f->host_eof)
 				tcp_send_fin(r, f);
 			break;
@@ -339,8 +362,8 @@ static enum flow_fate tcp_flush_buffered(struct relay *r, struct flow *f)
 		len = f->agent_wnd - inflight;
 		if (len > tcp_maxlen(f))
 			len = tcp_maxlen(f);
-		if (len > f->sblen - inflight)
-			len = f->sblen - inflight;
+		if (len > ready - inflight)
+			len = ready - inflight;
 		memcpy(r->obuf + off, f->sbuf + f->sboff + inflight, len);
 		tcp_out(r, f, f->snd_nxt, TH_ACK | TH_PSH, len);
 		f->snd_nxt += len;
@@ -483,6 +506,19 @@ static enum flow_fate tcp_agent_data(struct relay *r, struct flow *f, const stru
 	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
 		return FLOW_KEPT;
 	n = p->dlen - (size_t)skip;
+	/*
+	 * A name allowed the flow: its first bytes must not name another; a
+	 * question over TCP must be about a name a rule allows (names.c).
+	 */
+	if ((f->name_check && names_first_bytes(r, f, p->data + skip, n) < 0) ||
+	    (f->route == ROUTE_DNS && names_tcp_query(r, f, p->data + skip, n) < 0)) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		/* Reset both ways: the host's peer never sees a byte of it. */
+		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		return tcp_reset_agent(r, f);
+	}
+	f->name_check = 0;
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
 		if (!r->sends[i].f) {
 			r->sends[i].f = f;
@@ -546,6 +582,7 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 				n = f->sblen;
 			f->sboff = n == f->sblen ? 0 : f->sboff + n;
 			f->sblen -= n;
+			f->dns_ready -= n < f->dns_ready ? n : f->dns_ready;
 			n = 0;
 		}
 		while (n) {

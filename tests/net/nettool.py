@@ -169,7 +169,8 @@ def serve_inet(d):
         c.sendall(f"{h.hexdigest()} {n}\n".encode())
 
     for port, h in ((9000, sink), (9001, source), (9002, echo), (9003, rst), (9004, watch),
-                    (9006, halfclose), (9007, readclose), (9008, slowsink), (8080, http_sink)):
+                    (9006, halfclose), (9007, readclose), (9008, slowsink), (8080, http_sink),
+                    (80, echo), (443, echo)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
 
@@ -584,6 +585,93 @@ def c_dns(name, proto="udp", server="10.0.2.3", qtype="A"):
         return "ok " + dns_answer(r, qt)
     except OSError as e:
         return errname(e)
+
+
+RCODE = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 5: "REFUSED"}
+
+
+def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
+    """The answer's rcode and addresses: "NXDOMAIN", "NOERROR 203.0.113.10"."""
+    qt = {"A": 1, "AAAA": 28, "PTR": 12}[qtype]
+    q = dns_query(name, qt)
+    try:
+        if proto == "udp":
+            s = socket.socket(family(server), socket.SOCK_DGRAM)
+            s.settimeout(3)
+            s.connect((server, 53))
+            s.send(q)
+            r = s.recv(65535)
+        else:
+            s = connect(server, 53, 3)
+            s.sendall(struct.pack(">H", len(q)) + q)
+            f = s.makefile("rb")
+            ln = struct.unpack(">H", f.read(2))[0]
+            r = f.read(ln)
+        rc = RCODE.get(r[3] & 15, str(r[3] & 15))
+        return (rc + " " + dns_answer(r, qt)).strip()
+    except OSError as e:
+        return errname(e)
+
+
+def c_names(n, prefix, suffix):
+    """n distinct names PREFIX<i>SUFFIX asked in turn over UDP: each rcode's count."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    s.connect(("10.0.2.3", 53))
+    counts = {}
+    for i in range(int(n)):
+        q = dns_query(f"{prefix}{i}{suffix}", 1)
+        try:
+            s.send(q)
+            r = s.recv(65535)
+            k = RCODE.get(r[3] & 15, str(r[3] & 15))
+        except OSError as e:
+            k = errname(e)
+        counts[k] = counts.get(k, 0) + 1
+    return " ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+
+
+def client_hello(sni):
+    """A real TLS ClientHello naming sni, as the ssl module writes one."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
+    t = ctx.wrap_bio(i, o, server_hostname=sni)
+    try:
+        t.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return o.read()
+
+
+def first_bytes(host, port, data):
+    """data on a new connection to an echo server: ok when it comes back whole."""
+    try:
+        s = connect(host, int(port), 3)
+        s.sendall(data)
+        got = b""
+        while len(got) < len(data):
+            x = s.recv(65536)
+            if not x:
+                return "eof"
+            got += x
+        return "ok" if got == data else "bad"
+    except OSError as e:
+        return errname(e)
+
+
+def c_tls(host, port, sni):
+    return first_bytes(host, port, client_hello(sni))
+
+
+def c_http(host, port, name):
+    return first_bytes(host, port, f"GET / HTTP/1.1\r\nHost: {name}\r\n\r\n".encode())
+
+
+def c_raw(host, port):
+    return first_bytes(host, port, b"hello, no name here\n")
 
 
 def c_ping(host):

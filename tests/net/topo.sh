@@ -5,7 +5,12 @@
 #   oto-inet-$$   the fake internet: 203.0.113.10/24, 2001:db8:1::10/64, servers
 #   oto-lan-$$    the fake office LAN: 10.1.0.10/16 and one address of every
 #                 special-purpose range, a listener that records every contact,
-#                 and dnsmasq as the host's resolver
+#                 and dnsmasq as the host's resolver (TTL 2 s), which names the
+#                 fake internet (inet.test and the names under it, other.test:
+#                 INET4), the LAN (lan.test: 10.77.0.5, exc.test: LAN4 and LAN6), names
+#                 that rebind (reb.inet.test: 10.0.0.1, meta.inet.test:
+#                 169.254.169.254), and the names of $TOPO_DIR/hosts.d/*, read
+#                 again when a file there changes (move.test: topo_name)
 #
 # Nothing leaves these namespaces: they are linked only to each other by veth.
 # topo_up builds everything, topo_down removes it (call it from a trap).
@@ -29,6 +34,7 @@ NETTOOL=${NETTOOL:-$(cd "$(dirname "$0")" && pwd)/net/nettool.py}
 PY=/usr/bin/python3
 INET4=203.0.113.10
 INET6=2001:db8:1::10
+INET4B=203.0.113.11 # a second address of the fake internet's servers
 HOST_INET4=203.0.113.1
 HOST_INET6=2001:db8:1::1
 HOST_LAN4=10.1.0.1
@@ -54,6 +60,7 @@ topo_up() {
 	ip -n "$NH" addr add $HOST_LAN4/16 dev hl0
 	ip -n "$NH" addr add $HOST_LAN6/64 dev hl0 nodad
 	ip -n "$NI" addr add $INET4/24 dev ih0
+	ip -n "$NI" addr add $INET4B/24 dev ih0
 	ip -n "$NI" addr add $INET6/64 dev ih0 nodad
 	ip -n "$NL" addr add $LAN4/16 dev lh0
 	ip -n "$NL" addr add $LAN6/64 dev lh0 nodad
@@ -101,9 +108,15 @@ topo_up() {
 	echo $! >"$TOPO_DIR/inet.pid"
 	ip netns exec "$NL" $PY "$NETTOOL" serve-lan "$TOPO_DIR/lan.seen" >"$TOPO_DIR/lan.log" 2>&1 &
 	echo $! >"$TOPO_DIR/lan.pid"
+	mkdir -p "$TOPO_DIR/hosts.d"
+	topo_name move.test $INET4
 	ip netns exec "$NL" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
 		--listen-address=$LAN4 --bind-interfaces --user=root --pid-file= \
 		--address=/example.test/$INET4 --address=/example.test/$INET6 \
+		--address=/inet.test/$INET4 --address=/other.test/$INET4 \
+		--address=/reb.inet.test/10.0.0.1 --address=/meta.inet.test/169.254.169.254 \
+		--address=/lan.test/10.77.0.5 --address=/exc.test/$LAN4 --address=/exc.test/$LAN6 \
+		--local-ttl=2 --hostsdir="$TOPO_DIR/hosts.d" \
 		>"$TOPO_DIR/dns.log" 2>&1 &
 	echo $! >"$TOPO_DIR/dns.pid"
 	# Wait for the servers (bounded).
@@ -115,6 +128,11 @@ topo_up() {
 	done
 	: >"$TOPO_DIR/lan.seen"
 	return 0
+}
+
+# topo_name NAME ADDR: the LAN resolver answers ADDR for NAME from now on.
+topo_name() {
+	echo "$2 $1" >"$TOPO_DIR/hosts.d/.$1.tmp" && mv "$TOPO_DIR/hosts.d/.$1.tmp" "$TOPO_DIR/hosts.d/$1"
 }
 
 # topo_rate RATE: the fake host's internet link limited to RATE each way

@@ -1,6 +1,7 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
 // UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
 // UNIT: lib/fd_msg_init.c
+// UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
 /*
  * The relay's flow table through its own interface, with fake system calls
  * (struct relay_sys): the states and their names, the bounds counted per
@@ -104,11 +105,23 @@ static int f_getsockopt(int fd, int lvl, int name, void *v, socklen_t *l)
 	return 0;
 }
 
+/* What the host socket holds for the next recv (rx_len bytes at rx), then EAGAIN. */
+static const uint8_t *rx;
+static size_t rx_len;
+
 static ssize_t f_recv(int fd, void *buf, size_t len, int flags)
 {
-	(void)fd, (void)buf, (void)len, (void)flags;
-	errno = EAGAIN;
-	return -1;
+	size_t n = len < rx_len ? len : rx_len;
+
+	(void)fd, (void)flags;
+	if (!n) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memcpy(buf, rx, n);
+	rx += n;
+	rx_len -= n;
+	return (ssize_t)n;
 }
 
 static ssize_t f_send(int fd, const void *buf, size_t len, int flags)
@@ -228,6 +241,7 @@ static int setup(void **state)
 	warned[0] = 0;
 	logged[0] = 0;
 	tun_out_len = 0;
+	rx_len = 0;
 	log_verbosity = -1;
 	return 0;
 }
@@ -239,8 +253,10 @@ static int teardown(void **state)
 		if (rl.ft.flows[i].state != FLOW_FREE)
 			flow_free(&rl, &rl.ft.flows[i]);
 	flow_table_fini(&rl.ft);
+	names_fini(&rl.names);
 	free(rl.batch);
 	free(rl.vnet);
+	free(rl.dns);
 	return 0;
 }
 
@@ -522,6 +538,170 @@ static void test_udp_idle_timer(void **state)
 	assert_int_equal(rl.ft.count[FLOW_UDP], 0);
 }
 
+/* An established TCP flow from the agent to dst:port (its SYN-ACK acknowledged). */
+static struct flow *tcp_established(const char *dst, uint16_t port)
+{
+	struct pkt syn = P(PROTO_TCP, 40001);
+	struct flow *f;
+
+	syn.seq = 1000;
+	syn.mss = 65480;
+	assert_int_equal(ipaddr_parse(dst, &syn.dst), 0);
+	syn.dport = port;
+	tcp_input(&rl, &syn);
+	f = flow_find(&rl, &syn);
+	assert_non_null(f);
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLOUT), FLOW_KEPT);
+	flow_set_state(&rl.ft, f, FLOW_TCP_ESTABLISHED);
+	f->agent_wnd = 65535;
+	tun_out_len = 0;
+	return f;
+}
+
+/*
+ * DNS over TCP: an answer reaches the agent only whole, and filtered: its
+ * private address hidden, the answer NXDOMAIN, its length kept.
+ */
+static void test_dns_over_tcp_whole_answers_filtered(void **state)
+{
+	static const uint8_t ANS[] = {
+		0,    42,						/* the length */
+		0x12, 0x34, 0x81, 0x80, 0, 1,	0,   1,	  0,   0, 0, 0, /* header */
+		3,    'l',  'a',  'n',	4, 't', 'e', 's', 't', 0, 0, 1,	 0,  1, 0xc0,
+		12,   0,    1,	  0,	1, 0,	0,   0,	  30,  0, 4, 10, 77, 0, 5,
+	};
+	struct flow *f;
+	struct pkt out;
+
+	(void)state;
+	assert_int_equal(ipaddr_parse("10.0.2.3", &filt.dns4), 0);
+	assert_int_equal(ipaddr_parse("203.0.113.53", &cfg.resolver), 0);
+	f = tcp_established("10.0.2.3", 53);
+	assert_int_equal(f->route, ROUTE_DNS);
+	assert_true(f->buffered);
+	/* Half of it: nothing for the agent yet. */
+	rx = ANS;
+	rx_len = 20;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLIN), FLOW_KEPT);
+	assert_int_equal(tun_out_len, 0);
+	assert_int_equal(f->dns_ready, 0);
+	/* The rest: the whole answer, filtered. */
+	rx_len = sizeof(ANS) - 20;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLIN), FLOW_KEPT);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
+	assert_int_equal(out.dlen, sizeof(ANS));
+	assert_memory_equal(out.data, "\0\52\x12\x34\x81\x83\0\1\0\0\0\0\0\0", 14);
+	for (size_t i = 2 + 26; i < sizeof(ANS); i++)
+		assert_int_equal(out.data[i], 0);
+	assert_non_null(strstr(
+	    logged, "\"name\":\"lan.test\",\"verdict\":\"deny\",\"rule\":\"private-answer\""));
+}
+
+/*
+ * A flow a name allowed (under --no-public): a ClientHello or Host naming
+ * another name resets it both ways; one naming the bound name goes on.
+ */
+static void test_name_flow_first_bytes_checked(void **state)
+{
+	static const char OTHER[] = "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+	static const char MINE[] = "GET / HTTP/1.1\r\nHost: a.inet.test\r\n\r\n";
+	static const uint8_t ANS[] = {
+		0x12, 0x34, 0x81, 0x80, 0, 1,	0,   1,	  0,   0, 0, 0,	  1, 'a', 4,
+		'i',  'n',  'e',  't',	4, 't', 'e', 's', 't', 0, 0, 1,	  0, 1,	  0xc0,
+		12,   0,    1,	  0,	1, 0,	0,   0,	  30,  0, 4, 203, 0, 113, 10,
+	};
+	struct pkt data, out;
+	struct flow *f;
+	uint8_t m[sizeof(ANS)];
+	int tcp_closed;
+
+	(void)state;
+	/* The relay made again with a name rule, under --no-public. */
+	teardown(state);
+	strcpy(filt.names[0].pat, "*.inet.test");
+	filt.nnames = 1;
+	filt.no_public = 1;
+	cfg.name_ttl_min = 60;
+	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
+	rl.now = 1000000;
+	/* Before any answer, the address is refused; after one, allowed by the name. */
+	f = flow_open(&rl, &(struct pkt){ .family = AF_INET,
+					  .proto = PROTO_TCP,
+					  .src = P(PROTO_TCP, 1).src,
+					  .dst = P(PROTO_TCP, 1).dst,
+					  .sport = 1,
+					  .dport = 80 });
+	assert_null(f);
+	memcpy(m, ANS, sizeof(m));
+	assert_int_equal(
+	    names_answer(&rl, &(struct flow){ .asrc = P(PROTO_TCP, 1).src }, m, sizeof(m), 0),
+	    sizeof(m));
+	f = tcp_established("203.0.113.10", 80);
+	assert_true(f->name_check);
+	assert_non_null(strstr(
+	    logged, "\"rule\":\"name\",\"name\":\"a.inet.test\",\"pattern\":\"*.inet.test\"}"));
+	data = P(PROTO_TCP, 40001);
+	data.flags = TH_ACK;
+	data.seq = 1001;
+	data.ack = f->iss + 1;
+	data.data = (const uint8_t *)OTHER;
+	data.dlen = sizeof(OTHER) - 1;
+	tcp_closed = closed;
+	tcp_input(&rl, &data);
+	assert_int_equal(f->state, FLOW_FREE);
+	assert_int_equal(closed, tcp_closed + 1);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
+	assert_int_equal(out.flags, TH_RST | TH_ACK);
+	assert_non_null(strstr(logged, "\"rule\":\"name-mismatch\",\"name\":\"other.test\"}"));
+	/* The bound name: the flow goes on, checked once. */
+	f = tcp_established("203.0.113.10", 80);
+	data.ack = f->iss + 1;
+	data.data = (const uint8_t *)MINE;
+	data.dlen = sizeof(MINE) - 1;
+	tcp_input(&rl, &data);
+	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+	assert_false(f->name_check);
+}
+
+/* Under --no-public with a name rule, a question over TCP about another name resets the flow. */
+static void test_dns_over_tcp_question_judged(void **state)
+{
+	static const uint8_t OTHER[] = { 0, 28,	 0x12, 0x34, 1,	  0,   0,   1,	 0,   0,
+					 0, 0,	 0,    0,    5,	  'o', 't', 'h', 'e', 'r',
+					 4, 't', 'e',  's',  't', 0,   0,   1,	 0,   1 };
+	static const uint8_t MINE[] = { 0,   29,  0x12, 0x34, 1,   0, 0,   1,	0,   0,	  0,
+					0,   0,	  0,	1,    'a', 4, 'i', 'n', 'e', 't', 4,
+					't', 'e', 's',	't',  0,   0, 1,   0,	1 };
+	struct pkt data;
+	struct flow *f;
+
+	teardown(state);
+	strcpy(filt.names[0].pat, "*.inet.test");
+	filt.nnames = 1;
+	filt.no_public = 1;
+	assert_int_equal(ipaddr_parse("10.0.2.3", &filt.dns4), 0);
+	assert_int_equal(ipaddr_parse("203.0.113.53", &cfg.resolver), 0);
+	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
+	rl.now = 1000000;
+	data = P(PROTO_TCP, 40001);
+	assert_int_equal(ipaddr_parse("10.0.2.3", &data.dst), 0);
+	data.dport = 53;
+	data.flags = TH_ACK;
+	data.seq = 1001;
+	for (int i = 0; i < 3; i++) {
+		f = tcp_established("10.0.2.3", 53);
+		data.ack = f->iss + 1;
+		/* Another name; half a question; a name the rule allows. */
+		data.data = i == 2 ? MINE : OTHER;
+		data.dlen = i == 0 ? sizeof(OTHER) : i == 1 ? 20 : sizeof(MINE);
+		tcp_input(&rl, &data);
+		assert_int_equal(f->state, i == 2 ? FLOW_TCP_ESTABLISHED : FLOW_FREE);
+	}
+	assert_non_null(
+	    strstr(logged, "\"name\":\"other.test\",\"verdict\":\"deny\",\"rule\":\"no-name\""));
+	assert_non_null(strstr(logged, "\"rule\":\"dns-malformed\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,9 +713,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_connect_frees_the_flow, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_udp_idle_timer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dns_over_tcp_whole_answers_filtered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_name_flow_first_bytes_checked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dns_over_tcp_question_judged, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drain_announces_a_window_of_one_offered_segment,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_drain_announces_a_window_of_one_offered_segment, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Names in the relay (relay.h, "names.c"): what the relay does with the DNS
+ * it carries and with the names a flow's first bytes give.
+ *
+ *  - No map of the private network through DNS: every answer the host's
+ *    resolver sends back has its A and AAAA records pointing into a refused
+ *    range (the host's own addresses, the special-purpose ranges not
+ *    declared --public) hidden, unless an --allow exception names the
+ *    address; an answer left without an address in its answer section
+ *    becomes NXDOMAIN (dns_hide). A reverse (PTR) question about such an
+ *    address is answered NXDOMAIN. Over UDP and over TCP alike: the changes
+ *    keep a message's length.
+ *  - --allow-name: an answer to a question whose name a rule matches binds
+ *    each address its chain leads to (dns_chain) to that name, for the
+ *    answer's TTL clamped to [name_ttl_min, NAMES_TTL_MAX]; under
+ *    --no-public, a new TCP flow to a bound address (and the rule's port)
+ *    is allowed, by rule "name", and a question no rule matches never
+ *    reaches the resolver: answered NXDOMAIN over UDP, the flow reset over
+ *    TCP (names_tcp_query).
+ *  - The table of bindings is allocated at start: NAMES_MAX bindings.
+ *    Expired ones are reclaimed when a new one finds no free slot; when
+ *    every one is alive, the new name is refused (SERVFAIL under
+ *    --no-public), logged.
+ *  - The first bytes of a flow a name allowed: a TLS ClientHello's SNI or
+ *    an HTTP request's Host must be one of the names bound to the address,
+ *    or the flow is reset, logged (names_first_bytes).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "oto.h"
+#include "otonet.h"
+#include "relay.h"
+
+struct binding {
+	struct ipaddr addr;
+	uint64_t expires; /* ms, r->now's clock; 0: free */
+	int next;	  /* hash chain or free list, -1 ends */
+	uint16_t rule;	  /* the --allow-name rule that matched */
+	char name[DNS_NAME_MAX];
+};
+
+static unsigned int addr_hash(const struct names *t, const struct ipaddr *a)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)a->family;
+
+	for (size_t i = 0; i < (a->family == AF_INET ? 4U : 16U); i++)
+		h = (h ^ a->a[i]) * 16777619u;
+	return h & t->hmask;
+}
+
+int names_init(struct names *t, unsigned long max)
+{
+	unsigned int hsize = 1;
+
+	memset(t, 0, sizeof(*t));
+	while (hsize < 2 * max)
+		hsize <<= 1;
+	t->hmask = hsize - 1;
+	t->max = max;
+	t->b = calloc(max, sizeof(*t->b));
+	t->heads = malloc(hsize * sizeof(*t->heads));
+	if (!t->b || !t->heads) {
+		free(t->b);
+		free(t->heads);
+		t->b = NULL;
+		t->heads = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	t->used = 1; /* names_reset: every slot made free */
+	names_reset(t);
+	return 0;
+}
+
+void names_reset(struct names *t)
+{
+	t->swept = t->warned = 0;
+	if (!t->b || !t->used)
+		return;
+	for (unsigned int i = 0; i <= t->hmask; i++)
+		t->heads[i] = -1;
+	t->free_head = -1;
+	for (unsigned long i = t->max; i-- > 0;) {
+		t->b[i].expires = 0;
+		t->b[i].next = t->free_head;
+		t->free_head = (int)i;
+	}
+	t->used = 0;
+}
+
+void names_fini(struct names *t)
+{
+	free(t->b);
+	free(t->heads);
+	t->b = NULL;
+	t->heads = NULL;
+}
+
+size_t names_binding_size(void)
+{
+	return sizeof(struct binding);
+}
+
+/* Every expired binding back to the free list. */
+static void names_expire(struct names *t, uint64_t now)
+{
+	for (unsigned int h = 0; h <= t->hmask; h++) {
+		for (int *pp = &t->heads[h]; *pp >= 0;) {
+			struct binding *b = &t->b[*pp];
+
+			if (b->expires > now) {
+				pp = &b->next;
+				continue;
+			}
+			int i = *pp;
+
+			*pp = b->next;
+			b->expires = 0;
+			b->next = t->free_head;
+			t->free_head = i;
+			t->used--;
+		}
+	}
+}
+
+void names_timer(struct relay *r)
+{
+	/* Every 10 s: lookups skip expired bindings, this keeps the chains short. */
+	if (!r->names.b || !r->names.used || r->now - r->names.swept < 10000)
+		return;
+	r->names.swept = r->now;
+	names_expire(&r->names, r->now);
+}
+
+/* a bound to name (rule) until expires: refreshed if there, else a new binding. -1 when full. */
+static int names_bind(struct relay *r, const struct ipaddr *a, const char *name, uint16_t rule,
+		      uint64_t expires)
+{
+	struct names *t = &r->names;
+	unsigned int h = addr_hash(t, a);
+	struct binding *b;
+	int i;
+
+	for (i = t->heads[h]; i >= 0; i = t->b[i].next) {
+		b = &t->b[i];
+		if (ipaddr_equal(&b->addr, a) && !strcmp(b->name, name)) {
+			if (b->expires < expires)
+				b->expires = expires;
+			return 0;
+		}
+	}
+	if (t->free_head < 0)
+		names_expire(t, r->now);
+	i = t->free_head;
+	if (i < 0)
+		return -1;
+	b = &t->b[i];
+	t->free_head = b->next;
+	b->addr = *a;
+	b->expires = expires;
+	b->rule = rule;
+	memcpy(b->name, name, strlen(name) + 1);
+	b->next = t->heads[h];
+	t->heads[h] = i;
+	t->used++;
+	return 0;
+}
+
+const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
+		       int *rule)
+{
+	struct names *t = &r->names;
+	const struct filter *f = r->cfg->f;
+
+	if (!t->b)
+		return NULL;
+	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next) {
+		const struct binding *b = &t->b[i];
+		uint16_t rp = f->names[b->rule].port;
+
+		if (b->expires <= r->now || !ipaddr_equal(&b->addr, a) || (rp && rp != port))
+			continue;
+		if (name && strcmp(name, b->name))
+			continue;
+		if (rule)
+			*rule = b->rule;
+		return b->name;
+	}
+	return NULL;
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+static void names_log(struct relay *r, const struct flow *f, const char *name, const char *verdict,
+		      const char *rule, int n)
+{
+	char line[512], s[64];
+	struct timespec ts;
+	int len;
+
+	if (r->cfg->log_fd < 0)
+		return;
+	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
+	len = snprintf(line, sizeof(line),
+		       "{\"time\":%lld.%03ld,\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
+		       "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
+		       (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+		       ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
+	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a DNS decision to --log-fd");
+}
+
+/* ---- DNS ------------------------------------------------------------------ */
+
+/* Is a in a refused range that no exception names? (dns_hide's question) */
+static int addr_refused(void *ctx, const struct ipaddr *a)
+{
+	const struct filter *f = ctx;
+
+	for (size_t i = 0; i < f->nallow; i++)
+		if (ipaddr_equal(&f->allow[i].addr, a))
+			return 0;
+	for (size_t i = 0; i < f->nhost; i++)
+		if (ipaddr_equal(&f->host[i], a))
+			return 1;
+	for (size_t i = 0; i < f->npub; i++)
+		if (cidr_contains(&f->pub[i], a))
+			return 0;
+	return cidr_special(a) != NULL;
+}
+
+/* The first --allow-name rule matching name, or -1; -2: an exception's own name. */
+static int name_rule(const struct filter *f, const char *name)
+{
+	for (size_t i = 0; i < f->nnames; i++)
+		if (name_match(f->names[i].pat, name))
+			return (int)i;
+	for (size_t i = 0; i < f->nexc_names; i++)
+		if (!strcmp(f->exc_names[i], name))
+			return -2;
+	return -1;
+}
+
+/* Under --no-public with name rules, a name no rule matches is not asked about. */
+static int name_refused(const struct filter *f, const char *name)
+{
+	return f->nnames && f->no_public && name_rule(f, name) == -1;
+}
+
+struct bind_ctx {
+	struct relay *r;
+	const char *name;
+	uint16_t rule;
+	int failed;
+};
+
+static void bind_one(void *ctx, const struct ipaddr *a, uint32_t ttl)
+{
+	struct bind_ctx *c = ctx;
+	uint64_t s = ttl;
+
+	if (s < c->r->cfg->name_ttl_min)
+		s = c->r->cfg->name_ttl_min;
+	if (s > NAMES_TTL_MAX)
+		s = NAMES_TTL_MAX;
+	if (names_bind(c->r, a, c->name, c->rule, c->r->now + s * 1000) < 0)
+		c->failed++;
+}
+
+int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
+{
+	const struct filter *flt = r->cfg->f;
+	struct dns_msg *d = r->dns;
+	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
+
+	if (!flt->nnames || !flt->no_public)
+		return 0;
+	/* A question that does not parse: dropped, as its name cannot be judged. */
+	if (dns_parse(q, len, d) < 0 || (d->flags & 0x8000)) {
+		names_log(r, f, "", "deny", "dns-malformed", 0);
+		return 1;
+	}
+	if (!name_refused(flt, d->qname))
+		return 0;
+	names_log(r, f, d->qname, "deny", "no-name", 0);
+	if (len > NET_MTU - off)
+		return 1;
+	memcpy(r->obuf + off, q, len);
+	n = dns_rcode(r->obuf + off, d, DNS_NXDOMAIN);
+	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
+	return 1;
+}
+
+int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
+{
+	const struct filter *flt = r->cfg->f;
+	struct dns_msg *d = r->dns;
+
+	if (!flt->nnames || !flt->no_public)
+		return 0;
+	/* Whole questions, each a name a rule allows: else the flow is reset. */
+	for (size_t off = 0, n; off < len; off += 2 + n) {
+		if (len - off < 2 || len - off - 2 < (n = (size_t)q[off] << 8 | q[off + 1]) ||
+		    dns_parse(q + off + 2, n, d) < 0 || (d->flags & 0x8000)) {
+			names_log(r, f, "", "deny", "dns-malformed", 0);
+			return -1;
+		}
+		if (name_refused(flt, d->qname)) {
+			names_log(r, f, d->qname, "deny", "no-name", 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t len, int stream)
+{
+	const struct filter *flt = r->cfg->f;
+	struct dns_msg *d = r->dns;
+	struct ipaddr ptr;
+	struct bind_ctx c = { .r = r };
+	int rule, hidden;
+	size_t n;
+
+	if (dns_parse(m, len, d) < 0) {
+		/* Unreadable: nothing of it reaches the agent but a SERVFAIL header. */
+		if (len < 12)
+			return 0;
+		names_log(r, f, "", "deny", "dns-malformed", 0);
+		m[2] = (uint8_t)(0x80 | (m[2] & 0x7b)); /* opcode, TC (the stub's way to TCP), RD */
+		m[3] = 0x80 | DNS_SERVFAIL;
+		memset(m + 4, 0, len - 4);
+		return stream ? len : 12;
+	}
+	if (name_refused(flt, d->qname)) {
+		names_log(r, f, d->qname, "deny", "no-name", 0);
+		n = dns_rcode(m, d, DNS_NXDOMAIN);
+		return stream ? len : n;
+	}
+	/* Whose name a private address has is a map of the network too. */
+	if (d->qtype == DNS_T_PTR && dns_ptr_addr(d->qname, &ptr) == 0 &&
+	    addr_refused((void *)flt, &ptr)) {
+		names_log(r, f, d->qname, "deny", "private-ptr", 0);
+		n = dns_rcode(m, d, DNS_NXDOMAIN);
+		return stream ? len : n;
+	}
+	hidden = dns_hide(m, d, addr_refused, (void *)flt);
+	if (hidden)
+		names_log(r, f, d->qname, "deny", "private-answer", hidden);
+	rule = name_rule(flt, d->qname);
+	if (rule >= 0 && flt->nnames) {
+		c.name = d->qname;
+		c.rule = (uint16_t)rule;
+		dns_chain(m, len, d, bind_one, &c);
+		if (c.failed) {
+			if (!r->names.warned || r->now - r->names.warned >= 10000) {
+				r->names.warned = r->now ? r->now : 1;
+				warnx("relay: %lu name bindings alive, the table is full: refusing "
+				      "%s",
+				      r->names.max, d->qname);
+			}
+			names_log(r, f, d->qname, "deny", "names-full", c.failed);
+			if (flt->no_public) {
+				n = dns_rcode(m, d, DNS_SERVFAIL);
+				return stream ? len : n;
+			}
+		}
+	}
+	return len;
+}
+
+/* ---- first bytes ---------------------------------------------------------- */
+
+int names_first_bytes(struct relay *r, struct flow *f, const uint8_t *d, size_t n)
+{
+	char name[DNS_NAME_MAX], s[64], t[64], line[1024];
+	const char *why = NULL;
+	struct timespec ts;
+	int k, len;
+
+	k = tls_sni(d, n, name);
+	if (!k)
+		k = http_host(d, n, name);
+	if (!k)
+		return 0; /* neither TLS nor HTTP: the address alone judged it */
+	if (k < 0)
+		why = "name-missing";
+	else if (!names_find(r, &f->adst, f->dport, name, NULL))
+		why = "name-mismatch";
+	if (!why)
+		return 0;
+	if (r->cfg->log_fd < 0)
+		return -1;
+	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
+	len =
+	    snprintf(line, sizeof(line),
+		     "{\"time\":%lld.%03ld,\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\","
+		     "\"port\":%u,\"verdict\":\"deny\",\"rule\":\"%s\",\"name\":\"%s\"}\n",
+		     (long long)ts.tv_sec, ts.tv_nsec / 1000000, ipaddr_str(&f->asrc, s, sizeof(s)),
+		     ipaddr_str(&f->adst, t, sizeof(t)), f->dport, why, k > 0 ? name : "");
+	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
+	return -1;
+}

@@ -1,0 +1,494 @@
+// UNIT: lib/cidr.c lib/opt.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/parse.c
+/* otonet's names, pure: DNS messages (parse, hide, chain), TLS SNI, HTTP Host, --allow-name. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "cidr.h"
+#include "oto.h"
+#include "otonet/otonet.h"
+
+/* ---- building messages -------------------------------------------------- */
+
+struct msg {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct msg *m, const void *p, size_t n)
+{
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+}
+
+static void put16(struct msg *m, unsigned int v)
+{
+	uint8_t x[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	put(m, x, 2);
+}
+
+static void put32(struct msg *m, uint32_t v)
+{
+	put16(m, v >> 16);
+	put16(m, v & 0xffff);
+}
+
+/* A name in labels ("a.b"), or a pointer to off when name is NULL. */
+static void name(struct msg *m, const char *s, int ptr)
+{
+	if (!s) {
+		put16(m, 0xc000 | (unsigned int)ptr);
+		return;
+	}
+	while (*s) {
+		const char *dot = strchr(s, '.');
+		size_t l = dot ? (size_t)(dot - s) : strlen(s);
+		uint8_t lb = (uint8_t)l;
+
+		put(m, &lb, 1);
+		put(m, s, l);
+		s += l + !!dot;
+	}
+	put(m, "", 1);
+}
+
+static void header(struct msg *m, unsigned int flags, unsigned int an, unsigned int ns,
+		   unsigned int ar)
+{
+	m->n = 0;
+	put16(m, 0x1234);
+	put16(m, flags);
+	put16(m, 1);
+	put16(m, an);
+	put16(m, ns);
+	put16(m, ar);
+}
+
+static void question(struct msg *m, const char *q, unsigned int type)
+{
+	name(m, q, 0);
+	put16(m, type);
+	put16(m, 1);
+}
+
+/* A record with its owner by pointer (ptr >= 0) or in full (owner). */
+static void rr(struct msg *m, const char *owner, int ptr, unsigned int type, uint32_t ttl,
+	       const void *rd, size_t rdlen)
+{
+	name(m, owner, ptr);
+	put16(m, type);
+	put16(m, 1);
+	put32(m, ttl);
+	put16(m, (unsigned int)rdlen);
+	put(m, rd, rdlen);
+}
+
+static void rr_a(struct msg *m, const char *owner, int ptr, const char *addr, uint32_t ttl)
+{
+	uint8_t a[16];
+	int v6 = strchr(addr, ':') != NULL;
+
+	assert_int_equal(inet_pton(v6 ? AF_INET6 : AF_INET, addr, a), 1);
+	rr(m, owner, ptr, v6 ? DNS_T_AAAA : DNS_T_A, ttl, a, v6 ? 16 : 4);
+}
+
+static void rr_cname(struct msg *m, const char *owner, int ptr, const char *target)
+{
+	struct msg t = { .n = 0 };
+
+	name(&t, target, 0);
+	rr(m, owner, ptr, DNS_T_CNAME, 300, t.b, t.n);
+}
+
+/* Refused: 10/8 and 169.254/16 (what the relay's callback says of the special ranges). */
+static int refused_private(void *ctx, const struct ipaddr *a)
+{
+	(void)ctx;
+	return a->family == AF_INET && (a->a[0] == 10 || (a->a[0] == 169 && a->a[1] == 254));
+}
+
+static char got[16][64];
+static uint32_t got_ttl[16];
+static int ngot;
+
+static void collect(void *ctx, const struct ipaddr *a, uint32_t ttl)
+{
+	(void)ctx;
+	ipaddr_str(a, got[ngot], sizeof(got[0]));
+	got_ttl[ngot++] = ttl;
+}
+
+/* ---- DNS ------------------------------------------------------------------ */
+
+static void test_dns_parse_answer(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+	struct ipaddr a;
+	char s[64];
+
+	(void)state;
+	header(&m, 0x8180, 2, 0, 0);
+	question(&m, "WWW.Example.TEST", DNS_T_A);
+	rr_a(&m, NULL, 12, "203.0.113.10", 30);
+	rr_a(&m, NULL, 12, "2001:db8::1", 40);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_string_equal(d.qname, "www.example.test");
+	assert_int_equal(d.qtype, DNS_T_A);
+	assert_int_equal(d.nrr, 2);
+	assert_int_equal(d.end, m.n);
+	assert_int_equal(d.rr[0].ttl, 30);
+	assert_int_equal(dns_rr_addr(m.b, &d.rr[1], &a), 0);
+	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "2001:db8::1");
+}
+
+static void test_dns_parse_malformed(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+	uint8_t a[5] = { 1, 2, 3, 4, 5 };
+
+	(void)state;
+	/* Short, truncated, a record past the end. */
+	header(&m, 0x8180, 1, 0, 0);
+	assert_int_equal(dns_parse(m.b, 11, &d), -1);
+	question(&m, "a.test", DNS_T_A);
+	rr_a(&m, NULL, 12, "10.0.0.1", 30);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_parse(m.b, m.n - 1, &d), -1);
+	/* An A record of 5 bytes. */
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "a.test", DNS_T_A);
+	rr(&m, NULL, 12, DNS_T_A, 30, a, 5);
+	assert_int_equal(dns_parse(m.b, m.n, &d), -1);
+	/* A pointer to itself, and one forwards. */
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "a.test", DNS_T_A);
+	rr_a(&m, NULL, (int)m.n, "10.0.0.1", 30);
+	assert_int_equal(dns_parse(m.b, m.n, &d), -1);
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "a.test", DNS_T_A);
+	rr_a(&m, NULL, (int)m.n + 2, "10.0.0.1", 30);
+	assert_int_equal(dns_parse(m.b, m.n, &d), -1);
+	/* A label with a dot in it ("a.inet" "test" is not a.inet.test). */
+	header(&m, 0x8180, 0, 0, 0);
+	question(&m, "x", DNS_T_A);
+	m.b[13] = '.';
+	assert_int_equal(dns_parse(m.b, m.n, &d), -1);
+	/* Two questions. */
+	header(&m, 0x8180, 0, 0, 0);
+	m.b[5] = 2;
+	question(&m, "a.test", DNS_T_A);
+	question(&m, "b.test", DNS_T_A);
+	assert_int_equal(dns_parse(m.b, m.n, &d), -1);
+}
+
+static void test_dns_hide_all_becomes_nxdomain(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+	size_t len, qend;
+
+	(void)state;
+	/* lan.test CNAME db.corp, db.corp A 10.77.0.5; glue 169.254.169.254. */
+	header(&m, 0x8180, 2, 0, 1);
+	question(&m, "lan.test", DNS_T_A);
+	qend = m.n;
+	rr_cname(&m, NULL, 12, "db.corp");
+	rr_a(&m, "db.corp", 0, "10.77.0.5", 30);
+	rr_a(&m, "ns.corp", 0, "169.254.169.254", 30);
+	len = m.n;
+	assert_int_equal(dns_parse(m.b, len, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 2);
+	/* NXDOMAIN, the question alone, the rest zeroed in place. */
+	assert_int_equal(m.b[3] & 0xf, DNS_NXDOMAIN);
+	assert_int_equal(m.b[2] & 0x80, 0x80);
+	for (int i = 6; i < 12; i++)
+		assert_int_equal(m.b[i], 0);
+	for (size_t i = qend; i < len; i++)
+		assert_int_equal(m.b[i], 0);
+	assert_int_equal(dns_parse(m.b, qend, &d), 0);
+	assert_int_equal(d.nrr, 0);
+	assert_string_equal(d.qname, "lan.test");
+}
+
+static void test_dns_hide_mixed_keeps_public(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+	static const uint8_t zero[4];
+
+	(void)state;
+	header(&m, 0x8180, 2, 0, 0);
+	question(&m, "mixed.test", DNS_T_A);
+	rr_a(&m, NULL, 12, "10.1.2.3", 30);
+	rr_a(&m, NULL, 12, "203.0.113.10", 30);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 1);
+	assert_int_equal(m.b[3] & 0xf, DNS_NOERROR);
+	/* The hidden record: another type, no address, no TTL; the length kept. */
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(d.nrr, 2);
+	assert_int_equal(d.rr[0].type, DNS_T_HIDDEN);
+	assert_int_equal(d.rr[0].ttl, 0);
+	assert_memory_equal(m.b + d.rr[0].rdoff, zero, 4);
+	ngot = 0;
+	assert_int_equal(dns_chain(m.b, m.n, &d, collect, NULL), 1);
+	assert_string_equal(got[0], "203.0.113.10");
+	/* Nothing refused: nothing changes. */
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "pub.test", DNS_T_A);
+	rr_a(&m, NULL, 12, "203.0.113.10", 30);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 0);
+	assert_int_equal(m.b[7], 1);
+}
+
+/* An HTTPS record's address hints: the refused ones zeroed, the rest kept. */
+static void test_dns_hide_https_hints(void **state)
+{
+	struct msg m, rd = { .n = 0 };
+	struct dns_msg d;
+	uint8_t v4[8] = { 10, 77, 0, 5, 203, 0, 113, 10 }, v6[16] = { 0xfd, 0, [15] = 1 };
+	static const uint8_t zero[16];
+	size_t hints;
+
+	(void)state;
+	put16(&rd, 1);		/* priority */
+	name(&rd, "", 0);	/* target: the owner */
+	put16(&rd, 1);		/* alpn */
+	put16(&rd, 3);
+	put(&rd, "\2h2", 3);
+	put16(&rd, 4);		/* ipv4hint */
+	put16(&rd, 8);
+	hints = rd.n;
+	put(&rd, v4, 8);
+	put16(&rd, 6);		/* ipv6hint */
+	put16(&rd, 16);
+	put(&rd, v6, 16);
+	header(&m, 0x8180, 1, 0, 0);
+	question(&m, "svc.test", DNS_T_HTTPS);
+	rr(&m, NULL, 12, DNS_T_HTTPS, 300, rd.b, rd.n);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 1);
+	assert_int_equal(m.b[3] & 0xf, DNS_NOERROR);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints, zero, 4);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 4, v4 + 4, 4);
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 12, v6, 16); /* fd00::1: not refused here */
+	/* Data that does not read (a hint of 5 bytes): the record hidden whole. */
+	m.b[d.rr[0].rdoff + hints - 1] = 5;
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_hide(m.b, &d, refused_private, NULL), 1);
+	assert_int_equal(d.rr[0].type, DNS_T_HIDDEN);
+	assert_memory_equal(m.b + d.rr[0].rdoff, zero, 16);
+}
+
+static void test_dns_chain_follows_cnames(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+
+	(void)state;
+	/* a.inet.test CNAME b.cdn.test CNAME c.cdn.test A x; unrelated.test A y. */
+	header(&m, 0x8180, 5, 0, 1);
+	question(&m, "a.inet.test", DNS_T_A);
+	rr_a(&m, "c.cdn.test", 0, "203.0.113.3", 20);
+	rr_cname(&m, NULL, 12, "b.cdn.test");
+	rr_cname(&m, "b.cdn.test", 0, "c.cdn.test");
+	rr_a(&m, "unrelated.test", 0, "203.0.113.99", 20);
+	rr_a(&m, NULL, 12, "2001:db8::7", 90);
+	rr_a(&m, "c.cdn.test", 0, "203.0.113.4", 20); /* additional: not in the answer */
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	ngot = 0;
+	assert_int_equal(dns_chain(m.b, m.n, &d, collect, NULL), 2);
+	assert_string_equal(got[0], "203.0.113.3");
+	assert_int_equal(got_ttl[0], 20);
+	assert_string_equal(got[1], "2001:db8::7");
+	/* An NXDOMAIN leads nowhere. */
+	m.b[3] = 0x83;
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_chain(m.b, m.n, &d, collect, NULL), 0);
+}
+
+static void test_dns_rcode_and_ptr(void **state)
+{
+	struct msg m;
+	struct dns_msg d;
+	struct ipaddr a;
+	char s[64];
+
+	(void)state;
+	header(&m, 0x0100, 0, 0, 0);
+	question(&m, "refused.test", DNS_T_A);
+	assert_int_equal(dns_parse(m.b, m.n, &d), 0);
+	assert_int_equal(dns_rcode(m.b, &d, DNS_NXDOMAIN), m.n);
+	assert_int_equal(m.b[2], 0x81); /* QR, RD kept */
+	assert_int_equal(m.b[3], 0x83); /* RA, NXDOMAIN */
+	assert_int_equal(m.b[0], 0x12);
+	assert_int_equal(dns_ptr_addr("5.0.77.10.in-addr.arpa", &a), 0);
+	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "10.77.0.5");
+	assert_int_equal(
+	    dns_ptr_addr("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa",
+			 &a),
+	    0);
+	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "fd00::1");
+	assert_int_equal(dns_ptr_addr("77.10.in-addr.arpa", &a), -1);
+	assert_int_equal(dns_ptr_addr("5.0.77.256.in-addr.arpa", &a), -1);
+	assert_int_equal(dns_ptr_addr("in-addr.arpa", &a), -1);
+	assert_int_equal(dns_ptr_addr("a.test", &a), -1);
+}
+
+static void test_name_match_and_rules(void **state)
+{
+	char pat[DNS_NAME_MAX];
+	uint16_t port;
+
+	(void)state;
+	assert_true(name_match("*.inet.test", "a.inet.test"));
+	assert_true(name_match("*.inet.test", "b.a.inet.test"));
+	assert_false(name_match("*.inet.test", "inet.test"));
+	assert_false(name_match("*.inet.test", "xinet.test"));
+	assert_false(name_match("*.inet.test", "other.test"));
+	assert_true(name_match("files.example.org", "files.example.org"));
+	assert_false(name_match("files.example.org", "a.files.example.org"));
+	assert_int_equal(name_rule_parse("*.Example.NET.:443", pat, &port), 0);
+	assert_string_equal(pat, "*.example.net");
+	assert_int_equal(port, 443);
+	assert_int_equal(name_rule_parse("files.example.org", pat, &port), 0);
+	assert_string_equal(pat, "files.example.org");
+	assert_int_equal(port, 0);
+	assert_int_equal(name_rule_parse("localhost", pat, &port), 0);
+	static const char *const BAD[] = { "",	      "*.test",	      "*",	 "a..b",
+					   ".a",      "a.*.b",	      "*a.test", "a.test:0",
+					   "a.test:", "a.test:65536", "a b",	 "a.test:x",
+					   "*.",      "a.test:01" };
+	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+		errno = 0;
+		assert_int_equal(name_rule_parse(BAD[i], pat, &port), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+/* ---- first bytes ---------------------------------------------------------- */
+
+/* A ClientHello with extensions: a dummy one, then server_name sni (if any). */
+static size_t hello(uint8_t *b, const char *sni)
+{
+	struct msg h = { .n = 0 }, ext = { .n = 0 };
+	uint8_t random[32] = { 0 }, one = 1, zero = 0;
+	size_t hs;
+
+	put16(&ext, 0x0017); /* extended master secret, empty */
+	put16(&ext, 0);
+	if (sni) {
+		size_t l = strlen(sni);
+
+		put16(&ext, 0);
+		put16(&ext, (unsigned int)l + 5);
+		put16(&ext, (unsigned int)l + 3);
+		put(&ext, &zero, 1);
+		put16(&ext, (unsigned int)l);
+		put(&ext, sni, l);
+	}
+	put16(&h, 0x0303);
+	put(&h, random, 32);
+	put(&h, &zero, 1); /* session id */
+	put16(&h, 2);
+	put16(&h, 0x1301);
+	put(&h, &one, 1);
+	put(&h, &zero, 1);
+	put16(&h, (unsigned int)ext.n);
+	put(&h, ext.b, ext.n);
+	hs = h.n;
+	b[0] = 0x16;
+	b[1] = 3;
+	b[2] = 1;
+	b[3] = (uint8_t)((hs + 4) >> 8);
+	b[4] = (uint8_t)(hs + 4);
+	b[5] = 1;
+	b[6] = 0;
+	b[7] = (uint8_t)(hs >> 8);
+	b[8] = (uint8_t)hs;
+	memcpy(b + 9, h.b, hs);
+	return 9 + hs;
+}
+
+static void test_tls_sni(void **state)
+{
+	uint8_t b[1024];
+	char out[DNS_NAME_MAX];
+	size_t n;
+
+	(void)state;
+	n = hello(b, "A.Inet.Test.");
+	assert_int_equal(tls_sni(b, n, out), 1);
+	assert_string_equal(out, "a.inet.test");
+	/* Incomplete: the record cut short. Not TLS: judged by the address. */
+	assert_int_equal(tls_sni(b, n - 1, out), -1);
+	assert_int_equal(tls_sni(b, 4, out), -1);
+	assert_int_equal(tls_sni((const uint8_t *)"SSH-2.0-x\r\n", 11, out), 0);
+	assert_int_equal(tls_sni(b, 0, out), 0);
+	/* No server_name; one that is no name. */
+	n = hello(b, NULL);
+	assert_int_equal(tls_sni(b, n, out), -1);
+	n = hello(b, "a\"b.test");
+	assert_int_equal(tls_sni(b, n, out), -1);
+	n = hello(b, "203.0.113.10");
+	assert_int_equal(tls_sni(b, n, out), 1); /* digits and dots: a name's characters */
+}
+
+static void test_http_host(void **state)
+{
+	char out[DNS_NAME_MAX];
+	static const struct {
+		const char *req;
+		int rc;
+		const char *host;
+	} C[] = {
+		{ "GET / HTTP/1.1\r\nHost: A.inet.test\r\nAccept: */*\r\n\r\n", 1, "a.inet.test" },
+		{ "POST /x HTTP/1.1\r\nUser-Agent: t\r\nhost:a.inet.test:8080 \r\n\r\nbody", 1,
+		  "a.inet.test" },
+		{ "GET / HTTP/1.1\r\nHost: a.inet.test\r\n", -1, NULL }, /* incomplete */
+		{ "GET / HTTP/1.1\r\n\r\n", -1, NULL },			 /* no Host */
+		{ "GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n", -1, NULL }, /* two */
+		{ "GET http://other.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n", -1, NULL },
+		{ "GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\n\r\n", -1, NULL },
+		{ "hello\r\n\r\n", 0, NULL },
+		{ "GETX / HTTP/1.1\r\n\r\n", 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(C) / sizeof(C[0]); i++) {
+		assert_int_equal(http_host((const uint8_t *)C[i].req, strlen(C[i].req), out),
+				 C[i].rc);
+		if (C[i].host)
+			assert_string_equal(out, C[i].host);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dns_parse_answer),
+		cmocka_unit_test(test_dns_parse_malformed),
+		cmocka_unit_test(test_dns_hide_all_becomes_nxdomain),
+		cmocka_unit_test(test_dns_hide_mixed_keeps_public),
+		cmocka_unit_test(test_dns_hide_https_hints),
+		cmocka_unit_test(test_dns_chain_follows_cnames),
+		cmocka_unit_test(test_dns_rcode_and_ptr),
+		cmocka_unit_test(test_name_match_and_rules),
+		cmocka_unit_test(test_tls_sni),
+		cmocka_unit_test(test_http_host),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
