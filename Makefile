@@ -213,6 +213,7 @@ deps-test deps-bench deps-fuzz:
 check: | deps-test
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory LIBC=glibc SAN=1 all
+	@$(MAKE) --no-print-directory fuzz-build
 	@OTO_BIN=$(abspath $(BIN)) OTO_SAN_BIN=$(abspath build/glibc-san/bin) \
 		OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
 
