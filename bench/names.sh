@@ -49,7 +49,10 @@ cp "$NETTOOL" "$D/nettool.py" && chmod 0644 "$D/nettool.py"
 NT=$D/nettool.py
 BT=$D/namestool.py
 cat >"$BT" <<'PY'
-import selectors, socket, ssl, sys, time
+import selectors, socket, sys, time
+
+# nettool.py lies beside this file: its ClientHello, the one the tests send.
+from nettool import client_hello
 
 # The server (in the fake internet): TCP echo on 9112, one process, selectors.
 def serve(ready):
@@ -83,21 +86,9 @@ def serve(ready):
             else:
                 c.send(x)
 
-def hello(sni):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
-    t = ctx.wrap_bio(i, o, server_hostname=sni)
-    try:
-        t.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    return o.read()
-
 # Connections for secs: connect, data, its echo, close. "CPS P50 P99" (µs).
 def run(host, secs, sni):
-    data = hello(sni) if sni != "-" else b"x"
+    data = client_hello(sni) if sni != "-" else b"x"
     lat, end = [], time.monotonic() + float(secs)
     while time.monotonic() < end:
         t = time.monotonic()

@@ -566,22 +566,26 @@ def dns_answer(r, qtype):
     return " ".join(out)
 
 
+def dns_exchange(q, proto, server, size):
+    """One question q to server's port 53 over proto (udp or tcp): the answer
+    (over UDP, at most size bytes). Raises OSError."""
+    if proto == "udp":
+        s = socket.socket(family(server), socket.SOCK_DGRAM)
+        s.settimeout(3)
+        s.connect((server, 53))
+        s.send(q)
+        return s.recv(size)
+    s = connect(server, 53, 3)
+    s.sendall(struct.pack(">H", len(q)) + q)
+    f = s.makefile("rb")
+    ln = struct.unpack(">H", f.read(2))[0]
+    return f.read(ln)
+
+
 def c_dns(name, proto="udp", server="10.0.2.3", qtype="A"):
     qt = 1 if qtype == "A" else 28
-    q = dns_query(name, qt)
     try:
-        if proto == "udp":
-            s = socket.socket(family(server), socket.SOCK_DGRAM)
-            s.settimeout(3)
-            s.connect((server, 53))
-            s.send(q)
-            r = s.recv(4096)
-        else:
-            s = connect(server, 53, 3)
-            s.sendall(struct.pack(">H", len(q)) + q)
-            f = s.makefile("rb")
-            ln = struct.unpack(">H", f.read(2))[0]
-            r = f.read(ln)
+        r = dns_exchange(dns_query(name, qt), proto, server, 4096)
         return "ok " + dns_answer(r, qt)
     except OSError as e:
         return errname(e)
@@ -593,20 +597,8 @@ RCODE = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 5: "REFUSED"}
 def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
     """The answer's rcode and addresses: "NXDOMAIN", "NOERROR 203.0.113.10"."""
     qt = {"A": 1, "AAAA": 28, "PTR": 12}[qtype]
-    q = dns_query(name, qt)
     try:
-        if proto == "udp":
-            s = socket.socket(family(server), socket.SOCK_DGRAM)
-            s.settimeout(3)
-            s.connect((server, 53))
-            s.send(q)
-            r = s.recv(65535)
-        else:
-            s = connect(server, 53, 3)
-            s.sendall(struct.pack(">H", len(q)) + q)
-            f = s.makefile("rb")
-            ln = struct.unpack(">H", f.read(2))[0]
-            r = f.read(ln)
+        r = dns_exchange(dns_query(name, qt), proto, server, 65535)
         rc = RCODE.get(r[3] & 15, str(r[3] & 15))
         return (rc + " " + dns_answer(r, qt)).strip()
     except OSError as e:
