@@ -134,7 +134,7 @@ static void xmake_link(int rootfd, const struct plan_entry *p)
 		die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
 }
 
-static void xmask(struct view_state *v, const char *dst)
+void xbuild_mask(struct view_state *v, const char *dst)
 {
 	struct stat st;
 	int target = path_open_beneath(v->root, dst, O_PATH | O_NOFOLLOW);
@@ -170,18 +170,6 @@ static void xro_within(struct view_state *v, const char *dst)
 	close(target);
 }
 
-/* A detached tree on dst, its mount point made first (a directory, or a file). */
-static void xattach(struct view_state *v, const struct plan_entry *p)
-{
-	int target = path_make_beneath(v->root, p->dst, p->is_dir);
-
-	if (target < 0)
-		die(EXIT_SYS, errno, "unable to make the mount point %s for %s", p->dst, p->src);
-	if (mnt_move(p->tree, target) < 0)
-		die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", p->src, p->dst);
-	close(target);
-}
-
 static int is_ro_later(const struct view_state *v, int fd)
 {
 	for (size_t i = 0; i < v->n_ro_later; i++)
@@ -190,18 +178,37 @@ static int is_ro_later(const struct view_state *v, int fd)
 	return 0;
 }
 
+/* A detached tree on dst, its mount point made first (a directory, or a file). */
+void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src)
+{
+	int target;
+
+	debugx("mount %s", dst);
+	dir_forget();
+	target = path_make_beneath(v->root, dst, is_dir);
+	if (target < 0)
+		die(EXIT_SYS, errno, "unable to make the mount point %s for %s", dst, src);
+	if (mnt_move(tree, target) < 0)
+		die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", src, dst);
+	close(target);
+	if (!is_ro_later(v, tree))
+		close(tree);
+}
+
 void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 {
 	static const char *const what[] = { "mount", "symlink", "file", "hide", "read-only" };
 
-	debugx("%s %s", what[p->kind], p->dst);
+	if (p->kind != P_TREE && p->kind != P_ETC)
+		debugx("%s %s", what[p->kind], p->dst);
 	if (p->kind != P_FILE && p->kind != P_LINK)
 		dir_forget();
 	switch (p->kind) {
 	case P_TREE:
-		xattach(v, p);
-		if (!is_ro_later(v, p->tree))
-			close(p->tree);
+		xbuild_attach(v, p->dst, p->tree, p->is_dir, p->src);
+		break;
+	case P_ETC:
+		xetc_join(v);
 		break;
 	case P_LINK:
 		xmake_link(v->root, p);
@@ -210,7 +217,7 @@ void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 		xwrite_file(v->root, p);
 		break;
 	case P_MASK:
-		xmask(v, p->dst);
+		xbuild_mask(v, p->dst);
 		break;
 	case P_RO_WITHIN:
 	default:

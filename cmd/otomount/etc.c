@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,21 +115,29 @@ static const char *const ETC_ALLOW[] = {
 	NULL,
 };
 
-static void xplan_text(struct view_state *v, const char *dst, size_t len, char *buf)
-{
-	if (!len)
-		die(EXIT_SYS, ENAMETOOLONG, "unable to generate %s", dst);
-	xplan_add(&v->plan, P_FILE, dst, buf, len, 0644);
-}
+/*
+ * The work on /etc runs in a thread of its own, beside the rest of the
+ * preparation and the build (on the other CPU: about a third of otomount's
+ * time, issue 21). It looks up the host's entries beneath the host's /etc
+ * fd, writes the copies, links and generated files straight into the
+ * detached tmpfs through its fd, and clones the directories, which the main
+ * thread attaches at the join (P_ETC in the plan), after the tmpfs itself.
+ */
+#define ETC_DIRS (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0]))
 
-static char *xalloc(size_t n, const char *what)
-{
-	char *p = malloc(n);
-
-	if (!p)
-		die(EXIT_SYS, errno, "unable to generate %s: out of memory", what);
-	return p;
-}
+struct etc_job {
+	pthread_t thread;
+	int host;  /* the host's /etc (O_PATH) */
+	int tmpfs; /* the view's /etc: the detached tmpfs, a directory fd */
+	const struct view_state *v;
+	const struct otomount_opts *o;
+	struct {
+		char *dst;
+		int tree;
+	} dirs[ETC_DIRS];
+	size_t ndirs;
+	int ssl_private; /* the host has ssl/private: masked at the join */
+};
 
 static char *xetc_path(const char *name)
 {
@@ -138,46 +148,144 @@ static char *xetc_path(const char *name)
 	return p;
 }
 
+/* The directory in the tmpfs that holds name (default/locale: default). */
+static int etc_dir_of(struct etc_job *j, const char *name, const char **base)
+{
+	const char *slash = strrchr(name, '/');
+	char dir[64];
+
+	*base = slash ? slash + 1 : name;
+	if (!slash)
+		return j->tmpfs;
+	if ((size_t)(slash - name) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, name, (size_t)(slash - name));
+	dir[slash - name] = 0;
+	if (mkdirat(j->tmpfs, dir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return sys_openat2(j->tmpfs, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+			   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+}
+
+static void etc_dir_done(struct etc_job *j, int dir)
+{
+	if (dir >= 0 && dir != j->tmpfs)
+		close(dir);
+}
+
+/* A file of the view's /etc, from a host fd (copied in the kernel) or from data. */
+static void xetc_write(struct etc_job *j, const char *name, int src, const char *data,
+		       size_t len, mode_t mode)
+{
+	const char *base;
+	int dir = etc_dir_of(j, name, &base);
+	int fd = dir < 0 ? -1
+			 : openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				  mode);
+
+	debugx("file /etc/%s", name);
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to create /etc/%s", name);
+	etc_dir_done(j, dir);
+	if (src >= 0) {
+		size_t left = len;
+		ssize_t n;
+
+		while (left && (n = sendfile(fd, src, NULL, left)) > 0)
+			left -= (size_t)n;
+		if (left)
+			die(EXIT_SYS, left == len ? errno : EIO, "unable to copy /etc/%s", name);
+	} else if (write(fd, data, len) != (ssize_t)len) {
+		die(EXIT_SYS, errno, "unable to write /etc/%s", name);
+	}
+	close(fd);
+}
+
+static void xetc_text(struct etc_job *j, const char *name, const char *buf, size_t len)
+{
+	if (!len)
+		die(EXIT_SYS, ENAMETOOLONG, "unable to generate /etc/%s", name);
+	xetc_write(j, name, -1, buf, len, 0644);
+}
+
 /*
  * One host entry: a copy, a read-only bind, or the same symlink. Absent or
  * unreadable to us (a root-only file): it stays out of the view. One lookup
- * per entry, whatever its type, and no symlink followed.
+ * per entry, whatever its type, and no symlink followed; what was checked
+ * is what is copied (the same fd).
  */
-static void xetc_entry(struct view_state *v, int etc, const char *name)
+static void xetc_entry(struct etc_job *j, const char *name)
 {
 	const unsigned long long res =
 	    RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-	int fd = sys_openat2(etc, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, res);
+	int fd = sys_openat2(j->host, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, res);
 	struct stat st;
 
 	if (fd < 0 && errno == ELOOP) {
 		/* The last component is a symlink: recreate it as it is. */
 		char t[PATH_MAX];
+		const char *base;
 		ssize_t n;
-		char *link;
+		int dir;
 
-		fd = sys_openat2(etc, name, O_PATH | O_NOFOLLOW, res);
+		fd = sys_openat2(j->host, name, O_PATH | O_NOFOLLOW, res);
 		n = fd < 0 ? -1 : readlinkat(fd, "", t, sizeof(t) - 1);
-		link = n < 0 ? NULL : strndup(t, (size_t)n);
-		if (link)
-			xplan_add(&v->plan, P_LINK, xetc_path(name), link, (size_t)n, 0);
+		if (n >= 0) {
+			t[n] = 0;
+			debugx("symlink /etc/%s", name);
+			dir = etc_dir_of(j, name, &base);
+			if (dir < 0 || symlinkat(t, dir, base) < 0)
+				die(EXIT_SYS, errno, "unable to make the symlink /etc/%s", name);
+			etc_dir_done(j, dir);
+		}
 	} else if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
 		char *path = xetc_path(name);
 
 		if (tree < 0)
 			die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", path, path);
-		xplan_tree(&v->plan, path, tree, 1, path);
+		j->dirs[j->ndirs].dst = path;
+		j->dirs[j->ndirs++].tree = tree;
 	} else if (fd >= 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
-		/* Copied at build time from this fd: what was checked is what is copied. */
-		struct plan_entry *e = xplan_add(&v->plan, P_FILE, xetc_path(name), NULL,
-						 (size_t)st.st_size, st.st_mode & 0755);
-
-		e->src_fd = fd;
-		return;
+		xetc_write(j, name, fd, NULL, (size_t)st.st_size, st.st_mode & 0755);
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+static void xetc_generate(struct etc_job *j)
+{
+	const struct otomount_opts *o = j->o;
+	unsigned char rnd[16];
+	char buf[1024];
+
+	xetc_text(j, "passwd", buf,
+		  etc_passwd(buf, sizeof(buf), o->user_name, getuid(), getgid(), o->home));
+	xetc_text(j, "group", buf, etc_group(buf, sizeof(buf), o->user_name, getgid()));
+	snprintf(buf, sizeof(buf), "%s\n", j->v->hostname);
+	xetc_text(j, "hostname", buf, strlen(buf));
+	xetc_text(j, "hosts", buf, etc_hosts(buf, sizeof(buf), j->v->hostname));
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		die(EXIT_SYS, errno, "unable to draw a machine-id");
+	xetc_text(j, "machine-id", buf, etc_machine_id(buf, sizeof(buf), rnd));
+	xetc_write(j, "resolv.conf", -1, j->v->resolv, j->v->resolv_len, 0644);
+}
+
+static void *etc_fill(void *arg)
+{
+	struct etc_job *j = arg;
+	struct stat st;
+
+	for (const char *const *p = ETC_ALLOW; *p; p++)
+		xetc_entry(j, *p);
+	/* Host private keys live under ssl/: they never enter the view. */
+	j->ssl_private = fstatat(j->host, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 S_ISDIR(st.st_mode);
+	close(j->host);
+	xetc_generate(j);
+	return NULL;
 }
 
 /*
@@ -191,45 +299,46 @@ static void xetc_entry(struct view_state *v, int etc, const char *name)
 _Static_assert(2 * (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0])) + 8 <= ETC_INODES,
 	       "ETC_INODES too small for ETC_ALLOW");
 
-void xetc_prepare(struct view_state *v, const struct otomount_opts *o)
+void xetc_start(struct view_state *v, const struct otomount_opts *o)
 {
 	const char *opts[] = { "source",	"tmpfs", "size", "64m", "nr_inodes",
 			       STR(ETC_INODES), "mode",	 "0755", NULL };
-	int etc = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
-	int tmpfs = mnt_fs("tmpfs", opts, MNT_RW);
-	char *buf;
-	struct stat st;
+	static struct etc_job job;
+	struct etc_job *j = &job;
+	int tmpfs, e;
 
-	if (etc < 0)
+	j->v = v;
+	j->o = o;
+	j->host = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	if (j->host < 0)
 		die(EXIT_SYS, errno, "unable to open /etc");
+	tmpfs = mnt_fs("tmpfs", opts, MNT_RW);
 	if (tmpfs < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /etc");
+	/* The mount's fd is O_PATH: a directory fd to create in. */
+	j->tmpfs = openat(tmpfs, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->tmpfs < 0)
+		die(EXIT_SYS, errno, "unable to open the tmpfs for /etc");
 	xplan_tree(&v->plan, "/etc", tmpfs, 1, "a tmpfs");
 	v->ro_later[v->n_ro_later++] = tmpfs;
-	for (const char *const *p = ETC_ALLOW; *p; p++)
-		xetc_entry(v, etc, *p);
-	/* Host private keys live under ssl/: they never enter the view. */
-	if (fstatat(etc, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-		xplan_add(&v->plan, P_MASK, "/etc/ssl/private", NULL, 0, 0);
-	close(etc);
+	e = pthread_create(&j->thread, NULL, etc_fill, j);
+	if (e)
+		die(EXIT_SYS, e, "unable to start the thread that fills /etc");
+	v->etc = j;
+}
 
-	buf = xalloc(1024, "/etc/passwd");
-	xplan_text(v, "/etc/passwd",
-		   etc_passwd(buf, 1024, o->user_name, getuid(), getgid(), o->home), buf);
-	buf = xalloc(512, "/etc/group");
-	xplan_text(v, "/etc/group", etc_group(buf, 512, o->user_name, getgid()), buf);
-	buf = xalloc(128, "/etc/hostname");
-	snprintf(buf, 128, "%s\n", v->hostname);
-	xplan_text(v, "/etc/hostname", strlen(buf), buf);
-	buf = xalloc(512, "/etc/hosts");
-	xplan_text(v, "/etc/hosts", etc_hosts(buf, 512, v->hostname), buf);
-	{
-		unsigned char rnd[16];
+void xetc_join(struct view_state *v)
+{
+	struct etc_job *j = v->etc;
+	int e = pthread_join(j->thread, NULL);
 
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			die(EXIT_SYS, errno, "unable to draw a machine-id");
-		buf = xalloc(64, "/etc/machine-id");
-		xplan_text(v, "/etc/machine-id", etc_machine_id(buf, 64, rnd), buf);
+	if (e)
+		die(EXIT_SYS, e, "unable to wait for the thread that fills /etc");
+	close(j->tmpfs);
+	for (size_t i = 0; i < j->ndirs; i++)
+		xbuild_attach(v, j->dirs[i].dst, j->dirs[i].tree, 1, j->dirs[i].dst);
+	if (j->ssl_private) {
+		debugx("hide /etc/ssl/private");
+		xbuild_mask(v, "/etc/ssl/private");
 	}
-	xplan_add(&v->plan, P_FILE, "/etc/resolv.conf", v->resolv, v->resolv_len, 0644);
 }

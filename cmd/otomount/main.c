@@ -37,7 +37,9 @@ int main(int argc, char **argv)
 	/*
 	 * 3. Open every source (no symlinks followed) and clone it into a
 	 *    detached tree, read-only where it must be, before the first mount:
-	 *    from here on, no host path string is looked up again.
+	 *    from here on, no host path string is looked up again. /etc is the
+	 *    exception that proves it: a thread fills it meanwhile (etc.c),
+	 *    each name looked up beneath the host's /etc fd, opened first.
 	 */
 	xview_prepare(&v, &o);
 

@@ -90,6 +90,7 @@ enum plan_kind {
 	P_FILE,	     /* a regular file with this content, in a tmpfs still rw */
 	P_MASK,	     /* an empty read-only dir, or a mode-0 empty file, over dst */
 	P_RO_WITHIN, /* make dst, already in the view, read-only */
+	P_ETC,	     /* wait for /etc's thread, attach its directories (etc.c) */
 };
 
 struct plan_entry {
@@ -127,6 +128,7 @@ struct view_state {
 	int ro_later[4]; /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
 	mode_t umask; /* the caller's, set back before exec */
+	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
 	char hostname[65];
 	char resolv[65536]; /* the host's resolv.conf, read before anything else */
@@ -144,7 +146,8 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o);
 void xsources_custom(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
-void xetc_prepare(struct view_state *v, const struct otomount_opts *o);
+void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */
+void xetc_join(struct view_state *v);					 /* at P_ETC */
 
 /* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
@@ -162,5 +165,7 @@ void xproc_mask(struct view_state *v); /* after the build: Docker's masked and r
 void xbuild_scratch(struct view_state *v);
 void xbuild_entry(struct view_state *v, const struct plan_entry *e);
 void build_done(void); /* forget the directory kept between entries */
+void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src);
+void xbuild_mask(struct view_state *v, const char *dst);
 
 #endif

@@ -45,8 +45,13 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 	v->root = mnt_tmpfs(1UL << 20, 65536, "0755", MNT_RW);
 	if (v->root < 0)
 		die(EXIT_SYS, errno, "unable to make the root tmpfs");
+	/*
+	 * Modes as written (mode-0 mask, copied /etc modes), without fchmod:
+	 * from here, as /etc's thread starts writing.
+	 */
+	v->umask = umask(0);
+	xetc_start(v, o);
 	xsources_system(v);
-	xetc_prepare(v, o);
 	home = mnt_tmpfs(o->tmp_size, inodes, "0700", MNT_RW);
 	if (home < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for $HOME (%s)", o->home);
@@ -59,13 +64,16 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 	xdev_prepare(v, o);
 	if (o->role != ROLE_NONE)
 		xsources_role(v, o);
+	/*
+	 * /etc's directories as late as can be, for its thread's sake, and
+	 * before the custom sources: one may go beneath one of them.
+	 */
+	xplan_add(&v->plan, P_ETC, "/etc", NULL, 0, 0);
 	xsources_custom(v, o);
 }
 
 void xview_build(struct view_state *v)
 {
-	/* Modes as written (mode-0 mask, copied /etc modes), without fchmod. */
-	v->umask = umask(0);
 	xbuild_scratch(v);
 	for (size_t i = 0; i < v->plan.n; i++)
 		xbuild_entry(v, &v->plan.e[i]);
