@@ -244,14 +244,18 @@ probe_all() {
 	addrs=$(echo "$SPECIAL_TABLE" | awk '{print $1}' | tr '\n' ' ')
 	run in_host env "$@" "$OTO_BIN/otonet" $AS $PUB --log-fd 3 -- $NT probe 80 $addrs 3>"$T/log"
 	assertEquals "$(cat "$T/err")" 0 "$rc"
-	echo "$SPECIAL_TABLE" | while read -r a tk uk tr ur; do
+	# A here-document, not a pipe: the loop runs in this shell, where a
+	# failed assertion counts (in a pipeline's subshell it was lost).
+	while read -r a tk uk tr ur; do
 		if [ "$col" = kernel ]; then et=$tk eu=$uk; else et=$tr eu=$ur; fi
 		line=$(grep "^$a " "$T/out")
 		set -- $line
 		assertEquals "TCP to $a" "$et" "$2"
 		assertTrue "TCP to $a failed in $3 ms" "[ ${3:-999} -lt 100 ]"
 		assertEquals "UDP to $a" "$eu" "$4"
-	done
+	done <<EOF
+$SPECIAL_TABLE
+EOF
 	assertLanUntouched
 }
 

@@ -34,16 +34,20 @@ words() {
 	sh -c 'eval "set -- $(cat "$1")"; printf "%s\0" "$@"' _ "$T/chain" >"$T/words"
 }
 
-# The word after the first occurrence of WORD in $T/words, and a "|" (a
-# command substitution would strip the word's own trailing newlines).
-after() {
+# The word after the first (or the Nth) occurrence of WORD in $T/words, and
+# a "|" (a command substitution would strip the word's own trailing newlines).
+after() { # WORD [N]
 	python3 -c 'import sys
 w = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
-sys.stdout.buffer.write(w[w.index(sys.argv[2].encode()) + 1] + b"|")' "$T/words" "$1"
+at = [i for i, x in enumerate(w) if x == sys.argv[2].encode()][int(sys.argv[3]) - 1]
+sys.stdout.buffer.write(w[at + 1] + b"|")' "$T/words" "$1" "${2:-1}"
 }
 
 test_print_keeps_every_value_intact() {
-	hostile | while IFS= read -r v; do
+	# From a file, not a pipe: the loop runs in this shell, where a failed
+	# assertion counts (in a pipeline's subshell it was lost).
+	hostile >"$T/hostile"
+	while IFS= read -r v; do
 		run "$OTO_BIN/otorun" --print --as "$v" --agent-root "$v" --role "$v" --person "$v" \
 			--allow "$v" --public "$v" --dns "$v" --rlimit "$v" --hostname "$v" --ro "$v" \
 			--rw "$v" --socket "$v" --tmpfs "$v" --tmp-size "$v" --tmp-inodes "$v" --hide "$v" \
@@ -55,24 +59,28 @@ test_print_keeps_every_value_intact() {
 		assertEquals "--grant <$v>" "API_KEY=https://$v|" "$(after --grant)"
 		assertEquals "--ca-file <$v>" "$v|" "$(after --ca-file)"
 		for opt in --as --agent-root --role --person --allow --public --dns --rlimit --hostname \
-			--ro --rw --socket --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
+			--rw --socket --tmpfs --tmp-size --tmp-inodes --hide --ro-within --env-keep \
 			--landlock-ro --landlock-rw; do
 			assertEquals "$opt <$v>" "$v|" "$(after "$opt")"
 		done
+		# The first --ro is otorun's own (the tools, read-only at /opt/oto/bin).
+		assertEquals "--ro (the tools)" "$OTO_BIN:/opt/oto/bin|" "$(after --ro)"
+		assertEquals "--ro <$v>" "$v|" "$(after --ro 2)"
 		assertEquals "--env <$v>" "X=$v|" "$(after --env)"
 		# The program and its argument, after otoexec's "--".
 		assertEquals "the program <$v>" "$v
 $v" "$(python3 -c 'import sys
 w = open(sys.argv[1], "rb").read().split(b"\0")[:-1]
 print("\n".join(x.decode() for x in w[len(w) - 2:]))' "$T/words")"
-	done
+	done <"$T/hostile"
 	assertNothingRan
 }
 
 # --cgroup and the limits reach otons; --cgroup=DIR whatever DIR holds (one
 # word, never executed); a limit that is not a plain number stops at otorun.
 test_cgroup_options_reach_otons() {
-	hostile | while IFS= read -r v; do
+	hostile >"$T/hostile"
+	while IFS= read -r v; do
 		run "$OTO_BIN/otorun" $AS --print --agent-root "$A" --role member --person alice \
 			--cgroup="/$v" --memory-max 1G --pids-max 50 --cpu-max 1.5 -- true
 		assertEquals "rc for <$v>: $(cat "$T/err")" 0 "$rc"
@@ -85,7 +93,7 @@ sys.exit(sys.argv[2].encode() not in open(sys.argv[1], "rb").read().split(b"\0")
 		assertEquals "--memory-max" "1G|" "$(after --memory-max)"
 		assertEquals "--pids-max" "50|" "$(after --pids-max)"
 		assertEquals "--cpu-max" "1.5|" "$(after --cpu-max)"
-	done
+	done <"$T/hostile"
 	assertNothingRan
 	run "$OTO_BIN/otorun" $AS --print --agent-root "$A" --role member --person alice \
 		--pids-max "5;touch $T/pwned1" -- true
