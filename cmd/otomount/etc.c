@@ -273,7 +273,7 @@ static void xetc_generate(struct etc_job *j)
 	xetc_write(j, "resolv.conf", -1, j->v->resolv, j->v->resolv_len, 0644);
 }
 
-static void *etc_fill(void *arg)
+static void *xetc_fill(void *arg)
 {
 	struct etc_job *j = arg;
 	struct stat st;
@@ -321,7 +321,7 @@ void xetc_start(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, errno, "unable to open the tmpfs for /etc");
 	xplan_tree(&v->plan, "/etc", tmpfs, 1, "a tmpfs");
 	v->ro_later[v->n_ro_later++] = tmpfs;
-	e = pthread_create(&j->thread, NULL, etc_fill, j);
+	e = pthread_create(&j->thread, NULL, xetc_fill, j);
 	if (e)
 		die(EXIT_SYS, e, "unable to start the thread that fills /etc");
 	v->etc = j;
