@@ -54,6 +54,18 @@ noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2
 size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
 		  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
+/*
+ * The refusal and flow lines of --log-fd (otons' seccomp refusals, otonet's
+ * flows and names) share one shape: a JSON object per line that begins with
+ * "time" (RFC 3339, UTC, microseconds) and "source" (seccomp, net), and has a
+ * "verdict" (deny, or allow for a flow); the other keys are the source's own.
+ * event_head.c: '{"time":"...","source":"SOURCE"' into buf (no closing
+ * brace: the caller goes on with ',"key":...'); its length, 0 when it does
+ * not fit. SOURCE is a constant of the caller's, written as it is. Pure.
+ */
+struct timespec;
+int event_head(char *buf, size_t size, const struct timespec *t, const char *source);
+
 /* The OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
 /* status_fd_parse.c: the fd number, or -1 when unset or invalid. Pure. */
 int status_fd_parse(const char *s);

@@ -85,6 +85,36 @@ test_exception_reaches_one_endpoint() {
 	assertContains "$(cat "$TOPO_DIR/lan.seen")" "10.1.0.10 8086 from"
 }
 
+# One --log-fd explains the session: otonet's flows and the system calls the
+# filter refused, one JSON line each, in one shape (time, source, verdict).
+test_one_log_explains_the_session() {
+	run chain --role member --allow tcp:10.1.0.10:8086 --log-fd 3 -- sh -c '
+		python3 /work/nettool.py connect 203.0.113.10 9002
+		python3 /work/nettool.py connect 10.1.0.10 8087
+		python3 -c "import ctypes, os
+l = ctypes.CDLL(None, use_errno=True)
+print(l.unshare(0x10000000), os.strerror(ctypes.get_errno()))"' 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "ok ECONNREFUSED -1" "$(cut -d' ' -f1 "$T/out" | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "Operation not permitted" "$(sed -n 3p "$T/out" | cut -d' ' -f2-)"
+	python3 - "$T/log" >"$T/parsed" <<'PYEOF'
+import datetime, json, sys, time
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    t = datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    assert len(d["time"]) == 27 and abs(t - time.time()) < 300, d
+    if d["source"] == "seccomp":
+        assert isinstance(d["pid"], int) and d["pid"] > 1, d
+        print("seccomp", d["verdict"], d["syscall"], d["args"][0], d["errno"])
+    else:
+        print(d["source"], d["verdict"], d["proto"], d["dst"], d["port"], d["rule"])
+PYEOF
+	assertEquals "net allow tcp 203.0.113.10 9002 public
+net deny tcp 10.1.0.10 8087 special:10.0.0.0/8
+seccomp deny unshare 268435456 EPERM" "$(cat "$T/parsed")"
+}
+
 # A store with two credentials; the session runs on one of them.
 make_store() {
 	"$OTO_BIN/otosecret" keygen --out "$T/key"

@@ -343,11 +343,14 @@ test_log_fd_one_json_line_per_decision() {
 		$NT udp 2001:db8:1::10 9005" 3>"$T/log"
 	assertEquals 4 "$(wc -l <"$T/log")"
 	"$PY" - "$T/log" >"$T/parsed" <<'PYEOF'
-import json, sys
+import datetime, json, sys, time
 for line in open(sys.argv[1]):
     d = json.loads(line)
-    assert set(d) == {"time", "proto", "src", "dst", "port", "verdict", "rule"}, d
-    assert isinstance(d["time"], float) and isinstance(d["port"], int)
+    assert set(d) == {"time", "source", "proto", "src", "dst", "port", "verdict", "rule"}, d
+    assert d["source"] == "net" and isinstance(d["port"], int), d
+    t = datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    assert len(d["time"]) == 27 and abs(t - time.time()) < 300, d
     print(d["proto"], d["src"], d["dst"], d["port"], d["verdict"], d["rule"])
 PYEOF
 	assertEquals "tcp 10.0.2.100 203.0.113.10 9002 allow public

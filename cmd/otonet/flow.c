@@ -96,22 +96,25 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 {
 	char line[1024], s[64], t[64];
 	struct timespec ts;
-	int n;
+	int h, n;
 
 	if (r->cfg->log_fd < 0)
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	n = snprintf(line, sizeof(line),
-		     "{\"time\":%lld.%03ld,\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+	h = event_head(line, sizeof(line), &ts, "net");
+	n = snprintf(line + h, sizeof(line) - (size_t)h,
+		     ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
-		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-		     proto_name(proto),
-		     ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
-		     proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny",
-		     d->rule, d->name[0] ? ",\"name\":\"" : "", d->name,
+		     proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
+		     ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
+		     d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
+		     d->name[0] ? ",\"name\":\"" : "", d->name,
 		     d->pattern ? "\",\"pattern\":\"" : "", d->pattern ? d->pattern : "",
 		     d->name[0] ? "\"" : "");
-	if (n > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)n) < 0)
+	/* A line that does not fit is not written: never a cut one. */
+	if (!h || n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
+		return;
+	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + n)) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
 }
 

@@ -202,17 +202,19 @@ static void names_log(struct relay *r, const struct flow *f, const char *name, c
 {
 	char line[512], s[64];
 	struct timespec ts;
-	int len;
+	int h, len;
 
 	if (r->cfg->log_fd < 0)
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	len = snprintf(line, sizeof(line),
-		       "{\"time\":%lld.%03ld,\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
+	h = event_head(line, sizeof(line), &ts, "net");
+	len = snprintf(line + h, sizeof(line) - (size_t)h,
+		       ",\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
 		       "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
-		       (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 		       ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
-	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
+	if (!h || len <= 0 || (size_t)len >= sizeof(line) - (size_t)h)
+		return;
+	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + len)) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a DNS decision to --log-fd");
 }
 

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
+#include "oto.h"
 #include "otons.h"
 
 static const struct {
@@ -236,23 +235,20 @@ int otons_events_value(const char *text, const char *key, unsigned long long *ou
 int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
 			 const char *name, int nr, const uint64_t args[6], unsigned long count)
 {
-	struct tm tm;
-	char when[32];
-	int n;
-	time_t sec = t->tv_sec;
+	int h = event_head(buf, size, t, "seccomp"), n;
 
-	if (!gmtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+	if (!h)
 		return 0;
 	/* A name from libseccomp's table: letters, digits and _ only, nothing to escape. */
 	for (const char *p = name; p && *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
 			name = NULL;
-	n = snprintf(buf, size,
-		     "{\"time\":\"%s.%06ldZ\",\"pid\":%u,\"syscall\":\"%s\",\"nr\":%d,"
+	n = snprintf(buf + h, size - (size_t)h,
+		     ",\"verdict\":\"deny\",\"pid\":%u,\"syscall\":\"%s\",\"nr\":%d,"
 		     "\"args\":[%llu,%llu,%llu,%llu,%llu,%llu],\"errno\":\"EPERM\",\"count\":%lu}\n",
-		     when, t->tv_nsec / 1000, pid, name ? name : "?", nr,
-		     (unsigned long long)args[0], (unsigned long long)args[1],
-		     (unsigned long long)args[2], (unsigned long long)args[3],
-		     (unsigned long long)args[4], (unsigned long long)args[5], count);
-	return n > 0 && (size_t)n < size ? n : 0;
+		     pid, name ? name : "?", nr, (unsigned long long)args[0],
+		     (unsigned long long)args[1], (unsigned long long)args[2],
+		     (unsigned long long)args[3], (unsigned long long)args[4],
+		     (unsigned long long)args[5], count);
+	return n > 0 && (size_t)n < size - (size_t)h ? h + n : 0;
 }

@@ -1,6 +1,6 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
-// UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/ptyenv_parse.c
+// UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -163,6 +164,36 @@ static void test_log_format(void **state)
 	assert_null(memchr(buf, '\n', 18));
 }
 
+static void test_event_head(void **state)
+{
+	char buf[96], want[96];
+	struct timespec t = { .tv_sec = 0, .tv_nsec = 999999999 };
+	struct tm tm;
+
+	(void)state;
+	assert_int_equal(event_head(buf, sizeof(buf), &t, "net"), 52);
+	assert_string_equal(buf, "{\"time\":\"1970-01-01T00:00:00.999999Z\",\"source\":\"net\"");
+	t.tv_sec = -1;
+	t.tv_nsec = 0;
+	assert_true(event_head(buf, sizeof(buf), &t, "seccomp") > 0);
+	assert_string_equal(buf, "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\"");
+	/* Leap days and century years: what gmtime_r says, every 7 hours and a
+	 * second from 1900 to 2400. */
+	for (long long s = -2208988800LL; s < 13569465600LL; s += 25201) {
+		time_t sec = (time_t)s;
+
+		t.tv_sec = sec;
+		assert_non_null(gmtime_r(&sec, &tm));
+		strftime(want, sizeof(want), "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\"",
+			 &tm);
+		assert_true(event_head(buf, sizeof(buf), &t, "x") > 0);
+		assert_string_equal(buf, want);
+	}
+	/* Too small: nothing, never a cut head. */
+	assert_int_equal(event_head(buf, 52, &t, "net"), 0);
+	assert_int_equal(event_head(buf, 53, &t, "net"), 52);
+}
+
 static void test_idmap_format(void **state)
 {
 	char buf[64];
@@ -297,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_ptyenv),
 		cmocka_unit_test(test_status_line),
 		cmocka_unit_test(test_log_format),
+		cmocka_unit_test(test_event_head),
 		cmocka_unit_test(test_idmap_format),
 		cmocka_unit_test(test_ns_names),
 		cmocka_unit_test(test_fd_read_all),

@@ -1,6 +1,6 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
 // UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
-// UNIT: lib/fd_msg_init.c
+// UNIT: lib/fd_msg_init.c lib/event_head.c
 // UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
 /*
  * The relay's flow table through its own interface, with fake system calls

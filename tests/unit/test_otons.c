@@ -1,4 +1,4 @@
-// UNIT: cmd/otons/parse.c
+// UNIT: cmd/otons/parse.c lib/event_head.c
 /* Unit tests of otons' pure parts: namespace names, the cgroup options' values, cgroupfs text. */
 #include <errno.h>
 #include <sched.h>
@@ -155,7 +155,8 @@ static void test_refusal_format(void **state)
 	int n = otons_refusal_format(buf, sizeof(buf), &t, 42, "unshare", 272, args, 7);
 
 	assert_int_equal(n, (int)strlen(buf));
-	assert_string_equal(buf, "{\"time\":\"2025-12-01T06:00:00.123456Z\",\"pid\":42,"
+	assert_string_equal(buf, "{\"time\":\"2025-12-01T06:00:00.123456Z\",\"source\":\"seccomp\","
+				 "\"verdict\":\"deny\",\"pid\":42,"
 				 "\"syscall\":\"unshare\",\"nr\":272,\"args\":[268435456,0,0,0,0,"
 				 "18446744073709551615],\"errno\":\"EPERM\",\"count\":7}\n");
 	/* A number without a name, and a name that would need escaping: "?". */
