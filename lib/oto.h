@@ -29,7 +29,7 @@
 enum {
 	EXIT_USAGE = 100,    /* bad usage */
 	EXIT_REJECT = 101,   /* input rejected: a store, key, profile that does not verify */
-	EXIT_SYS = 111,      /* a system call failed */
+	EXIT_SYS = 111,	     /* a system call failed */
 	EXIT_NOEXEC = 126,   /* the next program could not be executed */
 	EXIT_NOTFOUND = 127, /* the next program was not found */
 };
@@ -44,11 +44,11 @@ extern int log_verbosity; /* messages up to this level are printed; -v raises it
 extern void (*log_at_die)(void);
 void log_init(const char *argv0);
 void log_msg(enum log_level lvl, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 noreturn void die(int code, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define warnx(...) log_msg(LOG_WARN, 0, __VA_ARGS__)
-#define infox(...) log_msg(LOG_INFO, 0, __VA_ARGS__)
+#define warnx(...)  log_msg(LOG_WARN, 0, __VA_ARGS__)
+#define infox(...)  log_msg(LOG_INFO, 0, __VA_ARGS__)
 #define debugx(...) log_msg(LOG_DEBUG, 0, __VA_ARGS__)
 /* log_format.c: "PROG: LEVEL: MSG[: strerror(err)]\n" into buf; returns its length. Pure. */
 size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
@@ -65,6 +65,25 @@ size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, 
  */
 struct timespec;
 int event_head(char *buf, size_t size, const struct timespec *t, const char *source);
+/*
+ * What otoexec sends on otons' refusal socket (OTO_REFUSALS), before the
+ * seccomp listener, when its Landlock domain logs its refusals to the
+ * kernel's audit: 8 bytes, no fd.
+ */
+#define OTO_LANDLOCK_NOTE "landlock"
+
+/*
+ * audit_reader.c: while root, a NETLINK_AUDIT socket (close-on-exec) in the
+ * audit's read-log group, and for the caller an audit session of its own
+ * (loginuid := uid): the fd, or -1 with *why (a constant) and errno (0 when
+ * why says it all). audit_reader_session: the caller's session id; 0, or -1
+ * (ESRCH: none). OTO_AUDIT is how otonet hands the socket to otons behind
+ * it: "FD", or "!WHY" when it has none. A record is at most
+ * AUDIT_READER_MSG bytes with its header.
+ */
+#define AUDIT_READER_MSG 9216
+int audit_reader_open(uid_t uid, const char **why);
+int audit_reader_session(unsigned int *ses);
 
 /* The OTO_STATUS_FD line "STAGE CODE ERRNO MESSAGE\n". */
 /* status_fd_parse.c: the fd number, or -1 when unset or invalid. Pure. */
@@ -195,9 +214,9 @@ int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t 
 /* Why creating a user namespace failed with err here, and the fix: one line. */
 const char *userns_hint(int err);
 const char *userns_cap_hint(int err);
-#define USERNS_APPARMOR_HINT                                                                      \
-	"AppArmor restricts unprivileged user namespaces: install oto's profile "                 \
-	"(deploy/apparmor/oto, see the README), or sysctl "                                       \
+#define USERNS_APPARMOR_HINT                                                                       \
+	"AppArmor restricts unprivileged user namespaces: install oto's profile "                  \
+	"(deploy/apparmor/oto, see the README), or sysctl "                                        \
 	"kernel.apparmor_restrict_unprivileged_userns=0"
 
 /*

@@ -128,7 +128,7 @@ base=$dir/base upper=$dir/upper
 mkdir -p "$base" "$upper" "$dir/work" "$dir/root"
 
 log=$(mktemp /tmp/oto-fresh-log.XXXXXX) || die "mktemp failed"
-inner=''
+inner='' audit_set='' audit_on=''
 t_start=$(date +%s)
 
 # shellcheck disable=SC2317 # called from cleanup, which a trap calls
@@ -150,6 +150,11 @@ cleanup() {
 		wait "$inner" 2>/dev/null || true
 	fi
 	rm -f "$log"
+	if [ -n "$audit_set" ]; then
+		perl "$top/tests/helpers/audit.pl" set 0 ||
+			echo "$prog: error: the kernel's audit could not be set back to off" >&2
+		audit_set=''
+	fi
 	if [ -n "$keep" ]; then
 		info "kept $dir (base: debootstrap and the clone; upper: what the run changed)"
 	elif mounted_under; then
@@ -232,6 +237,20 @@ fi
 phase_done "sources and clone"
 
 # ---- 4. make run, make check, in the root ---------------------------------
+# The tests of Landlock's lines in the refusal log need the kernel's audit on,
+# and cannot switch it from inside the root's pid namespace (the audit
+# answers the initial one only): it is switched on here for the run, when it
+# was off, and back off at the end (OTO_TEST_AUDIT tells the tests).
+case $(perl "$top/tests/helpers/audit.pl" get 2>/dev/null) in
+1) audit_on=1 ;;
+0)
+	if perl "$top/tests/helpers/audit.pl" set 1; then
+		audit_set=1 audit_on=1
+		info "the kernel's audit is on for the run (off again at the end)"
+	fi
+	;;
+esac
+
 # Run by pid 1 of the new pid namespace, still seeing this machine's tree:
 # mount the root and what it needs, pivot_root into it, drop the old root,
 # and run the two commands with a clean environment.
@@ -260,7 +279,7 @@ pivot_root . .
 umount -l .
 cd /
 exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	HOME=/root CI=true sh -c "$2"'
+	HOME=/root CI=true OTO_TEST_AUDIT="$3" sh -c "$2"'
 # shellcheck disable=SC2016
 run='cd /root/oto || exit 111
 t=$(date +%s)
@@ -274,7 +293,7 @@ echo "fresh-check: info: make check" >&2
 	echo "check $rc $(($(date +%s) - t))" >>/root/fresh-check.result; } |
 	tee /root/fresh-check.log >&2'
 
-unshare --mount --pid --fork --kill-child sh -c "$setup" sh "$dir" "$run" </dev/null >&2 &
+unshare --mount --pid --fork --kill-child sh -c "$setup" sh "$dir" "$run" "$audit_on" </dev/null >&2 &
 inner=$!
 set +e
 wait "$inner"

@@ -115,6 +115,33 @@ net deny tcp 10.1.0.10 8087 special:10.0.0.0/8
 seccomp deny unshare 268435456 EPERM" "$(cat "$T/parsed")"
 }
 
+# Behind otonet, otons runs unprivileged: otonet, while root, joins the
+# audit's read-log group and hands the socket on (OTO_AUDIT), or why it has
+# none. Here otonet runs in the fake host's network namespace, where the
+# audit's records never come (they go to the initial one's readers only):
+# otons says so, or that the audit is off, instead of logging nothing. The
+# socket itself is handed on in test_otons.sh (otonet in the initial one).
+test_landlock_refusals_behind_otonet_say_why() {
+	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
+	chmod 0755 "$T/lldeny"
+	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 0; }
+	for state in 1 0; do
+		audit_want $state || { skip "the kernel's audit cannot be set to $state here"; return 0; }
+		run chain --role member --log-fd 3 --ro "$T/lldeny:/opt/lldeny" --landlock-ro /usr \
+			--landlock-ro /opt -- /opt/lldeny open 3 /etc/hostname 3>"$T/log"
+		assertEquals "$(cat "$T/err")" 0 "$rc"
+		assertEquals "3 EACCES" "$(cat "$T/out")"
+		if [ $state = 1 ]; then
+			why="the kernel's audit hands its records to the initial network namespace only, and this is another"
+		else
+			why="the kernel's audit is off (auditctl -e 1, or audit=1 at boot)"
+		fi
+		assertEquals "otons: warning: Landlock's refusals are not in the log: $why" \
+			"$(grep -v '^otonet: warning: --public ' "$T/err")"
+		assertEquals "" "$(cat "$T/log")"
+	done
+}
+
 # A store with two credentials; the session runs on one of them.
 make_store() {
 	"$OTO_BIN/otosecret" keygen --out "$T/key"

@@ -463,6 +463,109 @@ test_refusal_log_out_of_the_sandbox_reach() {
 	assertEquals "otons: fatal: --log-fd 9: not an open fd: Bad file descriptor" "$(cat "$T/err")"
 }
 
+# lldeny: the static helper of the Landlock lines (tests/helpers/lldeny.c);
+# skips the test where Landlock cannot log (ABI < 7, Linux 6.15).
+lldeny_build() {
+	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
+	chmod 0755 "$T/lldeny"
+	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 1; }
+}
+
+# Landlock's refusals in the same log, read from the kernel's audit: the
+# sandbox's own, in the common shape, bounded per kind (the first 10, then
+# each power of ten); a refusal by a process outside the sandbox, meanwhile,
+# is not there.
+test_landlock_refusals_in_the_log() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (the audit's read-log group)"; return 0; }
+	lldeny_build || return 0
+	audit_want 1 || { skip "the kernel's audit cannot be switched on here"; return 0; }
+	# The host's refusal is of another kind (fs.read_dir): its count is its own.
+	(sleep 0.3; "$T/lldeny" exec "$T/lldeny" open 20 /etc >"$T/host"; touch "$T/hostdone") &
+	host=$!
+	run ns --log-fd 3 -- otoexec --landlock-ro /usr --landlock-ro "$T" -- \
+		"$T/lldeny" open 100 /etc/hostname "$T/hostdone" 3>"$T/log"
+	wait_child "$host" 10
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "100 EACCES" "$(cat "$T/out")"
+	assertEquals "the host's process was refused too" "20 EACCES" "$(cat "$T/host")"
+	python3 - "$T/log" >"$T/parsed" <<'PYEOF'
+import datetime, json, sys, time
+pids = set()
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    t = datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    assert len(d["time"]) == 27 and abs(t - time.time()) < 300, d
+    assert isinstance(d["pid"], int) and d["pid"] > 1 and isinstance(d["count"], int), d
+    pids.add(d["pid"])
+    print(d["source"], d["verdict"], d["blockers"], d["path"], d["count"])
+print(len(pids), "pid")
+PYEOF
+	assertEquals "$(for c in 1 2 3 4 5 6 7 8 9 10 100; do
+		echo "landlock deny fs.read_file /etc/hostname $c"
+	done)
+1 pid" "$(cat "$T/parsed")"
+}
+
+# Behind otonet, otons runs unprivileged: otonet joins the read-log group
+# while it is root and hands the socket on (OTO_AUDIT). otonet runs in this
+# machine's network namespace here, the one the audit's records go to, with
+# nothing to carry: no public internet (--no-public), no exception, and a
+# program that opens no socket.
+test_landlock_refusals_behind_otonet() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (otonet)"; return 0; }
+	lldeny_build || return 0
+	audit_want 1 || { skip "the kernel's audit cannot be switched on here"; return 0; }
+	run otonet $AS --no-public --log-fd 3 -- otons --share net --log-fd 4 -- \
+		otoexec --landlock-ro /usr --landlock-ro "$T" -- "$T/lldeny" open 3 /etc/hostname \
+		3>"$T/log" 4>&3
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "3 EACCES" "$(cat "$T/out")"
+	assertEquals "landlock fs.read_file /etc/hostname 1
+landlock fs.read_file /etc/hostname 2
+landlock fs.read_file /etc/hostname 3" "$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    print(d["source"], d["blockers"], d["path"], d["count"])' "$T/log")"
+	# Nothing of the audit is left to the program: no socket of it among its fds.
+	run otonet $AS --no-public --log-fd 3 -- otons --share net --log-fd 4 -- \
+		otoexec -- sh -c 'env | grep -c OTO_AUDIT; ls -l /proc/self/fd | grep -c socket' \
+		3>"$T/log" 4>&3
+	assertEquals "$(printf '0\n0')" "$(cat "$T/out")"
+}
+
+# OTO_AUDIT is otonet's to set: anything but an audit socket's fd (or "!WHY")
+# is refused; what is accepted never reaches the program.
+test_oto_audit_checked_and_unset() {
+	OTO_AUDIT=0 run ns -- true
+	assertEquals 100 "$rc"
+	assertEquals "otons: fatal: OTO_AUDIT=0: not a kernel audit socket's fd (otonet --log-fd sets it)" \
+		"$(cat "$T/err")"
+	OTO_AUDIT=5 run ns -- true 5<"$T"
+	assertEquals 100 "$rc"
+	assertOneLine otons
+	OTO_AUDIT='!the reason' run ns -- sh -c 'env | grep -c "^OTO_AUDIT="'
+	assertEquals 0 "$(cat "$T/out")"
+}
+
+# Without the audit, no Landlock line can come: one warning says why, and
+# nothing else changes.
+test_landlock_refusals_without_the_audit_say_why() {
+	lldeny_build || return 0
+	if [ -n "$IS_ROOT" ]; then
+		audit_want 0 || { skip "the kernel's audit cannot be switched off here"; return 0; }
+		why="the kernel's audit is off (auditctl -e 1, or audit=1 at boot)"
+	else
+		why="reading the kernel's audit needs root: otons started as root (with --as), or otonet --log-fd before it"
+	fi
+	run ns --log-fd 3 -- otoexec --landlock-ro /usr --landlock-ro "$T" -- \
+		"$T/lldeny" open 3 /etc/hostname 3>"$T/log"
+	assertEquals 0 "$rc"
+	assertEquals "3 EACCES" "$(cat "$T/out")"
+	assertEquals "otons: warning: Landlock's refusals are not in the log: $why" "$(cat "$T/err")"
+	assertEquals "" "$(cat "$T/log")"
+}
+
 test_usage_errors() {
 	run otons $AS --bogus -- true
 	assertEquals 100 "$rc"

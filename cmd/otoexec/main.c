@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to start a new session");
 
 	/* 4. Landlock: opening the rule paths may need the current ids' access. */
-	xsb_landlock(&o);
+	xsb_landlock(&o, refusals);
 
 	/* 5. uid/gid: needs CAP_SETUID/CAP_SETGID, so before the capabilities go. */
 	xsb_switch_ids(&o);

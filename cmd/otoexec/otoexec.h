@@ -201,7 +201,7 @@ int xsb_pty(void);
 int xsb_refusals(void);
 void xsb_close_fds(const struct otoexec_opts *o, int status_fd, int refusals);
 void xsb_rlimits(const struct otoexec_opts *o);
-void xsb_landlock(const struct otoexec_opts *o);
+void xsb_landlock(const struct otoexec_opts *o, int refusals);
 void xsb_switch_ids(const struct otoexec_opts *o);
 void xsb_drop_caps(const struct otoexec_opts *o);
 void xsb_no_new_privs(void);

@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,7 +102,8 @@ void xsb_rlimits(const struct otoexec_opts *o)
 		if (r.rlim_cur > r.rlim_max)
 			r.rlim_cur = r.rlim_max;
 		if (setrlimit(RLIMIT_NPROC, &r) < 0)
-			die(EXIT_SYS, errno, "unable to set the process limit to %u", OTOEXEC_NPROC);
+			die(EXIT_SYS, errno, "unable to set the process limit to %u",
+			    OTOEXEC_NPROC);
 	}
 }
 
@@ -147,8 +149,20 @@ static const char *ll_hint(int err)
 	return "a seccomp filter before otoexec refuses landlock_create_ruleset";
 }
 
-void xsb_landlock(const struct otoexec_opts *o)
+/*
+ * With otons' refusal log (OTO_REFUSALS), the refusals of the agent's
+ * Landlock domain go to the kernel's audit, which otons' supervisor reads
+ * (ABI 7, Linux 6.15: by default only the denials of the program that
+ * enforced the domain are logged, and not those after its exec).
+ */
+#ifndef LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+#define LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
+#endif
+#define LL_ABI_LOG 7
+
+void xsb_landlock(const struct otoexec_opts *o, int refusals)
 {
+	unsigned int flags = 0;
 	struct landlock_ruleset_attr attr = { 0 };
 	int abi, ruleset;
 	uint64_t handled;
@@ -195,9 +209,24 @@ void xsb_landlock(const struct otoexec_opts *o)
 	 */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "unable to set no_new_privs for Landlock");
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+	if (refusals >= 0 && abi >= LL_ABI_LOG)
+		flags = LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+	else if (refusals >= 0)
+		warnx(
+		    "Landlock ABI %d cannot log its refusals (ABI %d, Linux 6.15): they are not in "
+		    "the refusal log",
+		    abi, LL_ABI_LOG);
+	if (syscall(SYS_landlock_restrict_self, ruleset, flags) < 0)
 		die(EXIT_SYS, errno, "unable to enforce the Landlock ruleset");
 	close(ruleset);
+	/*
+	 * Tell otons' supervisor that a domain logs, so that it can say why
+	 * none of its refusals will reach the log when it cannot read the
+	 * audit. A note only: the supervisor decides nothing from it.
+	 */
+	if (flags &&
+	    send(refusals, OTO_LANDLOCK_NOTE, sizeof(OTO_LANDLOCK_NOTE) - 1, MSG_NOSIGNAL) < 0)
+		die(EXIT_SYS, errno, "unable to tell otons that Landlock logs (OTO_REFUSALS)");
 }
 
 void xsb_switch_ids(const struct otoexec_opts *o)

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -71,6 +72,32 @@ static void xgateway_take(struct otonet_opts *o)
 	unsetenv("OTO_GATEWAY");
 }
 
+/*
+ * With --log-fd, while root: the kernel audit's read-log group for the otons
+ * behind, which runs unprivileged and reads Landlock's refusals there
+ * (lib/audit_reader.c; this process and all it starts get an audit session
+ * of their own). Into env, OTO_AUDIT's value: the fd, or "!" and why there
+ * is none; "" when there is nothing to hand on (no log, or not root).
+ */
+static int audit_take(const struct otonet_opts *o, char *env, size_t size)
+{
+	const char *why = NULL;
+	uid_t uid;
+	gid_t gid;
+	int fd;
+
+	env[0] = 0;
+	if (o->log_fd < 0 || geteuid() != 0 || !o->as || user_lookup(o->as, &uid, &gid) < 0)
+		return -1;
+	fd = audit_reader_open(uid, &why);
+	if (fd < 0)
+		snprintf(env, size, "!%s%s%s", why, errno ? ": " : "",
+			 errno ? strerror(errno) : "");
+	else
+		snprintf(env, size, "%d", fd);
+	return fd;
+}
+
 static void reap_opener(pid_t pid)
 {
 	if (pid > 0)
@@ -85,21 +112,22 @@ int main(int argc, char **argv)
 	struct relay_cfg cfg;
 	struct relay *relay;
 	struct ipaddr resolver;
-	int sv[2], tun, sigfd, status, opener, holder;
+	int sv[2], tun, sigfd, status, opener, holder, audit;
+	char audit_env[256];
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
 
 	log_init(argv[0]);
 	xotonet_parse(&o, argc, argv);
 	/* The switches for tests and benchmarks (otonet(1)), checked with the options. */
-	o.no_kernel_layer = (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1,
-					      "no prohibit routes");
+	o.no_kernel_layer =
+	    (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1, "no prohibit routes");
 	o.no_peek_off = (int)xtest_switch("OTO_TEST_NO_PEEK_OFF", 0, 0, 1,
 					  "the relay's buffered path, as without SO_PEEK_OFF");
 	o.badcall = (int)xtest_switch("OTO_TEST_RELAY_BADCALL", 0, 0, 1,
 				      "SIGUSR2 makes the relay call outside its seccomp filter");
-	o.tun_mtu = (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU,
-					       "the TUN's MTU");
+	o.tun_mtu =
+	    (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU, "the TUN's MTU");
 	o.name_ttl_min = xtest_switch("OTO_TEST_NAME_TTL_MIN", NAMES_TTL_MIN, 1, NAMES_TTL_MIN,
 				      "the shortest life of a name binding, in seconds");
 	xgateway_take(&o);
@@ -113,6 +141,7 @@ int main(int argc, char **argv)
 	 *    root here as it always did, before it reads the host or the network.
 	 */
 	opener = xopener_start(o.as, &opener_pid);
+	audit = audit_take(&o, audit_env, sizeof(audit_env));
 	xuser_drop_root(o.as);
 
 	/*
@@ -149,9 +178,15 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		xsetup_sandbox(&o, &f, sv[1], opener);
+		if (audit_env[0] && (setenv("OTO_AUDIT", audit_env, 1) < 0 ||
+				     (audit >= 0 && fd_cloexec(audit, 0) < 0)))
+			die(EXIT_SYS, errno, "unable to hand the audit socket on (OTO_AUDIT)");
 		xexec(o.argv);
 	}
 	close(sv[1]);
+	/* The audit socket is the sandbox's stages', never the relay's. */
+	if (audit >= 0)
+		close(audit);
 	/* The opener's socket is the child's alone: it sees it close when the child is done. */
 	if (opener >= 0)
 		close(opener);
@@ -204,7 +239,8 @@ int main(int argc, char **argv)
 	reap_opener(opener_pid);
 	/* The holder's reference: tun0's removal then waits in its exit, not the relay's. */
 	if (fd_send(holder, tun, 0) < 0)
-		debugx("the TUN's holder is gone (%s): the relay's exit removes tun0", strerror(errno));
+		debugx("the TUN's holder is gone (%s): the relay's exit removes tun0",
+		       strerror(errno));
 
 	/* 7. Relay until the child exits; exit with its status. */
 	xrelay_run(relay, tun);

@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 {
 	struct otons_opts o;
 	struct otons_cgroup cg;
+	struct otons_audit au;
 
 	log_init(argv[0]);
 	xotons_parse(&o, argc, argv);
@@ -39,6 +40,13 @@ int main(int argc, char **argv)
 	 *    into it (cgroup.c).
 	 */
 	xotons_cgroup_make(&o, &cg);
+
+	/*
+	 * 0b. With --log-fd, as root: the kernel audit's read-log group, and an
+	 *     audit session of the sandbox's own, for Landlock's refusals
+	 *     (audit.c). Nothing of the host's audit changes.
+	 */
+	xotons_audit_open(&o, &au);
 
 	/*
 	 * 1. Root never runs a sandbox: become the --as account first, so that
@@ -64,6 +72,6 @@ int main(int argc, char **argv)
 	 *    pid 1 moves into the cgroup first; the supervisor stays outside,
 	 *    and at the end kills what is left in it and removes it.
 	 */
-	xotons_run(&o, &cg);
+	xotons_run(&o, &cg, &au);
 	xexec(o.argv);
 }

@@ -14,7 +14,7 @@ enum otons_pty_mode { OTONS_PTY_AUTO, OTONS_PTY_ON, OTONS_PTY_OFF };
 struct otons_opts {
 	int unshare_flags;    /* CLONE_NEW* to create */
 	const char *hostname; /* for a new uts namespace */
-	uid_t uid;            /* ids inside the sandbox */
+	uid_t uid;	      /* ids inside the sandbox */
 	gid_t gid;
 	int have_uid, have_gid;
 	const char *as; /* --as USER[:GROUP], needed when run by root */
@@ -145,18 +145,19 @@ void otons_cgroup_forget(struct otons_cgroup *cg); /* the supervisor, after the 
 void otons_cgroup_end(struct otons_cgroup *cg);
 
 /* --log-fd: the refusal log (refusals.c) */
-#define OTONS_REFUSALS_FIRST 10 /* lines for the first refusals of each call */
-#define OTONS_REFUSALS_NR 1024	/* call numbers counted one by one */
+#define OTONS_REFUSALS_FIRST 10	  /* lines for the first refusals of each call */
+#define OTONS_REFUSALS_NR    1024 /* call numbers counted one by one */
 struct otons_refusals {
 	int log_fd;	/* -1: no log */
 	int sock;	/* ours of the socket the listener comes on; -1: none (any more) */
 	int child_sock; /* the sandbox's end, until the fork (OTO_REFUSALS) */
 	int listener;	/* the seccomp filter's, once it came */
+	struct otons_audit *audit; /* Landlock's refusals (audit.c) */
 	int write_failed;
 	unsigned long count[OTONS_REFUSALS_NR], count_other;
 };
 /* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
-void xotons_refusals_offer(struct otons_refusals *r, int log_fd);
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd, struct otons_audit *au);
 void otons_refusals_parent(struct otons_refusals *r); /* the supervisor, after the fork */
 void otons_refusals_child(struct otons_refusals *r);  /* pid 1, after the fork */
 int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf);
@@ -167,10 +168,74 @@ void otons_refusals_finish(struct otons_refusals *r);
  * it does not fit. name NULL: a number the build's table does not name. Pure.
  */
 struct timespec;
+/* Whether the count-th refusal of a kind is written: 1..OTONS_REFUSALS_FIRST, then powers of ten.
+ * Pure. */
+int otons_worth_a_line(unsigned long count);
 int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
 			 const char *name, int nr, const uint64_t args[6], unsigned long count);
 
+/*
+ * parse.c: the kernel's audit records, as the read-log group carries them:
+ * "audit(SEC.MS:SERIAL): key=value ...". otons_audit_stamp: the stamp, and
+ * the offset of the body; 0, or -1 when text does not begin so.
+ * otons_audit_field: the value of key in the body, unquoted, into out: its
+ * length, or -1 when absent or too long. otons_landlock_format: the JSON line
+ * of one LANDLOCK_ACCESS record's body, newline included: its length, or 0
+ * when it does not fit. Every key=value of the body becomes a string; an
+ * untrusted string the audit wrote in hex (a path with a space...) is
+ * decoded; bytes outside printable ASCII are written as \u00XX. Pure.
+ */
+int otons_audit_stamp(const char *text, size_t len, long long *sec, unsigned int *ms,
+		      unsigned long long *serial, size_t *body);
+int otons_audit_field(const char *body, size_t len, const char *key, char *out, size_t size);
+int otons_landlock_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
+			  const char *body, size_t len, unsigned long count);
+
+/*
+ * audit.c: Landlock's refusals, from the kernel's audit (--log-fd, as root).
+ * While otons is root, xotons_audit_open joins the audit's read-log group and
+ * gives otons (and so the sandbox) an audit session of its own, by which the
+ * supervisor tells the sandbox's records from the rest of the host's. The
+ * supervisor writes one JSON line for each LANDLOCK_ACCESS record of that
+ * session once its SYSCALL record (the caller's pid) has come.
+ */
+#define OTONS_AUDIT_PENDING 16	 /* records waiting for their event's SYSCALL record */
+#define OTONS_AUDIT_BODY    8192 /* a record's body, at most (the audit's own bound) */
+#define OTONS_AUDIT_KINDS   32	 /* blockers counted one by one, the rest together */
+struct otons_audit_pending {
+	unsigned long long serial;
+	long long sec;
+	unsigned int ms;
+	size_t len;
+	char body[OTONS_AUDIT_BODY];
+};
+struct otons_audit {
+	int fd;		  /* NETLINK_AUDIT in the read-log group; -1: none */
+	unsigned int ses; /* the sandbox's audit session */
+	const char *why;  /* why there is none, for the warning; NULL: no log asked */
+	int why_err;
+	int noted; /* a domain of the sandbox logs (otoexec's note) */
+	int warned;
+	size_t npend;
+	struct otons_audit_pending *pend; /* OTONS_AUDIT_PENDING of them, once needed */
+	struct {
+		char blockers[64];
+		unsigned long count;
+	} kinds[OTONS_AUDIT_KINDS];
+	size_t nkinds;
+	unsigned long count_other;
+};
+struct otons_opts;
+void xotons_audit_open(const struct otons_opts *o, struct otons_audit *a);
+/* The note of a domain that logs came: a warning when its refusals cannot be read. */
+void otons_audit_note(struct otons_audit *a);
+/* Records to read (fd readable); lines to log_fd. */
+void otons_audit_read(struct otons_audit *a, int log_fd, int *write_failed);
+/* The end: the records still on their way (at most a second), then close. */
+void otons_audit_finish(struct otons_audit *a, int log_fd, int *write_failed);
+void otons_audit_close(struct otons_audit *a);
+
 /* supervise.c: returns only in the program's process; the others exit */
-void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg);
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au);
 
 #endif

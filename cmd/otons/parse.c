@@ -232,6 +232,15 @@ int otons_events_value(const char *text, const char *key, unsigned long long *ou
 	return -1;
 }
 
+int otons_worth_a_line(unsigned long count)
+{
+	if (count <= OTONS_REFUSALS_FIRST)
+		return 1;
+	while (count % 10 == 0)
+		count /= 10;
+	return count == 1;
+}
+
 int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
 			 const char *name, int nr, const uint64_t args[6], unsigned long count)
 {
@@ -243,12 +252,212 @@ int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsig
 	for (const char *p = name; p && *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
 			name = NULL;
-	n = snprintf(buf + h, size - (size_t)h,
-		     ",\"verdict\":\"deny\",\"pid\":%u,\"syscall\":\"%s\",\"nr\":%d,"
-		     "\"args\":[%llu,%llu,%llu,%llu,%llu,%llu],\"errno\":\"EPERM\",\"count\":%lu}\n",
-		     pid, name ? name : "?", nr, (unsigned long long)args[0],
-		     (unsigned long long)args[1], (unsigned long long)args[2],
-		     (unsigned long long)args[3], (unsigned long long)args[4],
-		     (unsigned long long)args[5], count);
+	n = snprintf(
+	    buf + h, size - (size_t)h,
+	    ",\"verdict\":\"deny\",\"pid\":%u,\"syscall\":\"%s\",\"nr\":%d,"
+	    "\"args\":[%llu,%llu,%llu,%llu,%llu,%llu],\"errno\":\"EPERM\",\"count\":%lu}\n",
+	    pid, name ? name : "?", nr, (unsigned long long)args[0], (unsigned long long)args[1],
+	    (unsigned long long)args[2], (unsigned long long)args[3], (unsigned long long)args[4],
+	    (unsigned long long)args[5], count);
 	return n > 0 && (size_t)n < size - (size_t)h ? h + n : 0;
+}
+
+int otons_audit_stamp(const char *text, size_t len, long long *sec, unsigned int *ms,
+		      unsigned long long *serial, size_t *body)
+{
+	char head[64], *end;
+	size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
+	const char *p;
+
+	memcpy(head, text, n);
+	head[n] = 0;
+	if (strncmp(head, "audit(", 6))
+		return -1;
+	p = head + 6;
+	errno = 0;
+	*sec = strtoll(p, &end, 10);
+	if (end == p || *end != '.' || errno)
+		return -1;
+	p = end + 1;
+	*ms = (unsigned int)strtoul(p, &end, 10);
+	if (end == p || *end != ':' || *ms > 999)
+		return -1;
+	p = end + 1;
+	*serial = strtoull(p, &end, 10);
+	if (end == p || strncmp(end, "):", 2) || errno)
+		return -1;
+	end += 2;
+	while ((size_t)(end - head) < n && *end == ' ')
+		end++;
+	*body = (size_t)(end - head);
+	return 0;
+}
+
+/* One "key=value" of an audit record's body at *p (len bytes from it): 0, or -1 at the end. */
+struct audit_kv {
+	const char *key, *val;
+	size_t klen, vlen;
+	int quoted;
+};
+
+static int audit_next(const char **p, const char *end, struct audit_kv *kv)
+{
+	const char *s = *p;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s >= end)
+		return -1;
+	kv->key = s;
+	while (s < end && *s != '=' && *s != ' ')
+		s++;
+	kv->klen = (size_t)(s - kv->key);
+	if (s >= end || *s != '=') {
+		/* A word without a value: skipped. */
+		kv->val = s;
+		kv->vlen = 0;
+		kv->quoted = 0;
+		*p = s;
+		return 0;
+	}
+	s++;
+	kv->quoted = s < end && *s == '"';
+	if (kv->quoted) {
+		kv->val = ++s;
+		while (s < end && *s != '"')
+			s++;
+		kv->vlen = (size_t)(s - kv->val);
+		if (s < end)
+			s++;
+	} else {
+		kv->val = s;
+		while (s < end && *s != ' ')
+			s++;
+		kv->vlen = (size_t)(s - kv->val);
+	}
+	*p = s;
+	return 0;
+}
+
+int otons_audit_field(const char *body, size_t len, const char *key, char *out, size_t size)
+{
+	const char *p = body, *end = body + len;
+	struct audit_kv kv;
+
+	while (audit_next(&p, end, &kv) == 0)
+		if (kv.klen == strlen(key) && !memcmp(kv.key, key, kv.klen)) {
+			if (kv.vlen >= size)
+				return -1;
+			memcpy(out, kv.val, kv.vlen);
+			out[kv.vlen] = 0;
+			return (int)kv.vlen;
+		}
+	return -1;
+}
+
+/* The audit's untrusted strings: quoted, or in hex when they hold a space, a quote, a control or a
+ * byte above 0x7e. */
+static int audit_untrusted(const struct audit_kv *kv)
+{
+	static const char *const KEYS[] = { "path", "dev", "name", "comm", "ocomm", "exe", NULL };
+
+	for (const char *const *k = KEYS; *k; k++)
+		if (kv->klen == strlen(*k) && !memcmp(kv->key, *k, kv->klen))
+			return 1;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* bytes as a JSON string's inside into out (size > 0): its length, or -1 when it does not fit. */
+static int json_bytes(char *out, size_t size, const unsigned char *b, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = b[i];
+		char esc[8];
+		size_t k;
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			k = 2;
+		} else if (c < 0x20 || c > 0x7e) {
+			/* Not UTF-8 by promise: each byte stands for itself (U+0000 to U+00FF). */
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			k = 6;
+		} else {
+			esc[0] = (char)c;
+			k = 1;
+		}
+		if (o + k >= size)
+			return -1;
+		memcpy(out + o, esc, k);
+		o += k;
+	}
+	out[o] = 0;
+	return (int)o;
+}
+
+int otons_landlock_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
+			  const char *body, size_t len, unsigned long count)
+{
+	const char *p = body, *end = body + len;
+	struct audit_kv kv;
+	size_t o;
+	int n = event_head(buf, size, t, "landlock");
+
+	if (!n)
+		return 0;
+	o = (size_t)n;
+	n = snprintf(buf + o, size - o, ",\"verdict\":\"deny\",\"pid\":%u", pid);
+	if (n <= 0 || (size_t)n >= size - o)
+		return 0;
+	o += (size_t)n;
+	while (audit_next(&p, end, &kv) == 0) {
+		unsigned char val[4096];
+		size_t vn = 0;
+		int ok = kv.klen > 0 && kv.vlen > 0;
+
+		for (size_t i = 0; ok && i < kv.klen; i++)
+			ok = (kv.key[i] >= 'a' && kv.key[i] <= 'z') || kv.key[i] == '_';
+		if (!ok || kv.vlen > sizeof(val))
+			continue;
+		if (!kv.quoted && audit_untrusted(&kv) && kv.vlen % 2 == 0) {
+			for (size_t i = 0; i < kv.vlen; i += 2) {
+				int hi = hexval(kv.val[i]), lo = hexval(kv.val[i + 1]);
+
+				if (hi < 0 || lo < 0) {
+					vn = 0;
+					break;
+				}
+				val[vn++] = (unsigned char)(hi << 4 | lo);
+			}
+		}
+		if (!vn) {
+			memcpy(val, kv.val, kv.vlen);
+			vn = kv.vlen;
+		}
+		if (o + kv.klen + 6 >= size)
+			return 0;
+		buf[o++] = ',';
+		buf[o++] = '"';
+		memcpy(buf + o, kv.key, kv.klen);
+		o += kv.klen;
+		memcpy(buf + o, "\":\"", 3);
+		o += 3;
+		n = json_bytes(buf + o, size - o, val, vn);
+		if (n < 0 || o + (size_t)n + 1 >= size)
+			return 0;
+		o += (size_t)n;
+		buf[o++] = '"';
+	}
+	n = snprintf(buf + o, size - o, ",\"count\":%lu}\n", count);
+	if (n <= 0 || (size_t)n >= size - o)
+		return 0;
+	return (int)(o + (size_t)n);
 }

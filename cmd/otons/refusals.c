@@ -30,7 +30,7 @@
 #include "oto.h"
 #include "otons.h"
 
-void xotons_refusals_offer(struct otons_refusals *r, int log_fd)
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd, struct otons_audit *au)
 {
 	int sv[2];
 	char val[16];
@@ -38,6 +38,7 @@ void xotons_refusals_offer(struct otons_refusals *r, int log_fd)
 	memset(r, 0, sizeof(*r));
 	r->sock = r->child_sock = r->listener = -1;
 	r->log_fd = log_fd;
+	r->audit = au;
 	if (log_fd < 0)
 		return;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
@@ -66,6 +67,7 @@ void otons_refusals_child(struct otons_refusals *r)
 	if (r->log_fd >= 0)
 		close(r->log_fd);
 	r->sock = r->log_fd = -1;
+	otons_audit_close(r->audit);
 }
 
 int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf)
@@ -76,21 +78,12 @@ int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf)
 		pf[n++] = (struct pollfd){ .fd = r->sock, .events = POLLIN };
 	if (r->listener >= 0)
 		pf[n++] = (struct pollfd){ .fd = r->listener, .events = POLLIN };
+	if (r->audit->fd >= 0)
+		pf[n++] = (struct pollfd){ .fd = r->audit->fd, .events = POLLIN };
 	return n;
 }
 
-/* Whether the count-th refusal of a call is written: 1..FIRST, then powers of ten. */
-static int worth_a_line(unsigned long count)
-{
-	if (count <= OTONS_REFUSALS_FIRST)
-		return 1;
-	while (count % 10 == 0)
-		count /= 10;
-	return count == 1;
-}
-
-static void log_line(struct otons_refusals *r, const struct seccomp_notif *req,
-		     unsigned long count)
+static void log_line(struct otons_refusals *r, const struct seccomp_notif *req, unsigned long count)
 {
 	char line[512], *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
 	struct timespec ts;
@@ -105,7 +98,8 @@ static void log_line(struct otons_refusals *r, const struct seccomp_notif *req,
 	free(name);
 	if (n > 0 && write(r->log_fd, line, (size_t)n) != n && !r->write_failed) {
 		r->write_failed = 1;
-		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)", r->log_fd);
+		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)",
+			r->log_fd);
 	}
 }
 
@@ -127,7 +121,7 @@ static void take_one(struct otons_refusals *r)
 		count = ++r->count[req->data.nr];
 	else
 		count = ++r->count_other;
-	if (worth_a_line(count))
+	if (otons_worth_a_line(count))
 		log_line(r, req, count);
 	resp->id = req->id;
 	resp->error = -EPERM;
@@ -144,8 +138,20 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 		if (!pf[i].revents)
 			continue;
 		if (pf[i].fd == r->sock) {
-			/* Once: the listener, or the peer's end closed (no filter, or one without it). */
-			int fd = fd_recv(r->sock);
+			char note[sizeof(OTO_LANDLOCK_NOTE)];
+			ssize_t k = recv(r->sock, note, sizeof(note), MSG_PEEK | MSG_DONTWAIT);
+			int fd;
+
+			/* First, perhaps: otoexec's Landlock domain logs its refusals (audit.c). */
+			if (k == (ssize_t)sizeof(note) - 1 &&
+			    !memcmp(note, OTO_LANDLOCK_NOTE, (size_t)k)) {
+				if (recv(r->sock, note, sizeof(note), MSG_DONTWAIT) == k)
+					otons_audit_note(r->audit);
+				continue;
+			}
+			/* Once: the listener, or the peer's end closed (no filter, or one without
+			 * it). */
+			fd = fd_recv(r->sock);
 
 			if (fd >= 0)
 				r->listener = fd;
@@ -153,6 +159,8 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 				log_msg(LOG_WARN, errno, "no seccomp listener for the refusal log");
 			close(r->sock);
 			r->sock = -1;
+		} else if (pf[i].fd == r->audit->fd) {
+			otons_audit_read(r->audit, r->log_fd, &r->write_failed);
 		} else if (pf[i].fd == r->listener) {
 			if (pf[i].revents & POLLIN)
 				take_one(r);
@@ -167,6 +175,7 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 
 void otons_refusals_finish(struct otons_refusals *r)
 {
+	otons_audit_finish(r->audit, r->log_fd, &r->write_failed);
 	if (r->sock >= 0)
 		close(r->sock);
 	if (r->listener >= 0)

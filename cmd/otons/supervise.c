@@ -143,7 +143,7 @@ static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struc
 static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
 			     const struct otons_tty *tty, struct otons_refusals *ref)
 {
-	struct pollfd pf[8];
+	struct pollfd pf[10];
 	int code = -1;
 
 	while (code < 0) {
@@ -182,7 +182,7 @@ static void xset_pdeathsig(void)
 		die(EXIT_SYS, errno, "unable to set the parent-death signal");
 }
 
-void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
@@ -208,7 +208,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg)
 	/* Whether the sandbox gets a pty of its own, and the socket it comes back on. */
 	xotons_pty_offer(&pty, o->pty, &tty);
 	/* The socket otoexec sends its seccomp listener on (--log-fd). */
-	xotons_refusals_offer(&ref, o->log_fd);
+	xotons_refusals_offer(&ref, o->log_fd, au);
 	sfd = xsignals_fd();
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */

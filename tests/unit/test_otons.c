@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -42,7 +43,8 @@ static void test_bytes_parse(void **state)
 	assert_true(v == 4096);
 	assert_int_equal(otons_bytes_parse("1T", &v), 0);
 	assert_true(v == 1ULL << 40);
-	const char *bad[] = { "", "0", "0M", "M", "-1", " 1", "1 ", "1MB", "1.5G", "1e9", "max", NULL };
+	const char *bad[] = { "",   "0",   "0M",   "M",	  "-1",	 " 1",
+			      "1 ", "1MB", "1.5G", "1e9", "max", NULL };
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
 		assert_int_equal(otons_bytes_parse(bad[i], &v), -1);
@@ -104,10 +106,10 @@ static void test_cgroup2_mount(void **state)
 
 	(void)state;
 	const char *hybrid =
-		"25 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
-		"30 25 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
-		"31 30 0:27 / /sys/fs/cgroup/memory rw shared:9 - cgroup cgroup rw,memory\n"
-		"40 30 0:35 / /sys/fs/cgroup/unified rw shared:12 - cgroup2 cgroup2 rw\n";
+	    "25 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
+	    "30 25 0:26 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
+	    "31 30 0:27 / /sys/fs/cgroup/memory rw shared:9 - cgroup cgroup rw,memory\n"
+	    "40 30 0:35 / /sys/fs/cgroup/unified rw shared:12 - cgroup2 cgroup2 rw\n";
 	assert_int_equal(otons_cgroup2_mount(hybrid, out, sizeof(out)), 0);
 	assert_string_equal(out, "/sys/fs/cgroup/unified");
 	/* A cgroup2 mount seen from inside a cgroup namespace has another root: skipped. */
@@ -116,9 +118,8 @@ static void test_cgroup2_mount(void **state)
 	assert_int_equal(otons_cgroup2_mount(nested, out, sizeof(out)), 0);
 	assert_string_equal(out, "/mnt/my cg");
 	errno = 0;
-	assert_int_equal(otons_cgroup2_mount("25 1 0:22 / /sys rw - sysfs sysfs rw\n", out,
-					     sizeof(out)),
-			 -1);
+	assert_int_equal(
+	    otons_cgroup2_mount("25 1 0:22 / /sys rw - sysfs sysfs rw\n", out, sizeof(out)), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(otons_cgroup2_mount("", out, sizeof(out)), -1);
 	assert_int_equal(otons_cgroup2_mount("garbage - cgroup2 x\n", out, sizeof(out)), -1);
@@ -168,12 +169,87 @@ static void test_refusal_format(void **state)
 	assert_int_equal(otons_refusal_format(buf, 64, &t, 1, "bpf", 321, args, 1), 0);
 }
 
+static void test_audit_records(void **state)
+{
+	static const char access[] =
+	    "audit(1796176282.394:5): domain=1e5c09ee7 blockers=fs.read_file "
+	    "path=\"/etc/hostname\" dev=\"vda\" ino=733";
+	/* A path with a space: the audit writes it in hex, unquoted. */
+	static const char hexed[] = "audit(1796176282.394:6): domain=1e5c09ee7 "
+				    "blockers=fs.write_file,fs.truncate path=2F746D702F6120620A "
+				    "dev=\"vda\" ino=12";
+	char buf[1024], v[64];
+	long long sec;
+	unsigned int ms;
+	unsigned long long serial;
+	size_t body;
+	struct timespec t;
+	int n;
+
+	(void)state;
+	assert_int_equal(otons_audit_stamp(access, strlen(access), &sec, &ms, &serial, &body), 0);
+	assert_true(sec == 1796176282LL && ms == 394 && serial == 5);
+	assert_string_equal(access + body, "domain=1e5c09ee7 blockers=fs.read_file "
+					   "path=\"/etc/hostname\" dev=\"vda\" ino=733");
+	assert_int_equal(otons_audit_stamp("audit(17.5)", 11, &sec, &ms, &serial, &body), -1);
+	assert_int_equal(otons_audit_stamp("type=1300", 9, &sec, &ms, &serial, &body), -1);
+	assert_int_equal(otons_audit_stamp("audit(1.1000:2): x", 18, &sec, &ms, &serial, &body),
+			 -1);
+	/* Fields, quoted or not; a key is a whole word. */
+	assert_int_equal(
+	    otons_audit_field(access + body, strlen(access + body), "path", v, sizeof(v)), 13);
+	assert_string_equal(v, "/etc/hostname");
+	assert_int_equal(
+	    otons_audit_field(access + body, strlen(access + body), "ino", v, sizeof(v)), 3);
+	assert_string_equal(v, "733");
+	assert_int_equal(
+	    otons_audit_field(access + body, strlen(access + body), "in", v, sizeof(v)), -1);
+	assert_int_equal(otons_audit_field(access + body, strlen(access + body), "path", v, 13),
+			 -1);
+	assert_int_equal(otons_audit_field("ses=4 pid=9", 11, "pid", v, sizeof(v)), 1);
+	assert_string_equal(v, "9");
+
+	t = (struct timespec){ .tv_sec = 1796176282, .tv_nsec = 394000000 };
+	n = otons_landlock_format(buf, sizeof(buf), &t, 4242, access + body, strlen(access + body),
+				  3);
+	assert_int_equal(n, (int)strlen(buf));
+	assert_string_equal(buf,
+			    "{\"time\":\"2026-12-02T01:51:22.394000Z\",\"source\":\"landlock\","
+			    "\"verdict\":\"deny\",\"pid\":4242,\"domain\":\"1e5c09ee7\","
+			    "\"blockers\":\"fs.read_file\",\"path\":\"/etc/hostname\","
+			    "\"dev\":\"vda\",\"ino\":\"733\",\"count\":3}\n");
+	assert_int_equal(otons_audit_stamp(hexed, strlen(hexed), &sec, &ms, &serial, &body), 0);
+	assert_true(otons_landlock_format(buf, sizeof(buf), &t, 1, hexed + body,
+					  strlen(hexed + body), 1) > 0);
+	assert_non_null(strstr(buf,
+			       ",\"blockers\":\"fs.write_file,fs.truncate\","
+			       "\"path\":\"/tmp/a b\\u000a\",\"dev\":\"vda\",\"ino\":\"12\","));
+	/* A quote or a backslash never ends the string early. */
+	assert_true(otons_landlock_format(buf, sizeof(buf), &t, 1, "path=2F225C", 11, 1) > 0);
+	assert_non_null(strstr(buf, ",\"path\":\"/\\\"\\\\\","));
+	/* Too small: nothing, never a cut line. */
+	assert_int_equal(
+	    otons_landlock_format(buf, 120, &t, 1, access + body, strlen(access + body), 1), 0);
+}
+
+static void test_worth_a_line(void **state)
+{
+	char got[256] = "";
+
+	(void)state;
+	for (unsigned long c = 1; c <= 100000; c++)
+		if (otons_worth_a_line(c))
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%lu ", c);
+	assert_string_equal(got, "1 2 3 4 5 6 7 8 9 10 100 1000 10000 100000 ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ns_names),     cmocka_unit_test(test_bytes_parse),
-		cmocka_unit_test(test_cpus_parse),   cmocka_unit_test(test_word_in),
-		cmocka_unit_test(test_cgroup2_mount), cmocka_unit_test(test_events_value),
+		cmocka_unit_test(test_ns_names),       cmocka_unit_test(test_bytes_parse),
+		cmocka_unit_test(test_cpus_parse),     cmocka_unit_test(test_word_in),
+		cmocka_unit_test(test_cgroup2_mount),  cmocka_unit_test(test_events_value),
+		cmocka_unit_test(test_audit_records),  cmocka_unit_test(test_worth_a_line),
 		cmocka_unit_test(test_refusal_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
