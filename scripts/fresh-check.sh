@@ -240,7 +240,10 @@ phase_done "sources and clone"
 # The tests of Landlock's lines in the refusal log need the kernel's audit on,
 # and cannot switch it from inside the root's pid namespace (the audit
 # answers the initial one only): it is switched on here for the run, when it
-# was off, and back off at the end (OTO_TEST_AUDIT tells the tests).
+# was off, and back off at the end (OTO_TEST_AUDIT tells the tests). The
+# kernel then audits every process started until reboot, at a small cost per
+# system call, even once the audit is off again: this harness is for CI's
+# machines and ones like them.
 case $(perl "$top/tests/helpers/audit.pl" get 2>/dev/null) in
 1) audit_on=1 ;;
 0)

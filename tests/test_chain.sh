@@ -125,8 +125,9 @@ test_landlock_refusals_behind_otonet_say_why() {
 	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
 	chmod 0755 "$T/lldeny"
 	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 0; }
+	unset_states=
 	for state in 1 0; do
-		audit_want $state || { skip "the kernel's audit cannot be set to $state here"; return 0; }
+		audit_want $state || { unset_states="$unset_states $state"; continue; }
 		run chain --role member --log-fd 3 --ro "$T/lldeny:/opt/lldeny" --landlock-ro /usr \
 			--landlock-ro /opt -- /opt/lldeny open 3 /etc/hostname 3>"$T/log"
 		assertEquals "$(cat "$T/err")" 0 "$rc"
@@ -140,6 +141,8 @@ test_landlock_refusals_behind_otonet_say_why() {
 			"$(grep -v '^otonet: warning: --public ' "$T/err")"
 		assertEquals "" "$(cat "$T/log")"
 	done
+	[ -z "$unset_states" ] ||
+		skip "the kernel's audit could not be set to$unset_states (OTO_TEST_AUDIT=switch lets the tests set it)"
 }
 
 # A store with two credentials; the session runs on one of them.
