@@ -215,6 +215,7 @@ struct otons_audit {
 	const char *why;  /* why there is none, for the warning; NULL: no log asked */
 	int why_err;
 	int noted; /* a domain of the sandbox logs (otoexec's note) */
+	int lost;  /* records were dropped (ENOBUFS), said once */
 	int warned;
 	size_t npend;
 	struct otons_audit_pending *pend; /* OTONS_AUDIT_PENDING of them, once needed */
