@@ -149,8 +149,7 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 					otons_audit_note(r->audit);
 				continue;
 			}
-			/* Once: the listener, or the peer's end closed (no filter, or one without
-			 * it). */
+			/* Then, once: the listener, or the peer's end closed (no filter). */
 			fd = fd_recv(r->sock);
 
 			if (fd >= 0)
