@@ -3,7 +3,8 @@
 # and is never executed, whatever it holds ($(...), backticks, quotes,
 # newlines, globs, leading dashes, spaces); what --print shows runs the same
 # chain when pasted into sh; files are opened on the host, before the view.
-# Without the network stage (--no-net): otonet has its own suites.
+# Without the network stage (--no-net): otonet has its own suites. The C
+# otorun against a corpus recorded with the shell script it replaced.
 # run-as: root user
 . "$(dirname "$0")/common.sh"
 
@@ -375,6 +376,18 @@ test_example_configs() {
 		role=$(sed -n 's/^--role //p' "$f")
 		assertContains "$f" "$(cat "$T/out")" "--agent-root $root --role $role "
 	done
+}
+
+# The corpus (tests/otorun/corpus.jsonl): 900 cases recorded with the shell
+# script otorun was (every option, odd values, config files, errors, and
+# launches whose first stage is tests/helpers/argdump.c, which shows its argv
+# and fds), replayed: the same stdout, stderr and exit code, byte for byte.
+test_corpus_recorded_with_the_script() {
+	gcc -O1 -o "$T/argdump" "$OTO_TESTS/helpers/argdump.c" || fail "cannot build argdump"
+	run python3 "$OTO_TESTS/helpers/otorun_corpus.py" replay "$OTO_TESTS/otorun/corpus.jsonl" \
+		"$T/replay" "$OTO_BIN/otorun" "$T/argdump"
+	assertEquals "$(cat "$T/out" "$T/err")" 0 "$rc"
+	assertEquals "901 cases, 0 differ" "$(tail -n 1 "$T/out")"
 }
 
 . shunit2
