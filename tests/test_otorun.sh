@@ -432,7 +432,7 @@ test_tool_directory() {
 	for p in ../../bin/otorun "$T/./bin/otorun" "$T//bin/otorun" "$T/w/../bin/otorun"; do
 		run "$p" --print $AS --agent-root /a --role member --person p -- x
 		assertEquals "$p: $(cat "$T/err")" 0 "$rc"
-		assertEquals "$p" "$T/bin/otonet $AS -- \\" "$(head -n 1 "$T/out")"
+		assertEquals "$p" "$T/bin/otonet${AS:+ $AS} -- \\" "$(head -n 1 "$T/out")"
 		assertContains "$p" "$(cat "$T/out")" " --ro $T/bin:/opt/oto/bin -- "
 	done
 	cd - >/dev/null || return
