@@ -55,8 +55,8 @@ int main(int argc, char **argv)
 	t.here = here_dir(argv[0]);
 	if (!t.here)
 		xotorun_die(EXIT_SYS, "unable to find the directory of otorun: %m");
-	t.otogate = tool(t.here, "otogate");
-	t.otonet = tool(t.here, "otonet");
+	t.otogate = o.grants.n ? tool(t.here, "otogate") : "otogate";
+	t.otonet = o.nonet ? "otonet" : tool(t.here, "otonet");
 	t.otons = tool(t.here, "otons");
 	t.otomount = tool(t.here, "otomount");
 	/* 4. Run by root with a plain --cgroup behind otonet: the --as account's
