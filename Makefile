@@ -1,4 +1,4 @@
-# oto: five static programs and their tests.
+# oto: static programs and their tests.
 #
 #   make              build every tool (static, musl; LIBC=glibc for glibc)
 #   make check        build, then run every test suite; the last line sums them
@@ -78,7 +78,7 @@ $(error SAN=1 needs LIBC=glibc: the sanitizers have no musl runtime)
 endif
 endif
 
-all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%) $(BIN)/otorun
+all: $(O)/.hostdeps $(TOOLS:%=$(BIN)/%)
 
 # ---- version -------------------------------------------------------------
 # The one version string. $(O)/version.h holds it and the Debian revision of
@@ -95,12 +95,6 @@ build/fuzz/version.h: Makefile scripts/version-h.sh
 	@scripts/version-h.sh $(OTO_VERSION) >$@.tmp && mv $@.tmp $@
 $(O)/obj/lib/version.o: $(O)/version.h
 $(O)/obj/lib/version.o: CFLAGS += -I$(O)
-
-# otorun, the launcher, is a POSIX sh script installed beside the binaries,
-# its version written in.
-$(BIN)/otorun: scripts/otorun Makefile
-	@mkdir -p $(BIN)
-	sed 's/@OTO_VERSION@/$(OTO_VERSION)/' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 # Build tools and libraries the build needs (apt-get as root, else a message).
 $(O)/.hostdeps: scripts/install-deps.sh
@@ -226,7 +220,7 @@ bench: | deps-bench
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(TOOLS:%=$(BIN)/%) $(BIN)/otorun $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(TOOLS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 format:

@@ -6,8 +6,6 @@ set -u
 bin=$1 budgets=$2
 for b in "$bin"/*; do
 	t=$(basename "$b")
-	# Scripts installed beside the binaries (otorun) are not ELF: nothing to check.
-	head -c 2 "$b" | grep -q '#!' && continue
 	if file -b "$b" | grep -q 'statically linked' &&
 		! readelf -lW "$b" | grep -q INTERP &&
 		readelf -dW "$b" | grep -q 'There is no dynamic section'; then

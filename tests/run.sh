@@ -51,7 +51,7 @@ echo "== shellcheck"
 	cd "$top" || exit 1
 	git ls-files 2>/dev/null | while read -r f; do
 		case $f in
-		*.sh | scripts/otorun | .ci/run) echo "$f" ;;
+		*.sh | .ci/run) echo "$f" ;;
 		*) [ -f "$f" ] && head -c 32 "$f" | grep -qE '^#!(/bin/sh|/bin/bash|/usr/bin/env (ba)?sh)' &&
 			echo "$f" ;;
 		esac

@@ -3,7 +3,8 @@
 # and is never executed, whatever it holds ($(...), backticks, quotes,
 # newlines, globs, leading dashes, spaces); what --print shows runs the same
 # chain when pasted into sh; files are opened on the host, before the view.
-# Without the network stage (--no-net): otonet has its own suites.
+# Without the network stage (--no-net): otonet has its own suites. The C
+# otorun against a corpus recorded with the shell script it replaced.
 # run-as: root user
 . "$(dirname "$0")/common.sh"
 
@@ -375,6 +376,80 @@ test_example_configs() {
 		role=$(sed -n 's/^--role //p' "$f")
 		assertContains "$f" "$(cat "$T/out")" "--agent-root $root --role $role "
 	done
+}
+
+# The corpus (tests/otorun/corpus.jsonl): 900 cases recorded with the shell
+# script otorun was (every option, odd values, config files, errors, and
+# launches whose first stage is tests/helpers/argdump.c, which shows its argv
+# and fds), replayed: the same stdout, stderr and exit code, byte for byte.
+test_corpus_recorded_with_the_script() {
+	gcc -O1 -o "$T/argdump" "$OTO_TESTS/helpers/argdump.c" || fail "cannot build argdump"
+	run python3 "$OTO_TESTS/helpers/otorun_corpus.py" replay "$OTO_TESTS/otorun/corpus.jsonl" \
+		"$T/replay" "$OTO_BIN/otorun" "$T/argdump"
+	assertEquals "$(cat "$T/out" "$T/err")" 0 "$rc"
+	assertEquals "901 cases, 0 differ" "$(tail -n 1 "$T/out")"
+}
+
+# A fake chain: $T/bin holds otorun (a link) and argdump as its first stages.
+fake_chain() {
+	gcc -O1 -o "$T/argdump" "$OTO_TESTS/helpers/argdump.c" || fail "cannot build argdump"
+	mkdir -p "$T/bin"
+	ln -s "$OTO_BIN/otorun" "$T/bin/otorun"
+	for t in otogate otonet otons otomount; do cp "$T/argdump" "$T/bin/$t"; done
+	chmod -R a+rX "$T/bin"
+}
+
+# Where the script differed from what it meant: otons' copy of --log-fd N was
+# made by the shell's "exec 3>&N", which dash refuses for N of two digits and
+# for an fd that is not open, and the script then exited 2 without a word.
+test_log_fd_copy_for_otons() {
+	fake_chain
+	# sh itself opens no fd past 9: python puts the log on fd 12.
+	run python3 -c 'import os, sys
+os.dup2(os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644), 12)
+os.execv(sys.argv[2], sys.argv[2:])' "$T/log" "$T/bin/otorun" $AS --agent-root /a --role member \
+		--person p --log-fd 12 -- x
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "otonet's" "--log-fd
+12" "$(grep -A1 -- --log-fd "$T/out" | head -n 2)"
+	assertEquals "otons' copy" "--log-fd
+3" "$(grep -A1 -- --log-fd "$T/out" | sed -n 4,5p)"
+	assertEquals "fd 3 w $T/log
+fd 12 w $T/log" "$(grep '^fd \(3\|12\) ' "$T/out")"
+	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --log-fd 9 -- x
+	assertEquals 111 "$rc"
+	assertEquals "otorun: fatal: --log-fd 9: not an open file descriptor" "$(cat "$T/err")"
+	assertEquals "" "$(cat "$T/out")"
+}
+
+# The tools' directory: the one otorun's path names, made absolute as the
+# shell's cd would (a link's own directory, . and .. taken off by name);
+# found on PATH, the directory of the binary itself.
+test_tool_directory() {
+	fake_chain
+	mkdir -p "$T/w/sub"
+	cd "$T/w/sub" || return
+	for p in ../../bin/otorun "$T/./bin/otorun" "$T//bin/otorun" "$T/w/../bin/otorun"; do
+		run "$p" --print $AS --agent-root /a --role member --person p -- x
+		assertEquals "$p: $(cat "$T/err")" 0 "$rc"
+		assertEquals "$p" "$T/bin/otonet${AS:+ $AS} -- \\" "$(head -n 1 "$T/out")"
+		assertContains "$p" "$(cat "$T/out")" " --ro $T/bin:/opt/oto/bin -- "
+	done
+	cd - >/dev/null || return
+	real=$(cd "$OTO_BIN" && pwd -P)
+	PATH="$T/bin:$PATH" run otorun --print $AS --agent-root /a --role member --person p -- x
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" " --ro $real:/opt/oto/bin -- "
+}
+
+# The environment reaches the chain as it is (otoexec --env-keep shows it).
+test_environment_passes_unchanged() {
+	v='sp ace $(no) `no` '\''q'\'' "dq" \ *
+second line'
+	KEEP_ME=$v run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--env-keep KEEP_ME -- sh -c 'printf "%s|" "$KEEP_ME"'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "$v|" "$(cat "$T/out")"
 }
 
 . shunit2

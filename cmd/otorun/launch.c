@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What a launch does before the exec: the session's cgroup (run by root),
+ * the files the chain reads opened on the host, before any view exists,
+ * on the fds their stages read (store and key 8 and 9 for otosecret, 5 and 6
+ * for otogate, a profile 7, otons' copy of --log-fd), then the exec.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otorun.h"
+
+/* Whether the whitespace-separated list in file holds word. */
+static int file_has_word(const char *file, const char *word)
+{
+	char buf[4096], *tok, *save;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = fd_read_all(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+		if (!strcmp(tok, word))
+			return 1;
+	return 0;
+}
+
+static int write_str(const char *file, const char *s)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, s, strlen(s));
+	close(fd);
+	return w == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* The mount point of cgroup v2 (the first whose root is /), or NULL. */
+static char *cgroup2_mount(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *mnt = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	while (!mnt && getline(&line, &cap, f) > 0) {
+		char root[4096], point[4096];
+
+		if (strstr(line, " - cgroup2 ") &&
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) == 2 &&
+		    !strcmp(root, "/"))
+			mnt = strdup(point);
+	}
+	free(line);
+	fclose(f);
+	return mnt;
+}
+
+/* mkdir -p: 0, or -1 with errno when path is not a directory afterwards. */
+static int mkdir_p(char *path)
+{
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The empty otorun-* leaves earlier runs left in d (rmdir removes only an empty cgroup). */
+static void cgroup_sweep(const char *d)
+{
+	DIR *dir = opendir(d);
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (!strncmp(e->d_name, "otorun-", 7) && e->d_type == DT_DIR)
+			unlinkat(dirfd(dir), e->d_name, AT_REMOVEDIR);
+	closedir(dir);
+}
+
+/*
+ * --cgroup, run by root with no DIR. otons makes the session's leaf and
+ * moves the sandbox into it, as the account it runs as: behind otonet
+ * (which drops root first) that is the --as account, even when otorun runs
+ * as root. otorun delegates CGROUP2/oto/UID to that account as systemd
+ * delegates a user's subtree (the directory, its cgroup.procs,
+ * cgroup.subtree_control and cgroup.threads), and moves itself, so the
+ * chain, into a leaf of its own there, "otorun-PID": the kernel lets an
+ * account move a process only within a subtree whose top it may write. Each
+ * run first removes the empty otorun-* leaves of earlier runs (rmdir removes
+ * only an empty cgroup).
+ */
+char *xcgroup_prepare(const char *as)
+{
+	static const char *const CTRL[] = { "memory", "pids", "cpu" };
+	static const char *const FILES[] = { "", "/cgroup.procs", "/cgroup.subtree_control",
+					     "/cgroup.threads" };
+	char *mnt = cgroup2_mount(), *user, *d, *leaf, *procs;
+	uid_t uid;
+	gid_t gid;
+
+	if (!mnt)
+		xotorun_die(EXIT_SYS, "unable to find cgroup v2 in /proc/self/mountinfo: it is "
+				      "not mounted");
+	/* The account's own group (id -g): the group of --as is the chain's business. */
+	user = strndup(as, strcspn(as, ":"));
+	if (!user || user_lookup(user, &uid, &gid) < 0)
+		xotorun_die(EXIT_USAGE, "--as %s: no such user", shown(as));
+	if (asprintf(&d, "%s/oto/%u", mnt, (unsigned)uid) < 0 || mkdir_p(d) < 0)
+		xotorun_die(EXIT_SYS, "unable to make the cgroup %s/oto/%u", mnt, (unsigned)uid);
+	/* The controllers down to the account's directory (the levels above are root's). */
+	for (size_t c = 0; c < 3; c++) {
+		for (int l = 0; l < 2; l++) {
+			char *lvl, *ctl, *sub, *plus;
+
+			if (asprintf(&lvl, l ? "%s/oto" : "%s", mnt) < 0 ||
+			    asprintf(&ctl, "%s/cgroup.controllers", lvl) < 0 ||
+			    asprintf(&sub, "%s/cgroup.subtree_control", lvl) < 0 ||
+			    asprintf(&plus, "+%s\n", CTRL[c]) < 0)
+				xotorun_die(EXIT_SYS,
+					    "unable to enable a controller: out of memory");
+			if (file_has_word(ctl, CTRL[c]) != 1)
+				continue;
+			if (file_has_word(sub, CTRL[c]) != 1 && write_str(sub, plus) < 0)
+				xotorun_die(EXIT_SYS,
+					    "unable to enable the %s controller in "
+					    "%s/cgroup.subtree_control",
+					    CTRL[c], lvl);
+		}
+	}
+	for (size_t i = 0; i < 4; i++) {
+		char *f;
+
+		if (asprintf(&f, "%s%s", d, FILES[i]) < 0 || chown(f, uid, gid) < 0)
+			xotorun_die(EXIT_SYS, "unable to delegate the cgroup %s to uid %u", d,
+				    (unsigned)uid);
+	}
+	cgroup_sweep(d);
+	if (asprintf(&leaf, "%s/otorun-%d", d, (int)getpid()) < 0 ||
+	    asprintf(&procs, "%s/cgroup.procs", leaf) < 0 || mkdir(leaf, 0755) < 0 ||
+	    write_str(procs, "0\n") < 0)
+		xotorun_die(EXIT_SYS, "unable to move into the cgroup %s/otorun-%d", d,
+			    (int)getpid());
+	return d;
+}
+
+/* path on fd (not close-on-exec: the chain reads it), or -1 with errno. */
+static int open_on(const char *path, int fd)
+{
+	int f = open(path, O_RDONLY);
+
+	if (f < 0 || f == fd)
+		return f;
+	if (dup2(f, fd) < 0) {
+		int e = errno;
+
+		close(f);
+		errno = e;
+		return -1;
+	}
+	close(f);
+	return fd;
+}
+
+void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
+{
+	const char *p = o->profile;
+	struct stat st;
+
+	if (o->secrets.n || o->grants.n) {
+		if (access(o->store, R_OK) < 0)
+			xotorun_die(EXIT_SYS, "unable to open store %s", shown(o->store));
+		if (access(o->key, R_OK) < 0)
+			xotorun_die(EXIT_SYS, "unable to open key %s", shown(o->key));
+		if (o->secrets.n && (open_on(o->store, 8) < 0 || open_on(o->key, 9) < 0))
+			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 8 and 9");
+		if (o->grants.n && (open_on(o->store, 5) < 0 || open_on(o->key, 6) < 0))
+			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 5 and 6");
+	}
+	/* Read on the host now: inside the view a path names what the agent may
+	 * have written (its workspace is the working directory there). */
+	if (*p && strcmp(p, "default") && strcmp(p, "dev")) {
+		if (access(p, R_OK) < 0 || (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) ||
+		    open_on(p, 7) < 0)
+			xotorun_die(EXIT_REJECT, "unable to open profile %s", shown(p));
+	}
+	if (c->dup_log) {
+		unsigned long from, to;
+
+		/* Both are numbers: checked, or ours. */
+		if (opt_ulong(o->log_fd, 0x7fffffff, &from) < 0 ||
+		    opt_ulong(c->ns_log_fd, 0x7fffffff, &to) < 0 || dup2((int)from, (int)to) < 0)
+			xotorun_die(EXIT_SYS, "--log-fd %s: not an open file descriptor",
+				    o->log_fd);
+	}
+}
+
+void xlaunch_exec(char **argv)
+{
+	int e;
+
+	/* A tool beside otorun by its absolute path; else from PATH, as sh would. */
+	if (strchr(argv[0], '/'))
+		execv(argv[0], argv);
+	else
+		execvp(argv[0], argv);
+	e = errno;
+	xotorun_die(exec_code(e), "unable to exec %s: %s", argv[0], strerror(e));
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The command line and the config file. Exits 0 for --help and --version,
+ * 100 for bad usage (a config file's errors name FILE:LINE), 111 for a
+ * config file that cannot be read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otorun.h"
+
+static const char USAGE[] =
+    "usage: otorun --agent-root DIR --role ROLE --person NAME [OPTION]... -- CMD [ARG]...\n"
+    "       otorun --config FILE [OPTION]... -- CMD [ARG]...\n"
+    "Run CMD as an agent in the full oto chain.\n"
+    "\n"
+    "  --config FILE         options from FILE, one a line (\"--OPTION VALUE\", the\n"
+    "                        value as it is to the end of the line; # comments);\n"
+    "                        options given here come after the file's\n"
+    "  --agent-root DIR      the agent's tree (workspace/ knowledge/ config/ people/)\n"
+    "  --role ROLE           manager, member or viewer\n"
+    "  --person NAME         whose people/NAME is /private\n"
+    " the network (otonet):\n"
+    "  --allow PROTO:HOST:PORT  a private endpoint CMD may reach; repeatable\n"
+    "  --public CIDR         treat CIDR as public internet (labs, tests); repeatable\n"
+    "  --no-public           only --allow exceptions and DNS\n"
+    "  --dns IP              the resolver for the agent's DNS (default: the host's)\n"
+    "  --log-fd N            JSON lines on fd N: otonet's decisions on each flow,\n"
+    "                        and the system calls the seccomp filter refuses\n"
+    "                        (otons --log-fd: written from outside the sandbox,\n"
+    "                        answered with the same errno)\n"
+    "  --max-flows N, --max-half-open N, --max-udp-flows N, --tcp-idle S,\n"
+    "  --udp-idle S, --busy-poll USEC   otonet's bounds (see otonet(1))\n"
+    "  --no-net              no otonet: an empty network namespace (loopback only)\n"
+    " namespaces (otons):\n"
+    "  --hostname NAME       the sandbox's host name\n"
+    "  --cgroup[=DIR]        a cgroup v2 of the session's own, made in DIR (one\n"
+    "                        delegated to the account the chain runs as); run by\n"
+    "                        root, DIR defaults to CGROUP2/oto/UID, which otorun\n"
+    "                        prepares and delegates to the --as account (otons(1))\n"
+    "  --memory-max BYTES, --pids-max N, --cpu-max CPUS   the session's limits\n"
+    "                        (each implies --cgroup; see otons(1))\n"
+    " the view (otomount):\n"
+    "  --ro SRC:DST, --rw SRC:DST   bind a host path read-only / writable; repeatable\n"
+    "  --socket SRC:DST      bind one host Unix socket (a tool's, see otoconnect) on\n"
+    "                        DST, alone; repeatable\n"
+    "  --tmpfs DST[:SIZE]    a fresh tmpfs; repeatable\n"
+    "  --tmp-size SIZE       size of /tmp, /dev/shm, $HOME (default 256m)\n"
+    "  --tmp-inodes N        inodes of each of them (default one per 4 KiB)\n"
+    "  --hide DST            an empty, read-only directory over DST; repeatable\n"
+    "  --ro-within PATH      PATH inside a writable mount read-only; repeatable\n"
+    " credentials (otosecret, otogate):\n"
+    "  --secret NAME[:HOW]   inject credential NAME (HOW: env, env=VAR, file=PATH,\n"
+    "                        fd=N); repeatable; needs --store and --key-file\n"
+    "  --grant NAME=https://HOST[:PORT]  credential NAME stays outside (otogate):\n"
+    "                        the agent gets a phantom in NAME and the gateway's\n"
+    "                        address in NAME_URL; repeatable; needs --store and\n"
+    "                        --key-file, and the network\n"
+    "  --ca-file FILE        otogate: the CAs that verify upstreams (default: the\n"
+    "                        host's bundle)\n"
+    "  --store FILE          the sealed store (opened as fd 8; as fd 5 for otogate)\n"
+    "  --key-file FILE       its key, mode 0600 or less (opened as fd 9; fd 6)\n"
+    " the agent's process (otoexec):\n"
+    "  --profile P           seccomp profile: default; dev (the default, plus\n"
+    "                        ptrace and perf of the agent's own processes, for\n"
+    "                        debuggers, tracers and sanitizers); or a file opened\n"
+    "                        here before the view exists (passed as fd 7)\n"
+    "  --env NAME=VALUE      a variable for CMD; repeatable\n"
+    "  --env-keep NAME       pass NAME from this environment; repeatable\n"
+    "  --rlimit NAME=SOFT[:HARD]  a resource limit; repeatable (nproc: 4096 unless set)\n"
+    "  --landlock-ro PATH, --landlock-rw PATH, --landlock-strict   Landlock rules\n"
+    "  --new-session         no controlling terminal (setsid); the default when\n"
+    "                        stdin is not a terminal\n"
+    "  --no-new-session      keep the terminal even when stdin is not one\n"
+    "  --pty                 a pty for the agent even without a terminal (otons)\n"
+    "  --no-pty              no pty: the agent shares otorun's terminal, if any\n"
+    " otorun itself:\n"
+    "  --as USER[:GROUP]     when run by root: the unprivileged account to run as\n"
+    "  --print               print the chain instead of running it\n"
+    "  -h, --help            this text\n"
+    "      --version         otorun's version\n"
+    "\n"
+    "With a terminal on stdin, stdout or stderr, the agent's terminal is a pty of\n"
+    "its own, relayed by otons: it holds no descriptor of otorun's.\n"
+    "Exit: CMD's own code, or the code of the stage that stopped the chain\n"
+    "(100 usage, 101 input rejected, 111 system error, 126/127 exec).\n";
+
+/* "FILE:LINE: " while a config file is read, else "". */
+static const char *where = "";
+
+void xotorun_die(int code, const char *fmt, ...)
+{
+	struct sbuf b = { 0 };
+	char *msg = NULL;
+	va_list ap;
+	ssize_t w;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		_exit(code);
+	sbuf_str(&b, "otorun: fatal: ");
+	sbuf_str(&b, where);
+	sbuf_str(&b, msg);
+	sbuf_add(&b, "\n", 1);
+	if (!b.oom)
+		do
+			w = write(2, b.p, b.n);
+		while (w < 0 && errno == EINTR);
+	_exit(code);
+}
+
+/* One option's effect, or its one-line error. */
+static void xopt(struct otorun_opts *o, const char *name, const char *val)
+{
+	char *err;
+
+	if (opt_apply(o, name, val, &err) < 0) {
+		if (!err)
+			xotorun_die(EXIT_SYS, "unable to parse %s: out of memory", name);
+		xotorun_die(EXIT_USAGE, "%s", err);
+	}
+}
+
+static char *xshown(const char *s)
+{
+	char *r = shown(s);
+
+	if (!r)
+		xotorun_die(EXIT_SYS, "unable to allocate: out of memory");
+	return r;
+}
+
+/* The whole file, NUL-terminated; its length in *len. NULL with errno. */
+static char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct sbuf b = { 0 };
+	char chunk[8192];
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	sbuf_add(&b, "", 0);
+	while ((r = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || b.oom)
+			break;
+		sbuf_add(&b, chunk, (size_t)r);
+	}
+	close(fd);
+	if (r != 0 || b.oom)
+		return NULL;
+	*len = b.n;
+	return b.p;
+}
+
+/*
+ * The config file's options, one a line ("--OPTION VALUE": the value is the
+ * rest of the line, as it is, spaces and quotes included; "--OPTION" for a
+ * flag). Blank lines and lines starting with # are skipped. An error names
+ * FILE:LINE. The command line's options come after the file's.
+ */
+static void xread_config(struct otorun_opts *o, const char *path)
+{
+	struct stat st;
+	size_t len, line = 0;
+	char *buf, *p, *end, *at;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0 ||
+	    !(buf = read_file(path, &len)))
+		xotorun_die(EXIT_SYS, "unable to read config %s", xshown(path));
+	for (p = buf, end = buf + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *text, *name, *val;
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int has;
+
+		line++;
+		if (asprintf(&at, "%s:%zu: ", path, line) < 0)
+			xotorun_die(EXIT_SYS, "unable to read config: out of memory");
+		where = at;
+		switch (config_line(p, n, &text, &name, &val, &has)) {
+		case -1:
+			xotorun_die(EXIT_SYS, "unable to read config: out of memory");
+		case 0:
+			break;
+		default:
+			if (!strcmp(name, "--config"))
+				xotorun_die(EXIT_USAGE, "--config in a config file: one file only");
+			if (!strcmp(name, "--print") || !strcmp(name, "--help") ||
+			    !strcmp(name, "--version") || !strcmp(name, "--"))
+				xotorun_die(EXIT_USAGE, "%s belongs on the command line", name);
+			if (strncmp(name, "--", 2))
+				xotorun_die(EXIT_USAGE, "expected --OPTION [VALUE], found %s",
+					    xshown(text));
+			if (takes_value(name)) {
+				if (!has)
+					xotorun_die(EXIT_USAGE, "option %s needs a value", name);
+				xopt(o, name, val);
+			} else if (!is_flag(name)) {
+				xotorun_die(EXIT_USAGE, "unknown option %s", xshown(name));
+			} else {
+				if (has)
+					xotorun_die(EXIT_USAGE, "option %s takes no value", name);
+				xopt(o, name, NULL);
+			}
+			break;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	where = "";
+}
+
+void xotorun_parse(struct otorun_opts *o, int argc, char **argv)
+{
+	const char *prev = "";
+	int i, skip = 0;
+
+	opts_init(o);
+	/* The config file first, wherever --config stands among the options:
+	 * the options of the command line then override or add to the file's. */
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (skip) {
+			skip = 0;
+			if (!strcmp(prev, "--config")) {
+				if (*o->config)
+					xotorun_die(EXIT_USAGE, "--config given twice");
+				o->config = a;
+			}
+			continue;
+		}
+		if (!strcmp(a, "--") || a[0] != '-')
+			break;
+		prev = a;
+		skip = takes_value(a);
+	}
+	if (skip)
+		xotorun_die(EXIT_USAGE, "option %s needs an argument (see --help)", prev);
+	if (*o->config)
+		xread_config(o, o->config);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(USAGE, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--version")) {
+			version_print();
+			exit(0);
+		} else if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--config")) {
+			i++;
+		} else if (!strncmp(a, "--", 2)) {
+			if (takes_value(a)) {
+				if (i + 1 >= argc)
+					xotorun_die(EXIT_USAGE,
+						    "option %s needs an argument (see --help)", a);
+				xopt(o, a, argv[i + 1]);
+				i++;
+			} else {
+				xopt(o, a, NULL);
+			}
+		} else if (a[0] == '-') {
+			xotorun_die(EXIT_USAGE, "unknown option %s (see --help)", xshown(a));
+		} else {
+			break;
+		}
+	}
+	o->cmd = argv + (i < argc ? i : argc);
+}

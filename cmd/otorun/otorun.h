@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otorun's files, each section below one of them. main.c: the steps;
+ * opts.c: the command line and the config file (dies 100); parse.c: the
+ * values, the quoting and the chain's words (pure); here.c: the directory of
+ * the tools; launch.c: what a launch opens, prepares and execs (dies).
+ */
+#ifndef OTORUN_H
+#define OTORUN_H
+
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+/* After otomount's pivot_root the host's paths are gone: the stages that run
+ * in the view (otosecret, otoexec) and otoprobe are bound read-only here. */
+#define VIEW_BIN "/opt/oto/bin"
+
+/* A growing string; oom is set (and the rest ignored) when malloc fails. */
+struct sbuf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+/*
+ * Words of the chain, kept twice: as argv (what otorun execs) and as the
+ * text --print shows (each word " LIT" and its value quoted by quote_add).
+ */
+struct words {
+	char **v;
+	size_t n, cap;
+	struct sbuf text;
+	int oom;
+};
+
+struct otorun_opts {
+	const char *root, *role, *person; /* "" when not given */
+	const char *store, *key, *profile, *as, *log_fd;
+	const char *config;	/* --config FILE, "" when none */
+	const char *cafile;	/* --ca-file, NULL when not given */
+	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
+	int cgroup, nonet, print;
+	int newsession; /* -1 unset, 0, 1 */
+	/* The options each stage gets, in the order given. */
+	struct words net, ns, mount, secrets, grants, exec;
+	char **cmd; /* CMD [ARG]... */
+};
+
+/* ---- opts.c: the two passes over argv and the config file; exits 0 or 100, 111 ---- */
+void xotorun_parse(struct otorun_opts *o, int argc, char **argv);
+/* The one-line error "otorun: fatal: MSG\n" (unbounded, one write), then exit code. */
+noreturn void xotorun_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- parse.c: pure (no system call, no exit); allocation failure: -1, *err NULL ---- */
+/* Memory that lives until arena_free (otorun never calls it: it execs or exits). */
+void *arena_alloc(size_t n);
+char *arena_strndup(const char *s, size_t n);
+char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void arena_free(void);
+void sbuf_add(struct sbuf *b, const char *s, size_t n);
+void sbuf_str(struct sbuf *b, const char *s);
+/* The bytes of s as one sh word: as they are when s is not empty and holds only
+ * [A-Za-z0-9_./:=@%+,-], else single-quoted whole ('\'' for a quote). */
+void quote_add(struct sbuf *b, const char *s);
+/* s with each control byte (0-31, 127) as '?', for an error message (arena); NULL on ENOMEM. */
+char *shown(const char *s);
+int is_num(const char *s);  /* [0-9]+ */
+int is_name(const char *s); /* [A-Za-z_][A-Za-z0-9_]* */
+int takes_value(const char *name);
+int is_flag(const char *name);
+/* Append the word LIT VAL (argv: their concatenation; text: " LIT" and VAL quoted). */
+void words_add(struct words *w, const char *lit, const char *val);
+void words_cat(struct words *dst, const struct words *src);
+void opts_init(struct otorun_opts *o);
+/* One option (a flag: val NULL): 0, or -1 with *err the message (NULL: ENOMEM). */
+int opt_apply(struct otorun_opts *o, const char *name, const char *val, char **err);
+/*
+ * One line of a config file (len bytes), in place: NUL bytes dropped (as sh's
+ * read does), one trailing CR, leading blanks. 0: nothing (blank, comment);
+ * 1: *text (a copy of the line so stripped), *name (to the first
+ * blank), *val (after the blanks that follow it) and *has (a blank followed
+ * the name); -1 on ENOMEM.
+ */
+int config_line(char *line, size_t len, char **text, char **name, char **val, int *has);
+/* The checks after the options: NULL, or the message of the first that fails. */
+const char *opts_check(const struct otorun_opts *o, int euid);
+
+/*
+ * The chain: tool paths (here/TOOL, or TOOL from PATH, already decided),
+ * the fds to open first, and the words. opens: the text after "exec" of
+ * --print's first line ("" when none).
+ */
+struct chain {
+	struct words w;
+	struct sbuf opens;
+	const char *ns_log_fd; /* otons' copy of --log-fd, NULL when none */
+	int dup_log;	       /* otorun dups --log-fd to ns_log_fd */
+};
+struct chain_tools {
+	const char *otogate, *otonet, *otons, *otomount; /* what to run each as */
+	const char *here;				 /* the directory of the tools */
+};
+/* 0, or -1 on ENOMEM. cgroup_dir: what --cgroup= gets (NULL: a plain --cgroup). */
+int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools *t,
+		const char *cgroup_dir);
+
+/* ---- here.c: the directory otorun lives in, absolute ---- */
+/* The part of a logical cd to dir from cwd, as sh's cd -L: a malloc'd path. Pure. */
+char *path_logical(const char *cwd, const char *dir);
+/* From argv[0] when it has a slash (made absolute as sh's cd and pwd would), else
+ * /proc/self/exe; NULL with errno. */
+char *here_dir(const char *argv0);
+
+/* ---- launch.c: what a launch does before the exec; each dies 111 (101 the profile) ---- */
+/* Run by root: delegate CGROUP2/oto/UID to the --as account and move into a leaf of it. */
+char *xcgroup_prepare(const char *as);
+/* The store and key, the profile, the log fd's copy: opened where the chain wants them. */
+void xlaunch_fds(const struct otorun_opts *o, const struct chain *c);
+noreturn void xlaunch_exec(char **argv);
+
+#endif

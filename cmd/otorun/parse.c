@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otorun's values, its quoting and the chain's words. Pure: no system call,
+ * no exit.
+ *
+ * Every value from the command line or a config file reaches the chain
+ * through quote_add, which single-quotes it whole (newlines, quotes, $(...),
+ * globs included), or is checked first to be a plain number or name: the
+ * text --print shows holds no unquoted byte of the caller's, and sh reads
+ * from it the very words otorun execs.
+ *
+ * Memory comes from one arena (arena_*), never freed while otorun runs (it
+ * execs or exits soon); arena_free lets it all go at once (the unit tests).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otorun.h"
+
+struct arena_block {
+	struct arena_block *next;
+	max_align_t data[];
+};
+static struct arena_block *arena;
+
+void *arena_alloc(size_t n)
+{
+	struct arena_block *b = malloc(sizeof(*b) + n);
+
+	if (!b)
+		return NULL;
+	b->next = arena;
+	arena = b;
+	return b->data;
+}
+
+void arena_free(void)
+{
+	while (arena) {
+		struct arena_block *b = arena;
+
+		arena = b->next;
+		free(b);
+	}
+}
+
+char *arena_strndup(const char *s, size_t n)
+{
+	size_t l = strnlen(s, n);
+	char *r = arena_alloc(l + 1);
+
+	if (r) {
+		memcpy(r, s, l);
+		r[l] = 0;
+	}
+	return r;
+}
+
+char *arena_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *r;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(r = arena_alloc((size_t)n + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(r, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = (b->n + n + 1) * 2 + 64;
+		char *p = arena_alloc(cap);
+
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		if (b->n)
+			memcpy(p, b->p, b->n);
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+void sbuf_str(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, s, strlen(s));
+}
+
+static int is_safe(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!strchr(
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-",
+			*s))
+			return 0;
+	return 1;
+}
+
+void quote_add(struct sbuf *b, const char *s)
+{
+	const char *q;
+
+	if (is_safe(s)) {
+		sbuf_str(b, s);
+		return;
+	}
+	sbuf_add(b, "'", 1);
+	while ((q = strchr(s, '\''))) {
+		sbuf_add(b, s, (size_t)(q - s));
+		sbuf_add(b, "'\\''", 4);
+		s = q + 1;
+	}
+	sbuf_str(b, s);
+	sbuf_add(b, "'", 1);
+}
+
+char *shown(const char *s)
+{
+	char *r = arena_strndup(s, strlen(s));
+
+	for (char *p = r; p && *p; p++)
+		if ((unsigned char)*p < 32 || *p == 127)
+			*p = '?';
+	return r;
+}
+
+int is_num(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+static int is_alnum_(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+int is_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!is_alnum_(*s))
+			return 0;
+	return 1;
+}
+
+static const char *const VALUED[] = {
+	"--agent-root",
+	"--role",
+	"--person",
+	"--allow",
+	"--public",
+	"--dns",
+	"--log-fd",
+	"--max-flows",
+	"--max-half-open",
+	"--max-udp-flows",
+	"--tcp-idle",
+	"--udp-idle",
+	"--busy-poll",
+	"--hostname",
+	"--memory-max",
+	"--pids-max",
+	"--cpu-max",
+	"--ro",
+	"--rw",
+	"--socket",
+	"--tmpfs",
+	"--tmp-size",
+	"--tmp-inodes",
+	"--hide",
+	"--ro-within",
+	"--secret",
+	"--grant",
+	"--ca-file",
+	"--store",
+	"--key-file",
+	"--profile",
+	"--rlimit",
+	"--env",
+	"--env-keep",
+	"--landlock-ro",
+	"--landlock-rw",
+	"--as",
+	"--config",
+};
+
+static const char *const FLAGS[] = {
+	"--no-public", "--no-net", "--landlock-strict", "--new-session", "--no-new-session",
+	"--pty",       "--no-pty", "--cgroup",		"--print",
+};
+
+static int in(const char *s, const char *const *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, set[i]))
+			return 1;
+	return 0;
+}
+
+#define IN(s, set) in(s, set, sizeof(set) / sizeof(set[0]))
+
+int takes_value(const char *name)
+{
+	return IN(name, VALUED);
+}
+
+int is_flag(const char *name)
+{
+	return IN(name, FLAGS) || !strncmp(name, "--cgroup=", 9);
+}
+
+static void words_push(struct words *w, char *s)
+{
+	if (!s || w->oom) {
+		w->oom = 1;
+		return;
+	}
+	if (w->n + 2 > w->cap) {
+		size_t cap = w->cap * 2 + 16;
+		char **v = arena_alloc(cap * sizeof(*v));
+
+		if (!v) {
+			w->oom = 1;
+			return;
+		}
+		if (w->n)
+			memcpy(v, w->v, w->n * sizeof(*v));
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n++] = s;
+	w->v[w->n] = NULL;
+}
+
+void words_add(struct words *w, const char *lit, const char *val)
+{
+	char *s;
+
+	sbuf_add(&w->text, " ", 1);
+	if (!val) {
+		quote_add(&w->text, lit);
+		words_push(w, arena_strndup(lit, strlen(lit)));
+		return;
+	}
+	sbuf_str(&w->text, lit);
+	quote_add(&w->text, val);
+	s = arena_printf("%s%s", lit, val);
+	words_push(w, s);
+}
+
+void words_cat(struct words *dst, const struct words *src)
+{
+	if (src->oom)
+		dst->oom = 1;
+	for (size_t i = 0; i < src->n; i++)
+		words_push(dst, src->v[i]);
+	if (src->text.n)
+		sbuf_add(&dst->text, src->text.p, src->text.n);
+}
+
+void opts_init(struct otorun_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->root = o->role = o->person = o->store = o->key = o->profile = o->as = o->log_fd = "";
+	o->config = "";
+	o->newsession = -1;
+}
+
+/* *err = the message, printf-style, with each %s an argument shown(). */
+static int fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*err = n < 0 ? NULL : arena_alloc((size_t)n + 1);
+	if (!*err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(*err, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* fail, the value shown (control bytes as '?'): FMT takes two strings, A and it. */
+#define FAIL_SHOWN(err, fmt, a, v)                                                                 \
+	do {                                                                                       \
+		char *s_ = shown(v);                                                               \
+		if (!s_) {                                                                         \
+			*(err) = NULL;                                                             \
+			return -1;                                                                 \
+		}                                                                                  \
+		return fail(err, fmt, a, s_);                                                      \
+	} while (0)
+
+static int opt_secret(struct otorun_opts *o, const char *v, char **err)
+{
+	size_t nl = strcspn(v, ":");
+	char *name = arena_strndup(v, nl);
+	const char *how = v + nl;
+
+	*err = NULL;
+	if (!name)
+		return -1;
+	if (*how == ':')
+		how++;
+	if (!is_name(name))
+		FAIL_SHOWN(err, "%s %s: NAME must be letters, digits and _", "--secret", v);
+	if (!*how || !strcmp(how, "env")) {
+		words_add(&o->exec, "--env-keep", NULL);
+		words_add(&o->exec, name, NULL);
+	} else if (!strncmp(how, "env=", 4)) {
+		if (!is_name(how + 4))
+			FAIL_SHOWN(err, "%s %s: env=VAR must name a variable", "--secret", v);
+		words_add(&o->exec, "--env-keep", NULL);
+		words_add(&o->exec, how + 4, NULL);
+	} else if (!strncmp(how, "fd=", 3)) {
+		if (!is_num(how + 3))
+			FAIL_SHOWN(err, "%s %s: fd=N must be a number", "--secret", v);
+		words_add(&o->exec, "--keep-fd", NULL);
+		words_add(&o->exec, how + 3, NULL);
+	} else if (!strncmp(how, "file=", 5)) {
+		if (how[5] != '/')
+			FAIL_SHOWN(err, "%s %s: file=PATH must be an absolute path in the view",
+				   "--secret", v);
+	} else {
+		FAIL_SHOWN(err, "%s %s: HOW must be env, env=VAR, file=PATH or fd=N", "--secret",
+			   v);
+	}
+	words_add(&o->secrets, "--use", NULL);
+	words_add(&o->secrets, "", v);
+	return 0;
+}
+
+static int opt_grant(struct otorun_opts *o, const char *v, char **err)
+{
+	size_t nl = strcspn(v, "=");
+	char *name = arena_strndup(v, nl);
+	const char *url = v[nl] == '=' ? v + nl + 1 : v;
+	char *u;
+
+	*err = NULL;
+	if (!name)
+		return -1;
+	if (!is_name(name))
+		FAIL_SHOWN(err, "%s %s: NAME must be letters, digits and _", "--grant", v);
+	if (strncmp(url, "https://", 8) || !url[8])
+		FAIL_SHOWN(err, "%s %s: expected NAME=https://HOST[:PORT]", "--grant", v);
+	/* The phantom and the gateway's address: otoexec keeps both for CMD. */
+	if (!(u = arena_printf("%s_URL", name)))
+		return -1;
+	words_add(&o->exec, "--env-keep", NULL);
+	words_add(&o->exec, name, NULL);
+	words_add(&o->exec, "--env-keep", NULL);
+	words_add(&o->exec, u, NULL);
+	words_add(&o->grants, "--grant", NULL);
+	words_add(&o->grants, "", v);
+	return 0;
+}
+
+static int limit_ok(const char *v)
+{
+	if (!*v)
+		return 0;
+	for (; *v; v++)
+		if (*v == '_' || (!is_alnum_(*v) && *v != '.'))
+			return 0;
+	return 1;
+}
+
+static const char *const NET_VALUED[] = { "--allow", "--public", "--dns" };
+static const char *const NET_NUMBERS[] = { "--max-flows", "--max-half-open", "--max-udp-flows",
+					   "--tcp-idle",  "--udp-idle",	     "--busy-poll" };
+static const char *const LIMITS[] = { "--memory-max", "--pids-max", "--cpu-max" };
+static const char *const MOUNT_VALUED[] = {
+	"--ro", "--rw", "--socket", "--tmpfs", "--tmp-size", "--tmp-inodes", "--hide", "--ro-within"
+};
+static const char *const EXEC_VALUED[] = { "--rlimit", "--env", "--env-keep", "--landlock-ro",
+					   "--landlock-rw" };
+
+int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
+{
+	if (!strcmp(n, "--agent-root")) {
+		o->root = v;
+	} else if (!strcmp(n, "--role")) {
+		o->role = v;
+	} else if (!strcmp(n, "--person")) {
+		o->person = v;
+	} else if (IN(n, NET_VALUED)) {
+		words_add(&o->net, n, NULL);
+		words_add(&o->net, "", v);
+	} else if (!strcmp(n, "--log-fd")) {
+		if (!is_num(v))
+			FAIL_SHOWN(err, "%s %s: expected a file descriptor number", "--log-fd", v);
+		o->log_fd = v;
+	} else if (IN(n, NET_NUMBERS)) {
+		if (!is_num(v))
+			FAIL_SHOWN(err, "%s %s: expected a number", n, v);
+		words_add(&o->net, n, NULL);
+		words_add(&o->net, v, NULL);
+	} else if (!strcmp(n, "--no-public")) {
+		words_add(&o->net, n, NULL);
+	} else if (!strcmp(n, "--no-net")) {
+		o->nonet = 1;
+	} else if (!strcmp(n, "--hostname")) {
+		words_add(&o->ns, n, NULL);
+		words_add(&o->ns, "", v);
+	} else if (!strcmp(n, "--cgroup")) {
+		o->cgroup = 1;
+	} else if (!strncmp(n, "--cgroup=", 9)) {
+		if (n[9] != '/' || !n[10])
+			FAIL_SHOWN(err, "%s%s: the directory must be an absolute path", "", n);
+		o->cgroup = 1;
+		o->cgroup_dir = n + 9;
+	} else if (IN(n, LIMITS)) {
+		if (!limit_ok(v))
+			FAIL_SHOWN(err, "%s %s: expected a number (see otons(1))", n, v);
+		o->cgroup = 1;
+		words_add(&o->ns, n, NULL);
+		words_add(&o->ns, v, NULL);
+	} else if (IN(n, MOUNT_VALUED)) {
+		words_add(&o->mount, n, NULL);
+		words_add(&o->mount, "", v);
+	} else if (!strcmp(n, "--secret")) {
+		return opt_secret(o, v, err);
+	} else if (!strcmp(n, "--grant")) {
+		return opt_grant(o, v, err);
+	} else if (!strcmp(n, "--ca-file")) {
+		o->cafile = v;
+	} else if (!strcmp(n, "--store")) {
+		o->store = v;
+	} else if (!strcmp(n, "--key-file")) {
+		o->key = v;
+	} else if (!strcmp(n, "--profile")) {
+		o->profile = v;
+	} else if (IN(n, EXEC_VALUED)) {
+		words_add(&o->exec, n, NULL);
+		words_add(&o->exec, "", v);
+	} else if (!strcmp(n, "--landlock-strict")) {
+		words_add(&o->exec, n, NULL);
+	} else if (!strcmp(n, "--new-session")) {
+		o->newsession = 1;
+	} else if (!strcmp(n, "--no-new-session")) {
+		o->newsession = 0;
+	} else if (!strcmp(n, "--pty") || !strcmp(n, "--no-pty")) {
+		words_add(&o->ns, n, NULL);
+	} else if (!strcmp(n, "--as")) {
+		o->as = v;
+	} else if (!strcmp(n, "--print")) {
+		o->print = 1;
+	} else {
+		FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
+	}
+	return 0;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int config_line(char *line, size_t len, char **text, char **name, char **val, int *has)
+{
+	size_t j = 0;
+	char *p;
+
+	/* sh's read drops NUL bytes. */
+	for (size_t i = 0; i < len; i++)
+		if (line[i])
+			line[j++] = line[i];
+	if (j && line[j - 1] == '\r')
+		j--;
+	line[j] = 0;
+	while (blank(*line))
+		line++;
+	if (!*line || *line == '#')
+		return 0;
+	*text = arena_strndup(line, strlen(line));
+	if (!*text)
+		return -1;
+	*name = line;
+	for (p = line; *p && !blank(*p); p++)
+		;
+	*has = *p != 0;
+	if (*has) {
+		*p++ = 0;
+		while (blank(*p))
+			p++;
+	}
+	*val = p;
+	return 1;
+}
+
+const char *opts_check(const struct otorun_opts *o, int euid)
+{
+	int secrets = o->secrets.n > 0, grants = o->grants.n > 0;
+
+	if (!o->cmd || !o->cmd[0])
+		return "no command to run (see --help)";
+	if (!*o->root)
+		return "--agent-root is required";
+	if (!*o->role)
+		return "--role is required (manager, member or viewer)";
+	if (!*o->person)
+		return "--person is required";
+	if (secrets || grants) {
+		if (!*o->store || !*o->key)
+			return "--secret and --grant need --store and --key-file";
+	} else if (*o->store || *o->key) {
+		return "--store and --key-file are only used with --secret or --grant";
+	}
+	if (o->cafile && !grants)
+		return "--ca-file is only used with --grant";
+	if (o->nonet && grants)
+		return "--no-net excludes --grant (the gateway is reached through otonet)";
+	if (!*o->as && euid == 0)
+		return "run as root: --as USER[:GROUP] names the unprivileged account to run as";
+	if (o->nonet && o->net.n)
+		return "--no-net excludes the network options";
+	return NULL;
+}
+
+/* One stage's end: " -- \" and the next line's indent. */
+static void stage_end(struct chain *c)
+{
+	words_add(&c->w, "--", NULL);
+	sbuf_str(&c->w.text, " \\\n ");
+}
+
+int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools *t,
+		const char *cgroup_dir)
+{
+	struct words as = { 0 }, ns = { 0 }, ex = { 0 };
+	char *bin;
+	const char *dflt = " --env PATH=";
+
+	memset(c, 0, sizeof(*c));
+	if (*o->as) {
+		words_add(&as, "--as", NULL);
+		words_add(&as, "", o->as);
+	}
+	/*
+	 * One stream for the session: otonet's flows and otons' refused calls.
+	 * otonet keeps fd N for its relay (close-on-exec): otons gets a copy,
+	 * fd 3 (4 when N is 3), which the chain inherits.
+	 */
+	if (*o->log_fd) {
+		if (!o->nonet) {
+			words_add(&o->net, "--log-fd", NULL);
+			words_add(&o->net, o->log_fd, NULL);
+			c->ns_log_fd = strcmp(o->log_fd, "3") ? "3" : "4";
+			c->dup_log = 1;
+		} else {
+			c->ns_log_fd = o->log_fd;
+		}
+	}
+	/* otons enables the controllers the limits need in DIR. */
+	if (o->cgroup) {
+		if (cgroup_dir)
+			words_add(&ns, "--cgroup=", cgroup_dir);
+		else
+			words_add(&ns, "--cgroup", NULL);
+	}
+	words_cat(&ns, &o->ns);
+	if (c->ns_log_fd) {
+		words_add(&ns, "--log-fd", NULL);
+		words_add(&ns, c->ns_log_fd, NULL);
+	}
+	/* otogate at the head, outside every namespace of the agent; its store
+	 * and key on fds 5 and 6 (it closes them), otosecret's stay on 8 and 9. */
+	if (o->grants.n) {
+		words_add(&c->w, t->otogate, NULL);
+		words_add(&c->w, "--store-fd", NULL);
+		words_add(&c->w, "5", NULL);
+		words_add(&c->w, "--key-fd", NULL);
+		words_add(&c->w, "6", NULL);
+		words_cat(&c->w, &as);
+		words_cat(&c->w, &o->grants);
+		if (o->cafile) {
+			words_add(&c->w, "--ca-file", NULL);
+			words_add(&c->w, "", o->cafile);
+		}
+		stage_end(c);
+	}
+	if (!o->nonet) {
+		words_add(&c->w, t->otonet, NULL);
+		words_cat(&c->w, &as);
+		words_cat(&c->w, &o->net);
+		stage_end(c);
+		words_add(&c->w, t->otons, NULL);
+		words_add(&c->w, "--share", NULL);
+		words_add(&c->w, "net", NULL);
+	} else {
+		words_add(&c->w, t->otons, NULL);
+		words_cat(&c->w, &as);
+	}
+	words_cat(&c->w, &ns);
+	stage_end(c);
+	words_add(&c->w, t->otomount, NULL);
+	words_add(&c->w, "--agent-root", NULL);
+	words_add(&c->w, "", o->root);
+	words_add(&c->w, "--role", NULL);
+	words_add(&c->w, "", o->role);
+	words_add(&c->w, "--person", NULL);
+	words_add(&c->w, "", o->person);
+	if (!(bin = arena_printf("%s:%s", t->here, VIEW_BIN)))
+		return -1;
+	words_add(&c->w, "--ro", NULL);
+	words_add(&c->w, "", bin);
+	words_cat(&c->w, &o->mount);
+	stage_end(c);
+	if (o->secrets.n) {
+		words_add(&c->w, VIEW_BIN "/otosecret", NULL);
+		words_add(&c->w, "--store-fd", NULL);
+		words_add(&c->w, "8", NULL);
+		words_add(&c->w, "--key-fd", NULL);
+		words_add(&c->w, "9", NULL);
+		words_cat(&c->w, &o->secrets);
+		stage_end(c);
+	}
+	if (!strcmp(o->profile, "default") || !strcmp(o->profile, "dev")) {
+		words_add(&ex, "--profile", NULL);
+		words_add(&ex, o->profile, NULL);
+	} else if (*o->profile) {
+		/* Read on the host: inside the view a path names what the agent
+		 * may have written (its workspace is the working directory there). */
+		words_add(&ex, "--profile-fd", NULL);
+		words_add(&ex, "7", NULL);
+		sbuf_str(&c->opens, " 7<");
+		quote_add(&c->opens, o->profile);
+	}
+	words_cat(&ex, &o->exec);
+	if (o->newsession == 1)
+		words_add(&ex, "--new-session", NULL);
+	/* The oto tools are at /opt/oto/bin in the view: on the agent's PATH,
+	 * last, unless the caller set a PATH of its own (the same test on the
+	 * same text as ever: otoexec's options as --print shows them). */
+	if (!ex.text.p || (!strstr(ex.text.p, dflt) && !strstr(ex.text.p, " --env 'PATH="))) {
+		words_add(&ex, "--env", NULL);
+		words_add(&ex, "PATH=/usr/local/bin:/usr/bin:/bin:" VIEW_BIN, NULL);
+	}
+	words_add(&c->w, VIEW_BIN "/otoexec", NULL);
+	words_cat(&c->w, &ex);
+	words_add(&c->w, "--", NULL);
+	for (char **a = o->cmd; *a; a++)
+		words_add(&c->w, "", *a);
+	/* --print's first line: the fds, in the order they are opened. */
+	if (c->dup_log) {
+		struct sbuf s = { 0 };
+
+		sbuf_add(&s, " ", 1);
+		sbuf_str(&s, c->ns_log_fd);
+		sbuf_str(&s, ">&");
+		sbuf_str(&s, o->log_fd);
+		if (c->opens.n)
+			sbuf_add(&s, c->opens.p, c->opens.n);
+		c->opens = s;
+	}
+	if (o->secrets.n || o->grants.n) {
+		struct sbuf s = { 0 };
+
+		/* otogate's 5 and 6 first, then otosecret's 8 and 9. */
+		for (int i = 0; i < 2; i++) {
+			if (!(i ? o->secrets.n : o->grants.n))
+				continue;
+			sbuf_str(&s, i ? " 8<" : " 5<");
+			quote_add(&s, o->store);
+			sbuf_str(&s, i ? " 9<" : " 6<");
+			quote_add(&s, o->key);
+		}
+		if (c->opens.n)
+			sbuf_add(&s, c->opens.p, c->opens.n);
+		c->opens = s;
+	}
+	if (as.oom || ns.oom || ex.oom || c->w.oom || c->w.text.oom || c->opens.oom ||
+	    as.text.oom || ns.text.oom || ex.text.oom)
+		return -1;
+	return 0;
+}
