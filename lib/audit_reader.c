@@ -128,15 +128,11 @@ int audit_reader_open(uid_t uid, const char **why)
 int audit_reader_session(unsigned int *ses)
 {
 	char num[16];
-	int fd = open("/proc/self/sessionid", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, num, sizeof(num) - 1);
+	ssize_t n = file_read_at(AT_FDCWD, "/proc/self/sessionid", num, sizeof(num));
 	unsigned long v;
 
-	if (fd >= 0)
-		close(fd);
 	if (n <= 0)
 		return -1;
-	num[n] = 0;
 	if (num[n - 1] == '\n')
 		num[n - 1] = 0;
 	if (opt_ulong(num, 0xfffffffeUL, &v) < 0) {

@@ -53,16 +53,9 @@ int userns_map_self(pid_t pid, uid_t uid_in, uid_t uid_out, gid_t gid_in, gid_t 
 static int read_int(const char *path, long *v)
 {
 	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
 
-	if (fd < 0)
+	if (file_read_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return -1;
-	r = fd_read_all(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = 0;
 	return sscanf(buf, "%ld", v) == 1 ? 0 : -1;
 }
 

@@ -58,21 +58,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* A small cgroupfs file whole, NUL-terminated: its length, or -1 with errno. */
-static ssize_t read_at(int dirfd, const char *file, char *buf, size_t size)
-{
-	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = fd_read_all(fd, buf, size - 1);
-	close(fd);
-	if (n >= 0)
-		buf[n] = 0;
-	return n;
-}
-
 /* One write of value to dirfd/file: 0, or -1 with errno. */
 static int write_at(int dirfd, const char *file, const char *value)
 {
@@ -125,9 +110,9 @@ static int xenable(int dirfd, const char *path, int want, int need)
 	char avail[512], on[512];
 	int got = 0;
 
-	if (read_at(dirfd, "cgroup.controllers", avail, sizeof(avail)) < 0)
+	if (file_read_at(dirfd, "cgroup.controllers", avail, sizeof(avail)) < 0)
 		die(EXIT_SYS, errno, "unable to read %s/cgroup.controllers", path);
-	if (read_at(dirfd, "cgroup.subtree_control", on, sizeof(on)) < 0)
+	if (file_read_at(dirfd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		die(EXIT_SYS, errno, "unable to read %s/cgroup.subtree_control", path);
 	for (size_t i = 0; i < sizeof(CTRL_NAMES) / sizeof(CTRL_NAMES[0]); i++) {
 		char plus[32];
@@ -430,7 +415,7 @@ static void kill_rest(struct otons_cgroup *cg)
 		return;
 	}
 	fd = openat(cg->dirfd, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read_at(fd, "cgroup.procs", buf, sizeof(buf));
+	n = fd < 0 ? -1 : file_read_at(fd, "cgroup.procs", buf, sizeof(buf));
 	if (fd >= 0)
 		close(fd);
 	for (p = buf; n > 0 && *p; p = end) {

@@ -27,16 +27,9 @@
 static int arg_env_bounds(unsigned long b[4])
 {
 	char buf[2048], *p;
-	ssize_t n;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (file_read_at(AT_FDCWD, "/proc/self/stat", buf, sizeof(buf)) < 0)
 		return -1;
-	n = fd_read_all(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
 	/* The name (field 2) may hold anything but ends at the last ")". */
 	p = strrchr(buf, ')');
 	if (!p)

@@ -21,16 +21,9 @@
 static int file_has_word(const char *file, const char *word)
 {
 	char buf[4096], *tok, *save;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (file_read_at(AT_FDCWD, file, buf, sizeof(buf)) < 0)
 		return -1;
-	n = fd_read_all(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
 	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
 		if (!strcmp(tok, word))
 			return 1;

@@ -1,6 +1,7 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c
+// UNIT: lib/file_read_at.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
@@ -176,7 +178,8 @@ static void test_event_head(void **state)
 	t.tv_sec = -1;
 	t.tv_nsec = 0;
 	assert_true(event_head(buf, sizeof(buf), &t, "seccomp") > 0);
-	assert_string_equal(buf, "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\"");
+	assert_string_equal(buf,
+			    "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\"");
 	/* Leap days and century years: what gmtime_r says, every 7 hours and a
 	 * second from 1900 to 2400. */
 	for (long long s = -2208988800LL; s < 13569465600LL; s += 25201) {
@@ -184,8 +187,8 @@ static void test_event_head(void **state)
 
 		t.tv_sec = sec;
 		assert_non_null(gmtime_r(&sec, &tm));
-		strftime(want, sizeof(want), "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\"",
-			 &tm);
+		strftime(want, sizeof(want),
+			 "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\"", &tm);
 		assert_true(event_head(buf, sizeof(buf), &t, "x") > 0);
 		assert_string_equal(buf, want);
 	}
@@ -221,6 +224,32 @@ static int pieces(const char *const *p)
 	}
 	close(fds[1]);
 	return fds[0];
+}
+
+static void test_file_read_at(void **state)
+{
+	char dir[] = "/tmp/oto-unit-XXXXXX", buf[8];
+	int d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(d >= 0);
+	int fd = openat(d, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_int_equal(write(fd, "1234567", 7), 7);
+	close(fd);
+	/* Whole, NUL-terminated; one byte more than fits: EFBIG, never a cut text. */
+	assert_int_equal(file_read_at(d, "f", buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "1234567");
+	errno = 0;
+	assert_int_equal(file_read_at(d, "f", buf, 7), -1);
+	assert_int_equal(errno, EFBIG);
+	errno = 0;
+	assert_int_equal(file_read_at(d, "none", buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENOENT);
+	unlinkat(d, "f", 0);
+	close(d);
+	rmdir(dir);
 }
 
 static void test_fd_read_all(void **state)
@@ -332,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_idmap_format),
 		cmocka_unit_test(test_ns_names),
 		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_file_read_at),
 		cmocka_unit_test(test_fd_send_recv),
 		cmocka_unit_test(test_ns_names_of_flags),
 	};
