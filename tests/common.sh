@@ -55,6 +55,15 @@ skip() {
 	startSkipping
 }
 
+# lldeny_build: $T/lldeny, the static helper of the Landlock lines
+# (tests/helpers/lldeny.c); skips the test where Landlock cannot log (ABI < 7,
+# Linux 6.15).
+lldeny_build() {
+	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
+	chmod 0755 "$T/lldeny"
+	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 1; }
+}
+
 # audit_want 0|1: the kernel's audit off or on for this test (Landlock's
 # lines in otons' refusal log come from it). Fails (the test skips) when it
 # is not so and may not be made so. Switching it on has a lasting cost: the

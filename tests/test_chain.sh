@@ -122,9 +122,7 @@ seccomp deny unshare 268435456 EPERM" "$(cat "$T/parsed")"
 # otons says so, or that the audit is off, instead of logging nothing. The
 # socket itself is handed on in test_otons.sh (otonet in the initial one).
 test_landlock_refusals_behind_otonet_say_why() {
-	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
-	chmod 0755 "$T/lldeny"
-	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 0; }
+	lldeny_build || return 0
 	unset_states=
 	for state in 1 0; do
 		audit_want $state || { unset_states="$unset_states $state"; continue; }

@@ -463,14 +463,6 @@ test_refusal_log_out_of_the_sandbox_reach() {
 	assertEquals "otons: fatal: --log-fd 9: not an open fd: Bad file descriptor" "$(cat "$T/err")"
 }
 
-# lldeny: the static helper of the Landlock lines (tests/helpers/lldeny.c);
-# skips the test where Landlock cannot log (ABI < 7, Linux 6.15).
-lldeny_build() {
-	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
-	chmod 0755 "$T/lldeny"
-	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 1; }
-}
-
 # Landlock's refusals in the same log, read from the kernel's audit: the
 # sandbox's own, in the common shape, bounded per kind (the first 10, then
 # each power of ten); a refusal by a process outside the sandbox, meanwhile,
