@@ -318,7 +318,8 @@ void xsb_drop_caps(const struct otoexec_opts *o)
 			die(EXIT_SYS, errno, "unable to reduce capabilities");
 		cap_free(tmp);
 	}
-	if (cap_reset_ambient() < 0)
+	/* One call (libcap's cap_reset_ambient asks about each capability first). */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		die(EXIT_SYS, errno, "unable to clear ambient capabilities");
 	for (size_t i = 0; i < o->nkeep_cap; i++)
 		if (cap_set_ambient(o->keep_cap[i], CAP_SET) < 0)
