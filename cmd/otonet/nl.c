@@ -3,9 +3,12 @@
  * rtnetlink requests, batched (otonet.h): the sandbox's links, addresses and
  * routes (about 45 requests for the default filter, more with --public,
  * --allow and the host's addresses) go to the kernel in one send, which
- * handles them in order, as one at a time would, and acknowledges each;
- * every acknowledgement is read and checked. One exchange instead of one per
- * request: the sandbox starts sooner.
+ * handles them in order, as one at a time would. One exchange instead of one
+ * per request: the sandbox starts sooner. Only the last request of a batch
+ * asks for an acknowledgement (NLM_F_ACK): the kernel reports a refused
+ * request whatever its flags, and goes on with the next, so the last one's
+ * acknowledgement comes after every error of the batch. One receive instead
+ * of one per request (issue 21).
  */
 #include <errno.h>
 #include <linux/if.h>
@@ -51,14 +54,13 @@ void nl_batch_close(struct nl_batch *b)
 	b->fd = -1;
 }
 
-/* The acknowledgements of seq0 .. seq0 + n - 1, each read; the first error kept. */
+/* The errors of seq0 .. seq0 + n - 1, until the last one's answer; the first error kept. */
 static int read_acks(struct nl_batch *b)
 {
 	_Alignas(struct nlmsghdr) char buf[8192];
-	unsigned int acked = 0;
-	int err = 0;
+	int done = 0, err = 0;
 
-	while (acked < b->n) {
+	while (!done) {
 		ssize_t n = recv(b->fd, buf, sizeof(buf), 0);
 
 		if (n < 0) {
@@ -75,7 +77,7 @@ static int read_acks(struct nl_batch *b)
 			if (h->nlmsg_type != NLMSG_ERROR || i >= b->n)
 				continue;
 			e = NLMSG_DATA(h);
-			acked++;
+			done |= i == b->n - 1;
 			if (e->error && !err) {
 				err = -e->error;
 				b->failed = b->what[i];
@@ -95,6 +97,7 @@ int nl_batch_send(struct nl_batch *b)
 
 	if (b->n == 0)
 		return 0;
+	((struct nlmsghdr *)(b->buf + b->last))->nlmsg_flags |= NLM_F_ACK;
 	for (size_t off = 0; off < b->len;) {
 		ssize_t n = send(b->fd, b->buf + off, b->len - off, 0);
 
@@ -127,7 +130,7 @@ static struct nlmsghdr *req_new(struct nl_batch *b, const char *what, unsigned s
 	memset(h, 0, REQ_MAX);
 	h->nlmsg_len = (unsigned int)NLMSG_LENGTH(body);
 	h->nlmsg_type = type;
-	h->nlmsg_flags = (unsigned short)(flags | NLM_F_REQUEST | NLM_F_ACK);
+	h->nlmsg_flags = (unsigned short)(flags | NLM_F_REQUEST);
 	h->nlmsg_seq = b->seq0 + b->n;
 	snprintf(b->what[b->n], NL_WHAT_LEN, "%s", what);
 	return h;
@@ -135,6 +138,7 @@ static struct nlmsghdr *req_new(struct nl_batch *b, const char *what, unsigned s
 
 static void req_done(struct nl_batch *b, struct nlmsghdr *h)
 {
+	b->last = (size_t)((char *)h - b->buf);
 	b->len += NLMSG_ALIGN(h->nlmsg_len);
 	b->n++;
 }

@@ -94,5 +94,10 @@ int opener_ask(int sock)
 		errno = ENOMSG; /* the opener is gone: no answer will come */
 		return -1;
 	}
+	return 0;
+}
+
+int opener_answer(int sock)
+{
 	return fd_recv(sock);
 }

@@ -278,12 +278,12 @@ int http_host(const uint8_t *d, size_t n, char *out);
  * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
  * queued in a struct nl_batch, each with what it does (for the message when
  * it fails), and go to the kernel together, many in one send, which handles
- * them in order and acknowledges each. A full batch is sent before the next
- * request is queued. nl_link_set, nl_addr_add, nl_route_add queue a request
- * (and may send the batch: -1 with errno and b->failed set as by
- * nl_batch_send); nl_batch_send sends what is queued and reads every
- * acknowledgement: 0, or -1 with errno (the first refused request's error)
- * and b->failed naming it ("" when the send or receive itself failed).
+ * them in order (the last one acknowledged, any refused one reported). A
+ * full batch is sent before the next request is queued. nl_link_set, nl_addr_add, nl_route_add
+ * queue a request (and may send the batch: -1 with errno and b->failed set as by nl_batch_send);
+ * nl_batch_send sends what is queued and reads the answers up to the last request's: 0, or -1 with
+ * errno (the first refused request's error) and b->failed naming it ("" when the send or receive
+ * itself failed).
  */
 #define NL_BATCH_BYTES 32768
 #define NL_BATCH_MAX   256
@@ -292,7 +292,7 @@ int http_host(const uint8_t *d, size_t n, char *out);
 struct nl_batch {
 	int fd;
 	unsigned int n, seq0;
-	size_t len;
+	size_t len, last; /* last: the offset of the last request queued */
 	const char *failed;
 	char what[NL_BATCH_MAX][NL_WHAT_LEN];
 	_Alignas(4) char buf[NL_BATCH_BYTES];
@@ -319,11 +319,14 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
  * opener.c: run by root (with a valid --as), xopener_start forks the TUN
  * opener, a root process that opens /dev/net/tun in the network namespace
  * the child sends it, then exits; it returns the socket to it and its pid
- * (else -1 and *pid -1). opener_ask, in the child: the TUN fd opened in the
- * child's network namespace, or -1 with errno (ENOMSG: no answer).
+ * (else -1 and *pid -1). In the child: opener_ask sends the request (the
+ * child's network namespace): 0, or -1 with errno (ENOMSG: the opener is
+ * gone); opener_answer, later, is the TUN fd opened there, or -1 with errno
+ * (ENOMSG: no answer).
  */
 int xopener_start(const char *as, pid_t *pid);
 int opener_ask(int sock);
+int opener_answer(int sock);
 
 /* relay.c */
 struct relay_cfg {

@@ -32,21 +32,41 @@
  * where /dev/net/tun is root's alone and otonet was started by root, by the
  * opener (opener.c). Either way the child creates tun0 on it (TUNSETIFF) with
  * the capabilities of its own user namespace, which owns the network one.
+ * The opener is asked first and answered later (xtun_create): meanwhile the
+ * child puts up the kernel's walls (xwall), which need no tun0.
  */
-/*
- * host_st: /dev/net/tun as stat saw it before the new user namespace (its
- * st_mode 0 when it was missing): inside, an owner the namespace does not
- * map reads as the overflow uid (65534), which would name the wrong owner.
- */
-static int xopen_tun(int opener, const struct stat *host_st)
+static int tun_open_or_ask(int opener, int *asked, int *err)
 {
-	struct ifreq ifr;
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
+	*asked = 0;
+	*err = errno;
 	/* Only a refusal is root's to overcome: a missing device stays missing. */
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && opener >= 0) {
 		debugx("/dev/net/tun: %s; the opener (root) opens it here", strerror(errno));
-		fd = opener_ask(opener);
+		if (opener_ask(opener) == 0)
+			*asked = 1;
+		else if (errno == ENOMSG)
+			die(EXIT_SYS, 0, "the TUN opener (root) ended without an answer");
+		*err = errno;
+	}
+	return fd;
+}
+
+/*
+ * The TUN fd: the one opened, or the opener's answer to the request made
+ * (asked); then tun0 created on it. host_st: /dev/net/tun as stat saw it
+ * before the new user namespace (its st_mode 0 when it was missing): inside,
+ * an owner the namespace does not map reads as the overflow uid (65534),
+ * which would name the wrong owner.
+ */
+static int xtun_create(int fd, int asked, int err, int opener, const struct stat *host_st)
+{
+	struct ifreq ifr;
+
+	errno = err;
+	if (asked) {
+		fd = opener_answer(opener);
 		if (fd < 0 && errno == ENOMSG)
 			die(EXIT_SYS, 0, "the TUN opener (root) ended without an answer");
 	}
@@ -132,22 +152,51 @@ static void allow_ping(void)
 		debugx("ping_group_range: %s", strerror(errno));
 }
 
+static struct nl_batch b;
+
 /*
- * tun0 and lo up, the addresses, the routes: every request queued in one
- * batch (nl.c), which the kernel handles in this order.
+ * The kernel layer: a second wall in front of the relay. A connect to a
+ * blocked range fails at once with EACCES inside the sandbox, and no packet
+ * for it ever reaches the TUN. These routes name no device: they go up in a
+ * batch of their own before tun0 exists, while the opener opens the TUN
+ * (about 45 routes: the longest part of the set-up, issue 21). The holes in
+ * them come after, in xconfigure's batch, which the kernel handles later.
+ */
+static void xwall(const struct otonet_opts *o, const struct filter *f)
+{
+	const struct cidr_special_range *sp;
+	size_t nsp;
+
+	if (nl_batch_open(&b) < 0)
+		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
+	if (o->no_kernel_layer)
+		return;
+	sp = cidr_special_table(&nsp);
+	for (size_t i = 0; i < nsp; i++)
+		xroute(&b, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+	for (size_t i = 0; i < f->nhost; i++) {
+		struct cidr c = host_cidr(&f->host[i]);
+
+		xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
+	}
+	if (nl_batch_send(&b) < 0)
+		xnl_die(&b);
+}
+
+/*
+ * tun0 and lo up, the addresses, the routes through tun0: every request
+ * queued in one batch (nl.c), which the kernel handles in this order, after
+ * xwall's.
  */
 static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 {
-	static struct nl_batch b;
 	int tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
 	struct cidr def4 = { .addr.family = AF_INET }, def6 = { .addr.family = AF_INET6 };
-	const struct cidr_special_range *sp;
 	char what[NL_WHAT_LEN];
-	size_t nsp;
 
-	if (!tun || !lo || nl_batch_open(&b) < 0)
-		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
+	if (!tun || !lo)
+		die(EXIT_SYS, errno, "unable to find tun0 and lo in the new network namespace");
 	ipaddr_parse("10.0.2.100", &a4);
 	ipaddr_parse("fd00::100", &a6);
 	ipaddr_parse("10.0.2.2", &gw4);
@@ -171,20 +220,7 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 	xroute(&b, RTN_UNICAST, &def6, tun, &gw6, 0);
 	if (o->no_kernel_layer)
 		goto out;
-	/*
-	 * The kernel layer: a second wall in front of the relay. A connect to a
-	 * blocked range fails at once with EACCES inside the sandbox, and no
-	 * packet for it ever reaches the TUN.
-	 */
-	sp = cidr_special_table(&nsp);
-	for (size_t i = 0; i < nsp; i++)
-		xroute(&b, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
-	for (size_t i = 0; i < f->nhost; i++) {
-		struct cidr c = host_cidr(&f->host[i]);
-
-		xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
-	}
-	/* Then the holes: --public ranges and exceptions go back to tun0. */
+	/* The holes in xwall's routes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)
 		xroute(&b, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
 	for (size_t i = 0; i < f->nallow; i++) {
@@ -256,7 +292,7 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	struct stat tun_st = { 0 };
-	int tun;
+	int tun, asked, err;
 
 	/* Fail closed: if the relay dies, so does the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -275,9 +311,12 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	/* Credentials changed: set the death signal again, and re-check the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
-	tun = xopen_tun(opener, &tun_st);
-	xconfigure(o, f);
+	/* The opener asked, what needs no tun0 done, then its answer. */
+	tun = tun_open_or_ask(opener, &asked, &err);
+	xwall(o, f);
 	xoverlay_resolv();
+	tun = xtun_create(tun, asked, err, opener, &tun_st);
+	xconfigure(o, f);
 	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
 	close(tun);

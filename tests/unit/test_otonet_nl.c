@@ -1,0 +1,110 @@
+// UNIT: lib/cidr.c lib/opt.c cmd/otonet/nl.c
+/*
+ * otonet's rtnetlink batches (nl.c), against the kernel, in a network
+ * namespace of this test's own (a new user namespace owns it; skipped where
+ * none can be made). Only a batch's last request asks for an
+ * acknowledgement: a refused one in the middle must still be reported, with
+ * its name and errno, and the requests after it still done.
+ */
+#include <errno.h>
+#include <linux/rtnetlink.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cidr.h"
+#include "otonet/otonet.h"
+
+static struct nl_batch b;
+
+static struct cidr C(const char *s) {
+	struct cidr c;
+
+	assert_int_equal(cidr_parse(s, &c), 0);
+	return c;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0) {
+		fprintf(stderr, "no user and network namespace here (%s): skipped\n",
+			strerror(errno));
+		return -1;
+	}
+	return nl_batch_open(&b);
+}
+
+static void route(const char *what, const char *dst, int ifindex, int replace)
+{
+	struct cidr c = C(dst);
+	int type = ifindex ? RTN_UNICAST : RTN_PROHIBIT;
+
+	assert_int_equal(nl_route_add(&b, what, type, &c, ifindex, NULL, replace), 0);
+}
+
+/* All good: 0, and the routes are there (adding one again without replace: EEXIST). */
+static void test_batch_ok(void **state)
+{
+	(void)state;
+	route("first", "198.51.100.0/24", 0, 1);
+	route("second", "2001:db8:1::/48", 0, 1);
+	assert_int_equal(nl_batch_send(&b), 0);
+	route("again", "198.51.100.0/24", 0, 0);
+	assert_int_equal(nl_batch_send(&b), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(b.failed, "again");
+}
+
+/*
+ * A refused request in the middle (no such interface): reported as that one,
+ * with its errno, after the kernel did the one after it too; and the next
+ * batch reads its own answer, not one left over.
+ */
+static void test_batch_error_in_middle(void **state)
+{
+	(void)state;
+	route("before", "192.0.2.0/25", 0, 1);
+	route("the bad one", "192.0.2.128/25", 4242, 1);
+	route("after", "203.0.113.0/24", 0, 1);
+	route("last", "2001:db8:2::/48", 0, 1);
+	assert_int_equal(nl_batch_send(&b), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_string_equal(b.failed, "the bad one");
+	route("after, again", "203.0.113.0/24", 0, 0);
+	route("last, again", "2001:db8:2::/48", 0, 0);
+	assert_int_equal(nl_batch_send(&b), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(b.failed, "after, again");
+	route("fresh", "192.0.2.128/25", 0, 1);
+	assert_int_equal(nl_batch_send(&b), 0);
+}
+
+/* The last request refused: its error is the batch's answer. */
+static void test_batch_error_last(void **state)
+{
+	(void)state;
+	route("fine", "198.18.0.0/15", 0, 1);
+	route("refused last", "198.18.0.0/15", 0, 0);
+	assert_int_equal(nl_batch_send(&b), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(b.failed, "refused last");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch_ok),
+		cmocka_unit_test(test_batch_error_in_middle),
+		cmocka_unit_test(test_batch_error_last),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
