@@ -35,7 +35,7 @@
  * The opener is asked first and answered later (xtun_create): meanwhile the
  * child puts up the kernel's walls (xwall), which need no tun0.
  */
-static int tun_open_or_ask(int opener, int *asked, int *err)
+static int xtun_open_or_ask(int opener, int *asked, int *err)
 {
 	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 
@@ -312,7 +312,7 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_SYS);
 	/* The opener asked, what needs no tun0 done, then its answer. */
-	tun = tun_open_or_ask(opener, &asked, &err);
+	tun = xtun_open_or_ask(opener, &asked, &err);
 	xwall(o, f);
 	xoverlay_resolv();
 	tun = xtun_create(tun, asked, err, opener, &tun_st);
