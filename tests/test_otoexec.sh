@@ -177,6 +177,14 @@ test_unknown_numbers_get_enosys() {
 	# A known number the profile does not allow is EPERM (tuxcall 184 has no
 	# implementation, so the control says ENOSYS).
 	assertEquals "nr 184" EPERM "$(chain -- "$D/probe" nr:184)"
+	# The unknown numbers are ranges checked before the allowlist (335-423,
+	# 457-1023 on x86-64): the known numbers at their edges are not in them
+	# (rseq 334, pidfd_send_signal 424, futex_requeue 456), and a number past
+	# 1023 gets the default, not the unknown action.
+	for n in 334 424 456; do
+		assertNotEquals "nr $n: known" ENOSYS "$(chain -- "$D/probe" nr:$n)"
+	done
+	assertEquals "nr 1024" EPERM "$(chain -- "$D/probe" nr:1024)"
 }
 
 test_tiocsti_refused_benign_ioctl_works() {

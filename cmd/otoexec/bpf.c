@@ -128,3 +128,35 @@ size_t bpf_set_prog_head(unsigned char *out, uint32_t insns)
 	memcpy(out + 4, &flags, 4);
 	return PHEAD_LEN;
 }
+
+/*
+ * The allowlist's prefix for the numbers this build does not know (see
+ * otoexec.h): on the native architecture, a number in one of the ranges
+ * returns ret at once; anything else falls through to the program that
+ * follows, which handles the architecture and the rest as before. Two
+ * instructions per range, where libseccomp made a rule of each number (about
+ * 650 of them on x86-64, half of the allowlist's instructions: its load, its
+ * JIT and every later call's walk cost less without them).
+ */
+size_t bpf_unknown_prefix(struct sock_filter *out, uint32_t arch, const uint32_t (*range)[2],
+			  size_t n, uint32_t ret)
+{
+	size_t len = BPF_PREFIX_LEN(n), i = 0;
+
+	if (n > BPF_PREFIX_MAX_RANGES)
+		return 0;
+	/* seccomp_data: nr at offset 0, arch at 4. */
+	out[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4);
+	out[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0,
+						(unsigned char)(len - 2));
+	out[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	for (size_t k = 0; k < n; k++, i += 2) {
+		/* Below the range: the next one; above it: the next one; inside: ret. */
+		out[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, range[k][0], 0, 1);
+		out[i + 1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, range[k][1], 0,
+							  (unsigned char)(len - 1 - (i + 1) - 1));
+	}
+	out[i++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+	out[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+	return i;
+}

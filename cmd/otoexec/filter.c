@@ -4,8 +4,10 @@
  *
  *  1. the allowlist: the profile's default action, one rule per call, the
  *     conditional rules of calls without an unconditional rule (their
- *     misses fall to the default), and the unknown action for every number
- *     below 1024 that this build's table does not name;
+ *     misses fall to the default), and, in a prefix of a few instructions
+ *     that libseccomp does not write (bpf_unknown_prefix), the unknown
+ *     action for the ranges of numbers below 1024 that this build's table
+ *     does not name;
  *  2. the argument denials: default allow, and the conditional rules that are
  *     stricter than their call's unconditional rule (ioctl TIOCSTI). One
  *     libseccomp filter cannot hold both, because an unconditional rule
@@ -27,6 +29,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -143,27 +146,46 @@ static scmp_filter_ctx build_main(const struct profile *p)
 	if (!ctx)
 		return NULL;
 	for (size_t i = 0; i < p->nrules; i++)
-		if (!profile_rule_is_arg_denial(p, &p->rules[i]) && add(ctx, def, &p->rules[i]) < 0)
-			goto bad;
-	if (p->have_unknown && action(&p->unknown) != def) {
-		struct prof_rule r = { .a = p->unknown };
-
-		for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
-			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-
-			if (name) {
-				free(name);
-				continue;
-			}
-			r.nr = nr;
-			if (!named(p, nr) && add(ctx, def, &r) < 0)
-				goto bad;
+		if (!profile_rule_is_arg_denial(p, &p->rules[i]) &&
+		    add(ctx, def, &p->rules[i]) < 0) {
+			seccomp_release(ctx);
+			return NULL;
 		}
-	}
 	return ctx;
-bad:
-	seccomp_release(ctx);
-	return NULL;
+}
+
+/*
+ * The numbers below 1024 that this build's table does not name and the
+ * profile does not either, as ranges, when the profile gives them an action
+ * of their own: they get it from the allowlist's prefix (bpf_unknown_prefix),
+ * not from one libseccomp rule each. The count of ranges, or -1 with E2BIG.
+ */
+static int unknown_ranges(const struct profile *p, uint32_t (*r)[2], uint32_t *ret)
+{
+	int n = 0, open = 0;
+
+	if (!p->have_unknown || action(&p->unknown) == action(&p->def))
+		return 0;
+	*ret = action(&p->unknown);
+	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		int unknown = !name && !named(p, nr);
+
+		free(name);
+		if (unknown && !open) {
+			if (n == BPF_PREFIX_MAX_RANGES) {
+				errno = E2BIG;
+				return -1;
+			}
+			r[n][0] = (uint32_t)nr;
+			open = 1;
+		}
+		if (unknown)
+			r[n][1] = (uint32_t)nr;
+		else if (open)
+			n++, open = 0;
+	}
+	return n + open;
 }
 
 /* NULL with errno 0 when the profile has no argument denials. */
@@ -217,9 +239,21 @@ int filter_explain(const struct profile *p, int fd)
 	scmp_filter_ctx m, a;
 	int rc;
 
-	if (build_both(p, &m, &a) < 0)
+	uint32_t range[BPF_PREFIX_MAX_RANGES][2], ret = 0;
+	int nr = unknown_ranges(p, range, &ret);
+	char line[128];
+
+	if (nr < 0 || build_both(p, &m, &a) < 0)
 		return -1;
 	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
+	/* Its prefix, which libseccomp does not write: the numbers it does not know. */
+	for (int i = 0; !rc && i < nr; i++) {
+		snprintf(
+		    line, sizeof(line),
+		    "# first, on this architecture: numbers %u to %u (unknown here) -> 0x%08x\n",
+		    range[i][0], range[i][1], ret);
+		rc = wr(fd, line);
+	}
 	if (!rc)
 		rc = seccomp_export_pfc(m, fd);
 	if (!rc && a) {
@@ -246,11 +280,17 @@ int filter_explain(const struct profile *p, int fd)
 int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 {
 	scmp_filter_ctx ctx[2];
-	size_t n = 0, insns[2], pos;
+	size_t n = 0, insns[2], pos, plen = 0;
 	off_t at[3] = { 0 };
 	unsigned char *b = NULL;
-	int fd, rc = 0, e;
+	int fd = -1, rc = 0, e, nr;
+	uint32_t range[BPF_PREFIX_MAX_RANGES][2], ret = 0;
+	struct sock_filter prefix[BPF_PREFIX_LEN(BPF_PREFIX_MAX_RANGES)];
 
+	if ((nr = unknown_ranges(p, range, &ret)) < 0)
+		return -1;
+	if (nr > 0)
+		plen = bpf_unknown_prefix(prefix, filter_arch(), range, (size_t)nr, ret);
 	if (build_both(p, &ctx[1], &ctx[0]) < 0)
 		return -1;
 	if (!ctx[0]) {
@@ -269,19 +309,24 @@ int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 			goto bad;
 		insns[n] = (size_t)(at[n + 1] - at[n]) / sizeof(struct sock_filter);
 		if ((size_t)(at[n + 1] - at[n]) % sizeof(struct sock_filter) || !insns[n] ||
-		    insns[n] > BPF_SET_MAXINSNS) {
+		    insns[n] + plen > BPF_SET_MAXINSNS) {
 			errno = E2BIG;
 			goto bad;
 		}
 	}
+	/* The prefix goes before the allowlist, the last program. */
+	insns[n - 1] += plen;
 	*len = bpf_set_size(insns, n);
 	if (!(b = malloc(*len)))
 		goto bad;
 	pos = bpf_set_head(b, filter_arch(), (uint32_t)n);
 	for (size_t i = 0; i < n; i++) {
-		size_t sz = insns[i] * sizeof(struct sock_filter);
+		size_t pre = i == n - 1 ? plen : 0,
+		       sz = (insns[i] - pre) * sizeof(struct sock_filter);
 
 		pos += bpf_set_prog_head(b + pos, (uint32_t)insns[i]);
+		memcpy(b + pos, prefix, pre * sizeof(struct sock_filter));
+		pos += pre * sizeof(struct sock_filter);
 		if (pread(fd, b + pos, sz, at[i]) != (ssize_t)sz) {
 			errno = errno ? errno : EIO;
 			goto bad;

@@ -112,6 +112,17 @@ size_t bpf_set_size(const size_t *insns, size_t nprog);
 size_t bpf_set_head(unsigned char *out, uint32_t arch, uint32_t nprog);
 size_t bpf_set_prog_head(unsigned char *out, uint32_t insns);
 
+/*
+ * bpf_unknown_prefix: the instructions put before the allowlist that return
+ * ret for the numbers in range[0..n) (each [lo, hi], inclusive) on arch, and
+ * fall through to the allowlist for anything else: BPF_PREFIX_LEN(n)
+ * instructions written to out, or 0 when n is over BPF_PREFIX_MAX_RANGES.
+ */
+#define BPF_PREFIX_MAX_RANGES 64
+#define BPF_PREFIX_LEN(n)     (5 + 2 * (n))
+size_t bpf_unknown_prefix(struct sock_filter *out, uint32_t arch, const uint32_t (*range)[2],
+			  size_t n, uint32_t ret);
+
 /* The built-in profiles' sets, compiled by the build from their texts
  * (gen/bpfgen.c, into $(O)/gen/otoexec_bpf.c); 8-aligned. */
 extern const unsigned char OTOEXEC_DEFAULT_BPF[], OTOEXEC_DEV_BPF[];
