@@ -63,7 +63,7 @@ else
 # stripped, and the relay's seccomp filter also lets the runtime's
 # sigaltstack through (tests/helpers/otonet_asan_seccomp.c, wrapped in).
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
-CFLAGS  += $(SANFLAGS)
+CFLAGS  += $(SANFLAGS) -DOTO_SAN
 LDFLAGS := $(SANFLAGS) -Wl,--as-needed -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
 SAN_ALL := tests/helpers/san_defaults.c
 SAN_otonet := tests/helpers/otonet_asan_seccomp.c -Wl,--wrap=seccomp_load
@@ -138,6 +138,20 @@ $(O)/gen/otoexec_bpf.o: $(O)/gen/otoexec_bpf.c
 	$(Q)$(CC) $(CFLAGS) -Icmd/otoexec -c -o $@ $<
 EXTRA_otoexec := $(O)/gen/otoexec_bpf.o
 
+# otonet's relay and TUN holder filters, alike (cmd/otonet/gen/): libseccomp
+# runs here, not in the relay at every launch.
+NETGEN_OBJ := $(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c cmd/otonet/filters.c)
+$(O)/gen/otonet_bpfgen: $(NETGEN_OBJ) $(O)/liboto.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(NETGEN_OBJ) $(O)/liboto.a $(SAN_ALL) $(LDLIBS)
+$(O)/gen/otonet_bpf.c: $(O)/gen/otonet_bpfgen
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)$< >$@.tmp && mv $@.tmp $@
+$(O)/gen/otonet_bpf.o: $(O)/gen/otonet_bpf.c
+	$(Q)$(CC) $(CFLAGS) -Icmd/otonet -c -o $@ $<
+EXTRA_otonet := $(O)/gen/otonet_bpf.o
+
 define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(EXTRA_$(1)) $(O)/liboto.a
 	@mkdir -p $(BIN)
@@ -174,7 +188,7 @@ unit: $(UNIT_BIN)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-sanitize-recover=all -Ilib -Icmd
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -DOTO_SAN -g -O1 -fno-sanitize-recover=all -Ilib -Icmd
 FUZZ_LIBOBJ := $(LIBSRC:%.c=build/fuzz/obj/%.o)
 build/fuzz/obj/%.o: %.c build/fuzz/version.h | deps-fuzz
 	@mkdir -p $(dir $@)

@@ -185,6 +185,14 @@ void xcaps_drop_all(const char *who);
 void *xseccomp_allow(const char *who, const int *calls, size_t n, int inet_sockets);
 void xseccomp_rule(void *ctx, const char *who, int rc);
 void xseccomp_load(void *ctx, const char *who);
+/* seccomp_allow_ctx.c: xseccomp_allow's filter, or NULL with errno. */
+void *seccomp_allow_ctx(const int *calls, size_t n, int inet_sockets);
+/*
+ * seccomp_load_bpf.c: load n instructions compiled by the build (flags 0,
+ * as seccomp_load with libseccomp's defaults); no_new_privs already set.
+ * 0 or -1 with errno.
+ */
+int seccomp_load_bpf(const void *insns, size_t n);
 
 /* fd.c */
 int fd_cloexec(int fd, int on);

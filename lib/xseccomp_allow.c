@@ -6,25 +6,15 @@
  */
 #include <errno.h>
 #include <seccomp.h>
-#include <sys/socket.h>
 
 #include "oto.h"
 
 void *xseccomp_allow(const char *who, const int *calls, size_t n, int inet_sockets)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
+	void *ctx = seccomp_allow_ctx(calls, n, inet_sockets);
 
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 0);
-	/* New sockets: internet ones only, never netlink, unix or packet. */
-	if (rc == 0 && inet_sockets)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET));
-	if (rc == 0 && inet_sockets)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				      SCMP_A0(SCMP_CMP_EQ, AF_INET6));
-	xseccomp_rule(ctx, who, rc);
+	if (!ctx)
+		xseccomp_rule(NULL, who, -errno);
 	return ctx;
 }
 

@@ -175,7 +175,7 @@ test_all_batches_under_asan() {
 	[ -z "$_oto_skipped" ] || return 0
 	# lib/version.c includes the header the Makefile generates.
 	"$REPO/scripts/version-h.sh" 0 >"$HB/version.h"
-	gcc -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	gcc -std=c11 -D_GNU_SOURCE -DOTO_SAN -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all -I"$REPO/lib" -I"$HB" -o "$HB/otonet-asan" \
 		"$REPO"/lib/*.c "$REPO"/cmd/otonet/*.c "$OTO_TESTS/helpers/otonet_asan_seccomp.c" \
 		-Wl,--wrap=seccomp_load -lseccomp -lsodium -lcap 2>"$T/build"

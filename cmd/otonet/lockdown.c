@@ -49,48 +49,40 @@ void xrelay_confine(void)
 		die(EXIT_SYS, errno, "relay: unable to make itself not dumpable");
 }
 
+/*
+ * The filters: the ones the build compiled from filters.c, or, in the
+ * sanitizer builds (OTO_SAN: the suites' second pass, the hostile test's,
+ * the fuzz targets), filters.c's compiled here by libseccomp (with the
+ * sanitizer runtime's call added, tests/helpers/otonet_asan_seccomp.c).
+ */
+#ifdef OTO_SAN
+static void xload(void *ctx, const char *who)
+{
+	if (!ctx)
+		xseccomp_rule(NULL, who, -errno);
+	xseccomp_load(ctx, who);
+}
+#define RELAY_FILTER  relay_filter()
+#define HOLDER_FILTER holder_filter()
+#else
+static void xload(const unsigned char *bpf, size_t len, const char *who)
+{
+	if (seccomp_load_bpf(bpf, len / 8) < 0)
+		die(EXIT_SYS, errno, "%s: unable to install its seccomp filter", who);
+}
+#define RELAY_FILTER  OTONET_RELAY_BPF, OTONET_RELAY_BPF_LEN
+#define HOLDER_FILTER OTONET_HOLDER_BPF, OTONET_HOLDER_BPF_LEN
+#endif
+
 void xrelay_lockdown(void)
 {
-	static const int ALLOWED[] = {
-		SCMP_SYS(epoll_wait),	 SCMP_SYS(epoll_pwait),	  SCMP_SYS(epoll_ctl),
-		SCMP_SYS(read),		 SCMP_SYS(write),	  SCMP_SYS(writev),
-		SCMP_SYS(recvfrom),	 SCMP_SYS(sendto),	  SCMP_SYS(recvmsg),
-		SCMP_SYS(sendmsg),	 SCMP_SYS(connect),	  SCMP_SYS(setsockopt),
-		SCMP_SYS(getsockopt),	 SCMP_SYS(shutdown),	  SCMP_SYS(close),
-		SCMP_SYS(clock_gettime), SCMP_SYS(wait4),	  SCMP_SYS(kill),
-		SCMP_SYS(exit_group),	 SCMP_SYS(exit),	  SCMP_SYS(rt_sigreturn),
-		SCMP_SYS(rt_sigprocmask), SCMP_SYS(getpid),	  SCMP_SYS(brk),
-		SCMP_SYS(mmap),		 SCMP_SYS(munmap),	  SCMP_SYS(madvise),
-		SCMP_SYS(mremap),	 SCMP_SYS(fcntl),	  SCMP_SYS(restart_syscall),
-		SCMP_SYS(sched_yield),
-	};
-	/* New sockets: internet ones only, never netlink, unix or packet. */
-	void *ctx = xseccomp_allow("relay", ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
-
-	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
-	xseccomp_rule(ctx, "relay",
-		      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
-				       SCMP_A0(SCMP_CMP_EQ, AF_UNIX)));
-	xseccomp_load(ctx, "relay");
+	xload(RELAY_FILTER, "relay");
 }
 
-/*
- * The holder's filter: receive the TUN, wait for the relay's end of the
- * socket to close, exit; and give memory back. Nothing else, not even a write.
- */
+/* Its failure exits 111 (the holder has no stderr left to say so). */
 static void xholder_lockdown(void)
 {
-	static const int ALLOWED[] = {
-		SCMP_SYS(recvmsg), SCMP_SYS(read),	 SCMP_SYS(close),
-		SCMP_SYS(exit_group), SCMP_SYS(exit), SCMP_SYS(rt_sigreturn),
-		SCMP_SYS(restart_syscall),
-		/* seccomp_load frees the program it loaded. */
-		SCMP_SYS(munmap), SCMP_SYS(brk), SCMP_SYS(madvise),
-	};
-	/* Its failure exits 111 (the holder has no stderr left to say so). */
-	xseccomp_load(xseccomp_allow("relay's TUN holder", ALLOWED,
-				     sizeof(ALLOWED) / sizeof(ALLOWED[0]), 0),
-		      "relay's TUN holder");
+	xload(HOLDER_FILTER, "relay's TUN holder");
 }
 
 int xrelay_holder_start(void)

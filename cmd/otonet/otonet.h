@@ -367,6 +367,15 @@ void xrelay_confine(void);
  */
 int xrelay_holder_start(void);
 void xrelay_lockdown(void);
+/*
+ * filters.c: the relay's and the holder's filters as libseccomp contexts, or
+ * NULL with errno; the build compiles them (gen/bpfgen.c) into these arrays
+ * of struct sock_filter (8-aligned), which lockdown.c loads.
+ */
+void *relay_filter(void);
+void *holder_filter(void);
+extern const unsigned char OTONET_RELAY_BPF[], OTONET_HOLDER_BPF[];
+extern const size_t OTONET_RELAY_BPF_LEN, OTONET_HOLDER_BPF_LEN;
 void relay_badcall(void);
 
 #endif

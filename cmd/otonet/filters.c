@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The relay's and the TUN holder's seccomp filters (lockdown.c), as
+ * libseccomp contexts. Pure: the build compiles them once into the BPF that
+ * otonet loads (gen/bpfgen.c, $(O)/gen/otonet_bpf.c), so that the relay does
+ * not run libseccomp at every launch (about 1 ms of CPU here, which the
+ * agent's own start shared two CPUs with: issue 21); the sanitizer build
+ * compiles them at run time instead (its runtime needs one call more).
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <sys/socket.h>
+
+#include "oto.h"
+#include "otonet.h"
+
+void *relay_filter(void)
+{
+	static const int ALLOWED[] = {
+		SCMP_SYS(epoll_wait),	  SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl),
+		SCMP_SYS(read),		  SCMP_SYS(write),	 SCMP_SYS(writev),
+		SCMP_SYS(recvfrom),	  SCMP_SYS(sendto),	 SCMP_SYS(recvmsg),
+		SCMP_SYS(sendmsg),	  SCMP_SYS(connect),	 SCMP_SYS(setsockopt),
+		SCMP_SYS(getsockopt),	  SCMP_SYS(shutdown),	 SCMP_SYS(close),
+		SCMP_SYS(clock_gettime),  SCMP_SYS(wait4),	 SCMP_SYS(kill),
+		SCMP_SYS(exit_group),	  SCMP_SYS(exit),	 SCMP_SYS(rt_sigreturn),
+		SCMP_SYS(rt_sigprocmask), SCMP_SYS(getpid),	 SCMP_SYS(brk),
+		SCMP_SYS(mmap),		  SCMP_SYS(munmap),	 SCMP_SYS(madvise),
+		SCMP_SYS(mremap),	  SCMP_SYS(fcntl),	 SCMP_SYS(restart_syscall),
+		SCMP_SYS(sched_yield),
+	};
+	/* New sockets: internet ones only, never netlink, unix or packet. */
+	void *ctx = seccomp_allow_ctx(ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+	int rc;
+
+	if (!ctx)
+		return NULL;
+	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
+			      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	if (rc < 0) {
+		seccomp_release(ctx);
+		errno = -rc;
+		return NULL;
+	}
+	return ctx;
+}
+
+/*
+ * The holder's filter: receive the TUN, wait for the relay's end of the
+ * socket to close, exit; and give memory back. Nothing else, not even a write.
+ */
+void *holder_filter(void)
+{
+	static const int ALLOWED[] = {
+		SCMP_SYS(recvmsg),
+		SCMP_SYS(read),
+		SCMP_SYS(close),
+		SCMP_SYS(exit_group),
+		SCMP_SYS(exit),
+		SCMP_SYS(rt_sigreturn),
+		SCMP_SYS(restart_syscall),
+		/* seccomp_load frees the program it loaded. */
+		SCMP_SYS(munmap),
+		SCMP_SYS(brk),
+		SCMP_SYS(madvise),
+	};
+
+	return seccomp_allow_ctx(ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 0);
+}
