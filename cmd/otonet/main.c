@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	struct relay_cfg cfg;
 	struct relay *relay;
 	struct ipaddr resolver;
-	int sv[2], tun, sigfd, status, opener, holder, audit;
+	int sv[2], tun, sigfd, status, opener, holder, audit, resolv_fs;
 	char audit_env[256];
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
@@ -221,8 +221,14 @@ int main(int argc, char **argv)
 	cfg.name_ttl_min = o.name_ttl_min;
 	relay = xrelay_start(&cfg, sigfd);
 
-	/* 6. The TUN, once the child has configured it (packets queue there meanwhile). */
+	/*
+	 * 6. The TUN, once the child has configured it (packets queue there
+	 *    meanwhile); then the tmpfs that holds the sandbox's resolv.conf,
+	 *    whose last close (an unmount: an RCU grace period) is the relay's
+	 *    to wait for, below, not the sandbox's.
+	 */
 	tun = fd_recv(sv[0]);
+	resolv_fs = tun < 0 ? -1 : fd_recv(sv[0]);
 	close(sv[0]);
 	if (tun < 0) {
 		/* The child said why on stderr; its code is ours. */
@@ -241,6 +247,8 @@ int main(int argc, char **argv)
 	if (fd_send(holder, tun, 0) < 0)
 		debugx("the TUN's holder is gone (%s): the relay's exit removes tun0",
 		       strerror(errno));
+	if (resolv_fs >= 0)
+		close(resolv_fs);
 
 	/* 7. Relay until the child exits; exit with its status. */
 	xrelay_run(relay, tun);

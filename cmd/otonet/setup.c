@@ -249,8 +249,11 @@ out:
  * a detached tmpfs (new mount API), so no directory of the host is covered,
  * and it is mounted over /etc/resolv.conf itself without following a
  * symlink: a link to a systemd-resolved stub is covered the same way.
+ * Returns the tmpfs's own mount, still open: its last close unmounts it,
+ * which waits for an RCU grace period (about 0.5 ms here), so it goes to the
+ * relay with the TUN and closes there, off the sandbox's way (issue 21).
  */
-static void xoverlay_resolv(void)
+static int xoverlay_resolv(void)
 {
 	static const char TEXT[] = "# otonet: the relay forwards this to the host's resolver\n"
 				   "nameserver 10.0.2.3\n"
@@ -282,8 +285,8 @@ static void xoverlay_resolv(void)
 							 MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to make /etc/resolv.conf read-only");
 	close(tree);
-	close(mnt);
 	close(fs);
+	return mnt;
 }
 
 void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener)
@@ -292,7 +295,7 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	struct stat tun_st = { 0 };
-	int tun, asked, err;
+	int tun, asked, err, resolv;
 
 	/* Fail closed: if the relay dies, so does the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -314,11 +317,15 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	/* The opener asked, what needs no tun0 done, then its answer. */
 	tun = xtun_open_or_ask(opener, &asked, &err);
 	xwall(o, f);
-	xoverlay_resolv();
+	resolv = xoverlay_resolv();
 	tun = xtun_create(tun, asked, err, opener, &tun_st);
 	xconfigure(o, f);
 	if (fd_send(sock, tun, 0) < 0)
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
+	/* Failing that, the close below is the last, and waits here. */
+	if (fd_send(sock, resolv, 0) < 0)
+		debugx("the relay did not take resolv.conf's tmpfs: %s", strerror(errno));
+	close(resolv);
 	close(tun);
 	close(sock);
 }
