@@ -78,6 +78,11 @@ otonet -- /bin/true|r|$B/otonet $as -- /bin/true
 otorun --no-net (whole chain)|r|$B/otorun $as $view --no-net -- /bin/true
 otorun (whole chain, with otonet)|r|$B/otorun $as $view -- /bin/true
 EOF
+# As root, the container's way too: the caller is the user (uid 65534, no
+# --as), as a non-root entrypoint starts it; without network, since
+# /dev/net/tun is root's here. Not a goal line: the goals stay on the lines
+# above, as the issue measured them.
+[ -z "$uid" ] || echo "otorun --no-net (whole chain, started by the user)|u|$B/otorun $view --no-net -- /bin/true" >>"$w/cmds"
 # The session's cgroup (otons --cgroup, issue 22): make the leaf, move pid 1
 # into it, kill and remove it at the end. As root, root's default
 # (CGROUP2/oto/65534) with --as, against otons with --as alone, and with the
@@ -177,6 +182,10 @@ print("- otomount (member view), in otons: %.2f" % add("otons -- otomount (membe
 print("- otoexec, in otons: %.2f" % add("otons -- otoexec -- /bin/true", "otons -- /bin/true"))
 print("- otonet over /bin/true: %.2f" % add("otonet -- /bin/true", "/bin/true"))
 print("- otonet, in the whole chain: %.2f" % add("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)"))
+user = "otorun --no-net (whole chain, started by the user)"
+if user in med:
+    print("- root starting the chain with --as, over the user starting it: %.2f (the user's chain: %.2fx bwrap)"
+          % (add("otorun --no-net (whole chain)", user), med[user] / med[ref]))
 if "otons --cgroup -- /bin/true" in med:
     base = "otons (started as the caller) -- /bin/true"
     print("- the session's cgroup (otons --cgroup), over otons: %.2f" % add("otons --cgroup -- /bin/true", base))
