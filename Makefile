@@ -120,37 +120,30 @@ $(O)/liboto.a: $(LIBOBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-# otoexec's built-in profiles are compiled here, once, into the BPF the kernel
-# runs: bpfgen (cmd/otoexec/gen/) links the code otoexec compiles a profile
-# file with, runs on the build machine, and writes the C file that embeds both
-# filter sets, for this machine's architecture. tests/test_otoexec.sh checks
-# that they are byte for byte what otoexec compiles from the texts at run time.
-BPFGEN_OBJ := $(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bpfgen.c cmd/otoexec/profile.c \
-	cmd/otoexec/filter.c cmd/otoexec/bpf.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)
-$(O)/gen/bpfgen: $(BPFGEN_OBJ) $(O)/liboto.a
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(BPFGEN_OBJ) $(O)/liboto.a $(SAN_ALL) $(LDLIBS)
-$(O)/gen/otoexec_bpf.c: $(O)/gen/bpfgen
-	@$(if $(Q),echo "  GEN     $@")
-	$(Q)$< >$@.tmp && mv $@.tmp $@
-$(O)/gen/otoexec_bpf.o: $(O)/gen/otoexec_bpf.c
-	$(Q)$(CC) $(CFLAGS) -Icmd/otoexec -c -o $@ $<
-EXTRA_otoexec := $(O)/gen/otoexec_bpf.o
-
-# otonet's relay and TUN holder filters, alike (cmd/otonet/gen/): libseccomp
-# runs here, not in the relay at every launch.
-NETGEN_OBJ := $(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c cmd/otonet/filters.c)
-$(O)/gen/otonet_bpfgen: $(NETGEN_OBJ) $(O)/liboto.a
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(NETGEN_OBJ) $(O)/liboto.a $(SAN_ALL) $(LDLIBS)
-$(O)/gen/otonet_bpf.c: $(O)/gen/otonet_bpfgen
-	@$(if $(Q),echo "  GEN     $@")
-	$(Q)$< >$@.tmp && mv $@.tmp $@
-$(O)/gen/otonet_bpf.o: $(O)/gen/otonet_bpf.c
-	$(Q)$(CC) $(CFLAGS) -Icmd/otonet -c -o $@ $<
-EXTRA_otonet := $(O)/gen/otonet_bpf.o
+# Seccomp filters compiled here, once, into the BPF the kernel runs, for
+# this machine's architecture: a tool's gen/bpfgen.c links the code the tool
+# would compile them with, runs on the build machine, and writes the C file
+# that embeds them. otoexec's built-in profiles (tests/test_otoexec.sh checks
+# that they are byte for byte what otoexec compiles from the texts at run
+# time); otonet's relay and TUN holder filters (libseccomp runs here, not in
+# the relay at every launch).
+define bpfgen_rule
+$(O)/gen/$(1)_bpfgen: $(2) $(O)/liboto.a
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  LD      $$@")
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $(2) $(O)/liboto.a $(SAN_ALL) $$(LDLIBS)
+$(O)/gen/$(1)_bpf.c: $(O)/gen/$(1)_bpfgen
+	@$$(if $$(Q),echo "  GEN     $$@")
+	$$(Q)$$< >$$@.tmp && mv $$@.tmp $$@
+$(O)/gen/$(1)_bpf.o: $(O)/gen/$(1)_bpf.c
+	$$(Q)$$(CC) $$(CFLAGS) -Icmd/$(1) -c -o $$@ $$<
+EXTRA_$(1) := $(O)/gen/$(1)_bpf.o
+endef
+$(eval $(call bpfgen_rule,otoexec,$(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bpfgen.c \
+	cmd/otoexec/profile.c cmd/otoexec/filter.c cmd/otoexec/bpf.c \
+	cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)))
+$(eval $(call bpfgen_rule,otonet,$(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c \
+	cmd/otonet/filters.c)))
 
 define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(EXTRA_$(1)) $(O)/liboto.a
