@@ -60,7 +60,7 @@ void *holder_filter(void)
 		SCMP_SYS(exit),
 		SCMP_SYS(rt_sigreturn),
 		SCMP_SYS(restart_syscall),
-		/* Memory given back (libseccomp's load, in the sanitizer build, frees its program). */
+		/* Memory given back (libseccomp, in the sanitizer build, frees its program). */
 		SCMP_SYS(munmap),
 		SCMP_SYS(brk),
 		SCMP_SYS(madvise),
