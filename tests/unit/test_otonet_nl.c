@@ -22,6 +22,7 @@
 #include "otonet/otonet.h"
 
 static struct nl_batch b;
+static int have_ns;
 
 static struct cidr C(const char *s) {
 	struct cidr c;
@@ -30,6 +31,7 @@ static struct cidr C(const char *s) {
 	return c;
 }
 
+/* Where no user namespace can be made (a chroot, a locked-down container), each test skips. */
 static int
 setup(void **state)
 {
@@ -37,9 +39,10 @@ setup(void **state)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0) {
 		fprintf(stderr, "no user and network namespace here (%s): skipped\n",
 			strerror(errno));
-		return -1;
+		return 0;
 	}
-	return nl_batch_open(&b);
+	have_ns = nl_batch_open(&b) == 0;
+	return have_ns ? 0 : -1;
 }
 
 static void route(const char *what, const char *dst, int ifindex, int replace)
@@ -54,6 +57,8 @@ static void route(const char *what, const char *dst, int ifindex, int replace)
 static void test_batch_ok(void **state)
 {
 	(void)state;
+	if (!have_ns)
+		skip();
 	route("first", "198.51.100.0/24", 0, 1);
 	route("second", "2001:db8:1::/48", 0, 1);
 	assert_int_equal(nl_batch_send(&b), 0);
@@ -71,6 +76,8 @@ static void test_batch_ok(void **state)
 static void test_batch_error_in_middle(void **state)
 {
 	(void)state;
+	if (!have_ns)
+		skip();
 	route("before", "192.0.2.0/25", 0, 1);
 	route("the bad one", "192.0.2.128/25", 4242, 1);
 	route("after", "203.0.113.0/24", 0, 1);
@@ -91,6 +98,8 @@ static void test_batch_error_in_middle(void **state)
 static void test_batch_error_last(void **state)
 {
 	(void)state;
+	if (!have_ns)
+		skip();
 	route("fine", "198.18.0.0/15", 0, 1);
 	route("refused last", "198.18.0.0/15", 0, 0);
 	assert_int_equal(nl_batch_send(&b), -1);
