@@ -4,10 +4,10 @@
  *
  *  1. the allowlist: the profile's default action, one rule per call, the
  *     conditional rules of calls without an unconditional rule (their
- *     misses fall to the default), and, in a prefix of a few instructions
- *     that libseccomp does not write (bpf_unknown_prefix), the unknown
- *     action for the ranges of numbers below 1024 that this build's table
- *     does not name;
+ *     misses fall to the default), and the unknown action for every number
+ *     below 1024 that this build's table does not name; the unknown numbers
+ *     and the calls allowed without a condition are ranges in a prefix that
+ *     libseccomp does not write (bpf_prefix), not a rule each;
  *  2. the argument denials: default allow, and the conditional rules that are
  *     stricter than their call's unconditional rule (ioctl TIOCSTI). One
  *     libseccomp filter cannot hold both, because an unconditional rule
@@ -52,6 +52,18 @@ static int notify_eperm;
 void filter_notify(int on)
 {
 	notify_eperm = on;
+}
+
+/*
+ * filter_plain: compile without the prefix, every number a libseccomp rule,
+ * as before it existed: the unit test's reference, which the prefixed
+ * filter must equal for every number, architecture and argument it tries.
+ */
+static int plain;
+
+void filter_plain(int on)
+{
+	plain = on;
 }
 
 static uint32_t action(const struct prof_action *a)
@@ -138,6 +150,96 @@ static int named(const struct profile *p, int nr)
 	return 0;
 }
 
+/*
+ * A call the prefix allows (bpf_prefix), instead of a libseccomp rule: one
+ * unconditional rule names it, an allow, where the default is not (its
+ * conditional rules, if any, are argument denials: the second filter's). Two
+ * unconditional rules for one call are left to libseccomp, which refuses
+ * them as before.
+ */
+static int prefix_allows(const struct profile *p, int nr)
+{
+	const struct prof_rule *u = NULL;
+
+	if (plain || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
+		return 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		if (p->rules[i].nr != nr || p->rules[i].ncond)
+			continue;
+		if (u)
+			return 0;
+		u = &p->rules[i];
+	}
+	return u && u->a.act == PACT_ALLOW;
+}
+
+/*
+ * The allowlist's prefix, as ranges of numbers below 1024: the numbers this
+ * build's table does not name and the profile does not either, when the
+ * profile gives them an action of their own (the first group), and the
+ * calls the prefix allows (the second), whose ranges may span unknown
+ * numbers (the first group took those already).
+ */
+struct prefix {
+	uint32_t range[BPF_PREFIX_MAX_RANGES][2];
+	struct bpf_prefix_group g[BPF_PREFIX_MAX_GROUPS];
+	size_t ng, used;
+};
+
+/* nr into the current group's open range, or a new one: -1 with E2BIG past the limit. */
+static int prefix_add(struct prefix *x, int nr, int *open)
+{
+	struct bpf_prefix_group *g = &x->g[x->ng];
+
+	if (!*open) {
+		if (x->used == BPF_PREFIX_MAX_RANGES) {
+			errno = E2BIG;
+			return -1;
+		}
+		if (!g->n)
+			g->range = (const uint32_t(*)[2]) & x->range[x->used];
+		x->range[x->used++][0] = (uint32_t)nr;
+		g->n++;
+		*open = 1;
+	}
+	x->range[x->used - 1][1] = (uint32_t)nr;
+	return 0;
+}
+
+/* 0, or -1 with E2BIG: too many ranges for a prefix. */
+static int prefix_build(const struct profile *p, struct prefix *x)
+{
+	int unk_on = !plain && p->have_unknown && action(&p->unknown) != action(&p->def);
+	char unknown[UNKNOWN_LIMIT];
+	int open = 0;
+
+	memset(x, 0, sizeof(*x));
+	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		unknown[nr] = (char)(unk_on && !name && !named(p, nr));
+		free(name);
+	}
+	x->g[x->ng].ret = action(&p->unknown);
+	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
+		if (!unknown[nr])
+			open = 0;
+		else if (prefix_add(x, nr, &open) < 0)
+			return -1;
+	x->ng += x->g[x->ng].n > 0;
+	open = 0;
+	x->g[x->ng].ret = SCMP_ACT_ALLOW;
+	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
+		if (prefix_allows(p, nr)) {
+			if (prefix_add(x, nr, &open) < 0)
+				return -1;
+		} else if (!unknown[nr]) {
+			open = 0;
+		}
+	x->ng += x->g[x->ng].n > 0;
+	return 0;
+}
+
 static scmp_filter_ctx build_main(const struct profile *p)
 {
 	uint32_t def = action(&p->def);
@@ -145,47 +247,31 @@ static scmp_filter_ctx build_main(const struct profile *p)
 
 	if (!ctx)
 		return NULL;
-	for (size_t i = 0; i < p->nrules; i++)
-		if (!profile_rule_is_arg_denial(p, &p->rules[i]) &&
-		    add(ctx, def, &p->rules[i]) < 0) {
-			seccomp_release(ctx);
-			return NULL;
-		}
-	return ctx;
-}
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct prof_rule *r = &p->rules[i];
 
-/*
- * The numbers below 1024 that this build's table does not name and the
- * profile does not either, as ranges, when the profile gives them an action
- * of their own: they get it from the allowlist's prefix (bpf_unknown_prefix),
- * not from one libseccomp rule each. The count of ranges, or -1 with E2BIG.
- */
-static int unknown_ranges(const struct profile *p, uint32_t (*r)[2], uint32_t *ret)
-{
-	int n = 0, open = 0;
-
-	if (!p->have_unknown || action(&p->unknown) == action(&p->def))
-		return 0;
-	*ret = action(&p->unknown);
-	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-		int unknown = !name && !named(p, nr);
-
-		free(name);
-		if (unknown && !open) {
-			if (n == BPF_PREFIX_MAX_RANGES) {
-				errno = E2BIG;
-				return -1;
-			}
-			r[n][0] = (uint32_t)nr;
-			open = 1;
-		}
-		if (unknown)
-			r[n][1] = (uint32_t)nr;
-		else if (open)
-			n++, open = 0;
+		if (profile_rule_is_arg_denial(p, r) || (!r->ncond && prefix_allows(p, r->nr)))
+			continue;
+		if (add(ctx, def, r) < 0)
+			goto bad;
 	}
-	return n + open;
+	if (plain && p->have_unknown && action(&p->unknown) != def) {
+		struct prof_rule r = { .a = p->unknown };
+
+		for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
+			char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+			int known = name != NULL;
+
+			free(name);
+			r.nr = nr;
+			if (!known && !named(p, nr) && add(ctx, def, &r) < 0)
+				goto bad;
+		}
+	}
+	return ctx;
+bad:
+	seccomp_release(ctx);
+	return NULL;
 }
 
 /* NULL with errno 0 when the profile has no argument denials. */
@@ -237,23 +323,22 @@ static int build_both(const struct profile *p, scmp_filter_ctx *m, scmp_filter_c
 int filter_explain(const struct profile *p, int fd)
 {
 	scmp_filter_ctx m, a;
+	static struct prefix x;
+	char line[128];
 	int rc;
 
-	uint32_t range[BPF_PREFIX_MAX_RANGES][2], ret = 0;
-	int nr = unknown_ranges(p, range, &ret);
-	char line[128];
-
-	if (nr < 0 || build_both(p, &m, &a) < 0)
+	if (prefix_build(p, &x) < 0 || build_both(p, &m, &a) < 0)
 		return -1;
 	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
-	/* Its prefix, which libseccomp does not write: the numbers it does not know. */
-	for (int i = 0; !rc && i < nr; i++) {
-		snprintf(
-		    line, sizeof(line),
-		    "# first, on this architecture: numbers %u to %u (unknown here) -> 0x%08x\n",
-		    range[i][0], range[i][1], ret);
-		rc = wr(fd, line);
-	}
+	/* Its prefix, which libseccomp does not write: checked first. */
+	for (size_t k = 0; !rc && k < x.ng; k++)
+		for (size_t i = 0; !rc && i < x.g[k].n; i++) {
+			snprintf(line, sizeof(line),
+				 "# first, on this architecture: numbers %u to %u -> 0x%08x%s\n",
+				 x.g[k].range[i][0], x.g[k].range[i][1], x.g[k].ret,
+				 x.g[k].ret == SCMP_ACT_ALLOW ? " (allow)" : " (unknown here)");
+			rc = wr(fd, line);
+		}
 	if (!rc)
 		rc = seccomp_export_pfc(m, fd);
 	if (!rc && a) {
@@ -283,14 +368,14 @@ int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 	size_t n = 0, insns[2], pos, plen = 0;
 	off_t at[3] = { 0 };
 	unsigned char *b = NULL;
-	int fd = -1, rc = 0, e, nr;
-	uint32_t range[BPF_PREFIX_MAX_RANGES][2], ret = 0;
-	struct sock_filter prefix[BPF_PREFIX_LEN(BPF_PREFIX_MAX_RANGES)];
+	int fd = -1, rc = 0, e;
+	static struct prefix x;
+	struct sock_filter prefix[BPF_PREFIX_LEN(BPF_PREFIX_MAX_RANGES, BPF_PREFIX_MAX_GROUPS)];
 
-	if ((nr = unknown_ranges(p, range, &ret)) < 0)
+	if (prefix_build(p, &x) < 0)
 		return -1;
-	if (nr > 0)
-		plen = bpf_unknown_prefix(prefix, filter_arch(), range, (size_t)nr, ret);
+	if (x.ng)
+		plen = bpf_prefix(prefix, filter_arch(), x.g, x.ng);
 	if (build_both(p, &ctx[1], &ctx[0]) < 0)
 		return -1;
 	if (!ctx[0]) {

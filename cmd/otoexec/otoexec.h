@@ -113,15 +113,22 @@ size_t bpf_set_head(unsigned char *out, uint32_t arch, uint32_t nprog);
 size_t bpf_set_prog_head(unsigned char *out, uint32_t insns);
 
 /*
- * bpf_unknown_prefix: the instructions put before the allowlist that return
- * ret for the numbers in range[0..n) (each [lo, hi], inclusive) on arch, and
- * fall through to the allowlist for anything else: BPF_PREFIX_LEN(n)
- * instructions written to out, or 0 when n is over BPF_PREFIX_MAX_RANGES.
+ * bpf_prefix: the instructions put before the allowlist that return, on
+ * arch, each group's ret for the numbers in its ranges (each [lo, hi],
+ * inclusive; groups and ranges checked in order), and fall through to the
+ * allowlist for anything else: BPF_PREFIX_LEN(ranges, groups) instructions
+ * written to out, or 0 when over the limits.
  */
-#define BPF_PREFIX_MAX_RANGES 64
-#define BPF_PREFIX_LEN(n)     (5 + 2 * (n))
-size_t bpf_unknown_prefix(struct sock_filter *out, uint32_t arch, const uint32_t (*range)[2],
-			  size_t n, uint32_t ret);
+#define BPF_PREFIX_MAX_RANGES  96
+#define BPF_PREFIX_MAX_GROUPS  2
+#define BPF_PREFIX_LEN(nr, ng) (4 + 2 * (nr) + (ng))
+struct bpf_prefix_group {
+	const uint32_t (*range)[2];
+	size_t n;
+	uint32_t ret;
+};
+size_t bpf_prefix(struct sock_filter *out, uint32_t arch, const struct bpf_prefix_group *g,
+		  size_t ng);
 
 /* The built-in profiles' sets, compiled by the build from their texts
  * (gen/bpfgen.c, into $(O)/gen/otoexec_bpf.c); 8-aligned. */
@@ -145,6 +152,8 @@ int filter_load(const struct bpf_set *s, int notify_sock);
  * allowlist a listener, sent to otons on that socket, which is closed.
  */
 void filter_notify(int on);
+/* Compile without the allowlist's prefix (bpf_prefix): the unit test's reference. */
+void filter_plain(int on);
 /* The architecture this build's filters are for (AUDIT_ARCH_*). */
 uint32_t filter_arch(void);
 
