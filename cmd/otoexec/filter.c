@@ -66,6 +66,9 @@ void filter_plain(int on)
 	plain = on;
 }
 
+/* Set by prefix_build when the allowed calls make too many ranges: libseccomp takes them. */
+static int no_allow_prefix;
+
 static uint32_t action(const struct prof_action *a)
 {
 	switch (a->act) {
@@ -161,7 +164,7 @@ static int prefix_allows(const struct profile *p, int nr)
 {
 	const struct prof_rule *u = NULL;
 
-	if (plain || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
+	if (plain || no_allow_prefix || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
 		return 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		if (p->rules[i].nr != nr || p->rules[i].ncond)
@@ -206,7 +209,7 @@ static int prefix_add(struct prefix *x, int nr, int *open)
 	return 0;
 }
 
-/* 0, or -1 with E2BIG: too many ranges for a prefix. */
+/* 0, or -1 with E2BIG: too many ranges of unknown numbers for a prefix. */
 static int prefix_build(const struct profile *p, struct prefix *x)
 {
 	int unk_on = !plain && p->have_unknown && action(&p->unknown) != action(&p->def);
@@ -228,11 +231,17 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 			return -1;
 	x->ng += x->g[x->ng].n > 0;
 	open = 0;
+	no_allow_prefix = 0;
 	x->g[x->ng].ret = SCMP_ACT_ALLOW;
 	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
 		if (prefix_allows(p, nr)) {
-			if (prefix_add(x, nr, &open) < 0)
-				return -1;
+			if (prefix_add(x, nr, &open) == 0)
+				continue;
+			/* Too scattered for a prefix (a profile of its own): rules, as before. */
+			x->used -= x->g[x->ng].n;
+			memset(&x->g[x->ng], 0, sizeof(x->g[x->ng]));
+			no_allow_prefix = 1;
+			break;
 		} else if (!unknown[nr]) {
 			open = 0;
 		}
