@@ -131,7 +131,10 @@ int wait_code(int status); /* the code a forking stage exits with: code, or 128+
  * read on; a whole file is open() then this.
  */
 ssize_t fd_read_all(int fd, void *buf, size_t size);
-/* file_read_at.c: a small file whole (dirfd/file, as openat), NUL-terminated, into buf: its length, or -1 with errno (EFBIG: more than size - 1 bytes). */
+/*
+ * file_read_at.c: a small file whole (dirfd/file, as openat), NUL-terminated,
+ * into buf: its length, or -1 with errno (EFBIG: more than size - 1 bytes).
+ */
 ssize_t file_read_at(int dirfd, const char *file, char *buf, size_t size);
 
 /*

@@ -279,11 +279,12 @@ int http_host(const uint8_t *d, size_t n, char *out);
  * queued in a struct nl_batch, each with what it does (for the message when
  * it fails), and go to the kernel together, many in one send, which handles
  * them in order (the last one acknowledged, any refused one reported). A
- * full batch is sent before the next request is queued. nl_link_set, nl_addr_add, nl_route_add
- * queue a request (and may send the batch: -1 with errno and b->failed set as by nl_batch_send);
- * nl_batch_send sends what is queued and reads the answers up to the last request's: 0, or -1 with
- * errno (the first refused request's error) and b->failed naming it ("" when the send or receive
- * itself failed).
+ * full batch is sent before the next request is queued. nl_link_set,
+ * nl_addr_add, nl_route_add queue a request (and may send the batch: -1 with
+ * errno and b->failed set as by nl_batch_send); nl_batch_send sends what is
+ * queued and reads the answers up to the last request's: 0, or -1 with errno
+ * (the first refused request's error) and b->failed naming it ("" when the
+ * send or receive itself failed).
  */
 #define NL_BATCH_BYTES 32768
 #define NL_BATCH_MAX   256

@@ -231,12 +231,10 @@ void otons_audit_read(struct otons_audit *a, int log_fd, int *write_failed)
 			/* ENOBUFS: records were lost to a flood; the next ones still come. */
 			if (errno == ENOBUFS && !a->lost) {
 				a->lost = 1;
-				log_msg(
-				    LOG_WARN, 0,
-				    "the kernel's audit dropped records meant for the refusal log "
-				    "(its socket's buffer was full): some Landlock refusals are "
-				    "not "
-				    "in it");
+				log_msg(LOG_WARN, 0,
+					"the kernel's audit dropped records meant for the refusal "
+					"log (its socket's buffer was full): some Landlock "
+					"refusals are not in it");
 			}
 			if (errno == EINTR || errno == ENOBUFS)
 				continue;
