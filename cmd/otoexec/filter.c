@@ -66,9 +66,6 @@ void filter_plain(int on)
 	plain = on;
 }
 
-/* Set by prefix_build when the allowed calls make too many ranges: libseccomp takes them. */
-static int no_allow_prefix;
-
 static uint32_t action(const struct prof_action *a)
 {
 	switch (a->act) {
@@ -154,17 +151,17 @@ static int named(const struct profile *p, int nr)
 }
 
 /*
- * A call the prefix allows (bpf_prefix), instead of a libseccomp rule: one
+ * A call the prefix may allow (bpf_prefix), instead of a libseccomp rule: one
  * unconditional rule names it, an allow, where the default is not (its
  * conditional rules, if any, are argument denials: the second filter's). Two
  * unconditional rules for one call are left to libseccomp, which refuses
  * them as before.
  */
-static int prefix_allows(const struct profile *p, int nr)
+static int prefix_may_allow(const struct profile *p, int nr)
 {
 	const struct prof_rule *u = NULL;
 
-	if (plain || no_allow_prefix || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
+	if (plain || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
 		return 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		if (p->rules[i].nr != nr || p->rules[i].ncond)
@@ -181,12 +178,14 @@ static int prefix_allows(const struct profile *p, int nr)
  * build's table does not name and the profile does not either, when the
  * profile gives them an action of their own (the first group), and the
  * calls the prefix allows (the second), whose ranges may span unknown
- * numbers (the first group took those already).
+ * numbers (the first group took those already). allows: the calls in the
+ * second group's ranges, which the allowlist's libseccomp part leaves out.
  */
 struct prefix {
 	uint32_t range[BPF_PREFIX_MAX_RANGES][2];
 	struct bpf_prefix_group g[BPF_PREFIX_MAX_GROUPS];
 	size_t ng, used;
+	char allows[UNKNOWN_LIMIT];
 };
 
 /* nr into the current group's open range, or a new one: -1 with E2BIG past the limit. */
@@ -231,16 +230,15 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 			return -1;
 	x->ng += x->g[x->ng].n > 0;
 	open = 0;
-	no_allow_prefix = 0;
 	x->g[x->ng].ret = SCMP_ACT_ALLOW;
 	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
-		if (prefix_allows(p, nr)) {
+		if ((x->allows[nr] = (char)prefix_may_allow(p, nr))) {
 			if (prefix_add(x, nr, &open) == 0)
 				continue;
 			/* Too scattered for a prefix (a profile of its own): rules, as before. */
 			x->used -= x->g[x->ng].n;
 			memset(&x->g[x->ng], 0, sizeof(x->g[x->ng]));
-			no_allow_prefix = 1;
+			memset(x->allows, 0, sizeof(x->allows));
 			break;
 		} else if (!unknown[nr]) {
 			open = 0;
@@ -249,7 +247,7 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 	return 0;
 }
 
-static scmp_filter_ctx build_main(const struct profile *p)
+static scmp_filter_ctx build_main(const struct profile *p, const struct prefix *x)
 {
 	uint32_t def = action(&p->def);
 	scmp_filter_ctx ctx = new_ctx(def);
@@ -259,7 +257,8 @@ static scmp_filter_ctx build_main(const struct profile *p)
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct prof_rule *r = &p->rules[i];
 
-		if (profile_rule_is_arg_denial(p, r) || (!r->ncond && prefix_allows(p, r->nr)))
+		if (profile_rule_is_arg_denial(p, r) ||
+		    (!r->ncond && r->nr >= 0 && r->nr < UNKNOWN_LIMIT && x->allows[r->nr]))
 			continue;
 		if (add(ctx, def, r) < 0)
 			goto bad;
@@ -310,12 +309,16 @@ static int wr(int fd, const char *s)
 	return write(fd, s, strlen(s)) < 0 ? -1 : 0;
 }
 
-/* Both filters (*a NULL where no argument is denied); -1 with errno, nothing held. */
-static int build_both(const struct profile *p, scmp_filter_ctx *m, scmp_filter_ctx *a)
+/*
+ * Both filters (*a NULL where no argument is denied), the allowlist beside
+ * its prefix x (prefix_build); -1 with errno, nothing held.
+ */
+static int build_both(const struct profile *p, const struct prefix *x, scmp_filter_ctx *m,
+		      scmp_filter_ctx *a)
 {
 	int notify = notify_eperm;
 
-	*m = build_main(p);
+	*m = build_main(p, x);
 	if (!*m)
 		return -1;
 	/* The allowlist alone notifies: one listener per process. */
@@ -336,7 +339,7 @@ int filter_explain(const struct profile *p, int fd)
 	char line[128];
 	int rc;
 
-	if (prefix_build(p, &x) < 0 || build_both(p, &m, &a) < 0)
+	if (prefix_build(p, &x) < 0 || build_both(p, &x, &m, &a) < 0)
 		return -1;
 	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
 	/* Its prefix, which libseccomp does not write: checked first. */
@@ -385,7 +388,7 @@ int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 		return -1;
 	if (x.ng)
 		plen = bpf_prefix(prefix, filter_arch(), x.g, x.ng);
-	if (build_both(p, &ctx[1], &ctx[0]) < 0)
+	if (build_both(p, &x, &ctx[1], &ctx[0]) < 0)
 		return -1;
 	if (!ctx[0]) {
 		ctx[0] = ctx[1];
