@@ -236,7 +236,10 @@ void otons_audit_read(struct otons_audit *a, int log_fd, int *write_failed);
 void otons_audit_finish(struct otons_audit *a, int log_fd, int *write_failed);
 void otons_audit_close(struct otons_audit *a);
 
-/* supervise.c: returns only in the program's process; the others exit */
+/*
+ * supervise.c: with a pid namespace, pid 1 starts the program itself and
+ * every process exits; without one, returns in the program's process.
+ */
 void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au);
 
 #endif
