@@ -431,6 +431,15 @@ socket" "$(for f in /proc/$holder/fd/*; do readlink "$f"; done | sed 's/:.*//' |
 	assertTrue "the holder went with the relay" "wait_gone $holder 2"
 }
 
+# tun0 as the set-up leaves it (setup.c, nl.c): up, the relay's MTU, and the
+# long queue, set in a request before the one that brings the link up.
+test_tun_link_is_up_with_its_mtu_and_queue() {
+	run onet -- ip -o link show tun0
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "<POINTOPOINT,MULTICAST,NOARP,UP,LOWER_UP> mtu 65520 qlen 16384" \
+		"$(sed 's/\\.*//' "$T/out" | awk '{ print $3, $4, $5, $(NF - 1), $NF }')"
+}
+
 test_inside_the_network_cannot_be_reconfigured() {
 	for cmd in "ip addr add 10.9.9.9/32 dev tun0" "ip route add 10.1.0.0/16 dev tun0" \
 		"ip link set tun0 down" "ip route del 10.0.0.0/8"; do

@@ -153,8 +153,9 @@ static void put_attr(struct nlmsghdr *h, unsigned short type, const void *data, 
 	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
 }
 
-int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
-		unsigned int txqlen)
+/* One RTM_NEWLINK: flags (IFF_UP or none), then the MTU and queue length if set. */
+static int link_req(struct nl_batch *b, const char *what, int ifindex, unsigned int flags,
+		    unsigned int mtu, unsigned int txqlen)
 {
 	struct nlmsghdr *h = req_new(b, what, RTM_NEWLINK, 0, sizeof(struct ifinfomsg));
 	struct ifinfomsg *ifi;
@@ -164,14 +165,28 @@ int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int 
 	ifi = NLMSG_DATA(h);
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
+	ifi->ifi_flags = flags;
+	ifi->ifi_change = flags;
 	if (mtu)
 		put_attr(h, IFLA_MTU, &mtu, sizeof(mtu));
 	if (txqlen)
 		put_attr(h, IFLA_TXQLEN, &txqlen, sizeof(txqlen));
 	req_done(b, h);
 	return 0;
+}
+
+/*
+ * The MTU and the queue length in a request of their own, before the one
+ * that brings the link up: the kernel applies a message's flags before its
+ * queue length, and a new queue length on a link that is up detaches and
+ * reattaches its qdisc, waiting for an RCU grace period (issue 21).
+ */
+int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
+		unsigned int txqlen)
+{
+	if ((mtu || txqlen) && link_req(b, what, ifindex, 0, mtu, txqlen) < 0)
+		return -1;
+	return link_req(b, what, ifindex, IFF_UP, 0, 0);
 }
 
 int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
