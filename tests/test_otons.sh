@@ -586,9 +586,9 @@ test_exec_errors() {
 	assertOneLine otons
 }
 
-# pid 1 starts the program (spawned, as vfork does: supervise.c) with the
-# signals as the caller gave them to otons: none blocked, none caught, the
-# caller's ignored ones alone, whatever otons and pid 1 block and catch.
+# pid 1 starts the program by vfork (supervise.c) with the signals as the
+# caller gave them to otons: none blocked, none caught, the caller's ignored
+# ones alone, whatever otons and pid 1 block and catch.
 test_program_signals() {
 	grep '^Sig[BIC]' /proc/self/status >"$T/outside"
 	ns -- grep '^Sig[BIC]' /proc/self/status >"$T/inside"

@@ -68,9 +68,9 @@ int main(int argc, char **argv)
 	xotons_caps_ambient();
 
 	/*
-	 * 5. Supervisor, pid 1, program: pid 1 starts the program (spawned,
-	 *    as vfork does). Returns only in the program's process when there
-	 *    is no pid namespace (--share pid), which the exec below is for.
+	 * 5. Supervisor, pid 1, program: pid 1 starts the program by vfork.
+	 *    Returns only in the program's process when there is no pid
+	 *    namespace (--share pid), which the exec below is for.
 	 *    pid 1 moves into the cgroup first; the supervisor stays outside,
 	 *    and at the end kills what is left in it and removes it.
 	 */

@@ -173,13 +173,13 @@ static volatile int spawn_errno;
 /*
  * pid 1 starts the program by vfork: the child borrows pid 1's memory until
  * its exec, so no page table is copied at a fork and torn down again at the
- * exec (0.8 ms less on the sandbox's way to its program here: issue 21).
- * Not posix_spawn: glibc's (the sanitizer builds) leaves its own two signals
- * ignored in the program. pid 1, suspended meanwhile, goes on once the exec
- * has succeeded; when it failed, pid 1 dies with xexec's message and code.
- * Until the exec the child only sets its own signal dispositions (its table
- * is a copy) and mask, every handler back to the default before a signal can
- * be taken.
+ * exec (0.65 to 0.8 ms less on the sandbox's way to its program here: issue
+ * 21). Not posix_spawn: glibc's (the sanitizer builds) leaves its own two
+ * signals ignored in the program. pid 1, suspended meanwhile, goes on once
+ * the exec has succeeded; when it failed, pid 1 dies with xexec's message
+ * and code. Until the exec the child only sets its own signal dispositions
+ * (its table is a copy) and mask, every handler back to the default before
+ * a signal can be taken.
  */
 static pid_t xspawn_program(char *const argv[])
 {
