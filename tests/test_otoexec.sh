@@ -536,6 +536,13 @@ test_explain() {
 		'    action ERRNO(13);' '  # default action' '  action ALLOW;' \
 		'# invalid architecture action' 'action KILL_PROCESS;' '#' '# pseudo filter code end' '#')" \
 		"$(cat "$T/out")"
+	# The prefix's ranges named by what they are, whatever their action: the
+	# unknown numbers allowed too here.
+	printf 'default errno EPERM\nunknown allow\nallow exit_group\n' >"$T/p"
+	run otoexec --explain --profile "$T/p"
+	assertEquals 0 "$rc"
+	assertContains "$(cat "$T/out")" "numbers 457 to 1023 -> 0x7fff0000 (unknown here)"
+	assertContains "$(cat "$T/out")" "numbers 231 to 231 -> 0x7fff0000 (allow)"
 	run otoexec --explain -- true
 	assertEquals 100 "$rc"
 }

@@ -184,6 +184,7 @@ static int prefix_may_allow(const struct profile *p, int nr)
 struct prefix {
 	uint32_t range[BPF_PREFIX_MAX_RANGES][2];
 	struct bpf_prefix_group g[BPF_PREFIX_MAX_GROUPS];
+	const char *what[BPF_PREFIX_MAX_GROUPS]; /* for --explain: which group it is */
 	size_t ng, used;
 	char allows[UNKNOWN_LIMIT];
 };
@@ -228,7 +229,8 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 			open = 0;
 		else if (prefix_add(x, nr, &open) < 0)
 			return -1;
-	x->ng += x->g[x->ng].n > 0;
+	if (x->g[x->ng].n)
+		x->what[x->ng++] = "unknown here";
 	open = 0;
 	x->g[x->ng].ret = SCMP_ACT_ALLOW;
 	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
@@ -243,7 +245,8 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 		} else if (!unknown[nr]) {
 			open = 0;
 		}
-	x->ng += x->g[x->ng].n > 0;
+	if (x->g[x->ng].n)
+		x->what[x->ng++] = "allow";
 	return 0;
 }
 
@@ -346,9 +349,8 @@ int filter_explain(const struct profile *p, int fd)
 	for (size_t k = 0; !rc && k < x.ng; k++)
 		for (size_t i = 0; !rc && i < x.g[k].n; i++) {
 			snprintf(line, sizeof(line),
-				 "# first, on this architecture: numbers %u to %u -> 0x%08x%s\n",
-				 x.g[k].range[i][0], x.g[k].range[i][1], x.g[k].ret,
-				 x.g[k].ret == SCMP_ACT_ALLOW ? " (allow)" : " (unknown here)");
+				 "# first, on this architecture: numbers %u to %u -> 0x%08x (%s)\n",
+				 x.g[k].range[i][0], x.g[k].range[i][1], x.g[k].ret, x.what[k]);
 			rc = wr(fd, line);
 		}
 	if (!rc)
