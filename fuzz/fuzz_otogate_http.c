@@ -1,5 +1,5 @@
 // FUZZ: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c
-// FUZZ: lib/http_repl_init.c lib/http_repl_feed.c lib/http_repl_flush.c lib/http_head_line.c
+// FUZZ: lib/http_repl_init.c lib/http_repl_scan.c lib/http_head_line.c
 // FUZZ: lib/http_header_line.c lib/http_resp_parse.c
 /*
  * otogate's HTTP code over any bytes: the agent's requests (lib/http_*.c).
@@ -7,20 +7,24 @@
  * streaming replacer, then the stream. For each request of the stream (a
  * kept-alive connection, up to 8):
  *   - the head parsed whole and parsed in reads cut anywhere agree exactly;
- *   - a head it accepts, rewritten with a phantom replaced by the real value,
- *     parses again to the same request line, the same header names, the same
- *     framing (no phantom left in a value): the rewrite can never turn a
- *     header into a body or the reverse;
+ *   - a head it accepts, rewritten with a phantom replaced by the real value
+ *     in the grant's headers (identity asked for), parses again to the same
+ *     request line, the same header names but for those identity drops and
+ *     adds, the same framing (no phantom left in a grant's header, every
+ *     other value as it came): the rewrite can never turn a header into a
+ *     body or the reverse;
  *   - the body read whole and read in cut pieces ends at the same byte with
  *     the same data, within the stream;
  * the same stream read as a response (to a HEAD when the first byte is odd)
  * parses whole as in cut reads, and its body reads whole as in pieces; and
- * the streaming replacer, fed the whole input in cut pieces, equals a
- * whole-string replacement. Nothing may crash or read out of bounds.
+ * the streaming scrubber, its value the input's first 16 to 79 bytes, fed the
+ * whole input in cut pieces, gives what it gives fed it whole, of the same
+ * length. Nothing may crash or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http.h"
 
@@ -65,23 +69,44 @@ static size_t body_read(const char *p, size_t n, struct http_body b, uint32_t se
 	return pos;
 }
 
+static int dropped(const char *name, size_t len)
+{
+	static const char *const D[] = { "accept-encoding", "range", "if-range" };
+
+	for (size_t i = 0; i < 3; i++)
+		if (strlen(D[i]) == len && !strncasecmp(D[i], name, len))
+			return 1;
+	return 0;
+}
+
+static int granted(const char *name, size_t len)
+{
+	return (len == 13 && !strncasecmp(name, "authorization", 13)) ||
+	       (len == 9 && !strncasecmp(name, "x-api-key", 9));
+}
+
 static void check_rewrite(const char *p)
 {
+	static const char *const names[] = { "Authorization", "x-api-key" };
 	static char out[4 * HTTP_MAX_HEAD];
+	struct http_rewrite w = { PHANTOM, REAL, strlen(PHANTOM), strlen(REAL), names, 2, "up.test",
+				  7,	   1 };
 	unsigned int count;
-	ssize_t n = http_head_rewrite(p, &whole, PHANTOM, strlen(PHANTOM), REAL, strlen(REAL),
-				      "up.test", 7, out, sizeof(out), &count);
-	size_t bound = whole.head_len + whole.nheaders +
-		       (whole.head_len / strlen(PHANTOM)) * strlen(REAL) + 7 + 8;
+	ssize_t n = http_head_rewrite(p, &whole, &w, out, sizeof(out), &count);
+	size_t bound =
+	    2 * whole.head_len + 2 * (whole.head_len / strlen(PHANTOM) + 1) * strlen(REAL) + 7 + 64;
+	uint32_t kept = 0, j = 0;
 
 	if (n < 0 || (size_t)n > bound)
 		abort();
+	for (uint32_t i = 0; i < whole.nheaders; i++)
+		kept += !dropped(p + whole.h[i].name.off, whole.h[i].name.len);
 	memset(&again, 0, sizeof(again));
 	/*
 	 * The rewritten head may pass HTTP_MAX_HEAD or a line's limit (a longer real
-	 * value, "Name: value" for "Name:value"), or HTTP_MAX_HEADERS (Host added to
-	 * an HTTP/1.0 request of 100 headers): it may fail for that, never for
-	 * anything else.
+	 * value, "Name: value" for "Name:value"), or HTTP_MAX_HEADERS (Host and
+	 * Accept-Encoding added to a request of 100 headers): it may fail for that,
+	 * never for anything else.
 	 */
 	switch (http_req_parse(&again, out, (size_t)n)) {
 	case HTTP_OK:
@@ -99,49 +124,54 @@ static void check_rewrite(const char *p)
 	    memcmp(out + again.target.off, p + whole.target.off, whole.target.len) ||
 	    again.minor != whole.minor || again.keep_alive != whole.keep_alive ||
 	    again.body.kind != whole.body.kind || again.body.left != whole.body.left ||
-	    again.nheaders != whole.nheaders + (whole.host < 0))
+	    again.nheaders != kept + (whole.host < 0) + 1)
 		abort();
 	for (uint32_t i = 0; i < whole.nheaders; i++) {
-		const struct http_header *a = &whole.h[i], *b = &again.h[i];
+		const struct http_header *a = &whole.h[i], *b;
 
+		if (dropped(p + a->name.off, a->name.len))
+			continue;
+		b = &again.h[j++];
 		if (a->name.len != b->name.len ||
 		    memcmp(p + a->name.off, out + b->name.off, a->name.len))
 			abort();
-		if (memmem(out + b->value.off, b->value.len, PHANTOM, strlen(PHANTOM)))
+		if (granted(p + a->name.off, a->name.len)) {
+			if (memmem(out + b->value.off, b->value.len, PHANTOM, strlen(PHANTOM)))
+				abort();
+		} else if ((int)i != whole.host &&
+			   (a->value.len != b->value.len ||
+			    memcmp(p + a->value.off, out + b->value.off, a->value.len))) {
 			abort();
+		}
 	}
 }
 
 static void check_repl(const uint8_t *s, size_t n, size_t plen, uint32_t seed)
 {
-	static uint8_t out[2 * 4096 + 64], want[2 * 4096 + 64];
-	const uint8_t *from = s;
-	size_t o = 0, w = 0, pos = 0;
+	static uint8_t out[4096 + 64], once[4096 + 64], ph[80];
+	size_t o = 0, w, pos = 0;
 
 	if (n > 4096 || plen > n)
 		return;
-	if (http_repl_init(&repl, from, plen, "PH", 2) < 0)
+	for (size_t i = 0; i < plen; i++)
+		ph[i] = (uint8_t) "abcdefghijklmnopqrstuvwxyz"[i % 26];
+	if (http_repl_init(&repl, s, ph, plen) < 0)
+		abort();
+	w = http_repl_feed(&repl, s, n, once);
+	w += http_repl_flush(&repl, once + w);
+	if (w != n || repl.held)
 		abort();
 	while (pos < n) {
 		size_t k = step(&seed, n - pos), max = http_repl_max(&repl, k), got;
 
 		got = http_repl_feed(&repl, s + pos, k, out + o);
-		if (got > max)
+		if (got > max || repl.held > HTTP_REPL_HOLD)
 			abort();
 		o += got;
 		pos += k;
 	}
 	o += http_repl_flush(&repl, out + o);
-	for (size_t i = 0; i < n;) {
-		if (n - i >= plen && !memcmp(s + i, from, plen)) {
-			memcpy(want + w, "PH", 2);
-			w += 2;
-			i += plen;
-		} else {
-			want[w++] = s[i++];
-		}
-	}
-	if (o != w || memcmp(out, want, w))
+	if (o != w || memcmp(out, once, w))
 		abort();
 }
 
@@ -188,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2 || size > (1 << 20))
 		return 0;
 	seed = data[0];
-	check_repl(data + 2, size - 2, 1 + data[1] % 8, seed);
+	check_repl(data + 2, size - 2, HTTP_MIN_SECRET + data[1] % 64, seed);
 	check_resp((const char *)data + 2, size - 2, seed, data[0] & 1);
 	p = (const char *)data + 2;
 	n = size - 2;

@@ -17,16 +17,17 @@
  *     kept-alive connection starts where it should, and a chunked response
  *     can be decoded before the replacer looks into it;
  *   - http_head_rewrite: the head again, with a phantom replaced by the real
- *     value in header values only: never in the method, the path, the query,
- *     a header's name, or the body;
- *   - http_repl_*: a streaming replacer for responses, turning every
- *     occurrence of the real value back into the phantom whatever the buffer
- *     boundaries, without ever letting out a prefix of the real value that the
- *     next bytes could complete. It sees bytes, not framing: fed a chunked
- *     body raw, it would miss a value cut by a chunk's size line, and a
- *     replacement of another length breaks a Content-Length. So the gateway
- *     feeds it the decoded data (http_body_feed) and frames what comes out
- *     itself (chunked), or gives the phantom the real value's length.
+ *     value in the headers a grant names only: never in another header, the
+ *     method, the path, the query, a header's name, or the body;
+ *   - http_repl_*: a streaming scrubber for responses, turning every
+ *     occurrence of the real value, as it is and in its common encodings,
+ *     back into the phantom whatever the buffer boundaries, without ever
+ *     letting out a prefix that the next bytes could complete. It sees bytes,
+ *     not framing: fed a chunked body raw, it would miss a value cut by a
+ *     chunk's size line. So the gateway feeds it the decoded data
+ *     (http_body_feed) and frames what comes out itself (chunked); the
+ *     phantom is as long as the value, in every form, so a Content-Length
+ *     stays right.
  *
  * Lengths and offsets are into the caller's buffer: the parser copies nothing.
  */
@@ -42,7 +43,7 @@
 #define HTTP_MAX_HEAD	    65536 /* the whole head, up to its empty line */
 #define HTTP_MAX_HEADERS    100	  /* header lines in a head, or trailer lines after a body */
 #define HTTP_MAX_CHUNK_LINE 1024  /* a chunk's size line, with its extensions */
-#define HTTP_MAX_SECRET	    4096  /* the longest value http_repl replaces */
+#define HTTP_MAX_SECRET	    4096  /* the longest value http_repl scrubs */
 
 /*
  * What the functions return: HTTP_OK (done), HTTP_MORE (feed more bytes),
@@ -234,52 +235,112 @@ int http_body_feed(struct http_body *b, const char *buf, size_t len, size_t *use
 int http_value_ok(const char *v, size_t len);
 
 /*
- * http_head_rewrite.c: the head parsed into r from buf, written into out:
- * the request line as it came, each header as "Name: value" with every
- * occurrence of from in the value replaced by to, left to right and not
- * overlapping; the Host header's value replaced by host when host is not
- * NULL; CRLF line ends, the empty line last. Nothing else changes: not the
- * method, path or query, not a header's name, and not the body, which the
- * caller forwards as it is. The length written, *count the replacements; or
- * -1 with errno EINVAL (r not complete, from empty, to or host not a valid
- * header value: http_value_ok) or ENOSPC (out too small; r->head_len +
- * r->nheaders + (r->head_len / from_len) * to_len + host_len + 8 always
- * suffices).
+ * What http_head_rewrite puts where. The credential goes into the headers
+ * names lists (compared whatever their case) and nowhere else: in each such
+ * value every occurrence of from becomes to, and in an Authorization of the
+ * Basic scheme, inside its base64 (decoded, replaced, encoded again). A from
+ * in any other header stays as it came.
  */
-ssize_t http_head_rewrite(const char *buf, const struct http_req *r, const char *from,
-			  size_t from_len, const char *to, size_t to_len, const char *host,
-			  size_t host_len, char *out, size_t outsz, unsigned int *count);
+struct http_rewrite {
+	const char *from, *to; /* the phantom, the real value */
+	size_t from_len, to_len;
+	const char *const *names; /* the headers that carry the credential */
+	size_t nnames;
+	const char *host; /* Host's value upstream, or NULL: the agent's */
+	size_t host_len;
+	/*
+	 * Nothing comes back in a form the response's scrubber cannot read:
+	 * Accept-Encoding becomes "identity" (a gzip or deflate echo of the value
+	 * would pass unseen), and Range and If-Range are dropped (slices of an
+	 * echo, each too short to be the value, joined by the agent).
+	 */
+	int identity;
+};
 
 /*
- * The streaming replacer: every occurrence of from (1 to HTTP_MAX_SECRET
- * bytes) in a stream becomes to, left to right and not overlapping, as a
- * whole-string replacement would do, however the stream is cut into buffers.
- * The bytes that could still begin an occurrence are held back (at most
- * from_len - 1 of them) until the next bytes say whether they do: so no
- * prefix of from that later completes ever leaves. from and to must stay
- * valid while it is used.
+ * http_head_rewrite.c: the head parsed into r from buf, written into out:
+ * the request line as it came, each header as "Name: value", the credential
+ * put where w says, the Host header's value replaced by w->host when it is
+ * not NULL, w->identity's changes; CRLF line ends, the empty line last.
+ * Nothing else changes: not the method, path or query, not a header's name,
+ * and not the body, which the caller forwards as it is. The length written,
+ * *count the replacements; or -1 with errno EINVAL (r not complete, from
+ * empty, to or host not a valid header value: http_value_ok) or ENOSPC (out
+ * too small; 2 * r->head_len + 2 * (r->head_len / from_len + 1) * to_len +
+ * host_len + 64 always suffices).
  */
-struct http_repl {
-	const uint8_t *from, *to;
-	size_t from_len, to_len;
-	size_t held;			/* bytes held back: they are from[0, held) */
-	uint16_t fail[HTTP_MAX_SECRET]; /* fail[i]: the longest proper border of from[0, i] */
+ssize_t http_head_rewrite(const char *buf, const struct http_req *r, const struct http_rewrite *w,
+			  char *out, size_t outsz, unsigned int *count);
+
+/*
+ * The streaming scrubber of responses: every occurrence of the real value
+ * (HTTP_MIN_SECRET to HTTP_MAX_SECRET bytes) in a stream becomes the
+ * phantom, of the same length, in the same form, left to right and not
+ * overlapping, however the stream is cut into buffers. The forms:
+ *
+ *   - the text form, byte by byte: each byte of the value as itself in
+ *     either case (an upper- or lower-cased echo), percent-encoded (%HH, in
+ *     either case), a JSON \u00HH escape, or JSON's \/, \" and \\ for
+ *     those three; mixed freely (an encoder that escapes some bytes only);
+ *   - base64, standard and URL-safe, at each of the three alignments the
+ *     value can have in a longer encoded string: the characters that the
+ *     value's bits alone decide (the one or two at each end that it shares
+ *     with its neighbours stay: a few bits of the first and last bytes);
+ *   - hexadecimal, in either case.
+ *
+ * A JSON two-byte escape (\/) of the value is as long as two of the
+ * phantom's bytes, which are letters: the phantom's byte, twice. Bytes that
+ * could still begin an occurrence are held back (fewer than the longest
+ * form, 6 bytes to the value's byte) until the next bytes say whether they
+ * do: no prefix of any form that later completes ever leaves. Any other
+ * transformation (compression, a form of its own) is not seen: the gateway
+ * asks for identity (struct http_rewrite) and refuses an encoded body.
+ */
+#define HTTP_MIN_SECRET 16 /* shorter, a form would be found where it never was */
+#define HTTP_REPL_FIXED 7  /* base64 and base64url at 3 alignments, hexadecimal */
+#define HTTP_REPL_HOLD	(6 * HTTP_MAX_SECRET)
+struct http_repl_form {
+	uint16_t len;
+	uint8_t ci; /* either case matches */
+	uint8_t real[2 * HTTP_MAX_SECRET], phantom[2 * HTTP_MAX_SECRET];
 };
-/* http_repl_init.c: 0, or -1/EINVAL for an empty from or one over HTTP_MAX_SECRET. */
-int http_repl_init(struct http_repl *r, const void *from, size_t from_len, const void *to,
-		   size_t to_len);
+struct http_repl {
+	const uint8_t *real, *phantom;
+	size_t len;
+	size_t nfixed;
+	struct http_repl_form fixed[HTTP_REPL_FIXED];
+	uint8_t first[256]; /* the bytes a form can begin with */
+	size_t held;	    /* hold[0, held): bytes not let out yet */
+	uint8_t hold[HTTP_REPL_HOLD];
+};
+/*
+ * http_repl_init.c: 0, or -1/EINVAL for a length outside [HTTP_MIN_SECRET,
+ * HTTP_MAX_SECRET]. real and phantom (len bytes each) must stay valid while
+ * it is used; the phantom's bytes should be letters, digits and '-', which
+ * every form leaves as they are.
+ */
+int http_repl_init(struct http_repl *r, const void *real, const void *phantom, size_t len);
 /* The most bytes http_repl_feed writes for len bytes in, with what is held. */
 static inline size_t http_repl_max(const struct http_repl *r, size_t len)
 {
-	size_t n = r->held + len;
-
-	return n + (n / r->from_len) * r->to_len;
+	return r->held + len;
 }
-/* http_repl_feed.c: the next len bytes of the stream; writes into out (http_repl_max(r, len)
- * bytes) what may leave now, and returns its length. */
-size_t http_repl_feed(struct http_repl *r, const void *in, size_t len, void *out);
-/* http_repl_flush.c: at the end of the stream, the held bytes (fewer than from_len) into out;
- * their number. The replacer is then as new. */
-size_t http_repl_flush(struct http_repl *r, void *out);
+/*
+ * http_repl_scan.c: the next len bytes of the stream; writes into out
+ * (http_repl_max(r, len) bytes) what may leave now, and returns its length.
+ * With final, the stream ends there: nothing is held, and the scrubber is
+ * then as new, for the next stream.
+ */
+size_t http_repl_scan(struct http_repl *r, const void *in, size_t len, void *out, int final);
+static inline size_t http_repl_feed(struct http_repl *r, const void *in, size_t len, void *out)
+{
+	return http_repl_scan(r, in, len, out, 0);
+}
+/* At the end of the stream: the held bytes, scrubbed, into out (held bytes at most); their
+ * number. */
+static inline size_t http_repl_flush(struct http_repl *r, void *out)
+{
+	return http_repl_scan(r, NULL, 0, out, 1);
+}
 
 #endif

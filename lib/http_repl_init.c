@@ -1,36 +1,109 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The streaming replacer's table (Knuth-Morris-Pratt): fail[i] is the length
- * of the longest proper prefix of from[0, i] that is also its suffix. When a
- * byte breaks a partial match of q bytes, the replacer falls back to
- * fail[q - 1] without looking at the input again. Pure.
+ * The scrubber's forms (http.h): the fixed ones, base64 at each alignment and
+ * hexadecimal, computed once for the real value and, at the same places, for
+ * the phantom, so a match is replaced by a string of its own length; and the
+ * bytes a match can begin with, so that most bytes of a response are let out
+ * after one table lookup. Pure.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "http.h"
 
-int http_repl_init(struct http_repl *r, const void *from, size_t from_len, const void *to,
-		   size_t to_len)
-{
-	const uint8_t *f = from;
-	size_t k = 0;
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-	if (from_len == 0 || from_len > HTTP_MAX_SECRET) {
+static uint8_t lower(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+/*
+ * The value s (n bytes) after a bytes of another string, in base64: of the
+ * characters of the whole, those whose six bits are all s's, from the first
+ * (bit 8a on) to the last (bits before 8(a + n)). Their number.
+ */
+static size_t b64_inner(const uint8_t *s, size_t n, unsigned a, const char *alpha, uint8_t *out)
+{
+	size_t first = (8 * a + 5) / 6, end = (8 * a + 8 * n) / 6, k = 0;
+
+	for (size_t i = first; i < end; i++) {
+		unsigned v = 0;
+
+		/* Bits 6i to 6i + 5 of the whole, s's bytes from bit 8a. */
+		for (size_t b = 6 * i; b < 6 * i + 6; b++) {
+			size_t bit = b - 8 * a;
+
+			v = v << 1 | ((unsigned)s[bit / 8] >> (7 - bit % 8) & 1);
+		}
+		out[k++] = (uint8_t)alpha[v];
+	}
+	return k;
+}
+
+static size_t hex(const uint8_t *s, size_t n, uint8_t *out)
+{
+	static const char H[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = (uint8_t)H[s[i] >> 4];
+		out[2 * i + 1] = (uint8_t)H[s[i] & 15];
+	}
+	return 2 * n;
+}
+
+/* Keep the form just made unless an earlier one is the same (no +, / or -, _ in it). */
+static void keep(struct http_repl *r)
+{
+	struct http_repl_form *f = &r->fixed[r->nfixed];
+
+	for (size_t i = 0; i < r->nfixed; i++)
+		if (r->fixed[i].len == f->len && r->fixed[i].ci == f->ci &&
+		    !memcmp(r->fixed[i].real, f->real, f->len))
+			return;
+	r->first[f->real[0]] = 1;
+	if (f->ci) {
+		r->first[lower(f->real[0])] = 1;
+		if (f->real[0] >= 'a' && f->real[0] <= 'z')
+			r->first[f->real[0] - 32] = 1;
+	}
+	r->nfixed++;
+}
+
+int http_repl_init(struct http_repl *r, const void *real, const void *phantom, size_t len)
+{
+	const uint8_t *s = real, *p = phantom;
+
+	if (len < HTTP_MIN_SECRET || len > HTTP_MAX_SECRET) {
 		errno = EINVAL;
 		return -1;
 	}
-	r->from = f;
-	r->from_len = from_len;
-	r->to = to;
-	r->to_len = to_len;
+	r->real = s;
+	r->phantom = p;
+	r->len = len;
 	r->held = 0;
-	r->fail[0] = 0;
-	for (size_t i = 1; i < from_len; i++) {
-		while (k > 0 && f[i] != f[k])
-			k = r->fail[k - 1];
-		if (f[i] == f[k])
-			k++;
-		r->fail[i] = (uint16_t)k;
+	r->nfixed = 0;
+	memset(r->first, 0, sizeof(r->first));
+	/* The text form: the value's first byte in either case, or an escape. */
+	r->first[s[0]] = r->first[lower(s[0])] = 1;
+	if (s[0] >= 'a' && s[0] <= 'z')
+		r->first[s[0] - 32] = 1;
+	r->first['%'] = r->first['\\'] = 1;
+	for (unsigned a = 0; a < 3; a++) {
+		for (int url = 0; url < 2; url++) {
+			struct http_repl_form *f = &r->fixed[r->nfixed];
+			const char *alpha = url ? B64URL : B64;
+
+			f->ci = 0;
+			f->len = (uint16_t)b64_inner(s, len, a, alpha, f->real);
+			b64_inner(p, len, a, alpha, f->phantom);
+			keep(r);
+		}
 	}
+	r->fixed[r->nfixed].ci = 1;
+	r->fixed[r->nfixed].len = (uint16_t)hex(s, len, r->fixed[r->nfixed].real);
+	hex(p, len, r->fixed[r->nfixed].phantom);
+	keep(r);
 	return 0;
 }

@@ -152,6 +152,71 @@ test_an_echoed_value_returns_as_the_phantom() {
 	assertNoSecret "the agent's output" "$T/out"
 }
 
+# A hostile upstream (/reflect) echoes every request header in every form it
+# can think of, compressed when asked, sliced when asked. The agent's bytes
+# hold the value in none of them; the upstream had it in the two headers the
+# grant names only, asked for identity and without ranges.
+test_a_reflecting_upstream_returns_no_form_of_the_value() {
+	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT reflect reflect-deflate reflect-range"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	assertEquals "reflect: 200 clean
+reflect-deflate: 200 clean
+reflect-range: 200 200 clean" "$(sed 1d "$T/out" | $PY "$OTO_TESTS/helpers/leakcheck.py" "$K/real")"
+	# The checker finds what it looks for: the same bytes with the real value in place of the
+	# phantom leak in every form.
+	sed 1d "$T/out" | $PY -c 'import base64, sys
+ph, real = sys.argv[1].encode(), open(sys.argv[2], "rb").read()
+for line in sys.stdin:
+    step, _, rest = line.strip().partition(": ")
+    w = rest.split()
+    print(step + ": " + " ".join(x if i % 2 == 0 else base64.b64encode(base64.b64decode(x).replace(ph, real)).decode() for i, x in enumerate(w)))' "$phantom" "$K/real" >"$T/unscrubbed"
+	assertContains "$($PY "$OTO_TESTS/helpers/leakcheck.py" "$K/real" <"$T/unscrubbed")" "reflect: 200 LEAK "
+	# The upstream: the real value in x-api-key and Authorization, the phantom in X-E and Cookie,
+	# identity asked for, no Range.
+	assertEquals "Authorization: Bearer $REAL
+Cookie: k=$phantom
+X-E: $phantom
+x-api-key: $REAL" "$(grep -i "^x-api-key:\|^authorization:\|^x-e:\|^cookie:" "$TOPO_DIR/api/requests" | LC_ALL=C sort -u)"
+	assertEquals "4 identity" "$(grep -ci '^accept-encoding:' "$TOPO_DIR/api/requests") $(grep -i '^accept-encoding:' "$TOPO_DIR/api/requests" | sort -u | sed 's/.*: //' | tr -d '\r')"
+	assertEquals 0 "$(grep -ci '^range:\|^if-range:' "$TOPO_DIR/api/requests")"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
+# Told identity, the upstream compresses anyway: refused whole, before a byte of it.
+test_an_encoded_response_is_refused() {
+	gate $GRANT -- $CLIENT reflect-force
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	sed -n 's/^reflect-force: [0-9]* //p' "$T/out" | base64 -d >"$T/resp"
+	assertEquals "reflect-force: 502" "$(cut -d' ' -f1-2 "$T/out")"
+	assertEquals "otogate: the upstream sent an encoded body (Content-Encoding), although asked for identity" \
+		"$(sed '1,/^\r$/d' "$T/resp")"
+	assertContains "$(cat "$T/log")" '"status":502,'
+}
+
+# Basic: the phantom inside base64 of user:password, swapped in the decoded credentials.
+test_basic_credentials_are_swapped_inside_their_base64() {
+	gate $GRANT -- $CLIENT basic
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	# (The upstream's record folds a long header line, as Python's email module does.)
+	assertEquals "Authorization: Basic $(printf 'alice:%s' "$REAL" | base64 -w0)" \
+		"$(awk '/^[ \t]/ { sub(/^[ \t]+/, " "); line = line $0; next }
+			{ if (line ~ /^Authorization:/) print line; line = $0 }' "$TOPO_DIR/api/requests")"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
+# header=: the value goes where the grant says, and no longer in the defaults.
+test_a_grant_names_its_header() {
+	gate --grant "API_KEY=https://$API:8443,header=X-E" --ca-file "$TOPO_DIR/pki/ca.pem" -- \
+		sh -c "echo P=\$API_KEY; $CLIENT reflect"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	assertEquals "x-api-key: $phantom
+Authorization: Bearer $phantom
+X-E: $REAL" "$(grep -i "^x-api-key:\|^authorization:\|^x-e:" "$TOPO_DIR/api/requests")"
+	assertEquals "reflect: 200 clean" "$(sed 1d "$T/out" | $PY "$OTO_TESTS/helpers/leakcheck.py" "$K/real")"
+}
+
 # A body that ends with the upstream's close: replaced, and the agent's
 # connection closes with it (it has no other way to know the end).
 test_a_body_delimited_by_the_close() {

@@ -2,11 +2,13 @@
 /*
  * One flow of the agent, on a thread of its own, with blocking I/O: its
  * requests one after the other (keep-alive), each read with lib/http's
- * parser, its head rewritten (the phantom becomes the real value in header
- * values only, Host becomes the upstream's), forwarded with its body as it
+ * parser, its head rewritten (the phantom becomes the real value in the
+ * grant's headers only, Host becomes the upstream's, identity encoding asked
+ * for and ranges dropped), forwarded with its body as it
  * came, and the response streamed back as it arrives (server-sent events
- * included), the real value turned back into the phantom in its head and
- * its body: the body decoded from its chunks first, and framed again.
+ * included), the real value, as it is and in its common encodings, turned
+ * back into the phantom in its head and its body: the body decoded from its
+ * chunks first, and framed again; a body in a Content-Encoding is refused.
  *
  * Whatever goes wrong before a response has begun is answered with an HTTP
  * error and a one-line body; after, the agent's connection is closed. Either
@@ -37,7 +39,7 @@
 #define OUT_SIZE (2 * HTTP_MAX_HEAD + HTTP_MAX_HEADERS + GATE_MAX_HOST + 64)
 #define REP_SIZE (2 * (IO_SIZE + HTTP_MAX_SECRET) + 64)
 
-/* Flows served at once: each holds about 800 KB (its buffers and stack). */
+/* Flows served at once: each holds about 920 KB (its buffers, the scrubber and its stack). */
 #define MAX_FLOWS 256
 static atomic_int nflows;
 
@@ -59,7 +61,8 @@ struct flow {
 	char method[32], path[1024];
 	size_t method_len, path_len;
 	unsigned long long up_bytes, down_bytes;
-	size_t held; /* a response's head at rb's start, not sent yet: it goes with its body's first bytes */
+	size_t held; /* a response's head at rb's start, not sent yet: it goes with its body's first
+			bytes */
 	int status;
 	const char *error;
 };
@@ -269,15 +272,41 @@ static ssize_t up_read(struct flow *f)
 	return n;
 }
 
-/* Every occurrence of the real value in buf[0, len) becomes the phantom (the same length). */
-static void replace_same_len(char *buf, size_t len, const struct grant *g)
+/*
+ * The response's head scrubbed in place: every form of the real value becomes
+ * the phantom's, of the same length (the head is shorter than rep).
+ */
+static void scrub_head(struct flow *f)
 {
-	char *p = buf, *end = buf + len;
+	size_t n;
 
-	while ((p = memmem(p, (size_t)(end - p), g->real, g->len))) {
-		memcpy(p, g->phantom, g->len);
-		p += g->len;
+	f->repl.held = 0; /* nothing of an earlier response's, cut short */
+	n = http_repl_feed(&f->repl, f->rb, f->resp.head_len, f->rep);
+
+	n += http_repl_flush(&f->repl, f->rep + n);
+	memcpy(f->rb, f->rep, n);
+}
+
+/*
+ * A body in a Content-Encoding other than identity (asked for: struct
+ * http_rewrite's identity) would carry the value compressed, where no scrubber
+ * sees it: such a response is refused whole.
+ */
+static const char *encoded_body(const struct flow *f)
+{
+	if (f->resp.body.kind == HTTP_BODY_NONE)
+		return NULL;
+	for (uint32_t i = 0; i < f->resp.nheaders; i++) {
+		const struct http_header *h = &f->resp.h[i];
+
+		if (h->name.len == 16 &&
+		    !strncasecmp(f->rb + h->name.off, "content-encoding", 16) &&
+		    !(h->value.len == 8 && !strncasecmp(f->rb + h->value.off, "identity", 8)))
+			return "the upstream sent an encoded body (Content-Encoding), although "
+			       "asked "
+			       "for identity";
 	}
+	return NULL;
 }
 
 static int writev_all(int fd, struct iovec *v, int cnt)
@@ -361,7 +390,7 @@ static int relay_response(struct flow *f, int until_continue)
 			f->error = http_strerror(err);
 			goto before;
 		}
-		replace_same_len(f->rb, f->resp.head_len, f->g);
+		scrub_head(f);
 		began = 1;
 		pos = f->resp.head_len;
 		if (f->resp.status >= 200) {
@@ -383,10 +412,9 @@ static int relay_response(struct flow *f, int until_continue)
 	}
 	f->status = f->resp.status;
 	chunked = f->resp.body.kind == HTTP_BODY_CHUNKED;
-	if (http_repl_init(&f->repl, f->g->real, f->g->len, f->g->phantom, f->g->len) < 0) {
-		f->error = "unable to start the replacer";
+	f->error = encoded_body(f);
+	if (f->error)
 		goto after;
-	}
 	err = f->resp.body.kind == HTTP_BODY_NONE ? HTTP_OK : HTTP_MORE;
 	while (err == HTTP_MORE) {
 		while (pos < f->rblen) {
@@ -437,7 +465,8 @@ static int relay_response(struct flow *f, int until_continue)
 			goto after;
 		}
 	}
-	/* The held bytes: fewer than the value's length, and no part of it (and the head, if held). */
+	/* The held bytes: fewer than the value's length, and no part of it (and the head, if held).
+	 */
 	if (replen + HTTP_MAX_SECRET > sizeof(f->rep)) {
 		if (send_data(f, f->rep, replen, chunked) < 0) {
 			f->error = "the agent closed";
@@ -480,6 +509,7 @@ after:
 
 static void serve(struct flow *f)
 {
+	struct http_rewrite rw;
 	const struct grant *other;
 	const char *why;
 	char detail[512];
@@ -503,9 +533,19 @@ static void serve(struct flow *f)
 			refuse(f, 403, "the phantom of another grant", detail);
 			return;
 		}
-		n = http_head_rewrite(f->in, &f->req, f->g->phantom, f->g->len,
-				      (const char *)f->g->real, f->g->len, f->g->hosthdr,
-				      strlen(f->g->hosthdr), f->out, sizeof(f->out), &count);
+		rw.from = f->g->phantom;
+		rw.from_len = rw.to_len = f->g->len;
+		rw.to = (const char *)f->g->real;
+		rw.names = f->g->headers;
+		rw.nnames = f->g->nheaders;
+		rw.host = f->g->hosthdr;
+		rw.host_len = strlen(f->g->hosthdr);
+		/*
+		 * Every request of a grant, whether it carries the phantom or not:
+		 * an upstream may echo a value it was sent on an earlier request.
+		 */
+		rw.identity = 1;
+		n = http_head_rewrite(f->in, &f->req, &rw, f->out, sizeof(f->out), &count);
 		if (n < 0) {
 			refuse(f, 400, "unable to rewrite the request's head", strerror(errno));
 			return;
@@ -588,6 +628,13 @@ int flow_start(const struct gate *gate, int fd, int port)
 	for (size_t i = 0; i < gate->o->ngrants; i++)
 		if (gate->o->grants[i].gw_port == port)
 			f->g = &gate->o->grants[i];
+	/* The forms of the value, once for the flow's responses (main checked its length). */
+	if (f->g && http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0) {
+		atomic_fetch_sub(&nflows, 1);
+		close(fd);
+		free(f);
+		return -1;
+	}
 	f->fd = fd;
 	f->up.fd = -1;
 	f->up.ssl = NULL;

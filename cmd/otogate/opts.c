@@ -10,7 +10,8 @@
 
 static const char USAGE[] =
     "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
-    "               --grant NAME=https://HOST[:PORT]... [--ca-file FILE] [--log-fd N]\n"
+    "               --grant NAME=https://HOST[:PORT][,header=H]... [--ca-file FILE]\n"
+    "               [--log-fd N]\n"
     "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
     "Keep credentials outside the sandbox: PROG gets a phantom for each granted entry,\n"
     "and the gateway, staying outside, puts the real value into the requests it\n"
@@ -18,9 +19,14 @@ static const char USAGE[] =
     "\n"
     "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
     "  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
-    "  --grant NAME=https://HOST[:PORT]  entry NAME for that upstream alone; repeatable\n"
-    "                     (at most 16). PROG gets NAME=oto-phantom-..., as long as the\n"
-    "                     value, and NAME_URL=http://10.0.2.4:PORT (8001 for the first)\n"
+    "  --grant NAME=https://HOST[:PORT][,header=H]...  entry NAME for that upstream\n"
+    "                     alone (at most 16 grants). The value goes in header H only\n"
+    "                     (up to 8 header=; default Authorization, inside Basic too,\n"
+    "                     and x-api-key). PROG gets NAME=oto-phantom-..., as long as\n"
+    "                     the value, and NAME_URL=http://10.0.2.4:PORT (8001 for the\n"
+    "                     first). Upstreams are asked for identity encoding and no\n"
+    "                     ranges; the value in a response, raw or in its common\n"
+    "                     encodings, becomes the phantom (otogate(1))\n"
     "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
     "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
@@ -129,7 +135,8 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 	if (o->log_fd >= 0 && (o->log_fd == o->store_fd || o->log_fd == o->key_fd))
 		die_usage("--log-fd %d is also the store's or the key's", o->log_fd);
 	if (!o->ngrants)
-		die_usage("nothing to grant: --grant NAME=https://HOST[:PORT] (see --help)");
+		die_usage("nothing to grant: --grant NAME=https://HOST[:PORT][,header=H]... (see "
+			  "--help)");
 	if (optind >= argc)
 		die_usage("no program to run (see --help)");
 	o->argv = argv + optind;

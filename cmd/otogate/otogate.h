@@ -8,13 +8,17 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#define GATE_MAX_GRANTS 16 /* otonet's OTO_GATEWAY carries at most 16 ports */
-#define GATE_FIRST_PORT 8001
-#define GATE_MAX_HOST	253
-#define GATE_MAX_ADDRS	8
-#define GATE_MIN_SECRET 16 /* a shorter real value would be found (and replaced) everywhere */
-#define GATE_PHANTOM	"oto-phantom-"
-#define GATE_AGENT_ADDR "10.0.2.4"
+#include "http.h"
+
+#define GATE_MAX_GRANTS	      16 /* otonet's OTO_GATEWAY carries at most 16 ports */
+#define GATE_FIRST_PORT	      8001
+#define GATE_MAX_HOST	      253
+#define GATE_MAX_ADDRS	      8
+#define GATE_MIN_SECRET	      HTTP_MIN_SECRET /* shorter, it would be found (and replaced) everywhere */
+#define GATE_MAX_CRED_HEADERS 8
+#define GATE_MAX_HEADER_NAME  64
+#define GATE_PHANTOM	      "oto-phantom-"
+#define GATE_AGENT_ADDR	      "10.0.2.4"
 
 /* ---- opts.c ---- */
 struct grant {
@@ -22,6 +26,9 @@ struct grant {
 	char host[GATE_MAX_HOST + 1];
 	uint16_t port;	  /* the upstream's, 443 by default */
 	uint16_t gw_port; /* the agent's: 8001 + index */
+	/* the request headers that carry the credential (header=; Authorization and x-api-key) */
+	const char *headers[GATE_MAX_CRED_HEADERS];
+	size_t nheaders;
 	/* filled by main: */
 	uint8_t *real; /* locked memory (sodium_malloc) */
 	size_t len;
@@ -46,7 +53,10 @@ struct otogate_opts {
 void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
 
 /* ---- parse.c: the option values and what the gateway writes. Pure ---- */
-/* "NAME=https://HOST[:PORT]" into g (name points into spec): 0, or -1 with a reason. */
+/*
+ * "NAME=https://HOST[:PORT][,header=HEADER]..." into g (name and headers point
+ * into spec, which is cut at its commas): 0, or -1 with a reason.
+ */
 int grant_parse(char *spec, struct grant *g, const char **why);
 int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
 /* OTO_GATEWAY's value "FD:P1,P2,..." for n ports from GATE_FIRST_PORT: its length, 0 if too small.

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "http.h"
 #include "oto.h"
 #include "otogate.h"
 
@@ -15,10 +17,71 @@ static int host_char(unsigned char c)
 	       c == '-' || c == '.';
 }
 
+/* Headers a credential never goes in: the framing, the host, the connection. */
+static const char *const NOT_CARRIER[] = {
+	"host",	   "content-length", "transfer-encoding", "connection", "te",	   "upgrade",
+	"trailer", "keep-alive",     "accept-encoding",	  "range",	"if-range"
+};
+
+/*
+ * The grant's options after its URL, "header=NAME,header=NAME" (opts NULL:
+ * none), into g->headers; without any, Authorization and x-api-key.
+ */
+static int grant_headers(char *opts, struct grant *g, const char **why)
+{
+	char *next;
+
+	g->nheaders = 0;
+	for (char *o = opts; o; o = next) {
+		size_t n;
+
+		next = strchr(o, ',');
+		if (next)
+			*next++ = 0;
+		if (strncmp(o, "header=", 7)) {
+			*why = "unknown grant option (header=NAME is the only one)";
+			return -1;
+		}
+		o += 7;
+		n = strlen(o);
+		if (!n || n > GATE_MAX_HEADER_NAME) {
+			*why = "header=: an empty name, or one longer than 64";
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!http_tchar((unsigned char)o[i])) {
+				*why = "header=: not a header name (a token: letters, digits, -)";
+				return -1;
+			}
+		for (size_t i = 0; i < sizeof(NOT_CARRIER) / sizeof(NOT_CARRIER[0]); i++)
+			if (!strcasecmp(o, NOT_CARRIER[i])) {
+				*why =
+				    "header=: that header frames or routes the request, it carries "
+				    "no credential";
+				return -1;
+			}
+		for (size_t i = 0; i < g->nheaders; i++)
+			if (!strcasecmp(o, g->headers[i])) {
+				*why = "header=: the same header twice";
+				return -1;
+			}
+		if (g->nheaders == GATE_MAX_CRED_HEADERS) {
+			*why = "header=: at most 8 headers";
+			return -1;
+		}
+		g->headers[g->nheaders++] = o;
+	}
+	if (!g->nheaders) {
+		g->headers[g->nheaders++] = "Authorization";
+		g->headers[g->nheaders++] = "x-api-key";
+	}
+	return 0;
+}
+
 int grant_parse(char *spec, struct grant *g, const char **why)
 {
 	static const char SCHEME[] = "https://";
-	char *eq = strchr(spec, '='), *h, *end, *colon;
+	char *eq = strchr(spec, '='), *h, *end, *colon, *opts;
 	size_t hl;
 	unsigned long port = 443;
 	struct in_addr a4;
@@ -39,6 +102,11 @@ int grant_parse(char *spec, struct grant *g, const char **why)
 		return -1;
 	}
 	h = eq + 1 + sizeof(SCHEME) - 1;
+	opts = strchr(h, ',');
+	if (opts)
+		*opts++ = 0;
+	if (grant_headers(opts, g, why) < 0)
+		return -1;
 	end = h + strlen(h);
 	/* A trailing "/" is allowed; any other path, query or user part is not. */
 	if (end > h && end[-1] == '/')

@@ -25,7 +25,14 @@
 #             result gets "done", and the result's text is written to
 #             DIR/toolresult; a request without tools gets "ok"
 #   /drop     the request is read and the connection closed without a word
-import hashlib, json, os, random, socket, ssl, sys, threading, time
+#   /reflect  a hostile upstream: every request header, name and value, back in
+#             a JSON body in every form (raw, upper and lower case, %HH,
+#             urllib's quote, \u00hh escapes, json.dumps, hexadecimal, base64
+#             and base64url after 0, 1 and 2 other bytes), the Authorization
+#             again in X-Echo and all of them base64 in X-Echo-B64; gzip or
+#             deflate as Accept-Encoding asks (?force=gzip: gzip whatever it
+#             asks), and a Range's slice as a 206
+import base64, gzip, hashlib, json, os, random, socket, ssl, sys, threading, time, urllib.parse, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -111,9 +118,46 @@ class H(BaseHTTPRequestHandler):
                    "usage": {"output_tokens": 5}},
                   {"type": "message_stop"}])
 
+    def reflect(self):
+        def forms(v):
+            b = v.encode("latin-1")
+            f = {"raw": v, "upper": v.upper(), "lower": v.lower(),
+                 "pct": "".join("%%%02X" % c for c in b), "quote": urllib.parse.quote(v, safe=""),
+                 "u": "".join("\\u%04x" % c for c in b), "hex": b.hex()}
+            for k, pre in enumerate((b"", b"x", b"xy")):
+                f["b64_%d" % k] = base64.b64encode(pre + b).decode()
+                f["url_%d" % k] = base64.urlsafe_b64encode(pre + b).decode()
+            return f
+        items = list(self.headers.items())
+        out = ('{"headers": [' + ", ".join(json.dumps({"name": n, "forms": forms(v)}) for n, v in items) +
+               '], "escaped": ' + json.dumps({n: v for n, v in items}).replace("/", "\\/") + "}").encode()
+        ae = (self.headers.get("Accept-Encoding") or "").lower()
+        force = "force=gzip" in self.path
+        enc = "gzip" if force or "gzip" in ae else "deflate" if "deflate" in ae else None
+        if enc == "gzip":
+            out = gzip.compress(out)
+        elif enc == "deflate":
+            out = zlib.compress(out)
+        status, rng = 200, self.headers.get("Range")
+        if rng and rng.startswith("bytes="):
+            a, _, b = rng[6:].partition("-")
+            a, b = int(a), int(b) if b else len(out) - 1
+            out, status = out[a:b + 1], 206
+        self.send_response(status)
+        if enc:
+            self.send_header("Content-Encoding", enc)
+        self.send_header("X-Echo", self.headers.get("Authorization") or "-")
+        self.send_header("X-Echo-B64", base64.b64encode(bytes(self.headers)).decode())
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
     def handle_one(self):
         data = self.body()
         p = self.path.split("?")[0]
+        if p == "/reflect":
+            self.reflect()
+            return
         if p == "/v1/messages":
             self.messages(data)
             return

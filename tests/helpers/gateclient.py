@@ -21,6 +21,13 @@
 #   expect        POST /echo with "Expect: 100-continue", the body sent only
 #                 after the 100 (given up on after 2 s: "no-100"); the status
 #   other         GET /echo with x-api-key: $OTHER_KEY (another grant's phantom)
+#   reflect, reflect-deflate, reflect-range, reflect-force   GET /reflect (the
+#                 hostile upstream) with the phantom in x-api-key,
+#                 Authorization: Bearer, X-E and Cookie, asking for gzip (or
+#                 deflate; or two Range slices; or ?force=gzip): the status
+#                 of each response and each whole response (head and body) as
+#                 it came, in base64, for tests/helpers/leakcheck.py
+#   basic         GET /echo with Authorization: Basic base64(alice:$API_KEY)
 #   bulk          POST /sum 1 MB of random bytes, GET /rand and GET /big (1 MiB
 #                 each, the one of Content-Length, the other chunked): "ok" for
 #                 each whose bytes are exact, else what came
@@ -44,8 +51,38 @@ def req(method, path, headers, body=None, encode_chunked=False):
     return h.getresponse()
 
 
+def raw(path, extra):
+    """One request on a connection of its own: the response's bytes as they came."""
+    import socket
+    s = socket.create_connection((url.hostname, url.port), 10)
+    head = (f"GET {path} HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\nAuthorization: Bearer {key}\r\n"
+            f"X-E: {key}\r\nCookie: k={key}\r\n{extra}Connection: close\r\n\r\n")
+    s.sendall(head.encode())
+    got = b""
+    while True:
+        x = s.recv(65536)
+        if not x:
+            break
+        got += x
+    s.close()
+    return got.split(b" ", 2)[1].decode() + " " + __import__("base64").b64encode(got).decode()
+
+
 def one(step):
     global conn
+    if step == "reflect":
+        return raw("/reflect", "Accept-Encoding: gzip\r\n")
+    if step == "reflect-deflate":
+        return raw("/reflect", "Accept-Encoding: deflate\r\n")
+    if step == "reflect-force":
+        return raw("/reflect?force=gzip", "")
+    if step == "reflect-range":
+        return (raw("/reflect", "Range: bytes=0-99\r\nIf-Range: x\r\n") + " " +
+                raw("/reflect", "Range: bytes=100-\r\n"))
+    if step == "basic":
+        import base64
+        r = req("GET", "/echo", {"Authorization": "Basic " + base64.b64encode(("alice:" + key).encode()).decode()})
+        return f"{r.status} {r.read().decode()}"
     if step == "echo-x":
         r = req("GET", "/echo", {"x-api-key": key})
     elif step == "echo-bearer":

@@ -1,11 +1,12 @@
 // UNIT: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c
-// UNIT: lib/http_repl_init.c lib/http_repl_feed.c lib/http_repl_flush.c lib/http_strerror.c
+// UNIT: lib/http_repl_init.c lib/http_repl_scan.c lib/http_strerror.c
 // UNIT: lib/http_status.c lib/http_head_line.c lib/http_header_line.c lib/http_resp_parse.c
 /*
  * Unit tests of otogate's HTTP/1.1 code (lib/http_*.c): the request head
  * parser fed whole and in every split, its refusals one by one, the body's
- * framing, the phantom's replacement in header values only, the response
- * head and its framing, and the streaming replacer at every boundary of a
+ * framing, the phantom's replacement in the grant's headers only (Basic
+ * included, identity asked for), the response head and its framing, and the
+ * streaming scrubber, every form of the value, at every boundary of a
  * response.
  */
 #include <errno.h>
@@ -644,26 +645,42 @@ static void test_resp_limits_and_close_body(void **state)
 	assert_int_equal(b.data, 3);
 }
 
-/* ---- the phantom in header values ---- */
+/* ---- the phantom in the grant's headers ---- */
 
 static const char PHANTOM[] = "oto-phantom-0123456789abcdef";
 static const char REAL[] = "sk-ant-api03-REALKEY";
+static const char *const NAMES[] = { "Authorization", "x-api-key" };
+
+static struct http_rewrite rw(const char *host, int identity)
+{
+	struct http_rewrite w = { PHANTOM, REAL, strlen(PHANTOM),	  strlen(REAL), NAMES,
+				  2,	   host, host ? strlen(host) : 0, identity };
+
+	return w;
+}
 
 static ssize_t rewrite(const char *s, const char *host, char *out, size_t outsz, unsigned int *n)
 {
+	struct http_rewrite w = rw(host, 0);
+
 	assert_int_equal(parse(s), HTTP_OK);
-	return http_head_rewrite(s, &R, PHANTOM, strlen(PHANTOM), REAL, strlen(REAL), host,
-				 host ? strlen(host) : 0, out, outsz, n);
+	return http_head_rewrite(s, &R, &w, out, outsz, n);
 }
 
-static void test_rewrite_header_values_only(void **state)
+static void assert_head(const char *got, ssize_t len, const char *want)
+{
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(got, want, strlen(want));
+}
+
+static void test_rewrite_named_headers_only(void **state)
 {
 	static const char req[] =
 	    "POST /v1/messages?k=oto-phantom-0123456789abcdef HTTP/1.1\r\n"
 	    "Host: 10.0.2.4:8001\r\n"
-	    "x-api-key:oto-phantom-0123456789abcdef\r\n"
+	    "X-API-KEY:oto-phantom-0123456789abcdef\r\n"
 	    "Authorization: Bearer oto-phantom-0123456789abcdef   \r\n"
-	    "X-Two: oto-phantom-0123456789abcdef,oto-phantom-0123456789abcdefoto-phantom-0\r\n"
+	    "X-E: oto-phantom-0123456789abcdef,oto-phantom-0123456789abcdefoto-phantom-0\r\n"
 	    "oto-phantom-0123456789abcdef: name, not value\r\n"
 	    "Content-Length: 28\r\n"
 	    "\r\n"
@@ -671,48 +688,150 @@ static void test_rewrite_header_values_only(void **state)
 	static const char want[] =
 	    "POST /v1/messages?k=oto-phantom-0123456789abcdef HTTP/1.1\r\n"
 	    "Host: api.example.test\r\n"
-	    "x-api-key: sk-ant-api03-REALKEY\r\n"
+	    "X-API-KEY: sk-ant-api03-REALKEY\r\n"
 	    "Authorization: Bearer sk-ant-api03-REALKEY\r\n"
-	    "X-Two: sk-ant-api03-REALKEY,sk-ant-api03-REALKEYoto-phantom-0\r\n"
+	    "X-E: oto-phantom-0123456789abcdef,oto-phantom-0123456789abcdefoto-phantom-0\r\n"
 	    "oto-phantom-0123456789abcdef: name, not value\r\n"
 	    "Content-Length: 28\r\n"
 	    "\r\n";
-	const char *want1;
+	static const char *const xe[] = { "x-e" };
+	struct http_rewrite w = rw(NULL, 0);
 	char out[1024];
 	unsigned int n;
 	ssize_t len;
 
 	(void)state;
 	len = rewrite(req, "api.example.test", out, sizeof(out), &n);
-	assert_int_equal(len, strlen(want));
-	assert_memory_equal(out, want, strlen(want));
-	assert_int_equal(n, 4);
+	assert_head(out, len, want);
+	assert_int_equal(n, 2);
 	/* The body is not the head's: it follows untouched in the caller's buffer. */
 	assert_string_equal(req + R.head_len, "oto-phantom-0123456789abcdef");
-	/* Without a host, Host is a value like the others. */
+	/* A grant naming X-E alone: there, twice, and no longer in the other two. */
+	w.names = xe;
+	w.nnames = 1;
+	len = http_head_rewrite(req, &R, &w, out, sizeof(out), &n);
+	assert_int_equal(n, 2);
+	assert_non_null(
+	    memmem(out, (size_t)len, "X-E: sk-ant-api03-REALKEY,sk-ant-api03-REALKEYoto-", 50));
+	assert_non_null(memmem(out, (size_t)len, "X-API-KEY: oto-phantom-", 23));
+	assert_non_null(memmem(out, (size_t)len, "Authorization: Bearer oto-phantom-", 34));
+	/* Without a host, Host is the agent's, and carries no credential. */
 	len = rewrite("GET / HTTP/1.1\r\nHost: oto-phantom-0123456789abcdef\r\n\r\n", NULL, out,
 		      sizeof(out), &n);
-	assert_int_equal(n, 1);
-	want1 = "GET / HTTP/1.1\r\nHost: sk-ant-api03-REALKEY\r\n\r\n";
-	assert_int_equal(len, strlen(want1));
-	assert_memory_equal(out, want1, strlen(want1));
+	assert_int_equal(n, 0);
+	assert_head(out, len, "GET / HTTP/1.1\r\nHost: oto-phantom-0123456789abcdef\r\n\r\n");
 	/* HTTP/1.0 without Host: the upstream's is added. */
 	len = rewrite("GET /x HTTP/1.0\r\nX-Api-Key: oto-phantom-0123456789abcdef\r\n\r\n",
 		      "up.test", out, sizeof(out), &n);
-	want1 = "GET /x HTTP/1.0\r\nX-Api-Key: sk-ant-api03-REALKEY\r\nHost: up.test\r\n\r\n";
-	assert_int_equal(len, strlen(want1));
-	assert_memory_equal(out, want1, strlen(want1));
+	assert_head(out, len,
+		    "GET /x HTTP/1.0\r\nX-Api-Key: sk-ant-api03-REALKEY\r\nHost: up.test\r\n\r\n");
+}
+
+/* base64 (standard, padded) of n bytes, for the tests. */
+static size_t b64(const void *src, size_t n, char *out, int url)
+{
+	const char *a = url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+			    : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = src;
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+			     (i + 2 < n ? s[i + 2] : 0);
+
+		out[o++] = a[v >> 18];
+		out[o++] = a[v >> 12 & 63];
+		out[o++] = i + 1 < n ? a[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? a[v & 63] : '=';
+	}
+	out[o] = 0;
+	return o;
+}
+
+static void test_rewrite_basic_and_schemes(void **state)
+{
+	char req[512], want[512], cred[128], enc[256], out[1024];
+	unsigned int n;
+	ssize_t len;
+
+	(void)state;
+	/* Basic: base64 of user:PHANTOM, decoded, swapped, encoded again. */
+	snprintf(cred, sizeof(cred), "alice:%s", PHANTOM);
+	b64(cred, strlen(cred), enc, 0);
+	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic %s\r\n\r\n",
+		 enc);
+	snprintf(cred, sizeof(cred), "alice:%s", REAL);
+	b64(cred, strlen(cred), enc, 0);
+	snprintf(want, sizeof(want), "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic %s\r\n\r\n",
+		 enc);
+	len = rewrite(req, NULL, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(out, len, want);
+	/* The phantom as the user, the scheme in another case, more than one blank. */
+	snprintf(cred, sizeof(cred), "%s:", PHANTOM);
+	b64(cred, strlen(cred), enc, 0);
+	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: h\r\nauthorization: bAsIc  %s\r\n\r\n",
+		 enc);
+	snprintf(cred, sizeof(cred), "%s:", REAL);
+	b64(cred, strlen(cred), enc, 0);
+	snprintf(want, sizeof(want),
+		 "GET / HTTP/1.1\r\nHost: h\r\nauthorization: bAsIc  %s\r\n\r\n", enc);
+	len = rewrite(req, NULL, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(out, len, want);
+	/* Basic without base64 (the phantom itself): replaced as bytes. */
+	len = rewrite("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic "
+		      "oto-phantom-0123456789abcdef\r\n\r\n",
+		      NULL, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(
+	    out, len,
+	    "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic sk-ant-api03-REALKEY\r\n\r\n");
+	/* Basic of something else: unchanged. */
+	len = rewrite("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic YTpi\r\n\r\n", NULL, out,
+		      sizeof(out), &n);
+	assert_int_equal(n, 0);
+	assert_head(out, len, "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic YTpi\r\n\r\n");
+	/* token and a bare value: replaced as bytes. */
+	len = rewrite("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: token "
+		      "oto-phantom-0123456789abcdef\r\n\r\n",
+		      NULL, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(
+	    out, len,
+	    "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: token sk-ant-api03-REALKEY\r\n\r\n");
+}
+
+static void test_rewrite_identity(void **state)
+{
+	static const char req[] = "GET /f HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip, deflate\r\n"
+				  "range: bytes=0-9\r\nIf-Range: \"e\"\r\nX-Api-Key: "
+				  "oto-phantom-0123456789abcdef\r\naccept-encoding: br\r\n\r\n";
+	struct http_rewrite w = rw("up", 1);
+	char out[1024];
+	unsigned int n;
+	ssize_t len;
+
+	(void)state;
+	assert_int_equal(parse(req), HTTP_OK);
+	len = http_head_rewrite(req, &R, &w, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(out, len,
+		    "GET /f HTTP/1.1\r\nHost: up\r\nX-Api-Key: sk-ant-api03-REALKEY\r\n"
+		    "Accept-Encoding: identity\r\n\r\n");
 }
 
 static void test_rewrite_refusals_and_bound(void **state)
 {
 	static const char req[] =
-	    "GET / HTTP/1.1\r\nHost: h\r\nA:oto-phantom-0123456789abcdef\r\n"
-	    "B:oto-phantom-0123456789abcdefoto-phantom-0123456789abcdef\r\n\r\n";
+	    "GET / HTTP/1.1\r\nHost: h\r\nX-Api-Key:oto-phantom-0123456789abcdef\r\n"
+	    "Authorization:oto-phantom-0123456789abcdefoto-phantom-0123456789abcdef\r\n\r\n";
+	static const char basic[] = "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic "
+				    "b3RvOm90bzpvdG86b3RvOm90bzpvdG86b3RvOm90bzpvdG8=\r\n\r\n";
+	struct http_rewrite w = rw(NULL, 1);
 	char out[512];
 	unsigned int n;
 	ssize_t len;
-	size_t bound;
 
 	(void)state;
 	len = rewrite(req, NULL, out, sizeof(out), &n);
@@ -722,42 +841,50 @@ static void test_rewrite_refusals_and_bound(void **state)
 	errno = 0;
 	assert_int_equal(rewrite(req, NULL, out, (size_t)len - 1, &n), -1);
 	assert_int_equal(errno, ENOSPC);
-	/* The bound in http.h holds when every value is phantoms and the real value is longer. */
-	assert_int_equal(parse(req), HTTP_OK);
-	bound = R.head_len + R.nheaders + (R.head_len / 3) * 40 + 2 + 8;
-	{
-		char big[2048];
+	/* The bound in http.h holds when every value is phantoms and the real value is longer,
+	 * in base64 too. */
+	w.from = "oto";
+	w.from_len = 3;
+	w.to = "0123456789012345678901234567890123456789";
+	w.to_len = 40;
+	w.host = "h2";
+	w.host_len = 2;
+	for (int k = 0; k < 2; k++) {
+		const char *q = k ? basic : req;
+		char big[4096];
+		size_t bound;
 
-		len =
-		    http_head_rewrite(req, &R, "oto", 3, "0123456789012345678901234567890123456789",
-				      40, "h2", 2, big, sizeof(big), &n);
+		assert_int_equal(parse(q), HTTP_OK);
+		bound = 2 * R.head_len + 2 * (R.head_len / 3 + 1) * 40 + 2 + 64;
+		len = http_head_rewrite(q, &R, &w, big, sizeof(big), &n);
+		assert_int_equal(n, k ? 9 : 3);
 		assert_true(len > 0);
 		assert_true((size_t)len <= bound);
 	}
 	/* A real value or host that would break the line, an empty phantom, an unfinished head. */
+	w = rw(NULL, 0);
 	assert_int_equal(parse(req), HTTP_OK);
 	errno = 0;
-	assert_int_equal(http_head_rewrite(req, &R, PHANTOM, strlen(PHANTOM), "a\r\nX: b", 7, NULL,
-					   0, out, sizeof(out), &n),
-			 -1);
+	w.to = "a\r\nX: b";
+	w.to_len = 7;
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(http_head_rewrite(req, &R, PHANTOM, strlen(PHANTOM), "a\nb", 3, NULL, 0,
-					   out, sizeof(out), &n),
-			 -1);
-	assert_int_equal(http_head_rewrite(req, &R, PHANTOM, strlen(PHANTOM), "a", 1, "h\r", 2, out,
-					   sizeof(out), &n),
-			 -1);
-	assert_int_equal(http_head_rewrite(req, &R, "", 0, "a", 1, NULL, 0, out, sizeof(out), &n),
-			 -1);
-	assert_int_equal(http_head_rewrite(req, &R, PHANTOM, strlen(PHANTOM), "", 0, NULL, 0, out,
-					   sizeof(out), &n),
-			 -1);
+	w.to = "a\nb";
+	w.to_len = 3;
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
+	w = rw("h\r", 0);
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
+	w = rw(NULL, 0);
+	w.from_len = 0;
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
+	w = rw(NULL, 0);
+	w.to_len = 0;
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(http_req_parse(&R, req, 10), HTTP_MORE);
 	errno = 0;
-	assert_int_equal(http_head_rewrite(req, &R, PHANTOM, strlen(PHANTOM), "a", 1, NULL, 0, out,
-					   sizeof(out), &n),
-			 -1);
+	w = rw(NULL, 0);
+	assert_int_equal(http_head_rewrite(req, &R, &w, out, sizeof(out), &n), -1);
 	assert_int_equal(errno, EINVAL);
 }
 
@@ -775,28 +902,11 @@ static void test_value_ok(void **state)
 	assert_false(http_value_ok("a\x7f", 2));
 }
 
-/* ---- the streaming replacer ---- */
-
-/* The whole-string replacement the replacer must equal: left to right, not overlapping. */
-static size_t replace_all(const char *s, size_t n, const char *from, const char *to, char *out)
-{
-	size_t fl = strlen(from), tl = strlen(to), o = 0;
-
-	for (size_t i = 0; i < n;) {
-		if (n - i >= fl && !memcmp(s + i, from, fl)) {
-			memcpy(out + o, to, tl);
-			o += tl;
-			i += fl;
-		} else {
-			out[o++] = s[i++];
-		}
-	}
-	return o;
-}
+/* ---- the streaming scrubber ---- */
 
 static struct http_repl RP;
 
-/* Stream s through the replacer in pieces cut at cuts[0..ncuts), into out. */
+/* Stream s through the scrubber in pieces cut at cuts[0..ncuts), into out. */
 static size_t stream(const char *s, size_t n, const size_t *cuts, size_t ncuts, char *out)
 {
 	size_t o = 0, from = 0;
@@ -812,147 +922,237 @@ static size_t stream(const char *s, size_t n, const size_t *cuts, size_t ncuts, 
 	return o + http_repl_flush(&RP, out + o);
 }
 
-struct rcase {
-	const char *from, *to, *s;
-};
-
-static const struct rcase RCASES[] = {
-	/* A response echoing the key, in a header and in an event, and a near miss. */
-	{ "sk-ant-api03-REALKEY", "oto-phantom-0123456789abcdef",
-	  "HTTP/1.1 200 OK\r\nX-Echo: sk-ant-api03-REALKEY\r\n\r\n"
-	  "data: {\"k\":\"sk-ant-api03-REALKE\"}\n\ndata: "
-	  "sk-ant-api03-REALKEYsk-ant-api03-REALKEY\n\n"
-	  "sk-ant-api03-REALKE" },
-	/* Shorter replacement; a prefix at the very end is held, then flushed. */
-	{ "0123456789", "P", "x0123456789y01234567890123456789012345678" },
-	/* Self-overlapping patterns: the fallback must not lose or double a byte. */
-	{ "aab", "P", "aaabaabaaaab" },
-	{ "abab", "XY", "abababababxabab" },
-	{ "aaaa", "-", "aaaaaaaaa" },
-	{ "abcabd", "!", "abcabcabdabcab" },
-	/* One byte, and an empty replacement. */
-	{ "k", "", "kkxkk" },
-	/* Nothing to replace. */
-	{ "secret", "phantom", "no match here, not even s-e-c-r-e-t" },
-};
-
-static void test_repl_every_split(void **state)
+/* s with every byte as %HH (upper: uppercase hex), or as \u00hh. */
+static size_t pct(const char *s, char *out, int upper)
 {
-	char want[512], out[1024];
+	size_t o = 0;
+
+	for (; *s; s++)
+		o += (size_t)sprintf(out + o, upper ? "%%%02X" : "%%%02x", (unsigned char)*s);
+	return o;
+}
+
+static size_t uesc(const char *s, char *out)
+{
+	size_t o = 0;
+
+	for (; *s; s++)
+		o += (size_t)sprintf(out + o, "\\u%04x", (unsigned char)*s);
+	return o;
+}
+
+static size_t hexs(const char *s, char *out, int upper)
+{
+	size_t o = 0;
+
+	for (; *s; s++)
+		o += (size_t)sprintf(out + o, upper ? "%02X" : "%02x", (unsigned char)*s);
+	return o;
+}
+
+static void upcase(char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'a' && *s <= 'z')
+			*s = (char)(*s - 32);
+}
+
+/* The characters of b64(pre + v + "!!") that v's bits alone make, for a pre of a bytes. */
+static size_t b64_inner_of(const char *pre, const char *v, int url, char *out)
+{
+	char whole[256], enc[512];
+	size_t a = strlen(pre), m = strlen(v), first = (8 * a + 5) / 6, end = (8 * a + 8 * m) / 6;
+
+	snprintf(whole, sizeof(whole), "%s%s!!", pre, v);
+	b64(whole, strlen(whole), enc, url);
+	memcpy(out, enc + first, end - first);
+	out[end - first] = 0;
+	return end - first;
+}
+
+/*
+ * A response that echoes the value in every form the scrubber knows, and the
+ * same response made from the phantom: what the scrubber must turn the first
+ * into. Every form is built here from its definition, not by the scrubber's
+ * code.
+ */
+static size_t forms(const char *v, const char *real, int want, char *out)
+{
+	char t[1024], *o = out;
+	static const char *const pre[] = { "", "x", "xy" };
+
+	o += sprintf(o, "HTTP/1.1 200 OK\r\nX-Echo: %s\r\n\r\nraw=%s;", v, v);
+	/* An upper-cased echo comes back as the phantom as it is. */
+	strcpy(t, v);
+	if (!want)
+		upcase(t);
+	o += sprintf(o, "upper=%s;", t);
+	o += sprintf(o, "pct=");
+	o += pct(v, o, 1);
+	/* %hh and HEX come back in the scrubber's own case. */
+	o += sprintf(o, ";pctlower=");
+	o += pct(v, o, want);
+	o += sprintf(o, ";json=\"");
+	o += uesc(v, o);
+	o += sprintf(o, "\";hex=");
+	o += hexs(v, o, 0);
+	o += sprintf(o, ";HEX=");
+	o += hexs(v, o, !want);
+	for (int url = 0; url < 2; url++)
+		for (size_t a = 0; a < 3; a++) {
+			o += sprintf(o, ";b64%d%zu=[", url, a);
+			o += b64_inner_of(pre[a], v, url, o);
+			o += sprintf(o, "]");
+		}
+	/* Mixed: a URL encoder that escapes the value's '-' only, and leaves the rest. */
+	o += sprintf(o, ";mixed=");
+	for (size_t i = 0; v[i]; i++)
+		o += real[i] == '-' ? sprintf(o, "%%%02X", (unsigned char)v[i])
+				    : sprintf(o, "%c", v[i]);
+	o += sprintf(o, ";end");
+	return (size_t)(o - out);
+}
+
+static const char SREAL[] = "sk-ant-api03-RealKey-0123456789",
+		  SPH[] = "oto-phantom-abcdefghijklmnopqrs";
+
+static void test_repl_every_form(void **state)
+{
+	static char in[4096], want[4096], out[4096];
+	size_t n, wn, o;
 
 	(void)state;
-	for (size_t c = 0; c < sizeof(RCASES) / sizeof(RCASES[0]); c++) {
-		const struct rcase *rc = &RCASES[c];
-		size_t n = strlen(rc->s), wn = replace_all(rc->s, n, rc->from, rc->to, want),
-		       cuts[2];
-
-		assert_int_equal(
-		    http_repl_init(&RP, rc->from, strlen(rc->from), rc->to, strlen(rc->to)), 0);
-		/* Whole. */
-		assert_int_equal(stream(rc->s, n, NULL, 0, out), wn);
-		assert_memory_equal(out, want, wn);
-		/* Cut once at every point, and twice at every pair of points. */
-		for (cuts[0] = 0; cuts[0] <= n; cuts[0]++) {
-			assert_int_equal(stream(rc->s, n, cuts, 1, out), wn);
-			assert_memory_equal(out, want, wn);
-			for (cuts[1] = cuts[0]; cuts[1] <= n; cuts[1]++) {
-				assert_int_equal(stream(rc->s, n, cuts, 2, out), wn);
-				assert_memory_equal(out, want, wn);
-			}
-		}
-		/* Byte by byte. */
-		{
-			size_t o = 0;
-
-			for (size_t i = 0; i < n; i++)
-				o += http_repl_feed(&RP, rc->s + i, 1, out + o);
-			o += http_repl_flush(&RP, out + o);
-			assert_int_equal(o, wn);
-			assert_memory_equal(out, want, wn);
-		}
-	}
-	/* The exact outcome of the first case, beside the reference. */
-	assert_int_equal(http_repl_init(&RP, RCASES[0].from, strlen(RCASES[0].from), RCASES[0].to,
-					strlen(RCASES[0].to)),
-			 0);
+	assert_int_equal(strlen(SREAL), strlen(SPH));
+	assert_int_equal(http_repl_init(&RP, SREAL, SPH, strlen(SREAL)), 0);
+	n = forms(SREAL, SREAL, 0, in);
+	wn = forms(SPH, SREAL, 1, want);
+	assert_int_equal(n, wn);
+	o = stream(in, n, NULL, 0, out);
+	assert_int_equal(o, n);
+	assert_memory_equal(out, want, n);
+	/* At every cut, the same; byte by byte, the same. */
 	{
-		static const char w0[] =
-		    "HTTP/1.1 200 OK\r\nX-Echo: oto-phantom-0123456789abcdef\r\n\r\n"
-		    "data: {\"k\":\"sk-ant-api03-REALKE\"}\n\n"
-		    "data: oto-phantom-0123456789abcdefoto-phantom-0123456789abcdef\n\n"
-		    "sk-ant-api03-REALKE";
-		size_t n = stream(RCASES[0].s, strlen(RCASES[0].s), NULL, 0, out);
+		static char whole[4096];
+		size_t cut[1];
 
-		assert_int_equal(n, strlen(w0));
-		assert_memory_equal(out, w0, n);
+		memcpy(whole, want, n);
+		for (cut[0] = 0; cut[0] <= n; cut[0]++) {
+			assert_int_equal(stream(in, n, cut, 1, out), n);
+			assert_memory_equal(out, whole, n);
+		}
+		o = 0;
+		for (size_t i = 0; i < n; i++)
+			o += http_repl_feed(&RP, in + i, 1, out + o);
+		o += http_repl_flush(&RP, out + o);
+		assert_int_equal(o, n);
+		assert_memory_equal(out, whole, n);
 	}
 }
 
-/* What leaves is never a prefix of the real value that the next bytes complete. */
-static void test_repl_holds_back_a_prefix(void **state)
+/* A value with '/': JSON's \/, a '/' that base64 std and url write apart. */
+static void test_repl_json_slash_and_quote(void **state)
 {
-	static const char real[] = "sk-ant-SECRET";
-	char out[64];
+	static const char v[] = "ab/cd\"ef\\gh-0123456789", ph[] = "oto-phantom-abcdefghij";
+	char in[256], out[256];
+	size_t n;
 
 	(void)state;
-	assert_int_equal(http_repl_init(&RP, real, 13, "PHANTOM", 7), 0);
+	assert_int_equal(http_repl_init(&RP, v, ph, strlen(v)), 0);
+	n = (size_t)sprintf(in, "{\"k\":\"ab\\/cd\\\"ef\\\\gh-0123456789\"}");
+	assert_int_equal(stream(in, n, NULL, 0, out), n);
+	/* \/ \" \\ are two bytes each: the phantom's byte twice. */
+	assert_memory_equal(out, "{\"k\":\"otoo-phhanttom-abcdefghij\"}", n);
+}
+
+/* What leaves is never a prefix of a form that the next bytes complete. */
+static void test_repl_holds_back_a_prefix(void **state)
+{
+	char out[256];
+
+	(void)state;
+	assert_int_equal(http_repl_init(&RP, SREAL, SPH, strlen(SREAL)), 0);
 	assert_int_equal(http_repl_feed(&RP, "data: sk-ant-", 13, out), 6);
 	assert_memory_equal(out, "data: ", 6);
 	assert_int_equal(RP.held, 7);
-	assert_int_equal(http_repl_feed(&RP, "SECR", 4, out), 0);
-	assert_int_equal(RP.held, 11);
-	assert_int_equal(http_repl_feed(&RP, "ET\n", 3, out), 8);
-	assert_memory_equal(out, "PHANTOM\n", 8);
-	/* A prefix that turns out not to be the secret leaves whole, as soon as that is known. */
-	assert_int_equal(http_repl_feed(&RP, "sk-ant-SECRE", 12, out), 0);
-	assert_int_equal(http_repl_feed(&RP, "T", 1, out), 7);
-	assert_int_equal(http_repl_feed(&RP, "sk-an", 5, out), 0);
-	assert_int_equal(http_repl_feed(&RP, "d", 1, out), 6);
-	assert_memory_equal(out, "sk-and", 6);
-	/* At the end, what is held goes out as it is. */
-	assert_int_equal(http_repl_feed(&RP, "sk-", 3, out), 0);
-	assert_int_equal(http_repl_flush(&RP, out), 3);
-	assert_memory_equal(out, "sk-", 3);
+	assert_int_equal(http_repl_feed(&RP, "api03-RealKey-012345678", 23, out), 0);
+	assert_int_equal(http_repl_feed(&RP, "9\n", 2, out), 32);
+	assert_memory_equal(out, SPH, 31);
+	/* A prefix that turns out not to be the value leaves whole, as soon as that is known. */
+	assert_int_equal(http_repl_feed(&RP, "sk-ant-api0", 11, out), 0);
+	assert_int_equal(http_repl_feed(&RP, "4", 1, out), 12);
+	assert_memory_equal(out, "sk-ant-api04", 12);
+	/* An escape cut in the middle: held. */
+	assert_int_equal(http_repl_feed(&RP, "x%7", 3, out), 1);
+	assert_int_equal(RP.held, 2);
+	assert_int_equal(http_repl_feed(&RP, "3%6B%2", 6, out), 0);
+	assert_int_equal(RP.held, 8);
+	assert_int_equal(http_repl_feed(&RP, "E", 1, out), 9);
+	assert_memory_equal(out, "%73%6B%2E", 9);
+	/* At the end, a form cut short goes out as it is. */
+	assert_int_equal(http_repl_feed(&RP, "\\u0073k-", 8, out), 0);
+	assert_int_equal(http_repl_flush(&RP, out), 8);
+	assert_memory_equal(out, "\\u0073k-", 8);
 	assert_int_equal(RP.held, 0);
 	assert_int_equal(http_repl_flush(&RP, out), 0);
 }
 
+/* A held prefix that fails is scanned again from its next byte: a form begun inside it is
+ * found. */
+static void test_repl_rescans_a_failed_prefix(void **state)
+{
+	char in[256], out[256], b[128];
+	size_t n, o;
+
+	(void)state;
+	assert_int_equal(http_repl_init(&RP, SREAL, SPH, strlen(SREAL)), 0);
+	n = (size_t)sprintf(in, "sk-ant-");
+	n += hexs(SREAL, in + n, 0);
+	assert_int_equal(http_repl_feed(&RP, in, 7, out), 0);
+	assert_int_equal(RP.held, 7);
+	o = http_repl_feed(&RP, in + 7, n - 7, out);
+	o += http_repl_flush(&RP, out + o);
+	assert_int_equal(o, n);
+	hexs(SPH, b, 0);
+	assert_memory_equal(out, "sk-ant-", 7);
+	assert_memory_equal(out + 7, b, n - 7);
+}
+
 /*
  * The response path as the gateway composes it, at every cut of the stream:
- * the head parsed and passed through one replacer, the chunked body decoded
- * (http_body_feed) and its data through another, flushed at the body's end.
+ * the head parsed and passed through the scrubber, the chunked body decoded
+ * (http_body_feed) and its data through it again, flushed at the body's end.
  * The real value, cut by a chunk's framing, still becomes the phantom; the
- * raw stream through a replacer would have let it out.
+ * raw stream through the scrubber would have let it out.
  */
 static void test_response_path_every_cut(void **state)
 {
-	static const char real[] = "sk-ant-SECRET", ph[] = "oto-phantom-0";
+	static const char real[] = "sk-ant-SECRET-0123", ph[] = "oto-phantom-abcdef";
 	static const char resp[] = "HTTP/1.1 200 OK\r\n"
-				   "X-Echo: sk-ant-SECRET\r\n"
+				   "X-Echo: sk-ant-SECRET-0123\r\n"
 				   "Transfer-Encoding: chunked\r\n"
 				   "\r\n"
 				   "9\r\ndata: sk-\r\n"
-				   "a\r\nant-SECRET\r\n"
+				   "f\r\nant-SECRET-0123\r\n"
 				   "11\r\n\n\ndata: sk-ant-SE\r\n"
 				   "5\r\nCRE\n\n\r\n"
 				   "0\r\n\r\n";
 	static const char want_head[] = "HTTP/1.1 200 OK\r\n"
-					"X-Echo: oto-phantom-0\r\n"
+					"X-Echo: oto-phantom-abcdef\r\n"
 					"Transfer-Encoding: chunked\r\n"
 					"\r\n";
-	static const char want_body[] = "data: oto-phantom-0\n\ndata: sk-ant-SECRE\n\n";
+	static const char want_body[] = "data: oto-phantom-abcdef\n\ndata: sk-ant-SECRE\n\n";
 	static struct http_repl hr, br;
 	size_t n = strlen(resp);
 	char out[512];
 
 	(void)state;
 	/* Raw, the chunk framing hides the value cut in two. */
-	assert_int_equal(http_repl_init(&br, real, 13, ph, 13), 0);
+	assert_int_equal(http_repl_init(&br, real, ph, 18), 0);
 	{
 		size_t o = http_repl_feed(&br, resp, n, out);
 
 		o += http_repl_flush(&br, out + o);
-		assert_non_null(memmem(out, o, "data: sk-\r\na\r\nant-SECRET", 24));
+		assert_non_null(memmem(out, o, "data: sk-\r\nf\r\nant-SECRET-0123", 29));
 	}
 	for (size_t cut = 0; cut <= n; cut++) {
 		size_t ends[2] = { cut, n }, pos = 0, ho = 0, bo = 0, body_at = 0;
@@ -960,8 +1160,8 @@ static void test_response_path_every_cut(void **state)
 		int in_body = 0, done = 0;
 
 		memset(&P, 0, sizeof(P));
-		assert_int_equal(http_repl_init(&hr, real, 13, ph, 13), 0);
-		assert_int_equal(http_repl_init(&br, real, 13, ph, 13), 0);
+		assert_int_equal(http_repl_init(&hr, real, ph, 18), 0);
+		assert_int_equal(http_repl_init(&br, real, ph, 18), 0);
 		for (int k = 0; k < 2 && !done; k++) {
 			size_t end = ends[k];
 
@@ -1002,25 +1202,28 @@ static void test_response_path_every_cut(void **state)
 
 static void test_repl_init_limits(void **state)
 {
-	static char big[HTTP_MAX_SECRET + 1];
+	static char big[HTTP_MAX_SECRET + 1], ph[HTTP_MAX_SECRET + 1];
+	static char in[6 * HTTP_MAX_SECRET + 8], out[6 * HTTP_MAX_SECRET + 8];
+	size_t n = 0, o;
 
 	(void)state;
 	memset(big, 'a', sizeof(big));
+	memset(ph, 'p', sizeof(ph));
 	errno = 0;
-	assert_int_equal(http_repl_init(&RP, "", 0, "x", 1), -1);
+	assert_int_equal(http_repl_init(&RP, big, ph, HTTP_MIN_SECRET - 1), -1);
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(http_repl_init(&RP, big, HTTP_MAX_SECRET + 1, "x", 1), -1);
-	assert_int_equal(http_repl_init(&RP, big, HTTP_MAX_SECRET, "x", 1), 0);
-	assert_int_equal(RP.fail[HTTP_MAX_SECRET - 1], HTTP_MAX_SECRET - 1);
-	{
-		char out[2 * HTTP_MAX_SECRET + 8];
-		size_t n = http_repl_feed(&RP, big, sizeof(big), out);
-
-		/* HTTP_MAX_SECRET + 1 a's: one replacement, one a held. */
-		assert_int_equal(n, 1);
-		assert_int_equal(out[0], 'x');
-		assert_int_equal(RP.held, 1);
-	}
+	assert_int_equal(http_repl_init(&RP, big, ph, HTTP_MAX_SECRET + 1), -1);
+	assert_int_equal(http_repl_init(&RP, big, ph, HTTP_MAX_SECRET), 0);
+	/* The longest form, \u0061 for each of 4096 a's, held whole until its last byte. */
+	for (size_t i = 0; i < HTTP_MAX_SECRET; i++)
+		n += (size_t)sprintf(in + n, "\\u0061");
+	o = http_repl_feed(&RP, in, n - 1, out);
+	assert_int_equal(o, 0);
+	assert_int_equal(RP.held, n - 1);
+	o = http_repl_feed(&RP, in + n - 1, 1, out);
+	assert_int_equal(o, n);
+	assert_int_equal(memcmp(out, "\\u0070\\u0070", 12), 0);
+	assert_int_equal(RP.held, 0);
 }
 
 int main(void)
@@ -1039,11 +1242,15 @@ int main(void)
 		cmocka_unit_test(test_resp_parses_a_head_in_every_split),
 		cmocka_unit_test(test_resp_framing),
 		cmocka_unit_test(test_resp_limits_and_close_body),
-		cmocka_unit_test(test_rewrite_header_values_only),
+		cmocka_unit_test(test_rewrite_named_headers_only),
+		cmocka_unit_test(test_rewrite_basic_and_schemes),
+		cmocka_unit_test(test_rewrite_identity),
 		cmocka_unit_test(test_rewrite_refusals_and_bound),
 		cmocka_unit_test(test_value_ok),
-		cmocka_unit_test(test_repl_every_split),
+		cmocka_unit_test(test_repl_every_form),
+		cmocka_unit_test(test_repl_json_slash_and_quote),
 		cmocka_unit_test(test_repl_holds_back_a_prefix),
+		cmocka_unit_test(test_repl_rescans_a_failed_prefix),
 		cmocka_unit_test(test_repl_init_limits),
 		cmocka_unit_test(test_response_path_every_cut),
 	};

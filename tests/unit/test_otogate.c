@@ -38,6 +38,24 @@ static void test_grants(void **state)
 	assert_string_equal(g.hosthdr, "api.example.test:8443");
 	assert_int_equal(grant("K=https://203.0.113.10", &g, &why), 0);
 	assert_int_equal(g.is_ip, 1);
+	/* The headers that carry the credential: the default two, or those named. */
+	assert_int_equal(g.nheaders, 2);
+	assert_string_equal(g.headers[0], "Authorization");
+	assert_string_equal(g.headers[1], "x-api-key");
+	assert_int_equal(grant("K=https://a.test:8443/,header=X-Goog-Api-Key", &g, &why), 0);
+	assert_string_equal(g.host, "a.test");
+	assert_int_equal(g.port, 8443);
+	assert_int_equal(g.nheaders, 1);
+	assert_string_equal(g.headers[0], "X-Goog-Api-Key");
+	assert_int_equal(grant("K=https://a,header=authorization,header=PRIVATE-TOKEN", &g, &why),
+			 0);
+	assert_int_equal(g.nheaders, 2);
+	assert_string_equal(g.headers[1], "PRIVATE-TOKEN");
+	assert_int_equal(grant("K=https://a,header=a,header=b,header=c,header=d,header=e,header=f,"
+			       "header=g,header=h",
+			       &g, &why),
+			 0);
+	assert_int_equal(g.nheaders, 8);
 	static const char *const BAD[] = {
 		"K",
 		"=https://a",
@@ -55,6 +73,20 @@ static void test_grants(void **state)
 		"K=https://a..b",
 		"K=https://a_b",
 		"K=https://a:1x",
+		"K=https://a,",
+		"K=https://a,header=",
+		"K=https://a,header=a b",
+		"K=https://a,header=a:b",
+		"K=https://a,head=x",
+		"K=https://a,header=x,header=X",
+		"K=https://a,header=Host",
+		"K=https://a,header=content-length",
+		"K=https://a,header=Transfer-Encoding",
+		"K=https://a,header=Accept-Encoding",
+		"K=https://a,header=a,header=b,header=c,header=d,header=e,header=f,header=g,"
+		"header=h,header=i",
+		"K=https://"
+		"a,header=x12345678901234567890123456789012345678901234567890123456789012345",
 	};
 	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
 		why = NULL;
