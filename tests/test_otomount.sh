@@ -603,9 +603,129 @@ test_ro_within_workspace() {
 	assertFalse "no hook planted" "[ -e '$A/workspace/.git/hooks/pre-commit' ]"
 	assertEquals "[core]" "$(cat "$A/workspace/.git/config")"
 	assertEquals ok "$(cat "$A/workspace/.git/HEAD")"
-	# The control: without the option, the hook lands on the host.
-	run role member -- sh -c 'echo evil >/work/.git/hooks/pre-commit'
+	# The control: with the git directory exempt from the default protection and
+	# without the option, the hook lands on the host.
+	run role member --writable /work/.git -- sh -c 'echo evil >/work/.git/hooks/pre-commit'
 	assertTrue "hook written without --ro-within" "[ -e '$A/workspace/.git/hooks/pre-commit' ]"
+}
+
+# ---- files the host runs later ------------------------------------------------
+
+# A workspace with a repository at its top (depth 1) and one six levels down,
+# a bare repository, a worktree's .git file, a submodule's git directory, and
+# start-up files at the top; a remote outside /work to fetch from.
+protected_tree() {
+	g() { git -c safe.directory='*' -c user.email=o@t -c user.name=oto -c init.defaultBranch=main "$@"; }
+	W=$A/workspace
+	g init -q "$W" && g -C "$W" commit -q --allow-empty -m one
+	mkdir -p "$W/a/b/c/d/e" && g init -q "$W/a/b/c/d/e"
+	g init -q --bare "$W/bare.git"
+	mkdir -p "$W/wt" && echo "gitdir: /work/.git/worktrees/wt" >"$W/wt/.git"
+	mkdir -p "$W/.git/modules/sub/hooks" && echo "[core]" >"$W/.git/modules/sub/config" &&
+		echo "ref: refs/heads/main" >"$W/.git/modules/sub/HEAD" &&
+		mkdir -p "$W/.git/modules/sub/objects" "$W/.git/modules/sub/refs"
+	echo rc >"$W/.bashrc"
+	echo 'echo hi' >"$W/.envrc"
+	mkdir -p "$W/.vscode" && echo '{}' >"$W/.vscode/tasks.json"
+	echo '{}' >"$W/.mcp.json"
+	g init -q --bare "$A/knowledge/remote.git"
+	g -C "$W" push -q "$A/knowledge/remote.git" main 2>/dev/null
+	g -C "$W" remote add origin /knowledge/remote.git
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+}
+
+tree_listing() { # the agent's tree as the host sees it: every path, type, size, mode, mtime
+	find "$A" -printf '%p %y %s %m %T@\n' | LC_ALL=C sort
+}
+
+# What the agent writes to each protected path: EROFS, or EBUSY for a move of a git
+# directory; the host's files as they were.
+PLANT='for p in /work/.git/hooks/pre-commit /work/.git/info/attributes /work/a/b/c/d/e/.git/hooks/post-checkout \
+		/work/bare.git/hooks/update /work/.git/modules/sub/hooks/post-merge /work/.vscode/evil.json; do
+		(echo evil >"$p") 2>&1 | sed "s/.*: //"; done
+	for p in /work/.git/config /work/a/b/c/d/e/.git/config /work/bare.git/config /work/.git/modules/sub/config \
+		/work/wt/.git /work/.bashrc /work/.envrc /work/.vscode/tasks.json /work/.mcp.json; do
+		(echo evil >>"$p") 2>&1 | sed "s/.*: //"; done
+	mv /work/.git /work/.git2 2>&1 | sed "s/.*: //"; mv /work/a/b/c/d/e/.git /work/x 2>&1 | sed "s/.*: //"'
+
+test_host_run_files_are_read_only_by_default() {
+	protected_tree
+	before=$(tree_listing)
+	run role member -- sh -c "$PLANT"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "$(printf 'Read-only file system\n%.0s' $(seq 15))
+Device or resource busy
+Device or resource busy" "$(cat "$T/out")"
+	assertEquals "the host's tree, unchanged" "$before" "$(tree_listing)"
+	assertEquals rc "$(cat "$A/workspace/.bashrc")"
+}
+
+test_agent_git_still_commits_branches_and_fetches() {
+	protected_tree
+	run role member -- sh -c 'cd /work && g() { git -c user.email=a@t -c user.name=agent "$@"; }
+		echo x >f && g add f && g commit -q -m two && echo committed
+		g checkout -q -b feature && echo branched
+		g fetch -q origin && echo fetched $(git rev-parse --abbrev-ref origin/main)
+		g -C a/b/c/d/e commit -q --allow-empty -m deep && echo deep'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "committed
+branched
+fetched origin/main
+deep" "$(cat "$T/out")"
+	assertEquals two "$(git -c safe.directory="*" -C "$A/workspace" log -1 --format=%s feature)"
+}
+
+test_writable_and_protect_change_one_path_each() {
+	protected_tree
+	echo keep >"$A/workspace/notes.txt"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$A/workspace/notes.txt"
+	run role member --writable /work/.git/hooks --writable /work/.envrc --protect /work/notes.txt -- sh -c '
+		echo ok >/work/.git/hooks/pre-commit && echo hooks; echo ok >>/work/.envrc && echo envrc
+		(echo x >>/work/.git/config) 2>&1 | sed "s/.*: //"; (echo x >>/work/notes.txt) 2>&1 | sed "s/.*: //"
+		(echo x >>/work/.bashrc) 2>&1 | sed "s/.*: //"'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "hooks
+envrc
+Read-only file system
+Read-only file system
+Read-only file system" "$(cat "$T/out")"
+	assertEquals keep "$(cat "$A/workspace/notes.txt")"
+	# A whole tree exempt: nothing of it protected.
+	run role member --writable /work -- sh -c 'echo x >>/work/.git/config && echo config'
+	assertEquals "config" "$(cat "$T/out")"
+	# --protect of a path the view does not have: refused, in one line.
+	run role member --protect /work/nothere -- true
+	assertEquals 111 "$rc"
+	assertEquals "otomount: fatal: unable to --protect /work/nothere (it must be a file or directory of the view, not a symlink): No such file or directory" \
+		"$(cat "$T/err")"
+	run role member --protect work -- true
+	assertEquals 100 "$rc"
+}
+
+# No view option makes anything in a host tree: what would need a mount point there is refused.
+test_no_option_creates_anything_on_the_host() {
+	mkdir -p "$T/rw" && echo f >"$T/file"
+	chmod -R a+rwX "$T/rw" "$T/file"
+	before=$(tree_listing)
+	for opt in "--hide /work/nothere" "--ro-within /work/nothere" "--tmpfs /work/nothere" \
+		"--rw $T/rw:/work/nothere" "--ro $T/file:/work/sub/nothere" "--tmpfs /private/a/b"; do
+		# shellcheck disable=SC2086 # the option and its value, split on purpose
+		run role member $opt -- true
+		assertEquals "$opt: rc" 111 "$rc"
+		assertOneLine otomount
+	done
+	assertEquals "the host's tree, unchanged" "$before" "$(tree_listing)"
+	run role member --hide /work/nothere -- true
+	assertEquals "otomount: fatal: unable to hide /work/nothere: it must be in the view (a symlink is refused): No such file or directory" \
+		"$(cat "$T/err")"
+	run role member --tmpfs /work/nothere -- true
+	assertEquals "otomount: fatal: unable to mount a tmpfs on /work/nothere: it is not there, and it would be made in a host tree of the view (otomount makes nothing on the host: make it there first): No such file or directory" \
+		"$(cat "$T/err")"
+	# In a tmpfs of the view, a mount point is made as before.
+	run role member --tmpfs /scratch/deep/x --ro "$T/file:/home/agent/f" -- sh -c 'cat /home/agent/f; ls -d /scratch/deep/x'
+	assertEquals "f
+/scratch/deep/x" "$(cat "$T/out")"
 }
 
 test_bad_input() {

@@ -302,6 +302,17 @@ tool-ro
 524288
 1024" "$(cat "$T/out")"
 	assertEquals "x" "$(cat "$T/cache/w")"
+	# The protected files: --writable and --protect reach otomount.
+	echo n >"$A/workspace/notes"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$A/workspace/notes"
+	echo r >"$A/workspace/.bashrc"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$A/workspace/.bashrc"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--protect /work/notes --writable /work/.bashrc -- sh -c '
+		(echo x >>/work/notes) 2>&1 | sed "s/.*: //"; echo x >>/work/.bashrc && echo bashrc-rw'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "Read-only file system
+bashrc-rw" "$(cat "$T/out")"
 }
 
 # Nothing of the chain is readable from inside: pid 1 (the only process of
@@ -355,12 +366,20 @@ work-rw" "$(cat "$T/out")"
 	for bad in "--role|option --role needs a value" "--bogus x|unknown option --bogus" \
 		"role member|expected --OPTION [VALUE], found role member" \
 		"--no-net yes|option --no-net takes no value" "--config x|--config in a config file: one file only" \
-		"--print|--print belongs on the command line"; do
+		"--print|--print belongs on the command line" \
+		"--hide /work/secrets # keep out|--hide /work/secrets # keep out: a comment after a value is not allowed (the value runs to the end of the line: put the comment on a line of its own)" \
+		"--env A=b	# tab|--env A=b?# tab: a comment after a value is not allowed (the value runs to the end of the line: put the comment on a line of its own)" \
+		"--hide /work/secrets  |--hide /work/secrets  : blanks at the end of the line (the value runs to the end of the line: remove them)"; do
 		printf '# line 1\n\n%s\n' "${bad%%|*}" >"$T/bad.conf"
 		run "$OTO_BIN/otorun" --config "$T/bad.conf" -- true
 		assertEquals "$bad" 100 "$rc"
 		assertEquals "otorun: fatal: $T/bad.conf:3: ${bad#*|}" "$(cat "$T/err")"
 	done
+	# A # inside a value, with no blank before it, is the value's.
+	printf -- '--agent-root /a\n--role member\n--person p\n--as nobody\n--env X=a#b\n' >"$T/hash.conf"
+	run "$OTO_BIN/otorun" --config "$T/hash.conf" --print -- true
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" "--env 'X=a#b'"
 	run "$OTO_BIN/otorun" --config "$T/missing.conf" -- true
 	assertEquals 111 "$rc"
 	assertEquals "otorun: fatal: unable to read config $T/missing.conf" "$(cat "$T/err")"

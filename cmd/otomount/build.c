@@ -134,22 +134,31 @@ static void xmake_link(int rootfd, const struct plan_entry *p)
 		die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
 }
 
+/*
+ * A mask over dst, which must be there: hiding what is not there would make
+ * it (in a host tree, on the host), and an agent's tree may gain it later
+ * anyway. As --ro-within, a missing dst is refused.
+ */
 void xbuild_mask(struct view_state *v, const char *dst)
 {
 	struct stat st;
 	int target = path_open_beneath(v->root, dst, O_PATH | O_NOFOLLOW);
-	int is_dir = 1, tree;
+	int tree;
 
-	if (target >= 0) {
-		if (fstat(target, &st) < 0)
-			die(EXIT_SYS, errno, "unable to stat %s", dst);
-		is_dir = S_ISDIR(st.st_mode);
-		close(target);
-	}
-	tree = mnt_clone(is_dir ? v->empty_fd : v->null_fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
-	if (tree < 0 || path_mount_at(v->root, tree, dst, is_dir) < 0)
+	if (target < 0)
+		die(EXIT_SYS, errno,
+		    "unable to hide %s: it must be in the view (a symlink is refused)", dst);
+	if (fstat(target, &st) < 0)
+		die(EXIT_SYS, errno, "unable to stat %s", dst);
+	/* O_PATH | O_NOFOLLOW opens a symlink as itself: a mount there would follow it. */
+	if (S_ISLNK(st.st_mode))
+		die(EXIT_SYS, ELOOP, "unable to hide %s: a symlink is refused", dst);
+	tree = mnt_clone(S_ISDIR(st.st_mode) ? v->empty_fd : v->null_fd, "",
+			 MNT_RO | MOUNT_ATTR_NOEXEC);
+	if (tree < 0 || mnt_move(tree, target) < 0)
 		die(EXIT_SYS, errno, "unable to hide %s", dst);
 	close(tree);
+	close(target);
 }
 
 static void xro_within(struct view_state *v, const char *dst)
@@ -186,6 +195,11 @@ void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, 
 	debugx("mount %s", dst);
 	dir_forget();
 	target = path_make_beneath(v->root, dst, is_dir);
+	if (target < 0 && errno == EXDEV)
+		die(EXIT_SYS, ENOENT,
+		    "unable to mount %s on %s: it is not there, and it would be made in a host "
+		    "tree of the view (otomount makes nothing on the host: make it there first)",
+		    src, dst);
 	if (target < 0)
 		die(EXIT_SYS, errno, "unable to make the mount point %s for %s", dst, src);
 	if (mnt_move(tree, target) < 0)

@@ -43,8 +43,11 @@ int main(int argc, char **argv)
 	 */
 	xview_prepare(&v, &o);
 
-	/* 4. The new root on a tmpfs, filled in plan order; /proc masks last. */
-	xview_build(&v);
+	/*
+	 * 4. The new root on a tmpfs, filled in plan order; the files the host
+	 *    runs later made read-only in every writable tree; /proc masks last.
+	 */
+	xview_build(&v, &o);
 
 	/* 5. Read-only where filled, pivot_root, detach the old root, exec. */
 	xview_enter(&v, &o);

@@ -27,6 +27,11 @@ static const char USAGE[] =
     "  --hide DST            an empty read-only directory over DST; repeatable\n"
     "  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
     "                        repeatable, e.g. /work/.git/hooks\n"
+    "  --writable PATH       leave PATH of the view, and all beneath it, out of the\n"
+    "                        files made read-only by default (the git directories of\n"
+    "                        every repository, start-up files such as .bashrc at each\n"
+    "                        writable tree's top: otomount(1)); repeatable\n"
+    "  --protect PATH        make PATH of the view read-only too; repeatable\n"
     "  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
     "  --tmp-inodes N        inode cap of /tmp, /dev/shm, $HOME and every --tmpfs\n"
     "                        (default one per 4 KiB of each one's size cap)\n"
@@ -53,7 +58,23 @@ enum {
 	OPT_TMP_INODES,
 	OPT_HOME,
 	OPT_USER_NAME,
+	OPT_WRITABLE,
+	OPT_PROTECT,
 };
+
+/* A view path into list (--writable, --protect). */
+static void xadd_path(const char ***list, size_t *n, const char *name, const char *arg)
+{
+	const char **l = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!l)
+		die(EXIT_SYS, errno, "unable to keep %s %s: out of memory", name, arg);
+	if (view_path_ok(arg) < 0)
+		die_usage("%s %s: want an absolute path of the view, without . or .. (see --help)",
+			  name, arg);
+	*list = l;
+	l[(*n)++] = arg;
+}
 
 static void xadd_op(struct otomount_opts *o, enum op_kind kind, const char *name, const char *arg)
 {
@@ -111,6 +132,8 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "tmp-inodes", required_argument, NULL, OPT_TMP_INODES },
 		{ "home", required_argument, NULL, OPT_HOME },
 		{ "user-name", required_argument, NULL, OPT_USER_NAME },
+		{ "writable", required_argument, NULL, OPT_WRITABLE },
+		{ "protect", required_argument, NULL, OPT_PROTECT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -182,6 +205,12 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 				die_usage("--user-name %s: a name is 1 to 64 of [A-Za-z0-9._-]",
 					  optarg);
 			o->user_name = optarg;
+			break;
+		case OPT_WRITABLE:
+			xadd_path(&o->writable, &o->nwritable, "--writable", optarg);
+			break;
+		case OPT_PROTECT:
+			xadd_path(&o->protect, &o->nprotect, "--protect", optarg);
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

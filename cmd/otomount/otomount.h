@@ -35,6 +35,10 @@ struct otomount_opts {
 	unsigned long tmp_inodes; /* for the same; 0 = by each one's size */
 	struct view_op *ops;
 	size_t nops;
+	const char **writable; /* --writable: view paths the protected-files walk leaves alone */
+	size_t nwritable;
+	const char **protect; /* --protect: more view paths to make read-only */
+	size_t nprotect;
 	char **argv; /* the next program */
 };
 
@@ -62,6 +66,7 @@ int mnt_fs(const char *type, const char *const *opts, unsigned int attr); /* fso
 /* A detached tmpfs with a size and an inode cap (mode: octal text). */
 int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr);
 int mnt_move(int tree, int target_fd);
+int mnt_id_of(int fd, unsigned long long *id); /* the mount fd is on (statx's stx_mnt_id) */
 
 /* ---- pivot.c: entering a private mount namespace, leaving the old root. -1/errno ---- */
 int mnt_make_private_ns(void);	/* unshare(CLONE_NEWNS), then everything private */
@@ -72,11 +77,15 @@ int mnt_pivot(int new_root_fd); /* pivot_root there, detach the old root */
 int host_open(const char *path, int flags);
 /* A path in the new root, never leaving it. */
 int path_open_beneath(int rootfd, const char *path, int flags);
-/* Create the missing directories of path, and path itself (a dir, or an empty
- * file when !is_dir), beneath rootfd; return an O_PATH fd of it. */
+/*
+ * Create the missing directories of path, and path itself (a dir, or an empty
+ * file when !is_dir), beneath rootfd; return an O_PATH fd of it. Nothing is
+ * made on a mount path_host_tree named: there, -1 with errno EXDEV (what is
+ * missing would be made in the host's tree).
+ */
 int path_make_beneath(int rootfd, const char *path, int is_dir);
-/* Attach a detached tree at path in the new root (created when missing). */
-int path_mount_at(int rootfd, int tree, const char *path, int is_dir);
+/* tree, a clone of a host path, is the host's: path_make_beneath makes nothing on it. -1/ENOMEM. */
+int path_host_tree(int tree);
 
 /*
  * ---- plan.c: the view, planned ----
@@ -127,7 +136,7 @@ struct view_state {
 	int empty_fd;	 /* scratch/empty: an empty directory, masks directories */
 	int ro_later[4]; /* tmpfs filled during the build, made read-only after */
 	size_t n_ro_later;
-	mode_t umask; /* the caller's, set back before exec */
+	mode_t umask;	     /* the caller's, set back before exec */
 	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
 	char hostname[65];
@@ -137,7 +146,7 @@ struct view_state {
 
 void view_read_host(struct view_state *v);
 void xview_prepare(struct view_state *v, const struct otomount_opts *o);
-void xview_build(struct view_state *v);
+void xview_build(struct view_state *v, const struct otomount_opts *o);
 noreturn void xview_enter(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- sources.c: the host's trees in the view: the system's, the role's, the custom ---- */
@@ -147,7 +156,7 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
 void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */
-void xetc_join(struct view_state *v);					 /* at P_ETC */
+void xetc_join(struct view_state *v);				      /* at P_ETC */
 
 /* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
@@ -159,6 +168,13 @@ size_t etc_machine_id(char *buf, size_t size, const unsigned char rnd[16]);
 void xdev_prepare(struct view_state *v, const struct otomount_opts *o);
 void xproc_prepare(struct view_state *v);
 void xproc_mask(struct view_state *v); /* after the build: Docker's masked and read-only paths */
+
+/*
+ * ---- protect.c: files the host runs later, read-only in every writable tree ----
+ * (git directories at any depth, start-up files at each tree's top), made
+ * after the plan is built, before the pivot.
+ */
+void xprotect(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- build.c: the plan made in the new root ---- */
 /* The scratch tmpfs on the old root: the new root's mount point, and the masks. */

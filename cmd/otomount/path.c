@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,6 +29,61 @@ int path_open_beneath(int rootfd, const char *path, int flags)
 	while (*path == '/')
 		path++;
 	return sys_openat2(rootfd, *path ? path : ".", flags, BENEATH);
+}
+
+/*
+ * The mounts that are the host's trees (the clones of host paths), by mount
+ * id: a mount point missing in one of them would be made on the host, in a
+ * tree an operator bound in (--hide /work/nothere made nothere in the
+ * workspace, empty, and hid it).
+ */
+static unsigned long long *host_ids;
+static size_t nhost_ids;
+
+int path_host_tree(int tree)
+{
+	unsigned long long id, *l;
+
+	if (mnt_id_of(tree, &id) < 0)
+		return -1;
+	l = realloc(host_ids, (nhost_ids + 1) * sizeof(*l));
+	if (!l) {
+		errno = ENOMEM;
+		return -1;
+	}
+	host_ids = l;
+	host_ids[nhost_ids++] = id;
+	return 0;
+}
+
+/* Whether dir is on a host tree: then nothing is made in it (errno EXDEV). */
+static int on_host(int dir)
+{
+	unsigned long long id;
+
+	if (!nhost_ids)
+		return 0;
+	/* Fail closed: a mount that cannot be told is taken for the host's. */
+	if (mnt_id_of(dir, &id) < 0)
+		return 1;
+	for (size_t i = 0; i < nhost_ids; i++)
+		if (host_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* name in dir, made only off the host's trees. */
+static int make_dir(int dir, const char *name)
+{
+	if (!faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	if (on_host(dir)) {
+		errno = EXDEV;
+		return -1;
+	}
+	return mkdirat(dir, name, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int path_make_beneath(int rootfd, const char *path, int is_dir)
@@ -58,17 +114,26 @@ int path_make_beneath(int rootfd, const char *path, int is_dir)
 	if (dir < 0)
 		return -1;
 	if (is_dir) {
-		if (mkdirat(dir, last, 0755) < 0 && errno != EEXIST)
+		if (make_dir(dir, last) < 0)
 			goto fail;
 		/* O_DIRECTORY: a symlink planted there fails instead of being used. */
 		fd = sys_openat2(dir, last, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
 	} else {
-		/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile. */
-		fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			goto fail;
-		if (fd >= 0)
-			close(fd);
+		if (faccessat(dir, last, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				goto fail;
+			if (on_host(dir)) {
+				errno = EXDEV;
+				goto fail;
+			}
+			/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile. */
+			fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0644);
+			if (fd < 0 && errno != EEXIST)
+				goto fail;
+			if (fd >= 0)
+				close(fd);
+		}
 		fd = sys_openat2(dir, last, O_PATH | O_NOFOLLOW, BENEATH);
 		/* A symlink as the last component: mounting there would follow it. */
 		if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
@@ -86,18 +151,4 @@ fail:
 	close(dir);
 	errno = e;
 	return -1;
-}
-
-int path_mount_at(int rootfd, int tree, const char *path, int is_dir)
-{
-	int target = path_make_beneath(rootfd, path, is_dir);
-	int r, e;
-
-	if (target < 0)
-		return -1;
-	r = mnt_move(tree, target);
-	e = errno;
-	close(target);
-	errno = e;
-	return r;
 }

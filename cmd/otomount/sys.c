@@ -115,3 +115,26 @@ int mnt_move(int tree, int target_fd)
 	return (int)syscall(SYS_move_mount, tree, "", target_fd, "",
 			    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }
+
+/*
+ * statx(2)'s buffer, as the kernel writes it (include/uapi/linux/stat.h):
+ * musl 1.2.3 has no struct statx, and linux/stat.h redefines sys/stat.h's
+ * macros. Only the mount id is read.
+ */
+struct statx_buf {
+	unsigned char head[144];
+	unsigned long long mnt_id; /* stx_mnt_id, with STATX_MNT_ID (0x1000) */
+	unsigned char rest[104];
+};
+_Static_assert(sizeof(struct statx_buf) == 256, "struct statx is 256 bytes");
+
+int mnt_id_of(int fd, unsigned long long *id)
+{
+	struct statx_buf b;
+
+	memset(&b, 0, sizeof(b));
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x1000U, &b) < 0)
+		return -1;
+	*id = b.mnt_id;
+	return 0;
+}

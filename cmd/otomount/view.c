@@ -72,12 +72,17 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 	xsources_custom(v, o);
 }
 
-void xview_build(struct view_state *v)
+void xview_build(struct view_state *v, const struct otomount_opts *o)
 {
 	xbuild_scratch(v);
 	for (size_t i = 0; i < v->plan.n; i++)
 		xbuild_entry(v, &v->plan.e[i]);
 	build_done();
+	/*
+	 * In the view as built, custom binds included, and before the agent
+	 * exists: it can neither race the walk nor see a tree unprotected.
+	 */
+	xprotect(v, o);
 	xproc_mask(v);
 }
 

@@ -56,6 +56,9 @@ static const char USAGE[] =
     "  --tmp-inodes N        inodes of each of them (default one per 4 KiB)\n"
     "  --hide DST            an empty, read-only directory over DST; repeatable\n"
     "  --ro-within PATH      PATH inside a writable mount read-only; repeatable\n"
+    "  --writable PATH       PATH and beneath out of the files made read-only by\n"
+    "                        default (git hooks and config, .bashrc...); repeatable\n"
+    "  --protect PATH        PATH read-only with them; repeatable\n"
     " credentials (otosecret, otogate):\n"
     "  --secret NAME[:HOW]   inject credential NAME (HOW: env, env=VAR, file=PATH,\n"
     "                        fd=N); repeatable; needs --store and --key-file\n"
@@ -167,11 +170,28 @@ static char *read_file(const char *path, size_t *len)
 	return b.p;
 }
 
+/* " #" or a tab and # in a value: a comment, to its writer. */
+static int comment_after(const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if ((*p == ' ' || *p == '\t') && p[1] == '#')
+			return 1;
+	return 0;
+}
+
+static int blank_end(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && (v[n - 1] == ' ' || v[n - 1] == '\t');
+}
+
 /*
  * The config file's options, one a line ("--OPTION VALUE": the value is the
  * rest of the line, as it is, spaces and quotes included; "--OPTION" for a
- * flag). Blank lines and lines starting with # are skipped. An error names
- * FILE:LINE. The command line's options come after the file's.
+ * flag). Blank lines and lines starting with # are skipped; a value with a
+ * " #" in it or blanks at its end is refused. An error names FILE:LINE. The
+ * command line's options come after the file's.
  */
 static void xread_config(struct otorun_opts *o, const char *path)
 {
@@ -208,6 +228,25 @@ static void xread_config(struct otorun_opts *o, const char *path)
 			if (takes_value(name)) {
 				if (!has)
 					xotorun_die(EXIT_USAGE, "option %s needs a value", name);
+				/*
+				 * A value runs to the end of its line: what looks like a
+				 * comment after it, or blanks a reader cannot see, would be
+				 * taken as part of it (--hide /work/secrets # keep out hid
+				 * "/work/secrets # keep out").
+				 */
+				if (comment_after(val))
+					xotorun_die(
+					    EXIT_USAGE,
+					    "%s %s: a comment after a value is not allowed (the "
+					    "value runs to the end of the line: put the comment "
+					    "on a line of its own)",
+					    name, xshown(val));
+				if (blank_end(val))
+					xotorun_die(
+					    EXIT_USAGE,
+					    "%s %s: blanks at the end of the line (the value "
+					    "runs to the end of the line: remove them)",
+					    name, xshown(val));
 				xopt(o, name, val);
 			} else if (!is_flag(name)) {
 				xotorun_die(EXIT_USAGE, "unknown option %s", xshown(name));

@@ -194,6 +194,8 @@ static const char *const VALUED[] = {
 	"--tmp-inodes",
 	"--hide",
 	"--ro-within",
+	"--writable",
+	"--protect",
 	"--secret",
 	"--grant",
 	"--ca-file",
@@ -401,7 +403,8 @@ static const char *const NET_NUMBERS[] = { "--max-flows", "--max-half-open", "--
 					   "--tcp-idle",  "--udp-idle",	     "--busy-poll" };
 static const char *const LIMITS[] = { "--memory-max", "--pids-max", "--cpu-max" };
 static const char *const MOUNT_VALUED[] = {
-	"--ro", "--rw", "--socket", "--tmpfs", "--tmp-size", "--tmp-inodes", "--hide", "--ro-within"
+	"--ro",		"--rw",	  "--socket",	 "--tmpfs",    "--tmp-size",
+	"--tmp-inodes", "--hide", "--ro-within", "--writable", "--protect",
 };
 static const char *const EXEC_VALUED[] = { "--rlimit", "--env", "--env-keep", "--landlock-ro",
 					   "--landlock-rw" };

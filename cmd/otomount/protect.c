@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Files the host runs later, read-only in the view (otomount(1), PROTECTED
+ * FILES). What the agent writes in /work, /private, or a manager's
+ * /knowledge and /config stays on the host after the session, where a
+ * person's git, shell, direnv or editor later runs some of it with the
+ * person's privileges: a hook, a core.fsmonitor or core.hooksPath in a
+ * repository's config, a .bashrc. Each writable tree of the view is walked
+ * once, after the view is built and before the agent exists, and:
+ *
+ *   - in every git repository at any depth (a .git directory, a bare
+ *     repository, a submodule's git directory under .git/modules), hooks,
+ *     info, config and config.worktree become read-only binds of
+ *     themselves, and the git directory a read-write bind of itself: a mount
+ *     point cannot be renamed or removed (EBUSY), so the agent cannot move
+ *     the git directory aside and put one of its own in its place. Its own
+ *     git still commits, branches and fetches: objects, refs, the index,
+ *     HEAD and the logs stay writable;
+ *   - a .git file (a worktree's or a submodule's "gitdir:" pointer) becomes
+ *     read-only, so it cannot be aimed at a git directory the agent made;
+ *   - at each tree's top, the shell and tool start-up files of START below.
+ *
+ * Only what exists at launch can be made read-only without making anything
+ * in the host's tree (a mount needs its mount point). The walk never
+ * follows a symlink, never enters a git directory but for its modules, and
+ * is bounded (PROTECT_MAX_DIRS directories in all): past the bound the
+ * launch stops, rather than leave part of a tree unprotected. --writable
+ * exempts a path and all beneath it; --protect adds one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otomount.h"
+
+#define PROTECT_MAX_DIRS 200000UL
+
+/*
+ * At each writable tree's top: what a shell reads when the tree is a home
+ * or is sourced (bash, sh, zsh), what runs on entering the directory
+ * (.envrc, direnv), what an editor or agent runs from the folder it opens
+ * (.vscode tasks and settings, .idea run configurations, .devcontainer's
+ * initializeCommand on the host, .mcp.json's MCP servers, .claude's hooks
+ * and commands), and git's and ripgrep's per-user configuration read from
+ * a home (.gitconfig: core.fsmonitor, aliases; .ripgreprc: --pre).
+ */
+static const char *const START[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc",  ".zshenv",	    ".zprofile",   ".zlogin",	   ".zlogout",
+	".envrc",  ".gitconfig",    ".ripgreprc",  ".mcp.json",	   ".vscode",
+	".idea",   ".devcontainer", ".claude",	   NULL,
+};
+
+/* In a git directory: what git runs, or reads to decide what to run. */
+static const char *const GITDIR_RO[] = { "hooks", "info", "config", "config.worktree", NULL };
+
+struct linux_dirent64 {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+struct walk {
+	const struct otomount_opts *o;
+	char path[PATH_MAX]; /* the directory being read, in the view */
+	size_t len;
+	unsigned long dirs, mounts;
+	dev_t dev;	  /* the last directory's filesystem, and whether its st_nlink */
+	int dev_counts;	  /* counts subdirectories (leaf) */
+	const char *tree; /* the tree's top, for messages */
+	char buf[65536];  /* getdents64 */
+};
+
+/* path (in the view) is p, or beneath it. */
+static int under(const char *path, const char *p)
+{
+	size_t n = strlen(p);
+
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	return !strncmp(path, p, n) && (path[n] == 0 || path[n] == '/' || n == 1);
+}
+
+static int exempt(const struct walk *w, const char *path)
+{
+	for (size_t i = 0; i < w->o->nwritable; i++)
+		if (under(path, w->o->writable[i]))
+			return 1;
+	return 0;
+}
+
+/* path + "/" + name into out: -1 when too long. */
+static int join(char *out, const char *path, const char *name)
+{
+	int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(path, "/") ? path : "", name);
+
+	return n > 0 && n < PATH_MAX ? 0 : -1;
+}
+
+/*
+ * dir's entry name, of the view's path, a bind of itself: read-only, or
+ * read-write (a mount point that cannot be moved). ENOENT: not there, 0.
+ */
+static int xbind_self(struct walk *w, int dir, const char *name, const char *path, int ro)
+{
+	int target = sys_openat2(dir, name, O_PATH | O_NOFOLLOW,
+				 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	struct stat st;
+	int tree;
+
+	if (target < 0 && errno == ENOENT)
+		return 0;
+	if (target < 0 || fstat(target, &st) < 0)
+		die(EXIT_SYS, errno, "unable to open %s to protect it", path);
+	/* A symlink is left as it is: it runs nothing, and a bind would follow it. */
+	if (S_ISLNK(st.st_mode) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
+		close(target);
+		return 0;
+	}
+	tree = mnt_clone(target, "", ro ? MNT_RO : MNT_RW);
+	if (tree < 0 || mnt_move(tree, target) < 0)
+		die(EXIT_SYS, errno, "unable to make %s %s", path,
+		    ro ? "read-only (a protected file)" : "a mount point (a git directory)");
+	debugx("%s %s", ro ? "protect" : "pin", path);
+	w->mounts++;
+	close(tree);
+	close(target);
+	return 1;
+}
+
+static void xprotect_name(struct walk *w, int dir, const char *name, int ro)
+{
+	char p[PATH_MAX];
+
+	if (join(p, w->path, name) < 0)
+		die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/%s", w->path, name);
+	if (!exempt(w, p))
+		xbind_self(w, dir, name, p, ro);
+}
+
+static void xwalk(struct walk *w, int dir);
+
+/* Filesystems whose directories count their subdirectories in st_nlink (2 + each). */
+static int nlink_counts(unsigned long type)
+{
+	return type == 0xEF53 /* ext2, 3, 4 */ || type == 0x58465342 /* xfs */ ||
+	       type == 0x01021994 /* tmpfs */;
+}
+
+/*
+ * name, a directory in dir (the view's path p), when it has no subdirectory
+ * on a filesystem that says so (st_nlink 2): nothing in it can be a git
+ * directory or a bare repository, only a .git file, which is protected here,
+ * and it is not read (most of a source tree's directories are such leaves:
+ * reading their entries was most of the walk's time). 1 when done.
+ */
+static int xleaf(struct walk *w, int dir, const char *name, const char *p)
+{
+	struct stat st, g;
+	struct statfs fs;
+	char dotgit[NAME_MAX + 6];
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_nlink != 2)
+		return 0;
+	if (st.st_dev != w->dev) {
+		int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		w->dev = st.st_dev;
+		w->dev_counts =
+		    fd >= 0 && fstatfs(fd, &fs) == 0 && nlink_counts((unsigned long)fs.f_type);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!w->dev_counts)
+		return 0;
+	if (++w->dirs > PROTECT_MAX_DIRS)
+		return 0; /* xwalk says why */
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", name);
+	if (fstatat(dir, dotgit, &g, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(g.st_mode)) {
+		size_t keep = w->len;
+		int sub = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (sub < 0)
+			die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
+		memcpy(w->path, p, strlen(p) + 1);
+		w->len = strlen(p);
+		xprotect_name(w, sub, ".git", 1);
+		close(sub);
+		w->len = keep;
+		w->path[keep] = 0;
+	}
+	return 1;
+}
+
+/* A git directory: name, in dir (the view's w->path). Its modules are git directories too. */
+static void xgitdir(struct walk *w, int dir, const char *name)
+{
+	char p[PATH_MAX];
+	size_t keep = w->len;
+	int g;
+
+	if (join(p, w->path, name) < 0)
+		die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/%s", w->path, name);
+	if (exempt(w, p))
+		return;
+	g = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (g < 0)
+		die(EXIT_SYS, errno, "unable to open %s to protect it", p);
+	memcpy(w->path, p, strlen(p) + 1);
+	w->len = strlen(p);
+	for (const char *const *n = GITDIR_RO; *n; n++)
+		xprotect_name(w, g, *n, 1);
+	/* Submodules' git directories: .git/modules/NAME/ (and nested modules). */
+	{
+		int m = openat(g, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (m >= 0) {
+			w->path[w->len] = 0;
+			strcat(w->path, "/modules");
+			w->len += 8;
+			xwalk(w, m);
+			close(m);
+		}
+	}
+	close(g);
+	w->len = keep;
+	w->path[keep] = 0;
+	xprotect_name(w, dir, name, 0);
+}
+
+/*
+ * The directory dir (the view's w->path): its git directories and .git
+ * files protected, then each subdirectory walked (not a git directory's
+ * insides, not through a symlink). A directory that is itself a git
+ * directory (a bare repository, a submodule's under .git/modules) has its
+ * insides protected and is walked no further.
+ */
+static void xwalk(struct walk *w, int dir)
+{
+	char **subs = NULL, **gits = NULL;
+	size_t nsubs = 0, ngits = 0;
+	int bare = 0;
+	long n;
+
+	if (++w->dirs > PROTECT_MAX_DIRS)
+		die(EXIT_SYS, E2BIG,
+		    "unable to protect the files the host runs later in %s: more than %lu "
+		    "directories (exempt a subtree with --writable, at the risk otomount(1) "
+		    "describes)",
+		    w->tree, PROTECT_MAX_DIRS);
+	while ((n = syscall(SYS_getdents64, dir, w->buf, sizeof(w->buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(w->buf + off);
+			const char *name = d->d_name;
+			unsigned char type = d->d_type;
+			struct stat st;
+
+			off += d->d_reclen;
+			if (!strcmp(name, ".") || !strcmp(name, ".."))
+				continue;
+			if (type == DT_UNKNOWN) {
+				if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				type = S_ISDIR(st.st_mode)   ? DT_DIR
+				       : S_ISREG(st.st_mode) ? DT_REG
+							     : 0;
+			}
+			/* A bare repository: HEAD, config, objects/ and refs/ side by side. */
+			if (type == DT_REG && (!strcmp(name, "HEAD") || !strcmp(name, "config")))
+				bare |= name[0] == 'H' ? 1 : 2;
+			if (type == DT_DIR && (!strcmp(name, "objects") || !strcmp(name, "refs")))
+				bare |= name[0] == 'o' ? 4 : 8;
+			if (!strcmp(name, ".git") && type == DT_REG) {
+				xprotect_name(w, dir, name, 1);
+				continue;
+			}
+			if (type != DT_DIR)
+				continue;
+			{
+				char ***list = !strcmp(name, ".git") ? &gits : &subs;
+				size_t *cnt = list == &gits ? &ngits : &nsubs;
+				char **l = realloc(*list, (*cnt + 1) * sizeof(**list));
+
+				if (!l || !(l[*cnt] = strdup(name)))
+					die(EXIT_SYS, ENOMEM, "unable to walk %s: out of memory",
+					    w->path);
+				*list = l;
+				++*cnt;
+			}
+		}
+	}
+	if (n < 0)
+		die(EXIT_SYS, errno, "unable to read the directory %s to protect it", w->path);
+	if (bare == 15) {
+		/* This directory is a git directory: protect its insides, walk no further. */
+		for (const char *const *g = GITDIR_RO; *g; g++)
+			xprotect_name(w, dir, *g, 1);
+		for (size_t i = 0; i < nsubs; i++)
+			free(subs[i]);
+		nsubs = 0;
+	}
+	for (size_t i = 0; i < ngits; i++) {
+		xgitdir(w, dir, gits[i]);
+		free(gits[i]);
+	}
+	for (size_t i = 0; i < nsubs; i++) {
+		size_t keep = w->len;
+		char p[PATH_MAX];
+		int sub;
+
+		if (join(p, w->path, subs[i]) < 0)
+			die(EXIT_SYS, ENAMETOOLONG, "unable to walk %s/%s", w->path, subs[i]);
+		if (!exempt(w, p) && !xleaf(w, dir, subs[i], p)) {
+			sub = openat(dir, subs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
+			memcpy(w->path, p, strlen(p) + 1);
+			w->len = strlen(p);
+			xwalk(w, sub);
+			close(sub);
+			w->len = keep;
+			w->path[keep] = 0;
+		}
+		free(subs[i]);
+	}
+	free(subs);
+	free(gits);
+}
+
+/* One writable tree of the view, top: its start-up files, and every repository in it. */
+static void xprotect_tree(struct view_state *v, struct walk *w, const char *top)
+{
+	int dir;
+
+	if (exempt(w, top))
+		return;
+	dir = path_open_beneath(v->root, top, O_RDONLY | O_DIRECTORY);
+	if (dir < 0)
+		die(EXIT_SYS, errno, "unable to open %s in the view to protect its files", top);
+	w->tree = top;
+	snprintf(w->path, sizeof(w->path), "%s", top);
+	w->len = strlen(w->path);
+	for (const char *const *n = START; *n; n++)
+		xprotect_name(w, dir, *n, 1);
+	xwalk(w, dir);
+	close(dir);
+}
+
+void xprotect(struct view_state *v, const struct otomount_opts *o)
+{
+	static struct walk w;
+
+	w.o = o;
+	w.dirs = w.mounts = 0;
+	w.dev = 0;
+	w.dev_counts = 0;
+	if (o->role == ROLE_MEMBER || o->role == ROLE_MANAGER)
+		xprotect_tree(v, &w, "/work");
+	if (o->role == ROLE_MANAGER) {
+		xprotect_tree(v, &w, "/knowledge");
+		xprotect_tree(v, &w, "/config");
+	}
+	if (o->role != ROLE_NONE)
+		xprotect_tree(v, &w, "/private");
+	for (size_t i = 0; i < o->nops; i++) {
+		struct stat st;
+		int fd;
+
+		if (o->ops[i].kind != OP_RW)
+			continue;
+		fd = path_open_beneath(v->root, o->ops[i].dst, O_PATH);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			xprotect_tree(v, &w, o->ops[i].dst);
+		if (fd >= 0)
+			close(fd);
+	}
+	for (size_t i = 0; i < o->nprotect; i++) {
+		const char *p = o->protect[i], *slash = strrchr(p, '/');
+		char parent[PATH_MAX];
+		int dir;
+
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - p), p);
+		dir = path_open_beneath(v->root, *parent ? parent : "/", O_PATH | O_DIRECTORY);
+		if (dir < 0 || !xbind_self(&w, dir, slash + 1, p, 1))
+			die(EXIT_SYS, dir < 0 ? errno : ENOENT,
+			    "unable to --protect %s (it must be a file or directory of the view, "
+			    "not "
+			    "a symlink)",
+			    p);
+		close(dir);
+	}
+	debugx("protected files: %lu directories walked, %lu mounts", w.dirs, w.mounts);
+}
