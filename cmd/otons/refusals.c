@@ -98,11 +98,15 @@ static long long clock_ns(clockid_t c)
 static void budget_refill(struct otons_refusals *r)
 {
 	long long now = clock_ns(CLOCK_MONOTONIC);
+	long long gained = (now - r->refilled) / OTONS_REFUSALS_SHARE;
 
-	r->budget += (now - r->refilled) / OTONS_REFUSALS_SHARE;
-	if (r->budget > OTONS_REFUSALS_BURST)
+	/* The remainder of the division stays for the next refill. */
+	r->budget += gained;
+	r->refilled += gained * OTONS_REFUSALS_SHARE;
+	if (r->budget > OTONS_REFUSALS_BURST) {
 		r->budget = OTONS_REFUSALS_BURST;
-	r->refilled = now;
+		r->refilled = now;
+	}
 	if (r->resting && r->budget >= OTONS_REFUSALS_CHUNK)
 		r->resting = 0;
 }
