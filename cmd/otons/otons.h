@@ -147,6 +147,16 @@ void otons_cgroup_end(struct otons_cgroup *cg);
 /* --log-fd: the refusal log (refusals.c) */
 #define OTONS_REFUSALS_FIRST 10	  /* lines for the first refusals of each call */
 #define OTONS_REFUSALS_NR    1024 /* call numbers counted one by one */
+/*
+ * The supervisor's CPU budget for notifications: at most 1/SHARE of the
+ * time (5% of one CPU), BURST ns of it at once; once spent, the listener
+ * rests until CHUNK ns are back (10 ms), BATCH notifications at most per
+ * wake-up of the loop.
+ */
+#define OTONS_REFUSALS_SHARE 20
+#define OTONS_REFUSALS_BURST 20000000LL
+#define OTONS_REFUSALS_CHUNK 500000LL
+#define OTONS_REFUSALS_BATCH 16
 struct otons_refusals {
 	int log_fd;	/* -1: no log */
 	int sock;	/* ours of the socket the listener comes on; -1: none (any more) */
@@ -155,13 +165,19 @@ struct otons_refusals {
 	struct otons_audit *audit; /* Landlock's refusals (audit.c) */
 	int write_failed;
 	unsigned long count[OTONS_REFUSALS_NR], count_other;
+	long long budget;   /* ns of CPU the supervisor may still spend on notifications */
+	long long refilled; /* CLOCK_MONOTONIC ns of the budget's last refill */
+	long long cpu_mark; /* the supervisor's CPU ns before the poll that may wake for one */
+	int resting;	    /* budget spent: the listener is not polled until CHUNK is back */
 };
 /* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
 void xotons_refusals_offer(struct otons_refusals *r, int log_fd, struct otons_audit *au);
 void otons_refusals_parent(struct otons_refusals *r); /* the supervisor, after the fork */
 void otons_refusals_child(struct otons_refusals *r);  /* pid 1, after the fork */
-int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf);
+/* The poll set (the listener only while the budget lasts), and its timeout (ms, -1: none). */
+int otons_refusals_fds(struct otons_refusals *r, struct pollfd *pf, int *timeout);
 void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, int n);
+/* The end: what is still pending answered EPERM, whatever the budget; then closed. */
 void otons_refusals_finish(struct otons_refusals *r);
 /*
  * parse.c: one refusal's JSON line, newline included: its length, or 0 when

@@ -15,6 +15,22 @@
  * Bounded: per call, the first OTONS_REFUSALS_FIRST refusals are written,
  * then only the 100th, 1000th, 10000th... (each line counts); 100,000
  * refusals of one call are 14 lines.
+ *
+ * A flood costs the session, not the host. The supervisor runs outside the
+ * session's cgroup, and each notification costs it about 2 us of CPU (its
+ * poll, the receive, the answer): four threads of the agent calling bpf()
+ * in a loop once kept it busy 0.76 s of every second. So the supervisor
+ * spends on notifications at most 1/OTONS_REFUSALS_SHARE of the time (5% of
+ * one CPU, measured with its own CPU clock, so the bound holds whatever the
+ * machine's speed), with a burst of OTONS_REFUSALS_BURST; once that is
+ * spent, it stops polling the listener until OTONS_REFUSALS_CHUNK is back
+ * (10 ms). Meanwhile the refused callers wait in the kernel, asleep until
+ * their answer: they cost no CPU, and only the session is slowed. Its calls
+ * still end as they would: EPERM, never let through (no CONTINUE), or the
+ * caller killed with the session (the end answers what is pending). Not in
+ * the kernel's answer (the filter cannot count), nor the supervisor in the
+ * session's cgroup: the cgroup is optional, and its OOM kill takes the whole
+ * group, which must not include the process that reports the exit code.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,14 +86,50 @@ void otons_refusals_child(struct otons_refusals *r)
 	otons_audit_close(r->audit);
 }
 
-int otons_refusals_fds(const struct otons_refusals *r, struct pollfd *pf)
+static long long clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The budget grows with the time since its last refill, up to the burst. */
+static void budget_refill(struct otons_refusals *r)
+{
+	long long now = clock_ns(CLOCK_MONOTONIC);
+	long long gained = (now - r->refilled) / OTONS_REFUSALS_SHARE;
+
+	/* The remainder of the division stays for the next refill. */
+	r->budget += gained;
+	r->refilled += gained * OTONS_REFUSALS_SHARE;
+	if (r->budget > OTONS_REFUSALS_BURST) {
+		r->budget = OTONS_REFUSALS_BURST;
+		r->refilled = now;
+	}
+	if (r->resting && r->budget >= OTONS_REFUSALS_CHUNK)
+		r->resting = 0;
+}
+
+int otons_refusals_fds(struct otons_refusals *r, struct pollfd *pf, int *timeout)
 {
 	int n = 0;
 
+	*timeout = -1;
 	if (r->sock >= 0)
 		pf[n++] = (struct pollfd){ .fd = r->sock, .events = POLLIN };
-	if (r->listener >= 0)
-		pf[n++] = (struct pollfd){ .fd = r->listener, .events = POLLIN };
+	if (r->listener >= 0) {
+		budget_refill(r);
+		if (!r->resting) {
+			pf[n++] = (struct pollfd){ .fd = r->listener, .events = POLLIN };
+			r->cpu_mark = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		} else {
+			/* The time until CHUNK is back, in whole ms, rounded up. */
+			long long wait = (OTONS_REFUSALS_CHUNK - r->budget) * OTONS_REFUSALS_SHARE;
+
+			*timeout = (int)((wait + 999999) / 1000000);
+		}
+	}
 	if (r->audit->fd >= 0)
 		pf[n++] = (struct pollfd){ .fd = r->audit->fd, .events = POLLIN };
 	return n;
@@ -132,6 +184,21 @@ static void take_one(struct otons_refusals *r)
 	seccomp_notify_free(req, resp);
 }
 
+/* The listener is readable: the next notifications, while they wait; what they cost, charged. */
+static void take_batch(struct otons_refusals *r)
+{
+	struct pollfd one = { .fd = r->listener, .events = POLLIN };
+
+	take_one(r);
+	for (int k = 1; k < OTONS_REFUSALS_BATCH && poll(&one, 1, 0) == 1 && (one.revents & POLLIN);
+	     k++)
+		take_one(r);
+	/* Since the mark before the loop's poll: the wake-up is the notification's too. */
+	r->budget -= clock_ns(CLOCK_THREAD_CPUTIME_ID) - r->cpu_mark;
+	if (r->budget <= 0)
+		r->resting = 1;
+}
+
 void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -152,9 +219,11 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 			/* Then, once: the listener, or the peer's end closed (no filter). */
 			fd = fd_recv(r->sock);
 
-			if (fd >= 0)
+			if (fd >= 0) {
 				r->listener = fd;
-			else if (errno != EAGAIN && errno != ENOMSG)
+				r->budget = OTONS_REFUSALS_BURST;
+				r->refilled = clock_ns(CLOCK_MONOTONIC);
+			} else if (errno != EAGAIN && errno != ENOMSG)
 				log_msg(LOG_WARN, errno, "no seccomp listener for the refusal log");
 			close(r->sock);
 			r->sock = -1;
@@ -162,7 +231,7 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 			otons_audit_read(r->audit, r->log_fd, &r->write_failed);
 		} else if (pf[i].fd == r->listener) {
 			if (pf[i].revents & POLLIN)
-				take_one(r);
+				take_batch(r);
 			else if (pf[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 				/* No process of the filter is left. */
 				close(r->listener);
@@ -174,6 +243,16 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 
 void otons_refusals_finish(struct otons_refusals *r)
 {
+	struct pollfd one = { .fd = r->listener, .events = POLLIN };
+
+	/*
+	 * Pending calls (a process left behind with --share pid) get their
+	 * EPERM: once the listener is closed, the kernel would answer ENOSYS.
+	 * Each caller has one at a time; the count bounds a caller that goes on.
+	 */
+	for (int k = 0;
+	     r->listener >= 0 && k < 4096 && poll(&one, 1, 0) == 1 && (one.revents & POLLIN); k++)
+		take_one(r);
 	otons_audit_finish(r->audit, r->log_fd, &r->write_failed);
 	if (r->sock >= 0)
 		close(r->sock);

@@ -147,12 +147,13 @@ static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
 	int code = -1;
 
 	while (code < 0) {
-		int n, nr;
+		int n, nr, timeout;
 
 		pf[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		nr = otons_refusals_fds(ref, pf + 1);
+		/* A timeout while the refusals' budget refills (refusals.c). */
+		nr = otons_refusals_fds(ref, pf + 1, &timeout);
 		n = 1 + nr + otons_pty_fds(pty, pf + 1 + nr);
-		if (poll(pf, (nfds_t)n, -1) < 0) {
+		if (poll(pf, (nfds_t)n, timeout) < 0) {
 			if (errno != EINTR) {
 				log_msg(LOG_WARN, errno, "unable to poll");
 				usleep(100000);
