@@ -105,15 +105,14 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 	h = event_head(line, sizeof(line), &ts, "net");
-	n = snprintf(line + h, sizeof(line) - (size_t)h,
-		     ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
-		     proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
-		     ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
-		     d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
-		     d->name[0] ? ",\"name\":\"" : "", d->name,
-		     d->pattern ? "\",\"pattern\":\"" : "", d->pattern ? d->pattern : "",
-		     d->name[0] ? "\"" : "");
+	n = snprintf(
+	    line + h, sizeof(line) - (size_t)h,
+	    ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+	    "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
+	    proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
+	    proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
+	    d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
+	    d->pattern ? d->pattern : "", d->name[0] ? "\"" : "");
 	/* A line that does not fit is not written: never a cut one. */
 	if (!h || n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
 		return;
@@ -414,8 +413,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		/* At most every 10 s: an agent retrying would fill the log. */
 		if (!r->gw_warned || r->now - r->gw_warned >= 10000) {
 			r->gw_warned = r->now ? r->now : 1;
-			warnx("relay: unable to hand a flow to the gateway (port %u): %s",
-			      p->dport, strerror(errno));
+			warnx("relay: unable to hand a flow to the gateway (port %u): %s", p->dport,
+			      strerror(errno));
 		}
 		return NULL;
 	}
@@ -438,7 +437,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return f;
 	sl = host_sa(r, f, &ss);
 	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
-		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a new %s flow",
+		log_msg(LOG_DEBUG, errno,
+			"relay: unable to connect the host socket of a new %s flow",
 			proto_name(p->proto));
 		flow_free(r, f);
 		return NULL;

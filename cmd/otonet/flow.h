@@ -23,12 +23,12 @@ struct relay;
  * timer finds a FREE slot for a flow that is gone: it is skipped.
  */
 enum flow_state {
-	FLOW_FREE,            /* in the free list */
+	FLOW_FREE,	      /* in the free list */
 	FLOW_TCP_CONNECTING,  /* the agent's SYN: connect() to the host under way */
 	FLOW_TCP_SYNACK,      /* the host accepted; our SYN-ACK out, the agent's ACK awaited */
 	FLOW_TCP_ESTABLISHED, /* data both ways; a close is in the FIN flags */
-	FLOW_UDP,             /* a connected UDP socket, until idle */
-	FLOW_ECHO,            /* a ping socket, until idle */
+	FLOW_UDP,	      /* a connected UDP socket, until idle */
+	FLOW_ECHO,	      /* a ping socket, until idle */
 	FLOW_NUM_STATES
 };
 /* Each state's name, for messages; its size is checked against FLOW_NUM_STATES. */
@@ -57,7 +57,7 @@ struct flow {
 	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
 	int fd;
 	uint32_t gen; /* told apart from an earlier flow in the same slot */
-	int next; /* hash chain, -1 ends */
+	int next;     /* hash chain, -1 ends */
 	struct ipaddr asrc, adst;
 	uint16_t sport, dport;
 	uint32_t events;
@@ -68,7 +68,7 @@ struct flow {
 	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
 	uint32_t agent_wnd;
 	int agent_ws, my_ws;
-	uint32_t seg; /* segment size towards the agent */
+	uint32_t seg;  /* segment size towards the agent */
 	uint16_t rmss; /* the segment size offered to the agent (SYN-ACK): what it sends us */
 	int dup, retries;
 	uint64_t rto_at;

@@ -9,14 +9,14 @@
 
 #include "cidr.h"
 
-#define NET_MAX_ALLOW 64
-#define NET_MAX_PUBLIC 32
-#define NET_MAX_HOST 128
+#define NET_MAX_ALLOW	64
+#define NET_MAX_PUBLIC	32
+#define NET_MAX_HOST	128
 #define NET_MAX_GATEWAY 16
-#define NET_MAX_NAMES 64
-#define NAMES_TTL_MIN 60    /* s: a name binding lives at least this long (OTO_TEST_NAME_TTL_MIN) */
-#define NAMES_TTL_MAX 86400 /* s: and at most a day */
-#define NET_MTU 65520
+#define NET_MAX_NAMES	64
+#define NAMES_TTL_MIN	60 /* s: a name binding lives at least this long (OTO_TEST_NAME_TTL_MIN) */
+#define NAMES_TTL_MAX	86400 /* s: and at most a day */
+#define NET_MTU		65520
 
 enum { PROTO_TCP = 6, PROTO_UDP = 17, PROTO_ICMP = 1, PROTO_ICMP6 = 58 };
 
@@ -46,8 +46,8 @@ struct filter {
 	struct ipaddr host[NET_MAX_HOST]; /* the host's own addresses */
 	size_t nhost;
 	int no_public;
-	struct ipaddr dns4, dns6; /* the sandbox-side DNS addresses */
-	struct ipaddr gw4, gw6;	  /* the sandbox-side gateway addresses (otogate) */
+	struct ipaddr dns4, dns6;	   /* the sandbox-side DNS addresses */
+	struct ipaddr gw4, gw6;		   /* the sandbox-side gateway addresses (otogate) */
 	uint16_t gw_port[NET_MAX_GATEWAY]; /* its ports; none: no gateway */
 	size_t ngw;
 };
@@ -56,10 +56,11 @@ enum verdict { V_DENY, V_ALLOW };
 
 struct decision {
 	enum verdict verdict;
-	int dns;         /* the flow goes to the host's resolver */
-	int gateway;     /* the flow goes to the gateway (OTO_GATEWAY) */
-	char rule[64];   /* exception, dns, gateway, special:RANGE, public, no-public, host-address, name */
-	char name[256];  /* rule name: the name bound to the address; else empty */
+	int dns;	/* the flow goes to the host's resolver */
+	int gateway;	/* the flow goes to the gateway (OTO_GATEWAY) */
+	char rule[64];	/* exception, dns, gateway, special:RANGE, public, no-public, host-address,
+			   name */
+	char name[256]; /* rule name: the name bound to the address; else empty */
 	const char *pattern; /* rule name: the --allow-name rule's pattern */
 };
 
@@ -73,18 +74,18 @@ struct otonet_opts {
 	struct cidr pub[NET_MAX_PUBLIC];
 	size_t npub;
 	int no_public;
-	const char *dns;      /* --dns IP, or NULL: the host's resolv.conf */
-	int log_fd;           /* -1: none */
+	const char *dns; /* --dns IP, or NULL: the host's resolv.conf */
+	int log_fd;	 /* -1: none */
 	unsigned long max_flows;
 	unsigned long max_half_open; /* TCP flows not yet established */
 	unsigned long max_udp_flows;
 	unsigned long tcp_idle, udp_idle; /* seconds */
-	unsigned long busy_poll; /* microseconds */
+	unsigned long busy_poll;	  /* microseconds */
 	char **argv;
 	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
-	int no_kernel_layer; /* no prohibit routes: the relay alone refuses */
-	int no_peek_off;     /* the relay's buffered path */
-	int badcall;	     /* SIGUSR2 makes the relay call outside its filter */
+	int no_kernel_layer;  /* no prohibit routes: the relay alone refuses */
+	int no_peek_off;      /* the relay's buffered path */
+	int badcall;	      /* SIGUSR2 makes the relay call outside its filter */
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
 	uint16_t gw_port[NET_MAX_GATEWAY];
@@ -127,7 +128,7 @@ int resolv_first(const char *text, struct ipaddr *out);
 struct pkt {
 	int family;
 	struct ipaddr src, dst;
-	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP (v4 or v6 echo) */
+	int proto;	   /* PROTO_TCP, PROTO_UDP, PROTO_ICMP (v4 or v6 echo) */
 	const uint8_t *ip; /* the whole packet, length iplen */
 	size_t iplen;
 	uint16_t sport, dport; /* for echo: dport is 0, sport the echo id */
@@ -180,13 +181,13 @@ size_t pkt_tcp_partial(uint8_t *buf, const struct ipaddr *src, const struct ipad
 		       uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
 		       uint16_t win, size_t dlen);
 /* A SYN-ACK with MSS and (if wscale >= 0) window scale options. */
-size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		  uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win,
-		  uint16_t mss, int wscale);
+size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
+		  uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win, uint16_t mss,
+		  int wscale);
 size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
 	       uint16_t dport, size_t dlen);
-size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		      uint16_t id, uint16_t seq, size_t dlen);
+size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t id,
+		      uint16_t seq, size_t dlen);
 /*
  * An ICMP error from src about the packet orig (type 3 / ICMPv6 type 1 with
  * code: 13/1 administratively prohibited, 3/4 port unreachable).
@@ -200,16 +201,22 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
  * printable ASCII, or is a dot, '"' or '\\', makes the name (and its
  * message) invalid.
  */
-#define DNS_NAME_MAX 256 /* a name's text and its NUL */
-#define DNS_MAX_RR 128   /* records in a message; more: not parsed */
-#define DNS_MAX_CHAIN 16 /* names a question leads to by CNAME */
-enum { DNS_T_A = 1, DNS_T_CNAME = 5, DNS_T_PTR = 12, DNS_T_AAAA = 28, DNS_T_SVCB = 64,
-       DNS_T_HTTPS = 65 };
+#define DNS_NAME_MAX  256 /* a name's text and its NUL */
+#define DNS_MAX_RR    128 /* records in a message; more: not parsed */
+#define DNS_MAX_CHAIN 16  /* names a question leads to by CNAME */
+enum {
+	DNS_T_A = 1,
+	DNS_T_CNAME = 5,
+	DNS_T_PTR = 12,
+	DNS_T_AAAA = 28,
+	DNS_T_SVCB = 64,
+	DNS_T_HTTPS = 65
+};
 /* The private-use type (RFC 6895) a hidden address record becomes. */
 #define DNS_T_HIDDEN 65280
 enum { DNS_NOERROR = 0, DNS_FORMERR = 1, DNS_SERVFAIL = 2, DNS_NXDOMAIN = 3, DNS_REFUSED = 5 };
 struct dns_rr {
-	uint16_t off;     /* the record's owner name */
+	uint16_t off;	  /* the record's owner name */
 	uint16_t typeoff; /* its type, class, TTL, length */
 	uint16_t rdoff, rdlen;
 	uint16_t type, cls;
@@ -338,9 +345,9 @@ struct relay_cfg {
 	uint64_t tcp_idle_ms, udp_idle_ms;
 	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */
 	pid_t child;
-	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
-	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
-	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
+	int no_peek_off;       /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
+	int badcall;	       /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
+	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
 	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
 };
 /*

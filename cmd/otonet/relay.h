@@ -58,9 +58,9 @@ extern const struct relay_sys relay_sys_libc;
  */
 enum relay_event {
 	EV_NONE,   /* never registered: an event the loop skips */
-	EV_TUN,    /* the TUN: the agent's packets */
+	EV_TUN,	   /* the TUN: the agent's packets */
 	EV_SIGNAL, /* the signalfd: the child exited, a signal to pass on */
-	EV_TCP,    /* a TCP flow's host socket */
+	EV_TCP,	   /* a TCP flow's host socket */
 	EV_DGRAM,  /* a UDP or echo flow's host socket */
 	EV_NUM
 };
@@ -88,7 +88,7 @@ static inline enum relay_event ev_type(uint64_t ref)
  * covers them. A flow that finds no free slot sends at once.
  */
 #define SEND_SLOTS 8
-#define SEND_IOV 64
+#define SEND_IOV   64
 struct send_slot {
 	struct flow *f;
 	uint32_t len;
@@ -121,8 +121,8 @@ struct relay {
 	const struct relay_sys *sys;
 	struct flow_table ft;
 	int ep, tun;
-	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
-	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	uint64_t now;	    /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint32_t rnd;	    /* xorshift state, for initial sequence numbers */
 	uint64_t gw_warned; /* ms: the last warning of a flow the gateway did not take */
 	/*
 	 * batch: the packets of one batch read from the TUN, one after the

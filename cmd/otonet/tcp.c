@@ -36,9 +36,9 @@
 #include "otonet.h"
 #include "relay.h"
 
-#define MAX_WND (4U << 20)
-#define MY_WS 7
-#define RTO_MS 300
+#define MAX_WND	    (4U << 20)
+#define MY_WS	    7
+#define RTO_MS	    300
 #define TCP_RETRIES 12
 /* A connect() the host has not answered in this time is given up on. */
 #define CONNECT_MS 30000
@@ -121,7 +121,8 @@ static uint32_t tcp_window(struct relay *r, struct flow *f, int *full)
 	 * allocation, and it is writable again once that is a quarter of the
 	 * buffer.
 	 */
-	queued = (long)mi[f->route == ROUTE_GATEWAY ? SK_MEMINFO_WMEM_ALLOC : SK_MEMINFO_WMEM_QUEUED];
+	queued =
+	    (long)mi[f->route == ROUTE_GATEWAY ? SK_MEMINFO_WMEM_ALLOC : SK_MEMINFO_WMEM_QUEUED];
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
 	/* Data gathered for the socket (sends[]) will take room too. */
 	if (f->send_slot)
@@ -218,7 +219,7 @@ static void tcp_synack(struct relay *r, struct flow *f)
 
 	f->rmss = mss;
 	tun_write(r, pkt_synack(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
-			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
+				65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
 	f->rto_at = r->now + 1000;
 }
 
@@ -244,10 +245,10 @@ static enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f)
 {
 	if (f->state == FLOW_TCP_CONNECTING)
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
-				  TH_RST | TH_ACK, 0, 0));
+				     TH_RST | TH_ACK, 0, 0));
 	else
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
-				  f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
+				     f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
 	return flow_free(r, f);
 }
 
@@ -594,7 +595,8 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 			 * into a response). There, the bytes are read into a sink.
 			 */
 			char sink[16384];
-			ssize_t got = f->route == ROUTE_GATEWAY
+			ssize_t got =
+			    f->route == ROUTE_GATEWAY
 				? r->sys->recv(f->fd, sink, n < sizeof(sink) ? n : sizeof(sink),
 					       MSG_DONTWAIT)
 				: r->sys->recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
