@@ -338,15 +338,16 @@ static int gateway_socket(struct relay *r, uint16_t port)
 
 /*
  * A name the agent resolved (an --allow-name rule's) bound to dst: under
- * --no-public the only way to a public address besides the exceptions, the
- * flow's first bytes then checked; with the internet open, only named in
- * the log. The address rules came first: a private address is never bound
- * anyway (names.c hides it), and is refused before this.
+ * --no-public the only way to a public address besides the exceptions,
+ * what the flow sends then judged (namecheck.c) unless the rule names the
+ * port; with the internet open, only named in the log. The address rules
+ * came first: a private address is never bound anyway (names.c hides it),
+ * and is refused before this.
  */
 static void name_decide(struct relay *r, const struct pkt *p, struct decision *d, int *check)
 {
 	const char *name;
-	int rule;
+	int rule, named;
 
 	*check = 0;
 	/*
@@ -357,10 +358,10 @@ static void name_decide(struct relay *r, const struct pkt *p, struct decision *d
 		return;
 	if (strcmp(d->rule, d->verdict == V_ALLOW ? "public" : "no-public"))
 		return;
-	name = names_find(r, &p->dst, p->dport, NULL, &rule);
+	name = names_find(r, &p->dst, p->dport, NULL, &rule, &named);
 	if (!name)
 		return;
-	*check = d->verdict == V_DENY;
+	*check = d->verdict == V_DENY && !named;
 	d->verdict = V_ALLOW;
 	snprintf(d->rule, sizeof(d->rule), "name");
 	snprintf(d->name, sizeof(d->name), "%s", name);
@@ -429,7 +430,7 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return NULL;
 	}
 	f->route = route;
-	f->name_check = (unsigned int)check;
+	f->nphase = check ? NP_FIRST : NP_NONE;
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
 	/* A gateway flow's socket is connected already: its first EPOLLOUT says so. */

@@ -15,6 +15,7 @@
 #include "otonet.h"
 
 struct relay;
+struct name_hold;
 
 /*
  * What a slot holds. A flow is born in its protocol's first state
@@ -49,8 +50,10 @@ enum flow_fate { FLOW_KEPT, FLOW_FREED };
  * pair whose other end goes to the gateway. The route gives the host
  * socket's address (flow.c, route_host) or, for the gateway, the socket
  * itself (gateway_socket); a new way out for flows is a new route.
+ * ROUTE_LOCAL: the relay's own answer (a 403 to a request a name rule
+ * refused, namecheck.c), one end of a socket pair holding it, then EOF.
  */
-enum flow_route { ROUTE_DIRECT, ROUTE_DNS, ROUTE_GATEWAY };
+enum flow_route { ROUTE_DIRECT, ROUTE_DNS, ROUTE_GATEWAY, ROUTE_LOCAL };
 
 struct flow {
 	enum flow_state state;
@@ -101,11 +104,17 @@ struct flow {
 	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
 	int send_slot;
 	/*
-	 * A name allowed the flow (--no-public): its first bytes are checked
-	 * (names_first_bytes). DNS over TCP: sbuf's first dns_ready bytes are
-	 * whole answers, filtered; only they go to the agent.
+	 * A name allowed the flow (--no-public): what the agent sends is judged
+	 * before the host sees it (namecheck.c): nphase (enum name_phase), the
+	 * bytes held (NULL: none), since when a decision is awaited (ms, 0:
+	 * none), the requests followed on plain HTTP. DNS over TCP: sbuf's
+	 * first dns_ready bytes are whole answers, filtered; only they go to
+	 * the agent.
 	 */
-	unsigned int name_check : 1;
+	unsigned char nphase;
+	struct name_hold *hold;
+	uint64_t undecided_at;
+	struct http_follow follow;
 	uint32_t dns_ready;
 };
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "cidr.h"
+#include "http.h"
 
 #define NET_MAX_ALLOW	64
 #define NET_MAX_PUBLIC	32
@@ -26,7 +27,7 @@ struct net_rule {
 	uint16_t port;
 };
 
-/* An --allow-name rule: a name or "*.suffix", and a port (0: any). */
+/* An --allow-name rule: a name or "*.suffix", and a port (0: none, meaning 80 and 443, checked). */
 struct name_rule {
 	char pat[256];
 	uint16_t port;
@@ -271,15 +272,62 @@ int dns_ptr_addr(const char *name, struct ipaddr *a);
 int name_match(const char *pattern, const char *name);
 
 /*
- * sni.c: the name a connection's first bytes name, pure. 1 and the name
- * (as dns_name writes one) in out; 0 when the bytes are not of that
- * protocol; -1 when they are but name nothing valid or are incomplete.
- * tls_sni: a TLS ClientHello (one record, whole) and its server_name.
- * http_host: an HTTP/1 request head (whole, known method, origin-form
- * target) and its one Host header, without its port.
+ * sni.c: what a flow's first bytes are, and the TLS name they give; pure.
+ * NAMES_HOLD_MAX: the most bytes of a ClientHello (its records whole) or
+ * of a request head that a flow a name allowed may take to be decided.
  */
-int tls_sni(const uint8_t *d, size_t n, char *out);
-int http_host(const uint8_t *d, size_t n, char *out);
+#define NAMES_HOLD_MAX 16384
+/* s (n bytes) as a name's text into out, lowercase, a trailing dot dropped: 0, or -1. */
+int name_text(const uint8_t *s, size_t n, char *out);
+/*
+ * sniff_first: TLS when d begins as a TLS handshake record does (0x16,
+ * then 3, then 0 to 4), HTTP when a token and a space (a request line's
+ * method), NEITHER when they can become neither, MORE while too short to
+ * tell (nothing, "PROPFI"): never NEITHER for a prefix of TLS or of a
+ * request line.
+ */
+enum sniff { SNIFF_MORE, SNIFF_TLS, SNIFF_HTTP, SNIFF_NEITHER };
+enum sniff sniff_first(const uint8_t *d, size_t n);
+/*
+ * tls_hello: the ClientHello d begins with, in one handshake record or
+ * several (each 1 to 2^14 bytes, the message ending with one), at most max
+ * bytes with their headers. HELLO_NAME and its server_name in out,
+ * HELLO_NONAME (whole, without a valid one), *end past its last record;
+ * HELLO_MORE for a prefix of one; HELLO_BAD for anything else (another
+ * record type or message, a malformed hello); HELLO_LONG past max.
+ * scratch: max bytes, where a message in several records is put together.
+ */
+enum { HELLO_MORE = 0, HELLO_NAME = 1, HELLO_NONAME = -1, HELLO_BAD = -2, HELLO_LONG = -3 };
+int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *out, size_t *end);
+
+/*
+ * follow.c: an HTTP/1.1 request stream, followed however it is cut; pure.
+ * s: zero at the stream's start. http_follow reads d[*pos, n): a body's
+ * bytes are passed over (*pos moves on), then the next head is parsed into
+ * q (from d + *pos): FOLLOW_HEAD when whole (*pos at its start: the caller
+ * judges it, http_req_name, then http_follow_head and *pos +=
+ * q->head_len), FOLLOW_PARTIAL when it is not yet (*pos at its start, q
+ * the parser's state: the caller holds d[*pos, n) and goes on with
+ * http_follow_held as more comes), FOLLOW_DONE when d ended in or after a
+ * body, FOLLOW_ERR with the http_err in *err (lib/http.h: framing that is
+ * ambiguous or malformed, CONNECT, Upgrade, HTTP_EHEAD past
+ * NAMES_HOLD_MAX).
+ */
+struct http_follow {
+	int in_body;
+	uint32_t nreq; /* the heads judged so far */
+	struct http_body body;
+};
+enum { FOLLOW_DONE, FOLLOW_PARTIAL, FOLLOW_HEAD, FOLLOW_ERR };
+int http_follow(struct http_follow *s, struct http_req *q, const uint8_t *d, size_t n, size_t *pos,
+		int *err);
+/* The held head (n bytes at head, q its state) read on: as http_follow's answers. */
+int http_follow_held(struct http_req *q, const uint8_t *head, size_t n, int *err);
+/* The judged head q: its body followed next. */
+void http_follow_head(struct http_follow *s, const struct http_req *q);
+/* The Host of the whole head q (at head), without its port, as a name: 1, or -1 (none, or no name).
+ */
+int http_req_name(const struct http_req *q, const uint8_t *head, char *out);
 
 /*
  * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
