@@ -194,8 +194,16 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
 	const struct filter *f = r->cfg->f;
 	const char *found = NULL;
 
-	if (named)
+	if (named) {
+		size_t k = 0;
+
 		*named = 0;
+		/* No rule names this port: the first binding found will do, as without named. */
+		while (k < f->nnames && f->names[k].port != port)
+			k++;
+		if (k == f->nnames)
+			named = NULL;
+	}
 	if (!t->b)
 		return NULL;
 	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next) {
