@@ -2,7 +2,8 @@
 // FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/filters.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
-// FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
+// FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
+// FUZZ: cmd/otonet/namecheck.c
 // FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
@@ -10,8 +11,11 @@
  * The seam is the relay's table of system calls (struct relay_sys), filled
  * here with fakes whose results (bytes read, bytes taken, errors, connect
  * outcomes, the clock) come from the fuzzer's input, like the packets
- * themselves. Every TCP, UDP or echo packet the relay writes to the TUN must
- * parse and go to the agent's address.
+ * themselves. With the first byte's second bit, the internet is closed
+ * (--no-public) and a.test bound to the fake internet's address: flows to
+ * port 80 there are judged (namecheck.c), their data pieces of a request
+ * stream or a ClientHello cut where the input says. Every TCP, UDP or echo packet the relay writes
+ * to the TUN must parse and go to the agent's address.
  */
 #include <errno.h>
 #include <linux/sock_diag.h>
@@ -282,6 +286,37 @@ static const struct relay_sys fz_sys = {
 static struct filter filt;
 static struct relay_cfg cfg;
 static struct relay rl;
+static int names_mode;
+
+/* What an agent sends a flow a name allowed: requests kept alive, and ClientHellos. */
+static const char STREAM[] = "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n"
+			     "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 4\r\n\r\nGET "
+			     "PUT / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+			     "3\r\nabc\r\n0\r\n\r\n"
+			     "PROPFIND / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+/* A ClientHello naming a.test, in one record. */
+static const uint8_t HELLO[] = { 0x16, 0x03, 0x01, 0x00, 0x3e, 0x01, 0x00, 0x00, 0x3a, 0x03,
+				 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+				 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+				 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+				 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x13, 0x01, 0x01, 0x00,
+				 0x00, 0x0f, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x09, 0x00, 0x00,
+				 0x06, 0x61, 0x2e, 0x74, 0x65, 0x73, 0x74 };
+
+/* The bindings for an input: a.test on 203.0.113.10 and 2001:db8:1::10. */
+static void bind_names(void)
+{
+	static const uint8_t ANS[] = {
+		0x12, 0x34, 0x81, 0x80, 0,    1,  0,	2,    0,  0,  0, 0, 1, 'a', 4, 't', 'e',
+		's',  't',  0,	  0,	1,    0,  1,	0xc0, 12, 0,  1, 0, 1, 0,   0, 0,   30,
+		0,    4,    203,  0,	113,  10, 0xc0, 12,   0,  28, 0, 1, 0, 0,   0, 30,  0,
+		16,   0x20, 0x01, 0x0d, 0xb8, 0,  1,	0,    0,  0,  0, 0, 0, 0,   0, 0,   0x10,
+	};
+	uint8_t m[sizeof(ANS)];
+
+	memcpy(m, ANS, sizeof(m));
+	names_answer(&rl, &(struct flow){ .fd = -1 }, m, sizeof(m), 0);
+}
 
 static void setup(void)
 {
@@ -324,9 +359,9 @@ static void agent_packet(void)
 	struct flow *f = &rl.ft.flows[take(1) % NFLOWS];
 
 	ipaddr_parse(v6 ? "fd00::100" : "10.0.2.100", &src);
-	ipaddr_parse(sel & 0x40 ? (v6 ? "fd00::3" : "10.0.2.3")
-				: sel & 0x80 ? (v6 ? "fd00::4" : "10.0.2.4")
-					     : (v6 ? "2001:db8:1::10" : "203.0.113.10"),
+	ipaddr_parse(sel & 0x40	  ? (v6 ? "fd00::3" : "10.0.2.3")
+		     : sel & 0x80 ? (v6 ? "fd00::4" : "10.0.2.4")
+				  : (v6 ? "2001:db8:1::10" : "203.0.113.10"),
 		     &dst);
 	off = pkt_l4_off(v6 ? AF_INET6 : AF_INET);
 	if (proto == 0) {
@@ -346,6 +381,17 @@ static void agent_packet(void)
 			off = pkt_l4_off(f->asrc.family);
 		}
 		memset(tun_pkt + off + 20, 'a', dlen);
+		/* A piece of what a judged flow would carry, from where the input says. */
+		if (names_mode && dlen) {
+			unsigned int k = take(2), from = k >> 1;
+			const uint8_t *src8 = k & 1 ? HELLO : (const uint8_t *)STREAM;
+			size_t len = k & 1 ? sizeof(HELLO) : sizeof(STREAM) - 1;
+
+			from %= (unsigned int)len;
+			if (dlen > len - from)
+				dlen = len - from;
+			memcpy(tun_pkt + off + 20, src8 + from, dlen);
+		}
 		n = pkt_tcp(tun_pkt, &src, &dst, sport, dport, seq, ack, flags & 0x1f, win, dlen);
 	} else if (proto == 1) {
 		memset(tun_pkt + off + 8, 'u', dlen);
@@ -404,6 +450,7 @@ static void agent_packet(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
+	unsigned int k0;
 
 	if (!ready) {
 		setup();
@@ -415,7 +462,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_ms = 1000000;
 	rl.now = fake_ms;
 	next_fd = 0;
-	cfg.no_peek_off = (int)(take(1) & 1);
+	k0 = take(1);
+	cfg.no_peek_off = (int)(k0 & 1);
+	names_mode = (k0 >> 1) & 1;
+	filt.no_public = names_mode;
+	if (names_mode)
+		bind_names();
 	for (int steps = 0; more() && steps < 512; steps++) {
 		unsigned int op = take(1) % 5;
 		struct flow *f;
@@ -454,7 +506,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < NFLOWS; i++)
 		if (rl.ft.flows[i].state != FLOW_FREE)
 			flow_free(&rl, &rl.ft.flows[i]);
-	if (rl.ft.count[FLOW_FREE] != NFLOWS || rl.ft.nsbuf)
+	if (rl.ft.count[FLOW_FREE] != NFLOWS || rl.ft.nsbuf || rl.names.held)
 		abort();
 	return 0;
 }

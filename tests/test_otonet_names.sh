@@ -4,7 +4,9 @@
 # private network through DNS (an answer's private addresses hidden, with
 # and without name rules, over UDP and TCP); --allow-name (bindings from the
 # agent's own answers, their TTL, rebinding refused, the table's bound); the
-# name in a flow's first bytes (TLS SNI, HTTP Host) checked against them.
+# names a flow's bytes give (TLS SNI, every HTTP request's Host) judged
+# against them, however the bytes are cut, before the host sees one; a rule
+# without a port meaning 80 and 443, one with a port any protocol there.
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
@@ -79,32 +81,35 @@ test_allow_name_usage() {
 }
 
 # The fake internet's one address (INET4) has many names: only those a rule
-# allows lead to it, and a flow must not name another once there.
+# allows lead to it, on 80 and 443 for a rule without a port (9002 was open
+# too before a rule without a port meant those two), and a flow must not name
+# another once there.
 test_allow_name_wildcard_under_no_public() {
 	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
 		$NT connect $INET4 9002; $NT resolve inet.test; $NT resolve other.test tcp;
 		$NT connect $INET4 9002; $NT resolve a.inet.test tcp; $NT connect $INET4 9002;
 		$NT tls $INET4 443 a.inet.test; $NT tls $INET4 443 other.test;
 		$NT tls $INET4 443 inet.test; $NT http $INET4 80 a.inet.test;
-		$NT http $INET4 80 other.test; $NT raw $INET4 9002; $NT udp $INET4 9005;
-		$NT connect 10.0.0.1 80" 3>"$T/log"
+		$NT http $INET4 80 other.test; $NT raw $INET4 9002; $NT raw $INET4 80;
+		$NT udp $INET4 9005; $NT connect 10.0.0.1 80" 3>"$T/log"
 	assertEquals "$(cat "$T/err")" "ECONNREFUSED
 NXDOMAIN
 ECONNRESET
 ECONNREFUSED
 NOERROR $INET4
-ok
-ok
-ECONNRESET
-ECONNRESET
+ECONNREFUSED
 ok
 ECONNRESET
+ECONNRESET
 ok
+403:otonet: other.test is not allowed by --allow-name
+ECONNREFUSED
+ECONNRESET
 EHOSTUNREACH
 EACCES" "$(sed 's/^\(ok\|ECONNREFUSED\) [0-9]*$/\1/; s/^EACCES [0-9]*$/EACCES/' "$T/out")"
 	# The log names the rule and the name, for a flow and for a reset.
-	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":9002,"verdict":"allow","rule":"name","name":"a.inet.test","pattern":"*.inet.test"}'
-	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":443,"verdict":"deny","rule":"name-mismatch","name":"other.test"}'
+	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":443,"verdict":"allow","rule":"name","name":"a.inet.test","pattern":"*.inet.test"}'
+	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":443,"verdict":"deny","rule":"sni-mismatch","name":"other.test"}'
 	assertContains "$(cat "$T/log")" '"name":"inet.test","verdict":"deny","rule":"no-name","records":0}'
 	assertContains "$(cat "$T/log")" '"name":"other.test","verdict":"deny","rule":"no-name","records":0}'
 	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":9002,"verdict":"deny","rule":"no-public"}'
@@ -123,12 +128,12 @@ ECONNREFUSED" "$(sed 's/^\(ok\|ECONNREFUSED\) [0-9]*$/\1/' "$T/out")"
 
 # move.test moves from INET4 to INET4B while the agent runs (TTL 2 s, the
 # bindings' shortest life made 2 s): the new address works, the old one is
-# refused once its record expired.
+# refused once its record expired (on port 80: the rule has no port).
 test_allow_name_follows_an_address_change() {
 	OTO_TEST_NAME_TTL_MIN=2 in_host "$OTO_BIN/otonet" $AS $PUB --no-public --allow-name move.test \
-		-- sh -c "$NT resolve move.test; $NT connect $INET4 9002; touch $T/moved;
+		-- sh -c "$NT resolve move.test; $NT http $INET4 80 move.test; touch $T/moved;
 		n=0; while [ ! -e $T/go ] && [ \$n -lt 200 ]; do sleep 0.05; n=\$((n + 1)); done
-		$NT resolve move.test; $NT connect $INET4B 9002; sleep 2.5; $NT connect $INET4 9002" \
+		$NT resolve move.test; $NT http $INET4B 80 move.test; sleep 2.5; $NT http $INET4 80 move.test" \
 		>"$T/out" 2>"$T/err" &
 	pid=$!
 	n=0
@@ -176,6 +181,155 @@ ECONNRESET" "$(sed -n '2p;4,$p' "$T/out")"
 		assertTrue "relay VmRSS $before -> $after kB: grew by more than 256 kB" \
 			"[ $((after - before)) -le 256 ]"
 	assertContains "$(cat "$T/err")" "4096 name bindings alive, the table is full: refusing n4096.inet.test"
+}
+
+# ---- what a flow a name allowed sends, judged on the bytes ---------------------
+
+# The log's lines without their time, which every line has first.
+logged() { sed 's/^{"time":"[0-9T:.Z-]*",/{/' "$T/log"; }
+
+# seen.PORT: every byte the fake internet's port took; how often NAME is in it.
+seen() { $PY -c 'import sys; print(open(sys.argv[1], "rb").read().count(sys.argv[2].encode()) if __import__("os").path.exists(sys.argv[1]) else 0)' "$TOPO_DIR/seen.$1" "$2"; }
+
+# N=COUNT len=LEN: every one of the LEN-1 cuts had outcome N.
+assertEveryCut() { # WHAT OUTCOME LINE
+	len=${3##*len=}
+	assertEquals "$1" "$2=$((len - 1)) len=$len" "$3"
+}
+
+# A ClientHello for a name not allowed, cut at every offset (each piece
+# acknowledged before the next: a segment of its own), and some cut in four
+# with 150 ms between the pieces: reset, and the server in the fake
+# internet never sees a byte of it; one for an allowed name passes, whole,
+# every time. (Before: a first segment under 3 bytes counted as "not TLS"
+# and the name passed unchecked, while an allowed hello cut after 3 bytes
+# was reset.)
+test_hello_cut_anywhere_is_judged_whole() {
+	rm -f "$TOPO_DIR/seen.443"
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT split $INET4 443 tls other.test;
+		$NT split $INET4 443 tls a.inet.test; $NT split $INET4 443 tls other.test 1,2,100 150;
+		$NT split $INET4 443 tls a.inet.test 1,50,300 150" 3>"$T/log"
+	assertEveryCut "other.test, every cut" ECONNRESET "$(sed -n 1p "$T/out")"
+	assertEveryCut "a.inet.test, every cut" ok "$(sed -n 2p "$T/out")"
+	assertEquals "$(cat "$T/err")" "ECONNRESET=1 len=$len" "$(sed -n 3p "$T/out")"
+	assertEquals "ok=1 len=$len" "$(sed -n 4p "$T/out")"
+	assertEquals "the host saw other.test" 0 "$(seen 443 other.test)"
+	assertEquals "the host saw each a.inet.test hello once" "$len" "$(seen 443 a.inet.test)"
+	assertEquals "$len" "$(logged | grep -c '^{"source":"net","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"verdict":"deny","rule":"sni-mismatch","name":"other.test"}$')"
+}
+
+# The same for a request head on port 80: a first request naming another
+# host is answered 403 by the relay, whatever the cut, the host's server
+# never seeing it; WebDAV's PROPFIND is judged as any method. (Before: a
+# first segment "G" passed as neither TLS nor HTTP, and PROPFIND was no
+# method the relay knew.)
+test_request_head_cut_anywhere_is_judged_whole() {
+	rm -f "$TOPO_DIR/seen.80"
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT split $INET4 80 http other.test;
+		$NT split $INET4 80 http a.inet.test; $NT split $INET4 80 propfind other.test;
+		$NT split $INET4 80 propfind a.inet.test 1,9,20 200" 3>"$T/log"
+	assertEveryCut "GET other.test" "403:otonet: other.test is not allowed by --allow-name" "$(sed -n 1p "$T/out")"
+	assertEveryCut "GET a.inet.test" ok "$(sed -n 2p "$T/out")"
+	assertEveryCut "PROPFIND other.test" "403:otonet: other.test is not allowed by --allow-name" "$(sed -n 3p "$T/out")"
+	assertEquals "ok=1 len=52" "$(sed -n 4p "$T/out")"
+	assertEquals "the host saw other.test" 0 "$(seen 80 other.test)"
+	assertContains "$(logged)" '{"source":"net","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":80,"verdict":"deny","rule":"host-mismatch","name":"other.test"}'
+}
+
+# Every request of a kept-alive flow is judged: a second one naming another
+# host (its head cut in two) is reset, its bytes never at the host; a body
+# that looks like a request is passed over, not judged; a request whose
+# framing two parsers could read two ways is reset. (Before: only the first
+# segment of a flow was looked at.)
+test_every_request_judged_and_framing_followed() {
+	rm -f "$TOPO_DIR/seen.80"
+	body='GET / HTTP/1.1\r\nHost: other.test\r\n\r\n'
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT resolve b.inet.test >/dev/null;
+		$NT keepalive $INET4 80 a.inet.test other.test 10;
+		$NT keepalive $INET4 80 a.inet.test b.inet.test 10;
+		$NT split $INET4 80 raw 'POST / HTTP/1.1\r\nHost: a.inet.test\r\nContent-Length: 36\r\n\r\n$body' 20;
+		$NT split $INET4 80 raw 'POST / HTTP/1.1\r\nHost: a.inet.test\r\nTransfer-Encoding: chunked\r\n\r\n24\r\n$body\r\n0\r\n\r\n' 30;
+		$NT split $INET4 80 raw 'POST / HTTP/1.1\r\nHost: a.inet.test\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' 30;
+		$NT split $INET4 80 raw 'POST / HTTP/1.1\r\nHost: a.inet.test\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde' 30;
+		$NT split $INET4 80 raw 'POST / HTTP/1.1\r\nHost: a.inet.test\r\nTransfer-Encoding: gzip\r\n\r\n' 30;
+		$NT split $INET4 80 raw 'GET / HTTP/1.1\nHost: a.inet.test\r\n\r\n' 3;
+		$NT split $INET4 80 raw 'GET / HTTP/1.1\r\nHost: a.inet.test\r\nX: y\r\n z\r\n\r\n' 30;
+		$NT split $INET4 80 raw 'GET / HTTP/1.1\r\nHost: a.inet.test\r\nUpgrade: websocket\r\n\r\n' 30;
+		$NT split $INET4 80 raw 'CONNECT a.inet.test:443 HTTP/1.1\r\nHost: a.inet.test\r\n\r\n' 4;
+		$NT split $INET4 80 raw 'GET / HTTP/1.0\r\n\r\n' 5" 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "ok ECONNRESET
+ok ok
+ok=1 len=94
+ok=1 len=113
+ECONNRESET=1 len=90
+ECONNRESET=1 len=81
+ECONNRESET=1 len=63
+ECONNRESET=1 len=36
+ECONNRESET=1 len=47
+ECONNRESET=1 len=57
+ECONNRESET=1 len=55
+403:otonet: a request without a Host name is not allowed by --allow-name=1 len=18" "$(cat "$T/out")"
+	# other.test only inside the bodies the host was given: twice.
+	assertEquals "other.test at the host" 2 "$(seen 80 other.test)"
+	assertEquals "$(logged)" \
+		'"rule":"host-mismatch" "rule":"http-malformed" "rule":"http-malformed" "rule":"http-malformed" "rule":"http-malformed" "rule":"http-malformed" "rule":"upgrade" "rule":"method" "rule":"name-missing" ' \
+		"$(logged | grep '"verdict":"deny"' | grep -o '"rule":"[a-z-]*"' | tr '\n' ' ')"
+}
+
+# A rule without a port is 80 and 443: another port of a bound address is
+# refused, a server there that speaks first (SSH's banner) is never read,
+# and bytes on 443 that are neither TLS nor HTTP are reset. A rule naming
+# the port opens it to any protocol. (Before: a rule without a port opened
+# every port of the address, and the banner was read.)
+test_a_rule_without_port_is_80_and_443() {
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT banner $INET4 22; $NT raw $INET4 22;
+		$NT raw $INET4 443" 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "ECONNREFUSED
+ECONNREFUSED
+ECONNRESET" "$(cat "$T/out")"
+	assertContains "$(logged)" '{"source":"net","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":22,"verdict":"deny","rule":"no-public"}'
+	assertContains "$(logged)" '{"source":"net","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"verdict":"deny","rule":"not-tls-or-http"}'
+	run onet $PUB --no-public --allow-name '*.inet.test' --allow-name 'a.inet.test:22' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT banner $INET4 22; $NT raw $INET4 443;
+		$NT tls $INET4 443 other.test" 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "ok SSH-2.0-fake
+ECONNRESET
+ECONNRESET" "$(cat "$T/out")"
+	assertContains "$(logged)" '"port":22,"verdict":"allow","rule":"name","name":"a.inet.test","pattern":"a.inet.test"}'
+}
+
+# A flow that never decides (a head that never ends) is reset after the
+# bound, 10 s from its handshake, with its line; so is one the agent ends
+# (FIN) in the middle of a head. (Before: "Host: a" alone went through.)
+test_undecided_flow_reset_after_the_bound() {
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT undecided $INET4 80 'GET / HTTP/1.1\r\nHost: a'" 3>"$T/log"
+	ms=$(sed -n 's/^ECONNRESET \([0-9]*\)$/\1/p' "$T/out")
+	assertTrue "$(cat "$T/out") $(cat "$T/err")" "[ -n '$ms' ] && [ '$ms' -ge 9900 ] && [ '$ms' -le 11500 ]"
+	assertContains "$(logged)" '{"source":"net","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":80,"verdict":"deny","rule":"undecided"}'
+}
+
+# 2,000 flows each holding 6,000 bytes of a head that never ends: the
+# relay holds at most 8 MiB for them all (NAMES_HELD_MAX), resets the rest
+# (held-full, warned once), its memory bounded, and nothing crashes.
+test_thousands_of_undecided_flows_bounded() {
+	run onet $PUB --no-public --allow-name '*.inet.test' --log-fd 3 -- sh -c "
+		$NT resolve a.inet.test >/dev/null; $NT hold-undecided $INET4 80 2000 6000 \$PPID;
+		$NT http $INET4 80 a.inet.test" 3>"$T/log"
+	# shellcheck disable=SC2046 # split into fields on purpose
+	set -- $(sed -n 1p "$T/out")
+	echo "2000 undecided flows: $*" >&2
+	assertEquals "$(cat "$T/err")" "open 2000 failed 0" "$1 $2 $5 $6"
+	assertTrue "some were reset: $4" "[ '$4' -gt 0 ] && [ '$4' -lt 2000 ]"
+	assertEquals "ok" "$(sed -n 2p "$T/out")"
+	[ -n "${OTO_SAN:-}" ] ||
+		assertTrue "relay VmRSS $8 -> $9 kB: grew by more than 12 MiB" "[ $(($9 - $8)) -le 12288 ]"
+	assertContains "$(cat "$T/err")" "bytes held for --allow-name checks, the bound: resetting a flow"
+	assertEquals "$4" "$(logged | grep -c '"rule":"held-full"}$')"
 }
 
 . shunit2

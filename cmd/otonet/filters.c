@@ -35,7 +35,10 @@ void *relay_filter(void)
 
 	if (!ctx)
 		return NULL;
-	/* A gateway flow's socket pair (flow.c): unix sockets joined to each other only. */
+	/*
+	 * A gateway flow's socket pair (flow.c), and the one holding the relay's own
+	 * 403 (namecheck.c): unix sockets joined to each other only.
+	 */
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
 			      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
 	if (rc < 0) {

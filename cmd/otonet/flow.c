@@ -105,15 +105,14 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 	h = event_head(line, sizeof(line), &ts, "net");
-	n = snprintf(line + h, sizeof(line) - (size_t)h,
-		     ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		     "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
-		     proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
-		     ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
-		     d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
-		     d->name[0] ? ",\"name\":\"" : "", d->name,
-		     d->pattern ? "\",\"pattern\":\"" : "", d->pattern ? d->pattern : "",
-		     d->name[0] ? "\"" : "");
+	n = snprintf(
+	    line + h, sizeof(line) - (size_t)h,
+	    ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+	    "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
+	    proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
+	    proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
+	    d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
+	    d->pattern ? d->pattern : "", d->name[0] ? "\"" : "");
 	/* A line that does not fit is not written: never a cut one. */
 	if (!h || n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
 		return;
@@ -339,15 +338,16 @@ static int gateway_socket(struct relay *r, uint16_t port)
 
 /*
  * A name the agent resolved (an --allow-name rule's) bound to dst: under
- * --no-public the only way to a public address besides the exceptions, the
- * flow's first bytes then checked; with the internet open, only named in
- * the log. The address rules came first: a private address is never bound
- * anyway (names.c hides it), and is refused before this.
+ * --no-public the only way to a public address besides the exceptions,
+ * what the flow sends then judged (namecheck.c) unless the rule names the
+ * port; with the internet open, only named in the log. The address rules
+ * came first: a private address is never bound anyway (names.c hides it),
+ * and is refused before this.
  */
 static void name_decide(struct relay *r, const struct pkt *p, struct decision *d, int *check)
 {
 	const char *name;
-	int rule;
+	int rule, named;
 
 	*check = 0;
 	/*
@@ -358,10 +358,10 @@ static void name_decide(struct relay *r, const struct pkt *p, struct decision *d
 		return;
 	if (strcmp(d->rule, d->verdict == V_ALLOW ? "public" : "no-public"))
 		return;
-	name = names_find(r, &p->dst, p->dport, NULL, &rule);
+	name = names_find(r, &p->dst, p->dport, NULL, &rule, &named);
 	if (!name)
 		return;
-	*check = d->verdict == V_DENY;
+	*check = d->verdict == V_DENY && !named;
 	d->verdict = V_ALLOW;
 	snprintf(d->rule, sizeof(d->rule), "name");
 	snprintf(d->name, sizeof(d->name), "%s", name);
@@ -414,8 +414,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		/* At most every 10 s: an agent retrying would fill the log. */
 		if (!r->gw_warned || r->now - r->gw_warned >= 10000) {
 			r->gw_warned = r->now ? r->now : 1;
-			warnx("relay: unable to hand a flow to the gateway (port %u): %s",
-			      p->dport, strerror(errno));
+			warnx("relay: unable to hand a flow to the gateway (port %u): %s", p->dport,
+			      strerror(errno));
 		}
 		return NULL;
 	}
@@ -430,7 +430,7 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return NULL;
 	}
 	f->route = route;
-	f->name_check = (unsigned int)check;
+	f->nphase = check ? NP_FIRST : NP_NONE;
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
 	/* A gateway flow's socket is connected already: its first EPOLLOUT says so. */
@@ -438,7 +438,8 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		return f;
 	sl = host_sa(r, f, &ss);
 	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
-		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a new %s flow",
+		log_msg(LOG_DEBUG, errno,
+			"relay: unable to connect the host socket of a new %s flow",
 			proto_name(p->proto));
 		flow_free(r, f);
 		return NULL;

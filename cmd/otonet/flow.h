@@ -15,6 +15,7 @@
 #include "otonet.h"
 
 struct relay;
+struct name_hold;
 
 /*
  * What a slot holds. A flow is born in its protocol's first state
@@ -23,12 +24,12 @@ struct relay;
  * timer finds a FREE slot for a flow that is gone: it is skipped.
  */
 enum flow_state {
-	FLOW_FREE,            /* in the free list */
+	FLOW_FREE,	      /* in the free list */
 	FLOW_TCP_CONNECTING,  /* the agent's SYN: connect() to the host under way */
 	FLOW_TCP_SYNACK,      /* the host accepted; our SYN-ACK out, the agent's ACK awaited */
 	FLOW_TCP_ESTABLISHED, /* data both ways; a close is in the FIN flags */
-	FLOW_UDP,             /* a connected UDP socket, until idle */
-	FLOW_ECHO,            /* a ping socket, until idle */
+	FLOW_UDP,	      /* a connected UDP socket, until idle */
+	FLOW_ECHO,	      /* a ping socket, until idle */
 	FLOW_NUM_STATES
 };
 /* Each state's name, for messages; its size is checked against FLOW_NUM_STATES. */
@@ -49,15 +50,17 @@ enum flow_fate { FLOW_KEPT, FLOW_FREED };
  * pair whose other end goes to the gateway. The route gives the host
  * socket's address (flow.c, route_host) or, for the gateway, the socket
  * itself (gateway_socket); a new way out for flows is a new route.
+ * ROUTE_LOCAL: the relay's own answer (a 403 to a request a name rule
+ * refused, namecheck.c), one end of a socket pair holding it, then EOF.
  */
-enum flow_route { ROUTE_DIRECT, ROUTE_DNS, ROUTE_GATEWAY };
+enum flow_route { ROUTE_DIRECT, ROUTE_DNS, ROUTE_GATEWAY, ROUTE_LOCAL };
 
 struct flow {
 	enum flow_state state;
 	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP: part of the key */
 	int fd;
 	uint32_t gen; /* told apart from an earlier flow in the same slot */
-	int next; /* hash chain, -1 ends */
+	int next;     /* hash chain, -1 ends */
 	struct ipaddr asrc, adst;
 	uint16_t sport, dport;
 	uint32_t events;
@@ -68,7 +71,7 @@ struct flow {
 	uint32_t iss, snd_nxt, snd_una, rcv_nxt;
 	uint32_t agent_wnd;
 	int agent_ws, my_ws;
-	uint32_t seg; /* segment size towards the agent */
+	uint32_t seg;  /* segment size towards the agent */
 	uint16_t rmss; /* the segment size offered to the agent (SYN-ACK): what it sends us */
 	int dup, retries;
 	uint64_t rto_at;
@@ -101,11 +104,17 @@ struct flow {
 	/* TCP: its slot in sends[] + 1 while the agent's data waits there; 0 none. */
 	int send_slot;
 	/*
-	 * A name allowed the flow (--no-public): its first bytes are checked
-	 * (names_first_bytes). DNS over TCP: sbuf's first dns_ready bytes are
-	 * whole answers, filtered; only they go to the agent.
+	 * A name allowed the flow (--no-public): what the agent sends is judged
+	 * before the host sees it (namecheck.c): nphase (enum name_phase), the
+	 * bytes held (NULL: none), since when a decision is awaited (ms, 0:
+	 * none), the requests followed on plain HTTP. DNS over TCP: sbuf's
+	 * first dns_ready bytes are whole answers, filtered; only they go to
+	 * the agent.
 	 */
-	unsigned int name_check : 1;
+	unsigned char nphase;
+	struct name_hold *hold;
+	uint64_t undecided_at;
+	struct http_follow follow;
 	uint32_t dns_ready;
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Names in the relay (relay.h, "names.c"): what the relay does with the DNS
- * it carries and with the names a flow's first bytes give.
+ * it carries, and the table of names bound for --allow-name (namecheck.c
+ * judges what a flow to a bound address sends).
  *
  *  - No map of the private network through DNS: every answer the host's
  *    resolver sends back has its A and AAAA records pointing into a refused
@@ -14,17 +15,17 @@
  *  - --allow-name: an answer to a question whose name a rule matches binds
  *    each address its chain leads to (dns_chain) to that name, for the
  *    answer's TTL clamped to [name_ttl_min, NAMES_TTL_MAX]; under
- *    --no-public, a new TCP flow to a bound address (and the rule's port)
- *    is allowed, by rule "name", and a question no rule matches never
+ *    --no-public, a new TCP flow to a bound address (on a port a rule of
+ *    the name allows: its own, or 80 and 443) is allowed, by rule "name",
+ *    and a question no rule matches never
  *    reaches the resolver: answered NXDOMAIN over UDP, the flow reset over
  *    TCP (names_tcp_query).
  *  - The table of bindings is allocated at start: NAMES_MAX bindings.
  *    Expired ones are reclaimed when a new one finds no free slot; when
  *    every one is alive, the new name is refused (SERVFAIL under
  *    --no-public), logged.
- *  - The first bytes of a flow a name allowed: a TLS ClientHello's SNI or
- *    an HTTP request's Host must be one of the names bound to the address,
- *    or the flow is reset, logged (names_first_bytes).
+ *  - What a flow a name allowed sends is judged in namecheck.c, against
+ *    the names bound to its address (names_find).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@ struct binding {
 	struct ipaddr addr;
 	uint64_t expires; /* ms, r->now's clock; 0: free */
 	int next;	  /* hash chain or free list, -1 ends */
-	uint16_t rule;	  /* the --allow-name rule that matched */
+	uint64_t rules;	  /* the --allow-name rules its name matches, one bit each */
 	char name[DNS_NAME_MAX];
 };
 
@@ -65,11 +66,14 @@ int names_init(struct names *t, unsigned long max)
 	t->max = max;
 	t->b = calloc(max, sizeof(*t->b));
 	t->heads = malloc(hsize * sizeof(*t->heads));
-	if (!t->b || !t->heads) {
+	t->scratch = malloc(NAMES_HOLD_MAX);
+	if (!t->b || !t->heads || !t->scratch) {
 		free(t->b);
 		free(t->heads);
+		free(t->scratch);
 		t->b = NULL;
 		t->heads = NULL;
+		t->scratch = NULL;
 		errno = ENOMEM;
 		return -1;
 	}
@@ -98,8 +102,10 @@ void names_fini(struct names *t)
 {
 	free(t->b);
 	free(t->heads);
+	free(t->scratch);
 	t->b = NULL;
 	t->heads = NULL;
+	t->scratch = NULL;
 }
 
 size_t names_binding_size(void)
@@ -138,8 +144,8 @@ void names_timer(struct relay *r)
 	names_expire(&r->names, r->now);
 }
 
-/* a bound to name (rule) until expires: refreshed if there, else a new binding. -1 when full. */
-static int names_bind(struct relay *r, const struct ipaddr *a, const char *name, uint16_t rule,
+/* a bound to name (rules) until expires: refreshed if there, else a new binding. -1 when full. */
+static int names_bind(struct relay *r, const struct ipaddr *a, const char *name, uint64_t rules,
 		      uint64_t expires)
 {
 	struct names *t = &r->names;
@@ -164,7 +170,7 @@ static int names_bind(struct relay *r, const struct ipaddr *a, const char *name,
 	t->free_head = b->next;
 	b->addr = *a;
 	b->expires = expires;
-	b->rule = rule;
+	b->rules = rules;
 	memcpy(b->name, name, strlen(name) + 1);
 	b->next = t->heads[h];
 	t->heads[h] = i;
@@ -172,27 +178,60 @@ static int names_bind(struct relay *r, const struct ipaddr *a, const char *name,
 	return 0;
 }
 
+/*
+ * Does rule allow port? A rule with a port, that port alone (and any
+ * protocol there); one without, 80 and 443, where the name is checked.
+ */
+static int rule_allows(const struct name_rule *nr, uint16_t port)
+{
+	return nr->port ? nr->port == port : port == 80 || port == 443;
+}
+
 const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
-		       int *rule)
+		       int *rule, int *named)
 {
 	struct names *t = &r->names;
 	const struct filter *f = r->cfg->f;
+	const char *found = NULL;
 
+	if (named) {
+		size_t k = 0;
+
+		*named = 0;
+		/* No rule names this port: the first binding found will do, as without named. */
+		while (k < f->nnames && f->names[k].port != port)
+			k++;
+		if (k == f->nnames)
+			named = NULL;
+	}
 	if (!t->b)
 		return NULL;
 	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next) {
 		const struct binding *b = &t->b[i];
-		uint16_t rp = f->names[b->rule].port;
 
-		if (b->expires <= r->now || !ipaddr_equal(&b->addr, a) || (rp && rp != port))
+		if (b->expires <= r->now || !ipaddr_equal(&b->addr, a))
 			continue;
 		if (name && strcmp(name, b->name))
 			continue;
-		if (rule)
-			*rule = b->rule;
-		return b->name;
+		for (size_t k = 0; k < f->nnames; k++) {
+			if (!(b->rules >> k & 1) || !rule_allows(&f->names[k], port))
+				continue;
+			/* A rule naming the port wins: the flow is then not checked. */
+			if (f->names[k].port || !found) {
+				found = b->name;
+				if (rule)
+					*rule = (int)k;
+			}
+			if (f->names[k].port) {
+				if (named)
+					*named = 1;
+				return found;
+			}
+		}
+		if (found && !named)
+			return found;
 	}
-	return NULL;
+	return found;
 }
 
 /* ---- the log ------------------------------------------------------------ */
@@ -249,6 +288,17 @@ static int name_rule(const struct filter *f, const char *name)
 	return -1;
 }
 
+/* Every --allow-name rule matching name, one bit each: a.test:22 and *.test both bind a.test. */
+static uint64_t name_rules(const struct filter *f, const char *name)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < f->nnames; i++)
+		if (name_match(f->names[i].pat, name))
+			m |= 1ULL << i;
+	return m;
+}
+
 /* Under --no-public with name rules, a name no rule matches is not asked about. */
 static int name_refused(const struct filter *f, const char *name)
 {
@@ -258,7 +308,7 @@ static int name_refused(const struct filter *f, const char *name)
 struct bind_ctx {
 	struct relay *r;
 	const char *name;
-	uint16_t rule;
+	uint64_t rules;
 	int failed;
 };
 
@@ -271,7 +321,7 @@ static void bind_one(void *ctx, const struct ipaddr *a, uint32_t ttl)
 		s = c->r->cfg->name_ttl_min;
 	if (s > NAMES_TTL_MAX)
 		s = NAMES_TTL_MAX;
-	if (names_bind(c->r, a, c->name, c->rule, c->r->now + s * 1000) < 0)
+	if (names_bind(c->r, a, c->name, c->rules, c->r->now + s * 1000) < 0)
 		c->failed++;
 }
 
@@ -358,7 +408,7 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 	rule = name_rule(flt, d->qname);
 	if (rule >= 0 && flt->nnames) {
 		c.name = d->qname;
-		c.rule = (uint16_t)rule;
+		c.rules = name_rules(flt, d->qname);
 		dns_chain(m, len, d, bind_one, &c);
 		if (c.failed) {
 			if (!r->names.warned || r->now - r->names.warned >= 10000) {
@@ -375,38 +425,4 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 		}
 	}
 	return len;
-}
-
-/* ---- first bytes ---------------------------------------------------------- */
-
-int names_first_bytes(struct relay *r, struct flow *f, const uint8_t *d, size_t n)
-{
-	char name[DNS_NAME_MAX], s[64], t[64], line[1024];
-	const char *why = NULL;
-	struct timespec ts;
-	int k, len;
-
-	k = tls_sni(d, n, name);
-	if (!k)
-		k = http_host(d, n, name);
-	if (!k)
-		return 0; /* neither TLS nor HTTP: the address alone judged it */
-	if (k < 0)
-		why = "name-missing";
-	else if (!names_find(r, &f->adst, f->dport, name, NULL))
-		why = "name-mismatch";
-	if (!why)
-		return 0;
-	if (r->cfg->log_fd < 0)
-		return -1;
-	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	len =
-	    snprintf(line, sizeof(line),
-		     "{\"time\":%lld.%03ld,\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\","
-		     "\"port\":%u,\"verdict\":\"deny\",\"rule\":\"%s\",\"name\":\"%s\"}\n",
-		     (long long)ts.tv_sec, ts.tv_nsec / 1000000, ipaddr_str(&f->asrc, s, sizeof(s)),
-		     ipaddr_str(&f->adst, t, sizeof(t)), f->dport, why, k > 0 ? name : "");
-	if (len > 0 && r->sys->write(r->cfg->log_fd, line, (size_t)len) < 0)
-		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
-	return -1;
 }

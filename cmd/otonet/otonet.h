@@ -8,15 +8,16 @@
 #include <sys/types.h>
 
 #include "cidr.h"
+#include "http.h"
 
-#define NET_MAX_ALLOW 64
-#define NET_MAX_PUBLIC 32
-#define NET_MAX_HOST 128
+#define NET_MAX_ALLOW	64
+#define NET_MAX_PUBLIC	32
+#define NET_MAX_HOST	128
 #define NET_MAX_GATEWAY 16
-#define NET_MAX_NAMES 64
-#define NAMES_TTL_MIN 60    /* s: a name binding lives at least this long (OTO_TEST_NAME_TTL_MIN) */
-#define NAMES_TTL_MAX 86400 /* s: and at most a day */
-#define NET_MTU 65520
+#define NET_MAX_NAMES	64
+#define NAMES_TTL_MIN	60 /* s: a name binding lives at least this long (OTO_TEST_NAME_TTL_MIN) */
+#define NAMES_TTL_MAX	86400 /* s: and at most a day */
+#define NET_MTU		65520
 
 enum { PROTO_TCP = 6, PROTO_UDP = 17, PROTO_ICMP = 1, PROTO_ICMP6 = 58 };
 
@@ -26,7 +27,7 @@ struct net_rule {
 	uint16_t port;
 };
 
-/* An --allow-name rule: a name or "*.suffix", and a port (0: any). */
+/* An --allow-name rule: a name or "*.suffix", and a port (0: none, meaning 80 and 443, checked). */
 struct name_rule {
 	char pat[256];
 	uint16_t port;
@@ -46,8 +47,8 @@ struct filter {
 	struct ipaddr host[NET_MAX_HOST]; /* the host's own addresses */
 	size_t nhost;
 	int no_public;
-	struct ipaddr dns4, dns6; /* the sandbox-side DNS addresses */
-	struct ipaddr gw4, gw6;	  /* the sandbox-side gateway addresses (otogate) */
+	struct ipaddr dns4, dns6;	   /* the sandbox-side DNS addresses */
+	struct ipaddr gw4, gw6;		   /* the sandbox-side gateway addresses (otogate) */
 	uint16_t gw_port[NET_MAX_GATEWAY]; /* its ports; none: no gateway */
 	size_t ngw;
 };
@@ -56,10 +57,11 @@ enum verdict { V_DENY, V_ALLOW };
 
 struct decision {
 	enum verdict verdict;
-	int dns;         /* the flow goes to the host's resolver */
-	int gateway;     /* the flow goes to the gateway (OTO_GATEWAY) */
-	char rule[64];   /* exception, dns, gateway, special:RANGE, public, no-public, host-address, name */
-	char name[256];  /* rule name: the name bound to the address; else empty */
+	int dns;	/* the flow goes to the host's resolver */
+	int gateway;	/* the flow goes to the gateway (OTO_GATEWAY) */
+	char rule[64];	/* exception, dns, gateway, special:RANGE, public, no-public, host-address,
+			   name */
+	char name[256]; /* rule name: the name bound to the address; else empty */
 	const char *pattern; /* rule name: the --allow-name rule's pattern */
 };
 
@@ -73,18 +75,18 @@ struct otonet_opts {
 	struct cidr pub[NET_MAX_PUBLIC];
 	size_t npub;
 	int no_public;
-	const char *dns;      /* --dns IP, or NULL: the host's resolv.conf */
-	int log_fd;           /* -1: none */
+	const char *dns; /* --dns IP, or NULL: the host's resolv.conf */
+	int log_fd;	 /* -1: none */
 	unsigned long max_flows;
 	unsigned long max_half_open; /* TCP flows not yet established */
 	unsigned long max_udp_flows;
 	unsigned long tcp_idle, udp_idle; /* seconds */
-	unsigned long busy_poll; /* microseconds */
+	unsigned long busy_poll;	  /* microseconds */
 	char **argv;
 	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
-	int no_kernel_layer; /* no prohibit routes: the relay alone refuses */
-	int no_peek_off;     /* the relay's buffered path */
-	int badcall;	     /* SIGUSR2 makes the relay call outside its filter */
+	int no_kernel_layer;  /* no prohibit routes: the relay alone refuses */
+	int no_peek_off;      /* the relay's buffered path */
+	int badcall;	      /* SIGUSR2 makes the relay call outside its filter */
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
 	uint16_t gw_port[NET_MAX_GATEWAY];
@@ -127,7 +129,7 @@ int resolv_first(const char *text, struct ipaddr *out);
 struct pkt {
 	int family;
 	struct ipaddr src, dst;
-	int proto; /* PROTO_TCP, PROTO_UDP, PROTO_ICMP (v4 or v6 echo) */
+	int proto;	   /* PROTO_TCP, PROTO_UDP, PROTO_ICMP (v4 or v6 echo) */
 	const uint8_t *ip; /* the whole packet, length iplen */
 	size_t iplen;
 	uint16_t sport, dport; /* for echo: dport is 0, sport the echo id */
@@ -180,13 +182,13 @@ size_t pkt_tcp_partial(uint8_t *buf, const struct ipaddr *src, const struct ipad
 		       uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
 		       uint16_t win, size_t dlen);
 /* A SYN-ACK with MSS and (if wscale >= 0) window scale options. */
-size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		  uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win,
-		  uint16_t mss, int wscale);
+size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
+		  uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win, uint16_t mss,
+		  int wscale);
 size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
 	       uint16_t dport, size_t dlen);
-size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		      uint16_t id, uint16_t seq, size_t dlen);
+size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t id,
+		      uint16_t seq, size_t dlen);
 /*
  * An ICMP error from src about the packet orig (type 3 / ICMPv6 type 1 with
  * code: 13/1 administratively prohibited, 3/4 port unreachable).
@@ -200,16 +202,22 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
  * printable ASCII, or is a dot, '"' or '\\', makes the name (and its
  * message) invalid.
  */
-#define DNS_NAME_MAX 256 /* a name's text and its NUL */
-#define DNS_MAX_RR 128   /* records in a message; more: not parsed */
-#define DNS_MAX_CHAIN 16 /* names a question leads to by CNAME */
-enum { DNS_T_A = 1, DNS_T_CNAME = 5, DNS_T_PTR = 12, DNS_T_AAAA = 28, DNS_T_SVCB = 64,
-       DNS_T_HTTPS = 65 };
+#define DNS_NAME_MAX  256 /* a name's text and its NUL */
+#define DNS_MAX_RR    128 /* records in a message; more: not parsed */
+#define DNS_MAX_CHAIN 16  /* names a question leads to by CNAME */
+enum {
+	DNS_T_A = 1,
+	DNS_T_CNAME = 5,
+	DNS_T_PTR = 12,
+	DNS_T_AAAA = 28,
+	DNS_T_SVCB = 64,
+	DNS_T_HTTPS = 65
+};
 /* The private-use type (RFC 6895) a hidden address record becomes. */
 #define DNS_T_HIDDEN 65280
 enum { DNS_NOERROR = 0, DNS_FORMERR = 1, DNS_SERVFAIL = 2, DNS_NXDOMAIN = 3, DNS_REFUSED = 5 };
 struct dns_rr {
-	uint16_t off;     /* the record's owner name */
+	uint16_t off;	  /* the record's owner name */
 	uint16_t typeoff; /* its type, class, TTL, length */
 	uint16_t rdoff, rdlen;
 	uint16_t type, cls;
@@ -264,15 +272,62 @@ int dns_ptr_addr(const char *name, struct ipaddr *a);
 int name_match(const char *pattern, const char *name);
 
 /*
- * sni.c: the name a connection's first bytes name, pure. 1 and the name
- * (as dns_name writes one) in out; 0 when the bytes are not of that
- * protocol; -1 when they are but name nothing valid or are incomplete.
- * tls_sni: a TLS ClientHello (one record, whole) and its server_name.
- * http_host: an HTTP/1 request head (whole, known method, origin-form
- * target) and its one Host header, without its port.
+ * sni.c: what a flow's first bytes are, and the TLS name they give; pure.
+ * NAMES_HOLD_MAX: the most bytes of a ClientHello (its records whole) or
+ * of a request head that a flow a name allowed may take to be decided.
  */
-int tls_sni(const uint8_t *d, size_t n, char *out);
-int http_host(const uint8_t *d, size_t n, char *out);
+#define NAMES_HOLD_MAX 16384
+/* s (n bytes) as a name's text into out, lowercase, a trailing dot dropped: 0, or -1. */
+int name_text(const uint8_t *s, size_t n, char *out);
+/*
+ * sniff_first: TLS when d begins as a TLS handshake record does (0x16,
+ * then 3, then 0 to 4), HTTP when a token and a space (a request line's
+ * method), NEITHER when they can become neither, MORE while too short to
+ * tell (nothing, "PROPFI"): never NEITHER for a prefix of TLS or of a
+ * request line.
+ */
+enum sniff { SNIFF_MORE, SNIFF_TLS, SNIFF_HTTP, SNIFF_NEITHER };
+enum sniff sniff_first(const uint8_t *d, size_t n);
+/*
+ * tls_hello: the ClientHello d begins with, in one handshake record or
+ * several (each 1 to 2^14 bytes, the message ending with one), at most max
+ * bytes with their headers. HELLO_NAME and its server_name in out,
+ * HELLO_NONAME (whole, without a valid one), *end past its last record;
+ * HELLO_MORE for a prefix of one; HELLO_BAD for anything else (another
+ * record type or message, a malformed hello); HELLO_LONG past max.
+ * scratch: max bytes, where a message in several records is put together.
+ */
+enum { HELLO_MORE = 0, HELLO_NAME = 1, HELLO_NONAME = -1, HELLO_BAD = -2, HELLO_LONG = -3 };
+int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *out, size_t *end);
+
+/*
+ * follow.c: an HTTP/1.1 request stream, followed however it is cut; pure.
+ * s: zero at the stream's start. http_follow reads d[*pos, n): a body's
+ * bytes are passed over (*pos moves on), then the next head is parsed into
+ * q (from d + *pos): FOLLOW_HEAD when whole (*pos at its start: the caller
+ * judges it, http_req_name, then http_follow_head and *pos +=
+ * q->head_len), FOLLOW_PARTIAL when it is not yet (*pos at its start, q
+ * the parser's state: the caller holds d[*pos, n) and goes on with
+ * http_follow_held as more comes), FOLLOW_DONE when d ended in or after a
+ * body, FOLLOW_ERR with the http_err in *err (lib/http.h: framing that is
+ * ambiguous or malformed, CONNECT, Upgrade, HTTP_EHEAD past
+ * NAMES_HOLD_MAX).
+ */
+struct http_follow {
+	int in_body;
+	uint32_t nreq; /* the heads judged so far */
+	struct http_body body;
+};
+enum { FOLLOW_DONE, FOLLOW_PARTIAL, FOLLOW_HEAD, FOLLOW_ERR };
+int http_follow(struct http_follow *s, struct http_req *q, const uint8_t *d, size_t n, size_t *pos,
+		int *err);
+/* The held head (n bytes at head, q its state) read on: as http_follow's answers. */
+int http_follow_held(struct http_req *q, const uint8_t *head, size_t n, int *err);
+/* The judged head q: its body followed next. */
+void http_follow_head(struct http_follow *s, const struct http_req *q);
+/* The Host of the whole head q (at head), without its port, as a name: 1, or -1 (none, or no name).
+ */
+int http_req_name(const struct http_req *q, const uint8_t *head, char *out);
 
 /*
  * nl.c: rtnetlink, in the sandbox's network namespace, batched: requests are
@@ -338,9 +393,9 @@ struct relay_cfg {
 	uint64_t tcp_idle_ms, udp_idle_ms;
 	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */
 	pid_t child;
-	int no_peek_off; /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
-	int badcall;     /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
-	int gateway_fd;  /* OTO_GATEWAY's socket to otogate, or -1 */
+	int no_peek_off;       /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
+	int badcall;	       /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
+	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
 	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
 };
 /*

@@ -58,9 +58,9 @@ extern const struct relay_sys relay_sys_libc;
  */
 enum relay_event {
 	EV_NONE,   /* never registered: an event the loop skips */
-	EV_TUN,    /* the TUN: the agent's packets */
+	EV_TUN,	   /* the TUN: the agent's packets */
 	EV_SIGNAL, /* the signalfd: the child exited, a signal to pass on */
-	EV_TCP,    /* a TCP flow's host socket */
+	EV_TCP,	   /* a TCP flow's host socket */
 	EV_DGRAM,  /* a UDP or echo flow's host socket */
 	EV_NUM
 };
@@ -88,7 +88,7 @@ static inline enum relay_event ev_type(uint64_t ref)
  * covers them. A flow that finds no free slot sends at once.
  */
 #define SEND_SLOTS 8
-#define SEND_IOV 64
+#define SEND_IOV   64
 struct send_slot {
 	struct flow *f;
 	uint32_t len;
@@ -113,6 +113,38 @@ struct names {
 	int free_head;
 	unsigned long max, used;
 	uint64_t swept, warned; /* ms: the last sweep of expired ones; the last "full" warning */
+	/*
+	 * namecheck.c: bytes held for the flows being judged (their struct
+	 * name_hold and buffers), at most NAMES_HELD_MAX in all; when the last
+	 * "held-full" warning was printed; where a ClientHello in several
+	 * records is put together (NAMES_HOLD_MAX bytes).
+	 */
+	unsigned long held;
+	uint64_t held_warned;
+	uint8_t *scratch;
+};
+
+/*
+ * A flow a name allowed, under --no-public, while what the agent sent is
+ * judged (namecheck.c): buf[0, out) was decided and waits for room in the
+ * host socket; buf[out, len) is not decided yet (a ClientHello or request
+ * head in part), and req is the parser's state of the head there. Allocated
+ * when a flow first has bytes to keep, freed once it has none.
+ */
+#define NAMES_HELD_MAX	(8UL << 20)
+#define NAMES_DECIDE_MS 10000
+struct name_hold {
+	uint8_t *buf;
+	uint32_t out, len, cap;
+	struct http_req req;
+};
+/* Where a flow a name allowed is (namecheck.c). */
+enum name_phase {
+	NP_NONE,     /* not judged: no name rule, or a rule naming its port */
+	NP_FIRST,    /* its first bytes awaited: TLS or HTTP, and the name they give */
+	NP_HTTP,     /* plain HTTP: every request's head judged, the bodies followed */
+	NP_PASS,     /* TLS with a name allowed: nothing more to see */
+	NP_ANSWERED, /* refused with a 403 from the relay itself: the agent's bytes dropped */
 };
 
 /* The relay's context: everything its functions share, passed down from xrelay_run. */
@@ -121,8 +153,8 @@ struct relay {
 	const struct relay_sys *sys;
 	struct flow_table ft;
 	int ep, tun;
-	uint64_t now; /* ms, CLOCK_MONOTONIC: read once per event or packet */
-	uint32_t rnd; /* xorshift state, for initial sequence numbers */
+	uint64_t now;	    /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint32_t rnd;	    /* xorshift state, for initial sequence numbers */
 	uint64_t gw_warned; /* ms: the last warning of a flow the gateway did not take */
 	/*
 	 * batch: the packets of one batch read from the TUN, one after the
@@ -183,8 +215,7 @@ void dgram_sock_event(struct relay *r, struct flow *f);
 enum flow_fate dgram_timer(struct relay *r, struct flow *f);
 
 /*
- * names.c: DNS answers filtered, names bound, first bytes checked (see the
- * file). names_init: a table of max bindings, -1/ENOMEM.
+ * names.c: DNS answers filtered, names bound (see the file). names_init: a table of max bindings, -1/ENOMEM.
  */
 int names_init(struct names *t, unsigned long max);
 void names_fini(struct names *t);
@@ -194,11 +225,14 @@ size_t names_binding_size(void);
 /* Expired bindings reclaimed, every 10 s (flow_timers). */
 void names_timer(struct relay *r);
 /*
- * The name bound to a (its rule's port 0 or port), alive; with name, that
- * name only. NULL when none; *rule (if not NULL) the binding's rule.
+ * A name bound to a, alive, by a rule that allows port (a rule's own port,
+ * or 80 and 443 for a rule without one); with name, that name only. NULL
+ * when none; *rule (if not NULL) the rule. With named (not NULL), a rule
+ * naming port is looked for first, and *named says whether one did: such a
+ * flow is not checked.
  */
 const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
-		       int *rule);
+		       int *rule, int *named);
 /*
  * The agent's DNS question q on the UDP flow f: 1 when the relay answered it
  * (NXDOMAIN, a name no rule matches under --no-public) or dropped it, 0 when
@@ -219,10 +253,22 @@ int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, siz
  */
 size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t len, int stream);
 /*
- * The agent's first bytes on a flow a name allowed: 0 when they may go on
- * (a name bound to the address, or neither TLS nor HTTP), -1 (logged) when
- * the flow must be reset.
+ * namecheck.c: the agent's in-order data d on a flow being judged (nphase
+ * NP_FIRST, NP_HTTP or NP_ANSWERED): what was decided goes to the host
+ * socket, what is not yet is held (taken and acknowledged: rcv_nxt moves
+ * over all of d), a refusal is logged and answered (a 403, or a reset both
+ * ways: FLOW_FREED).
  */
-int names_first_bytes(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
+enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
+/* The decided bytes held for f, to its host socket: 0 all gone, 1 some wait, -1 and errno. */
+int names_drain(struct relay *r, struct flow *f);
+/* f refused for why (and name, if any): logged, then a reset both ways. FLOW_FREED. */
+enum flow_fate names_refuse(struct relay *r, struct flow *f, const char *why, const char *name);
+/* What f holds, let go (flow_free). */
+void names_flow_free(struct relay *r, struct flow *f);
+
+/* tcp.c, for namecheck.c: f reset both ways (FLOW_FREED); f's host socket watched again. */
+enum flow_fate tcp_reset_both(struct relay *r, struct flow *f);
+void tcp_watch(struct relay *r, struct flow *f);
 
 #endif

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The name a connection's first bytes give (otonet.h, "sni.c"): a TLS
- * ClientHello's server_name, an HTTP/1 request's Host. Pure: the relay
- * calls these on the agent's first segment of a flow a name allowed
- * (names.c); the fuzz target fuzz_otonet_dns.c feeds them arbitrary bytes.
+ * What a connection's first bytes are, and the name they give (otonet.h,
+ * "sni.c"): a TLS ClientHello's server_name, whole however many records and
+ * segments it spans; the first-bytes classifier that says whether a prefix
+ * is TLS, HTTP, neither, or still undecided. Pure: the relay calls these on
+ * the bytes it holds for a flow a name allowed (names.c); the fuzz targets
+ * fuzz_otonet_dns.c and fuzz_otonet_names.c feed them arbitrary bytes.
  */
 #include <string.h>
-#include <strings.h>
 
+#include "http.h"
 #include "otonet.h"
 
-/* s (n bytes) as a name's text into out: the characters of dns_name, a trailing dot dropped. */
-static int name_text(const uint8_t *s, size_t n, char *out)
+int name_text(const uint8_t *s, size_t n, char *out)
 {
 	size_t label = 0;
 
@@ -48,118 +49,130 @@ static size_t get16(const uint8_t *p)
 	return (size_t)p[0] << 8 | p[1];
 }
 
-int tls_sni(const uint8_t *d, size_t n, char *out)
+/*
+ * The server_name of a whole ClientHello message m (its 4-byte handshake
+ * header first, len bytes): HELLO_NAME, HELLO_NONAME, or HELLO_BAD.
+ */
+static int hello_sni(const uint8_t *m, size_t len, char *out)
 {
-	size_t rec, pos, end, hs;
+	size_t pos, end = len;
 
-	/* A handshake record of TLS 1.0 to 1.3 (the ClientHello's record says 3.1 or less). */
-	if (n < 3 || d[0] != 0x16 || d[1] != 3 || d[2] > 4)
-		return 0;
-	if (n < 9)
-		return -1;
-	rec = get16(d + 3);
-	if (5 + rec > n || d[5] != 1)
-		return -1;
-	hs = (size_t)d[6] << 16 | get16(d + 7);
-	if (hs + 4 > rec)
-		return -1;
-	end = 9 + hs;
-	pos = 9 + 2 + 32; /* version, random */
+	pos = 4 + 2 + 32; /* header, version, random */
 	if (pos + 1 > end)
-		return -1;
-	pos += 1 + d[pos]; /* session id */
+		return HELLO_BAD;
+	pos += 1 + m[pos]; /* session id */
 	if (pos + 2 > end)
-		return -1;
-	pos += 2 + get16(d + pos); /* cipher suites */
+		return HELLO_BAD;
+	pos += 2 + get16(m + pos); /* cipher suites */
 	if (pos + 1 > end)
-		return -1;
-	pos += 1 + d[pos]; /* compression methods */
-	if (pos + 2 > end)
-		return -1;
-	if (pos + 2 + get16(d + pos) > end)
-		return -1;
-	end = pos + 2 + get16(d + pos);
+		return HELLO_BAD;
+	pos += 1 + m[pos]; /* compression methods */
+	if (pos == end)
+		return HELLO_NONAME; /* no extensions at all */
+	if (pos + 2 > end || pos + 2 + get16(m + pos) != end)
+		return HELLO_BAD;
 	pos += 2;
 	while (pos + 4 <= end) {
-		size_t type = get16(d + pos), len = get16(d + pos + 2), list, q;
+		size_t type = get16(m + pos), n = get16(m + pos + 2), list, q;
 
 		pos += 4;
-		if (pos + len > end)
-			return -1;
+		if (pos + n > end)
+			return HELLO_BAD;
 		if (type != 0) {
-			pos += len;
+			pos += n;
 			continue;
 		}
 		/* server_name: a list of one host_name (type 0). */
-		if (len < 5)
-			return -1;
-		list = get16(d + pos);
+		if (n < 5)
+			return HELLO_BAD;
+		list = get16(m + pos);
 		q = pos + 2;
-		if (list + 2 != len || d[q] != 0 || 3 + get16(d + q + 1) != list)
-			return -1;
-		return name_text(d + q + 3, get16(d + q + 1), out) < 0 ? -1 : 1;
+		if (list + 2 != n || m[q] != 0 || 3 + get16(m + q + 1) != list)
+			return HELLO_BAD;
+		return name_text(m + q + 3, get16(m + q + 1), out) < 0 ? HELLO_NONAME : HELLO_NAME;
 	}
-	return -1; /* a ClientHello without a name */
+	return pos == end ? HELLO_NONAME : HELLO_BAD;
 }
 
-int http_host(const uint8_t *d, size_t n, char *out)
+int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *out, size_t *end)
 {
-	static const char *const METHOD[] = { "GET ",	  "HEAD ",  "POST ",  "PUT ",	 "DELETE ",
-					      "OPTIONS ", "PATCH ", "TRACE ", "CONNECT " };
-	const uint8_t *end = NULL, *line, *host = NULL;
-	size_t hostlen = 0, m;
-	int is_http = 0;
+	size_t want = 0, have = 0, pos = 0;
+	const uint8_t *msg = NULL;
 
-	for (size_t i = 0; i < sizeof(METHOD) / sizeof(METHOD[0]); i++) {
-		m = strlen(METHOD[i]);
-		if (n >= m && !memcmp(d, METHOD[i], m)) {
-			is_http = 1;
+	/*
+	 * Walk the handshake records (type 22, version 3.0 to 3.4, a fragment
+	 * of 1 to 2^14 bytes) until their fragments hold the whole message
+	 * that the first one begins: its length is in its first four bytes.
+	 * Only the headers are read until then, so a hello arriving a byte at
+	 * a time costs one pass over a few record headers per segment.
+	 */
+	for (;;) {
+		size_t rec;
+
+		if (n - pos < 5) {
+			/* What there is of a header must be a handshake record's. */
+			if ((n > pos && d[pos] != 0x16) || (n > pos + 1 && d[pos + 1] != 3) ||
+			    (n > pos + 2 && d[pos + 2] > 4))
+				return HELLO_BAD;
+			return pos + 5 > max ? HELLO_LONG : HELLO_MORE;
+		}
+		rec = get16(d + pos + 3);
+		if (d[pos] != 0x16 || d[pos + 1] != 3 || d[pos + 2] > 4 || !rec || rec > 16384)
+			return HELLO_BAD;
+		if (pos + 5 + rec > max)
+			return HELLO_LONG;
+		if (!pos) {
+			/* The handshake header whole in the first record (every client's way). */
+			if (rec < 4)
+				return HELLO_BAD;
+			if (n < 9)
+				return n - 5 > 0 && d[5] != 1 ? HELLO_BAD : HELLO_MORE;
+			if (d[5] != 1) /* not a ClientHello */
+				return HELLO_BAD;
+			want = 4 + ((size_t)d[6] << 16 | get16(d + 7));
+			if (want + 5 > max)
+				return HELLO_LONG;
+		}
+		if (n - pos - 5 < rec)
+			return HELLO_MORE;
+		/* The message must end with a record: nothing else shares it. */
+		if (have + rec > want)
+			return HELLO_BAD;
+		have += rec;
+		pos += 5 + rec;
+		if (have == want)
 			break;
-		}
 	}
-	if (!is_http)
-		return 0;
-	/* The origin-form target only: an absolute one would name a host of its own. */
-	if (n <= m || d[m] != '/')
-		return -1;
-	for (size_t i = 0; i + 3 < n; i++) {
-		if (!memcmp(d + i, "\r\n\r\n", 4)) {
-			end = d + i + 2;
-			break;
-		}
-	}
-	if (!end)
-		return -1;
-	line = memchr(d, '\n', (size_t)(end - d));
-	if (!line)
-		return -1;
-	for (line++; line < end;) {
-		const uint8_t *eol = memchr(line, '\n', (size_t)(end - line));
-		size_t ll = (size_t)(eol - line);
+	if (pos == 5 + want) {
+		msg = d + 5; /* in one record, as nearly every client sends it */
+	} else {
+		size_t o = 0;
 
-		if (ll >= 5 && !strncasecmp((const char *)line, "host:", 5)) {
-			const uint8_t *v = line + 5, *ve = eol;
-
-			if (host)
-				return -1; /* two Host headers: which one the server takes is
-					      unknown */
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
-			host = v;
-			hostlen = (size_t)(ve - v);
-			/* Its port, if any (a bracketed IPv6 literal is no name). */
-			for (size_t k = 0; k < hostlen; k++) {
-				if (host[k] == ':') {
-					hostlen = k;
-					break;
-				}
-			}
+		for (size_t p = 0; p < pos; p += 5 + get16(d + p + 3)) {
+			memcpy(scratch + o, d + p + 5, get16(d + p + 3));
+			o += get16(d + p + 3);
 		}
-		line = eol + 1;
+		msg = scratch;
 	}
-	if (!host)
-		return -1;
-	return name_text(host, hostlen, out) < 0 ? -1 : 1;
+	*end = pos;
+	return hello_sni(msg, want, out);
+}
+
+enum sniff sniff_first(const uint8_t *d, size_t n)
+{
+	if (!n)
+		return SNIFF_MORE;
+	if (d[0] == 0x16) {
+		if ((n > 1 && d[1] != 3) || (n > 2 && d[2] > 4))
+			return SNIFF_NEITHER;
+		return SNIFF_TLS;
+	}
+	/* A request line begins with a method, a token, then one space. */
+	for (size_t i = 0; i < n && i < HTTP_MAX_LINE; i++) {
+		if (d[i] == ' ')
+			return i ? SNIFF_HTTP : SNIFF_NEITHER;
+		if (!http_tchar(d[i]))
+			return SNIFF_NEITHER;
+	}
+	return n < HTTP_MAX_LINE ? SNIFF_MORE : SNIFF_NEITHER;
 }

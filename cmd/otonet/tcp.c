@@ -36,9 +36,9 @@
 #include "otonet.h"
 #include "relay.h"
 
-#define MAX_WND (4U << 20)
-#define MY_WS 7
-#define RTO_MS 300
+#define MAX_WND	    (4U << 20)
+#define MY_WS	    7
+#define RTO_MS	    300
 #define TCP_RETRIES 12
 /* A connect() the host has not answered in this time is given up on. */
 #define CONNECT_MS 30000
@@ -71,10 +71,18 @@ static struct send_slot *send_slot_free(struct relay *r, struct flow *f)
 	return q;
 }
 
-/* TCP's part of freeing f: its gathered data, its pending ACK, its buffer. */
+/* A host side that is a unix socket pair: the gateway's, or the relay's own answer. */
+static int route_pair(const struct flow *f)
+{
+	return f->route == ROUTE_GATEWAY || f->route == ROUTE_LOCAL;
+}
+
+/* TCP's part of freeing f: its gathered data, its pending ACK, its buffers. */
 void tcp_flow_free(struct relay *r, struct flow *f)
 {
 	f->ack_pending = 0;
+	if (f->hold)
+		names_flow_free(r, f);
 	/* Data gathered and not sent: the flow is gone (reset), its data with it. */
 	if (f->send_slot)
 		send_slot_free(r, f);
@@ -121,13 +129,15 @@ static uint32_t tcp_window(struct relay *r, struct flow *f, int *full)
 	 * allocation, and it is writable again once that is a quarter of the
 	 * buffer.
 	 */
-	queued = (long)mi[f->route == ROUTE_GATEWAY ? SK_MEMINFO_WMEM_ALLOC : SK_MEMINFO_WMEM_QUEUED];
+	queued = (long)mi[route_pair(f) ? SK_MEMINFO_WMEM_ALLOC : SK_MEMINFO_WMEM_QUEUED];
 	room = ((long)mi[SK_MEMINFO_SNDBUF] - queued) / 2;
-	/* Data gathered for the socket (sends[]) will take room too. */
+	/* Data gathered for the socket (sends[]), or held while judged, will take room too. */
 	if (f->send_slot)
 		room -= (long)r->sends[f->send_slot - 1].len;
+	if (f->hold)
+		room -= (long)f->hold->len;
 	/* Not writable as the kernel sees it (TCP: free space under half the queue). */
-	if (f->route == ROUTE_GATEWAY)
+	if (route_pair(f))
 		*full = 4 * queued > (long)mi[SK_MEMINFO_SNDBUF];
 	else
 		*full = 2 * room < queued / 2;
@@ -218,7 +228,7 @@ static void tcp_synack(struct relay *r, struct flow *f)
 
 	f->rmss = mss;
 	tun_write(r, pkt_synack(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->iss, f->rcv_nxt,
-			     65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
+				65535, mss, f->agent_ws >= 0 && f->my_ws ? f->my_ws : -1));
 	f->rto_at = r->now + 1000;
 }
 
@@ -244,10 +254,10 @@ static enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f)
 {
 	if (f->state == FLOW_TCP_CONNECTING)
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
-				  TH_RST | TH_ACK, 0, 0));
+				     TH_RST | TH_ACK, 0, 0));
 	else
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, f->snd_nxt,
-				  f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
+				     f->rcv_nxt, TH_RST | TH_ACK, 0, 0));
 	return flow_free(r, f);
 }
 
@@ -260,6 +270,15 @@ static enum flow_fate tcp_abort_host(struct relay *r, struct flow *f)
 	return flow_free(r, f);
 }
 
+/* A RST each way: the host's peer sees one, and nothing of what was not sent. FLOW_FREED. */
+enum flow_fate tcp_reset_both(struct relay *r, struct flow *f)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	return tcp_reset_agent(r, f);
+}
+
 static void tcp_events(struct relay *r, struct flow *f)
 {
 	uint32_t ev = EPOLLET | EPOLLIN | EPOLLRDHUP;
@@ -269,6 +288,11 @@ static void tcp_events(struct relay *r, struct flow *f)
 	if (flow_watch(r, f, ev) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to watch the host socket of a flow (%s)",
 			flow_state_name[f->state]);
+}
+
+void tcp_watch(struct relay *r, struct flow *f)
+{
+	tcp_events(r, f);
 }
 
 static void tcp_send_fin(struct relay *r, struct flow *f)
@@ -378,7 +402,11 @@ static enum flow_fate tcp_flush(struct relay *r, struct flow *f)
 {
 	size_t off = pkt_l4_off(f->asrc.family) + 20;
 
-	if (f->state != FLOW_TCP_ESTABLISHED || f->fin_sent)
+	/*
+	 * Nothing of the host's before the flow is decided: a server that
+	 * speaks first (an SSH banner on 443) is not read through a name rule.
+	 */
+	if (f->state != FLOW_TCP_ESTABLISHED || f->fin_sent || f->nphase == NP_FIRST)
 		return FLOW_KEPT;
 	if (f->buffered)
 		return tcp_flush_buffered(r, f);
@@ -506,19 +534,12 @@ static enum flow_fate tcp_agent_data(struct relay *r, struct flow *f, const stru
 	if (skip < 0 || (size_t)skip >= p->dlen || f->agent_fin || f->wr_blocked)
 		return FLOW_KEPT;
 	n = p->dlen - (size_t)skip;
-	/*
-	 * A name allowed the flow: its first bytes must not name another; a
-	 * question over TCP must be about a name a rule allows (names.c).
-	 */
-	if ((f->name_check && names_first_bytes(r, f, p->data + skip, n) < 0) ||
-	    (f->route == ROUTE_DNS && names_tcp_query(r, f, p->data + skip, n) < 0)) {
-		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-		/* Reset both ways: the host's peer never sees a byte of it. */
-		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		return tcp_reset_agent(r, f);
-	}
-	f->name_check = 0;
+	/* A name allowed the flow: what it sends is judged before the host sees it. */
+	if (f->nphase && f->nphase != NP_PASS)
+		return names_data(r, f, p->data + skip, n);
+	/* A question over TCP must be about a name a rule allows (names.c). */
+	if (f->route == ROUTE_DNS && names_tcp_query(r, f, p->data + skip, n) < 0)
+		return tcp_reset_both(r, f);
 	for (int i = 0; !f->send_slot && i < SEND_SLOTS; i++) {
 		if (!r->sends[i].f) {
 			r->sends[i].f = f;
@@ -545,7 +566,7 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 {
 	int32_t acked;
 	uint32_t old_wnd;
-	int need_ack = 0;
+	int need_ack = 0, fin = p->flags & TH_FIN;
 
 	f->last = r->now;
 	if (p->flags & TH_RST)
@@ -565,6 +586,9 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 		}
 		flow_set_state(&r->ft, f, FLOW_TCP_ESTABLISHED);
 		f->rto_at = 0;
+		/* The time to decide (namecheck.c) runs from here, the agent's to send. */
+		if (f->nphase == NP_FIRST)
+			f->undecided_at = r->now;
 	}
 	old_wnd = f->agent_wnd;
 	f->agent_wnd = (uint32_t)p->win << (f->agent_ws > 0 ? f->agent_ws : 0);
@@ -594,7 +618,8 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 			 * into a response). There, the bytes are read into a sink.
 			 */
 			char sink[16384];
-			ssize_t got = f->route == ROUTE_GATEWAY
+			ssize_t got =
+			    route_pair(f)
 				? r->sys->recv(f->fd, sink, n < sizeof(sink) ? n : sizeof(sink),
 					       MSG_DONTWAIT)
 				: r->sys->recv(f->fd, NULL, n, MSG_TRUNC | MSG_DONTWAIT);
@@ -619,14 +644,25 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 		need_ack = 1;
 	}
 	/* The FIN follows the data: what was gathered goes to the host first. */
-	if ((p->flags & TH_FIN) && f->send_slot && tcp_send_gathered(r, f) == FLOW_FREED)
+	if (fin && f->send_slot && tcp_send_gathered(r, f) == FLOW_FREED)
 		return FLOW_FREED;
-	if ((p->flags & TH_FIN) && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
+	/*
+	 * What is held goes first too: a head or ClientHello the FIN cuts
+	 * short can never be decided; decided bytes still waiting for room
+	 * keep the FIN out until they are gone (the agent sends it again).
+	 */
+	if (fin && f->hold && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
+		if (f->hold->len > f->hold->out)
+			return names_refuse(r, f, "undecided", NULL);
+		fin = 0;
+		need_ack = 1;
+	}
+	if (fin && !f->agent_fin && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
 		r->sys->shutdown(f->fd, SHUT_WR);
 		f->rcv_nxt++;
 		f->agent_fin = 1;
 		need_ack = 1;
-	} else if (p->flags & TH_FIN) {
+	} else if (fin) {
 		need_ack = 1;
 	}
 	if (need_ack && !f->ack_pending) {
@@ -675,6 +711,15 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 	}
 	if (ev & EPOLLOUT)
 		f->wnd_ok = 0; /* the socket drained: measure the window again */
+	if ((ev & EPOLLOUT) && f->wr_blocked && f->hold && f->hold->out) {
+		/* Decided bytes held for the socket go first; the agent waits till then. */
+		int k = names_drain(r, f);
+
+		if (k < 0)
+			return tcp_reset_agent(r, f);
+		if (k > 0)
+			return FLOW_KEPT;
+	}
 	if ((ev & EPOLLOUT) && f->wr_blocked) {
 		f->wr_blocked = 0;
 		tcp_events(r, f);
@@ -717,6 +762,8 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 
 enum flow_fate tcp_timer(struct relay *r, struct flow *f)
 {
+	if (f->undecided_at && r->now - f->undecided_at >= NAMES_DECIDE_MS)
+		return names_refuse(r, f, "undecided", NULL);
 	if ((f->state == FLOW_TCP_ESTABLISHED && r->now - f->last > r->cfg->tcp_idle_ms) ||
 	    (f->state == FLOW_TCP_CONNECTING && r->now - f->born > CONNECT_MS)) {
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };

@@ -168,9 +168,26 @@ def serve_inet(d):
             n += len(x)
         c.sendall(f"{h.hexdigest()} {n}\n".encode())
 
+    seen_lock = threading.Lock()
+
+    def recorder(port):  # echo, and every byte received appended to seen.PORT
+        def rec(c):
+            while True:
+                x = c.recv(1 << 18)
+                if not x:
+                    return
+                with seen_lock, open(os.path.join(d, f"seen.{port}"), "ab") as f:
+                    f.write(x)
+                c.sendall(x)
+        return rec
+
+    def banner(c):  # a server that speaks first (SSH's way), then echoes
+        c.sendall(b"SSH-2.0-fake\r\n")
+        echo(c)
+
     for port, h in ((9000, sink), (9001, source), (9002, echo), (9003, rst), (9004, watch),
                     (9006, halfclose), (9007, readclose), (9008, slowsink), (8080, http_sink),
-                    (80, echo), (443, echo)):
+                    (80, recorder(80)), (443, recorder(443)), (22, banner)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
 
@@ -639,17 +656,162 @@ def client_hello(sni):
 
 
 def first_bytes(host, port, data):
-    """data on a new connection to an echo server: ok when it comes back whole."""
+    """data on a new connection to an echo server: ok when it comes back
+    whole, 403 and the body when the relay answers instead."""
     try:
         s = connect(host, int(port), 3)
         s.sendall(data)
-        got = b""
-        while len(got) < len(data):
+    except OSError as e:
+        return errname(e)
+    return outcome(s, data)
+
+
+def wait_acked(s, limit=1.0):
+    """Until everything sent on s is acknowledged (tcp_info's unacked is 0):
+    so a send after this one is a segment of its own, by construction."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        ti = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+        if struct.unpack_from("I", ti, 24)[0] == 0:
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def payload(kind, name):
+    """What a split client sends: a ClientHello, a request head, or raw bytes."""
+    if kind == "tls":
+        return client_hello(name)
+    if kind == "http":
+        return f"GET / HTTP/1.1\r\nHost: {name}\r\n\r\n".encode()
+    if kind == "propfind":
+        return f"PROPFIND / HTTP/1.1\r\nHost: {name}\r\nDepth: 1\r\n\r\n".encode()
+    return name.encode().decode("unicode_escape").encode("latin-1")  # raw: escapes
+
+
+def outcome(s, data, timeout=3):
+    """How a connection that sent data ended: ok (its echo whole), 403 and the
+    body, eof, bad, or the errno's name."""
+    s.settimeout(timeout)
+    got = b""
+    try:
+        while len(got) < len(data) or got.startswith(b"HTTP/1.1 403"):
             x = s.recv(65536)
             if not x:
-                return "eof"
+                break
             got += x
-        return "ok" if got == data else "bad"
+    except OSError as e:
+        return errname(e)
+    if got == data:
+        return "ok"
+    if got.startswith(b"HTTP/1.1 403 "):
+        return "403:" + got.split(b"\r\n\r\n", 1)[-1].decode().strip()
+    return "eof" if not got else "bad"
+
+
+def split_once(host, port, data, cuts, delay):
+    s = connect(host, int(port), 5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    at = 0
+    try:
+        for c in cuts + [len(data)]:
+            s.sendall(data[at:c])
+            at = c
+            if c < len(data):
+                if not wait_acked(s):
+                    return "unacked"
+                time.sleep(delay)
+    except OSError as e:
+        return errname(e)
+    r = outcome(s, data)
+    s.close()
+    return r
+
+
+def c_split(host, port, kind, name, cuts="all", delay_ms="0"):
+    """data (payload) on new connections, each cut in pieces sent one by one,
+    each acknowledged before the next (cuts: "all", one connection for every
+    offset from 1 to its length less one, or offsets joined by commas for
+    one connection), delay_ms between the pieces: each outcome's count."""
+    data, delay = payload(kind, name), int(delay_ms) / 1000.0
+    runs = [[k] for k in range(1, len(data))] if cuts == "all" else \
+        [[int(c) for c in cuts.split(",")]]
+    counts = {}
+    for r in runs:
+        k = split_once(host, port, data, r, delay)
+        counts[k] = counts.get(k, 0) + 1
+    return " ".join(f"{k}={v}" for k, v in sorted(counts.items())) + f" len={len(data)}"
+
+
+def c_keepalive(host, port, first, second, cut):
+    """Two requests on one connection: first's echo read back whole, then
+    second's head in two pieces cut at cut: each outcome."""
+    a, b, cut = payload("http", first), payload("http", second), int(cut)
+    s = connect(host, int(port), 5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.sendall(a)
+    r1 = outcome(s, a)
+    try:
+        s.sendall(b[:cut])
+        wait_acked(s)
+        s.sendall(b[cut:])
+    except OSError as e:
+        return f"{r1} {errname(e)}"
+    return f"{r1} {outcome(s, b)}"
+
+
+def c_undecided(host, port, data):
+    """data (escapes), then nothing: how and after how many ms it ends."""
+    t = time.monotonic()
+    s = connect(host, int(port), 5)
+    s.sendall(payload("raw", data))
+    r = outcome(s, b"\0" * 1000, 20)
+    return f"{r} {int((time.monotonic() - t) * 1000)}"
+
+
+def vmrss(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(x for x in f if x.startswith("VmRSS:")).split()[1])
+
+
+def c_hold_undecided(host, port, k, size, relay):
+    """k connections, each sending size bytes of a head that never ends, all
+    kept open: how many opened, how many the relay reset within a second,
+    and the relay's VmRSS (kB) before and while they are held."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    head = b"GET / HTTP/1.1\r\nHost: a.inet.test\r\nX-Pad: "
+    data = head + b"x" * (int(size) - len(head))
+    socks, fails, before = [], {}, vmrss(relay)
+    for _ in range(int(k)):
+        try:
+            s = connect(host, int(port), 5)
+            s.sendall(data)
+            socks.append(s)
+        except OSError as e:
+            fails[errname(e)] = fails.get(errname(e), 0) + 1
+    time.sleep(1)
+    reset = 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                reset += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            reset += 1
+    return f"open {len(socks)} reset {reset} failed {sum(fails.values())} " \
+        f"rss {before} {vmrss(relay)}"
+
+
+def c_banner(host, port):
+    """What a server that speaks first says, unprompted, within 2 s."""
+    try:
+        s = connect(host, int(port), 3)
+        s.settimeout(2)
+        return "ok " + s.recv(64).decode().strip()
     except OSError as e:
         return errname(e)
 

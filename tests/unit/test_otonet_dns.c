@@ -1,5 +1,5 @@
-// UNIT: lib/cidr.c lib/opt.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/parse.c
-/* otonet's names, pure: DNS messages (parse, hide, chain), TLS SNI, HTTP Host, --allow-name. */
+// UNIT: lib/cidr.c lib/opt.c cmd/otonet/dns.c cmd/otonet/parse.c
+/* otonet's names, pure: DNS messages (parse, hide, chain), --allow-name (test_otonet_names: first bytes). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -378,103 +378,6 @@ static void test_name_match_and_rules(void **state)
 	}
 }
 
-/* ---- first bytes ---------------------------------------------------------- */
-
-/* A ClientHello with extensions: a dummy one, then server_name sni (if any). */
-static size_t hello(uint8_t *b, const char *sni)
-{
-	struct msg h = { .n = 0 }, ext = { .n = 0 };
-	uint8_t random[32] = { 0 }, one = 1, zero = 0;
-	size_t hs;
-
-	put16(&ext, 0x0017); /* extended master secret, empty */
-	put16(&ext, 0);
-	if (sni) {
-		size_t l = strlen(sni);
-
-		put16(&ext, 0);
-		put16(&ext, (unsigned int)l + 5);
-		put16(&ext, (unsigned int)l + 3);
-		put(&ext, &zero, 1);
-		put16(&ext, (unsigned int)l);
-		put(&ext, sni, l);
-	}
-	put16(&h, 0x0303);
-	put(&h, random, 32);
-	put(&h, &zero, 1); /* session id */
-	put16(&h, 2);
-	put16(&h, 0x1301);
-	put(&h, &one, 1);
-	put(&h, &zero, 1);
-	put16(&h, (unsigned int)ext.n);
-	put(&h, ext.b, ext.n);
-	hs = h.n;
-	b[0] = 0x16;
-	b[1] = 3;
-	b[2] = 1;
-	b[3] = (uint8_t)((hs + 4) >> 8);
-	b[4] = (uint8_t)(hs + 4);
-	b[5] = 1;
-	b[6] = 0;
-	b[7] = (uint8_t)(hs >> 8);
-	b[8] = (uint8_t)hs;
-	memcpy(b + 9, h.b, hs);
-	return 9 + hs;
-}
-
-static void test_tls_sni(void **state)
-{
-	uint8_t b[1024];
-	char out[DNS_NAME_MAX];
-	size_t n;
-
-	(void)state;
-	n = hello(b, "A.Inet.Test.");
-	assert_int_equal(tls_sni(b, n, out), 1);
-	assert_string_equal(out, "a.inet.test");
-	/* Incomplete: the record cut short. Not TLS: judged by the address. */
-	assert_int_equal(tls_sni(b, n - 1, out), -1);
-	assert_int_equal(tls_sni(b, 4, out), -1);
-	assert_int_equal(tls_sni((const uint8_t *)"SSH-2.0-x\r\n", 11, out), 0);
-	assert_int_equal(tls_sni(b, 0, out), 0);
-	/* No server_name; one that is no name. */
-	n = hello(b, NULL);
-	assert_int_equal(tls_sni(b, n, out), -1);
-	n = hello(b, "a\"b.test");
-	assert_int_equal(tls_sni(b, n, out), -1);
-	n = hello(b, "203.0.113.10");
-	assert_int_equal(tls_sni(b, n, out), 1); /* digits and dots: a name's characters */
-}
-
-static void test_http_host(void **state)
-{
-	char out[DNS_NAME_MAX];
-	static const struct {
-		const char *req;
-		int rc;
-		const char *host;
-	} C[] = {
-		{ "GET / HTTP/1.1\r\nHost: A.inet.test\r\nAccept: */*\r\n\r\n", 1, "a.inet.test" },
-		{ "POST /x HTTP/1.1\r\nUser-Agent: t\r\nhost:a.inet.test:8080 \r\n\r\nbody", 1,
-		  "a.inet.test" },
-		{ "GET / HTTP/1.1\r\nHost: a.inet.test\r\n", -1, NULL }, /* incomplete */
-		{ "GET / HTTP/1.1\r\n\r\n", -1, NULL },			 /* no Host */
-		{ "GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n", -1, NULL }, /* two */
-		{ "GET http://other.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n", -1, NULL },
-		{ "GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\n\r\n", -1, NULL },
-		{ "hello\r\n\r\n", 0, NULL },
-		{ "GETX / HTTP/1.1\r\n\r\n", 0, NULL },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(C) / sizeof(C[0]); i++) {
-		assert_int_equal(http_host((const uint8_t *)C[i].req, strlen(C[i].req), out),
-				 C[i].rc);
-		if (C[i].host)
-			assert_string_equal(out, C[i].host);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,8 +389,6 @@ int main(void)
 		cmocka_unit_test(test_dns_chain_follows_cnames),
 		cmocka_unit_test(test_dns_rcode_and_ptr),
 		cmocka_unit_test(test_name_match_and_rules),
-		cmocka_unit_test(test_tls_sni),
-		cmocka_unit_test(test_http_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,9 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
 // UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
 // UNIT: lib/fd_msg_init.c lib/event_head.c
-// UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c
+// UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
+// UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c
+// UNIT: lib/http_value_ok.c lib/http_body_feed.c
 /*
  * The relay's flow table through its own interface, with fake system calls
  * (struct relay_sys): the states and their names, the bounds counted per
@@ -35,7 +37,7 @@
 
 #define LOG_FD 50
 #define TUN_FD 60
-#define GW_FD 70
+#define GW_FD  70
 
 static int next_fd, closed, so_error;
 /* The gateway: what the relay sent it (the port, the fd), and what it says. */
@@ -124,9 +126,22 @@ static ssize_t f_recv(int fd, void *buf, size_t len, int flags)
 	return (ssize_t)n;
 }
 
+/* What the host sockets (and the relay's own socket pairs) were given, in order. */
+static uint8_t host_got[16384];
+static size_t host_got_len;
+
+static void got(const void *buf, size_t len)
+{
+	if (buf && host_got_len + len <= sizeof(host_got)) {
+		memcpy(host_got + host_got_len, buf, len);
+		host_got_len += len;
+	}
+}
+
 static ssize_t f_send(int fd, const void *buf, size_t len, int flags)
 {
-	(void)fd, (void)buf, (void)flags;
+	(void)fd, (void)flags;
+	got(buf, len);
 	return (ssize_t)len;
 }
 
@@ -135,8 +150,15 @@ static ssize_t f_sendmsg(int fd, const struct msghdr *m, int flags)
 	struct cmsghdr *cm;
 
 	(void)flags;
-	if (fd != GW_FD)
-		return 0;
+	if (fd != GW_FD) {
+		size_t len = 0;
+
+		for (size_t i = 0; i < m->msg_iovlen; i++) {
+			got(m->msg_iov[i].iov_base, m->msg_iov[i].iov_len);
+			len += m->msg_iov[i].iov_len;
+		}
+		return (ssize_t)len;
+	}
 	if (gw_errno) {
 		errno = gw_errno;
 		return -1;
@@ -242,6 +264,7 @@ static int setup(void **state)
 	logged[0] = 0;
 	tun_out_len = 0;
 	rx_len = 0;
+	host_got_len = 0;
 	log_verbosity = -1;
 	return 0;
 }
@@ -261,8 +284,7 @@ static int teardown(void **state)
 }
 
 /* The agent (10.0.2.100) to 203.0.113.10:80 from sport, TCP or UDP. */
-static struct pkt P(int proto, uint16_t sport)
-{
+static struct pkt P(int proto, uint16_t sport) {
 	struct pkt p;
 
 	memset(&p, 0, sizeof(p));
@@ -281,7 +303,8 @@ static struct pkt P(int proto, uint16_t sport)
 /* ---- the tests ------------------------------------------------------------------------ */
 
 /* Each state has a name: the static_assert counts them, this finds a hole. */
-static void test_every_state_named(void **state)
+static void
+test_every_state_named(void **state)
 {
 	(void)state;
 	for (int i = 0; i < FLOW_NUM_STATES; i++) {
@@ -316,7 +339,7 @@ static void test_bounds_counted_per_state(void **state)
 	assert_int_equal(flow_half_open(&rl.ft), 2);
 	assert_null(flow_open(&rl, &t3));
 	assert_non_null(
-		strstr(logged, "\"port\":80,\"verdict\":\"deny\",\"rule\":\"max-half-open\""));
+	    strstr(logged, "\"port\":80,\"verdict\":\"deny\",\"rule\":\"max-half-open\""));
 	assert_string_equal(warned, "relay: --max-half-open 2 reached: refusing a new flow");
 
 	flow_set_state(&rl.ft, a, FLOW_TCP_SYNACK);
@@ -597,70 +620,266 @@ static void test_dns_over_tcp_whole_answers_filtered(void **state)
 	    logged, "\"name\":\"lan.test\",\"verdict\":\"deny\",\"rule\":\"private-answer\""));
 }
 
-/*
- * A flow a name allowed (under --no-public): a ClientHello or Host naming
- * another name resets it both ways; one naming the bound name goes on.
+/* The relay made again with rules (pattern, port), under --no-public, a.inet.test bound to INET4.
  */
-static void test_name_flow_first_bytes_checked(void **state)
+static void name_relay(void **state, const char *pat2, uint16_t port2)
 {
-	static const char OTHER[] = "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
-	static const char MINE[] = "GET / HTTP/1.1\r\nHost: a.inet.test\r\n\r\n";
 	static const uint8_t ANS[] = {
 		0x12, 0x34, 0x81, 0x80, 0, 1,	0,   1,	  0,   0, 0, 0,	  1, 'a', 4,
 		'i',  'n',  'e',  't',	4, 't', 'e', 's', 't', 0, 0, 1,	  0, 1,	  0xc0,
 		12,   0,    1,	  0,	1, 0,	0,   0,	  30,  0, 4, 203, 0, 113, 10,
 	};
-	struct pkt data, out;
-	struct flow *f;
 	uint8_t m[sizeof(ANS)];
-	int tcp_closed;
 
-	(void)state;
-	/* The relay made again with a name rule, under --no-public. */
 	teardown(state);
 	strcpy(filt.names[0].pat, "*.inet.test");
 	filt.nnames = 1;
+	if (pat2) {
+		strcpy(filt.names[1].pat, pat2);
+		filt.names[1].port = port2;
+		filt.nnames = 2;
+	}
 	filt.no_public = 1;
 	cfg.name_ttl_min = 60;
+	cfg.tcp_idle_ms = 60000; /* past the time to decide */
 	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
 	rl.now = 1000000;
-	/* Before any answer, the address is refused; after one, allowed by the name. */
-	f = flow_open(&rl, &(struct pkt){ .family = AF_INET,
-					  .proto = PROTO_TCP,
-					  .src = P(PROTO_TCP, 1).src,
-					  .dst = P(PROTO_TCP, 1).dst,
-					  .sport = 1,
-					  .dport = 80 });
-	assert_null(f);
 	memcpy(m, ANS, sizeof(m));
 	assert_int_equal(
 	    names_answer(&rl, &(struct flow){ .asrc = P(PROTO_TCP, 1).src }, m, sizeof(m), 0),
 	    sizeof(m));
-	f = tcp_established("203.0.113.10", 80);
-	assert_true(f->name_check);
-	assert_non_null(strstr(
-	    logged, "\"rule\":\"name\",\"name\":\"a.inet.test\",\"pattern\":\"*.inet.test\"}"));
-	data = P(PROTO_TCP, 40001);
-	data.flags = TH_ACK;
-	data.seq = 1001;
-	data.ack = f->iss + 1;
-	data.data = (const uint8_t *)OTHER;
-	data.dlen = sizeof(OTHER) - 1;
-	tcp_closed = closed;
-	tcp_input(&rl, &data);
-	assert_int_equal(f->state, FLOW_FREE);
-	assert_int_equal(closed, tcp_closed + 1);
-	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
-	assert_int_equal(out.flags, TH_RST | TH_ACK);
-	assert_non_null(strstr(logged, "\"rule\":\"name-mismatch\",\"name\":\"other.test\"}"));
-	/* The bound name: the flow goes on, checked once. */
-	f = tcp_established("203.0.113.10", 80);
-	data.ack = f->iss + 1;
-	data.data = (const uint8_t *)MINE;
-	data.dlen = sizeof(MINE) - 1;
-	tcp_input(&rl, &data);
+}
+
+/* A flow to INET4:port, its handshake done as the agent does it (the ACK of our SYN-ACK). */
+static struct flow *name_flow(uint16_t port)
+{
+	struct flow *f = tcp_established("203.0.113.10", port);
+	struct pkt ack = P(PROTO_TCP, 40001);
+
+	flow_set_state(&rl.ft, f, FLOW_TCP_SYNACK);
+	ack.dport = port;
+	ack.flags = TH_ACK;
+	ack.seq = 1001;
+	ack.ack = f->iss + 1;
+	tcp_input(&rl, &ack);
 	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
-	assert_false(f->name_check);
+	return f;
+}
+
+/* The agent's next n bytes at d on f. */
+static void agent_sends(struct flow *f, const void *d, size_t n)
+{
+	struct pkt p = P(PROTO_TCP, 40001);
+
+	p.dport = f->dport;
+	p.flags = TH_ACK;
+	p.seq = f->rcv_nxt;
+	p.ack = f->iss + 1;
+	p.data = d;
+	p.dlen = n;
+	tcp_input(&rl, &p);
+}
+
+/* A ClientHello naming sni, in one record. */
+static size_t client_hello(uint8_t *b, const char *sni)
+{
+	size_t l = strlen(sni), hs = 2 + 32 + 1 + 4 + 2 + 2 + 9 + l;
+
+	memset(b, 0, 9 + hs);
+	memcpy(b, "\x16\x03\x01", 3);
+	b[3] = (uint8_t)((hs + 4) >> 8);
+	b[4] = (uint8_t)(hs + 4);
+	b[5] = 1;
+	b[7] = (uint8_t)(hs >> 8);
+	b[8] = (uint8_t)hs;
+	b[9] = 3;
+	b[10] = 3;
+	/* random, session id 0; one cipher suite; one compression method (null) */
+	memcpy(b + 9 + 35, "\x00\x02\x13\x01\x01\x00", 6);
+	b[9 + 41] = (uint8_t)((9 + l) >> 8);
+	b[9 + 42] = (uint8_t)(9 + l);
+	/* server_name: type 0, its length, the list's, host_name 0, the name's */
+	b[9 + 46] = (uint8_t)(5 + l);
+	b[9 + 48] = (uint8_t)(3 + l);
+	b[9 + 51] = (uint8_t)l;
+	memcpy(b + 9 + 52, sni, l);
+	return 9 + hs;
+}
+
+/*
+ * A ClientHello cut anywhere: held, acknowledged, and nothing of it reaches
+ * the host until it is whole; then a refused name resets both ways (logged
+ * as every line is: time, source), an allowed one goes on, whole, once.
+ */
+static void test_name_flow_hello_judged_whole(void **state)
+{
+	uint8_t mine[512], other[512];
+	size_t nm = client_hello(mine, "a.inet.test"), no = client_hello(other, "other.test");
+	struct flow *f;
+	struct pkt out;
+
+	name_relay(state, NULL, 0);
+	assert_int_equal(client_hello(other, "other.test"), no);
+	for (size_t k = 1; k < no; k++) {
+		f = name_flow(443);
+		assert_int_equal(f->nphase, NP_FIRST);
+		host_got_len = 0;
+		logged[0] = 0;
+		agent_sends(f, other, k);
+		assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+		assert_int_equal(f->rcv_nxt, 1001 + k); /* taken: acknowledged */
+		assert_int_equal(host_got_len, 0);
+		assert_int_equal(f->hold->len, k);
+		agent_sends(f, other + k, no - k);
+		assert_int_equal(f->state, FLOW_FREE);
+		assert_int_equal(host_got_len, 0);
+		assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
+		assert_int_equal(out.flags, TH_RST | TH_ACK);
+		assert_non_null(strstr(logged,
+				       "{\"time\":\"1970-01-01T00:16:40.000000Z\","
+				       "\"source\":\"net\",\"proto\":\"tcp\","
+				       "\"src\":\"10.0.2.100\",\"dst\":\"203.0.113.10\","
+				       "\"port\":443,\"verdict\":\"deny\","
+				       "\"rule\":\"sni-mismatch\",\"name\":\"other.test\"}\n"));
+		assert_int_equal(rl.names.held, 0);
+	}
+	for (size_t k = 1; k < nm; k++) {
+		f = name_flow(443);
+		host_got_len = 0;
+		agent_sends(f, mine, k);
+		assert_int_equal(host_got_len, 0);
+		agent_sends(f, mine + k, nm - k);
+		assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+		assert_int_equal(f->nphase, NP_PASS);
+		assert_int_equal(host_got_len, nm);
+		assert_memory_equal(host_got, mine, nm);
+		assert_null(f->hold);
+		assert_int_equal(rl.names.held, 0);
+		assert_int_equal(f->undecided_at, 0);
+		flow_free(&rl, f);
+	}
+}
+
+/*
+ * Plain HTTP: a first request for another name is answered with the
+ * relay's 403 (a socket pair in the host socket's place, the host's peer
+ * reset); a second request on a kept-alive flow, cut in two, with another
+ * Host is reset, its first bytes never at the host; WebDAV's PROPFIND is
+ * judged as any method.
+ */
+static void test_name_flow_every_request_judged(void **state)
+{
+	static const char OTHER[] = "PROPFIND / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+	static const char MINE[] =
+	    "POST / HTTP/1.1\r\nHost: a.inet.test\r\nContent-Length: 5\r\n\r\n"
+	    "GET /";
+	static const char NEXT[] = "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+	static const char FORBIDDEN[] = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+					"Content-Length: 50\r\nConnection: close\r\n\r\n"
+					"otonet: other.test is not allowed by --allow-name\n";
+	struct flow *f;
+	int fd;
+
+	name_relay(state, NULL, 0);
+	f = name_flow(80);
+	fd = f->fd;
+	host_got_len = 0;
+	agent_sends(f, OTHER, sizeof(OTHER) - 1);
+	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+	assert_int_equal(f->route, ROUTE_LOCAL);
+	assert_int_equal(f->nphase, NP_ANSWERED);
+	assert_int_not_equal(f->fd, fd);
+	assert_int_equal(f->rcv_nxt, 1001 + sizeof(OTHER) - 1);
+	assert_int_equal(host_got_len, sizeof(FORBIDDEN) - 1); /* into the pair, not the host */
+	assert_memory_equal(host_got, FORBIDDEN, sizeof(FORBIDDEN) - 1);
+	assert_non_null(strstr(logged,
+			       "\"port\":80,\"verdict\":\"deny\",\"rule\":\"host-mismatch\","
+			       "\"name\":\"other.test\"}\n"));
+	/* More from the agent after the answer: taken and dropped. */
+	host_got_len = 0;
+	agent_sends(f, "x", 1);
+	assert_int_equal(host_got_len, 0);
+	assert_int_equal(f->rcv_nxt, 1001 + sizeof(OTHER));
+	flow_free(&rl, f);
+
+	f = name_flow(80);
+	host_got_len = 0;
+	logged[0] = 0;
+	agent_sends(f, MINE, sizeof(MINE) - 1);
+	assert_int_equal(f->nphase, NP_HTTP);
+	/* The body's five bytes went ("GET /"), not judged as a head. */
+	assert_int_equal(host_got_len, sizeof(MINE) - 1);
+	agent_sends(f, NEXT, 10);
+	assert_int_equal(host_got_len, sizeof(MINE) - 1);
+	assert_non_null(f->hold);
+	assert_true(f->undecided_at > 0);
+	agent_sends(f, NEXT + 10, sizeof(NEXT) - 11);
+	assert_int_equal(f->state, FLOW_FREE);
+	assert_int_equal(host_got_len, sizeof(MINE) - 1);
+	assert_non_null(strstr(logged, "\"rule\":\"host-mismatch\",\"name\":\"other.test\"}\n"));
+	assert_int_equal(rl.names.held, 0);
+}
+
+/* Neither TLS nor HTTP, and a flow that never decides: reset, each logged with its reason. */
+static void test_name_flow_neither_and_undecided(void **state)
+{
+	struct flow *f;
+
+	name_relay(state, NULL, 0);
+	f = name_flow(443);
+	agent_sends(f, "SSH-2.0-x\r\n", 11);
+	assert_int_equal(f->state, FLOW_FREE);
+	assert_int_equal(host_got_len, 0);
+	assert_non_null(strstr(logged, "\"port\":443,\"verdict\":\"deny\","
+				       "\"rule\":\"not-tls-or-http\"}\n"));
+	f = name_flow(80);
+	agent_sends(f, "GET / HTTP/1.1\r\nHost: a", 24);
+	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+	rl.now += NAMES_DECIDE_MS - 1;
+	flow_timers(&rl);
+	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+	rl.now += 1;
+	flow_timers(&rl);
+	assert_int_equal(f->state, FLOW_FREE);
+	assert_int_equal(host_got_len, 0);
+	assert_non_null(
+	    strstr(logged, "\"port\":80,\"verdict\":\"deny\",\"rule\":\"undecided\"}\n"));
+	assert_int_equal(rl.names.held, 0);
+	/* Bytes that would pass the relay-wide bound: reset, warned. */
+	f = name_flow(80);
+	rl.names.held = NAMES_HELD_MAX - 100;
+	agent_sends(f, "GET / HTTP/1.1\r\n", 16);
+	assert_int_equal(f->state, FLOW_FREE);
+	assert_non_null(strstr(logged, "\"rule\":\"held-full\"}\n"));
+	assert_non_null(strstr(warned, "bytes held for --allow-name checks, the bound"));
+	rl.names.held = 0;
+}
+
+/*
+ * PATTERN alone: 80 and 443, checked; any other port refused. PATTERN:PORT:
+ * that port, any protocol, not checked.
+ */
+static void test_name_rule_ports(void **state)
+{
+	struct pkt syn = P(PROTO_TCP, 40001);
+	struct flow *f;
+
+	name_relay(state, NULL, 0);
+	syn.dport = 22;
+	assert_null(flow_open(&rl, &syn));
+	assert_non_null(strstr(logged, "\"port\":22,\"verdict\":\"deny\",\"rule\":\"no-public\"}"));
+	name_relay(state, "a.inet.test", 22);
+	f = name_flow(22);
+	assert_int_equal(f->nphase, NP_NONE);
+	assert_non_null(strstr(
+	    logged, "\"rule\":\"name\",\"name\":\"a.inet.test\",\"pattern\":\"a.inet.test\"}"));
+	host_got_len = 0;
+	agent_sends(f, "SSH-2.0-x\r\n", 11);
+	assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
+	flow_free(&rl, f);
+	/* 443 still checked, by the rule without a port. */
+	f = name_flow(443);
+	assert_int_equal(f->nphase, NP_FIRST);
 }
 
 /* Under --no-public with a name rule, a question over TCP about another name resets the flow. */
@@ -715,10 +934,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_udp_idle_timer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dns_over_tcp_whole_answers_filtered, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_name_flow_first_bytes_checked, setup,
+		cmocka_unit_test_setup_teardown(test_name_flow_hello_judged_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_flow_every_request_judged, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_dns_over_tcp_question_judged, setup,
+		cmocka_unit_test_setup_teardown(test_name_flow_neither_and_undecided, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_name_rule_ports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dns_over_tcp_question_judged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_drain_announces_a_window_of_one_offered_segment, setup, teardown),

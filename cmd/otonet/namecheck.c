@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What a flow a name allowed sends, judged before the host sees a byte of
+ * it (relay.h, "namecheck.c"). Under --no-public, a TCP flow to an address
+ * bound by an --allow-name rule without a port (80 and 443) must present a
+ * TLS ClientHello whose server_name, or HTTP requests whose Host, is a name
+ * bound to that address for that port:
+ *
+ *  - the decision is made on the bytes, never on the first segment: what
+ *    the agent sends while it is not decided (a ClientHello or request head
+ *    in part, in any number of segments) is taken, acknowledged and held
+ *    here (struct name_hold), at most NAMES_HOLD_MAX bytes a flow and
+ *    NAMES_HELD_MAX for all flows together, for at most NAMES_DECIDE_MS
+ *    from the agent's first ACK; it goes to the host socket only once
+ *    decided. Nothing the host sends reaches the agent before then
+ *    (tcp_flush), so a server that speaks first is not read either;
+ *  - on plain HTTP every request is judged: the heads and bodies are
+ *    followed (follow.c, lib/http's parser), a head split anywhere held
+ *    as a first one is, and an ambiguous framing, CONNECT or Upgrade
+ *    (after which the bytes are no longer HTTP) resets the flow;
+ *  - a refusal is logged (its reason as the rule); the first request of a
+ *    plain-HTTP flow refused for its Host is answered with a 403 of the
+ *    relay's own (ROUTE_LOCAL: the host socket closed abortively, a socket
+ *    pair holding the answer in its place); everything else is reset both
+ *    ways. A later request is reset too: the host may still be sending the
+ *    answer to an earlier one, and the relay, which does not follow the
+ *    responses, could not put the 403 after it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "oto.h"
+#include "otonet.h"
+#include "relay.h"
+
+/* ---- the log -------------------------------------------------------------- */
+
+static void names_log_flow(struct relay *r, const struct flow *f, const char *why, const char *name)
+{
+	char line[1024], s[64], t[64];
+	struct timespec ts;
+	int h, len;
+
+	if (r->cfg->log_fd < 0)
+		return;
+	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
+	h = event_head(line, sizeof(line), &ts, "net");
+	/* A name here is name_text's: letters, digits, '-', '_' and dots, nothing to escape. */
+	len = snprintf(line + h, sizeof(line) - (size_t)h,
+		       ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
+		       "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
+		       ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)),
+		       f->dport, why, name && name[0] ? ",\"name\":\"" : "",
+		       name && name[0] ? name : "", name && name[0] ? "\"" : "");
+	if (!h || len <= 0 || (size_t)len >= sizeof(line) - (size_t)h)
+		return;
+	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + len)) < 0)
+		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
+}
+
+/* ---- what a flow holds ------------------------------------------------------ */
+
+static void hold_free(struct relay *r, struct flow *f)
+{
+	struct name_hold *h = f->hold;
+
+	if (!h)
+		return;
+	r->names.held -= sizeof(*h) + h->cap;
+	free(h->buf);
+	free(h);
+	f->hold = NULL;
+}
+
+void names_flow_free(struct relay *r, struct flow *f)
+{
+	hold_free(r, f);
+}
+
+/* Room for len bytes in f's hold: 0, or -1 when the relay's bound (or memory) says no. */
+static int hold_room(struct relay *r, struct flow *f, size_t len)
+{
+	struct name_hold *h = f->hold;
+	size_t cap;
+	uint8_t *b;
+
+	if (!h) {
+		if (r->names.held + sizeof(*h) > NAMES_HELD_MAX || !(h = calloc(1, sizeof(*h))))
+			return -1;
+		f->hold = h;
+		r->names.held += sizeof(*h);
+	}
+	if (len <= h->cap)
+		return 0;
+	for (cap = h->cap ? h->cap : 512; cap < len;)
+		cap *= 2;
+	if (r->names.held - h->cap + cap > NAMES_HELD_MAX || !(b = realloc(h->buf, cap)))
+		return -1;
+	r->names.held += cap - h->cap;
+	h->buf = b;
+	h->cap = (uint32_t)cap;
+	return 0;
+}
+
+/* ---- refusals ----------------------------------------------------------------- */
+
+enum flow_fate names_refuse(struct relay *r, struct flow *f, const char *why, const char *name)
+{
+	names_log_flow(r, f, why, name);
+	return tcp_reset_both(r, f);
+}
+
+static enum flow_fate held_full(struct relay *r, struct flow *f)
+{
+	if (!r->names.held_warned || r->now - r->names.held_warned >= 10000) {
+		r->names.held_warned = r->now ? r->now : 1;
+		warnx("relay: %lu bytes held for --allow-name checks, the bound: resetting a flow",
+		      r->names.held);
+	}
+	return names_refuse(r, f, "held-full", NULL);
+}
+
+/*
+ * The answer to a first request refused for its Host: f's host socket
+ * closed abortively (its peer sees a RST, and not one byte of the agent's),
+ * and in its place one end of a socket pair holding a 403, then EOF, which
+ * tcp.c carries as it carries a gateway's. 0, or -1 (then a reset).
+ */
+static int answer_403(struct relay *r, struct flow *f, const char *name)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char body[DNS_NAME_MAX + 64], msg[DNS_NAME_MAX + 256];
+	int sv[2], zero = 0, b, n;
+
+	if (name && name[0])
+		b = snprintf(body, sizeof(body), "otonet: %s is not allowed by --allow-name\n",
+			     name);
+	else
+		b = snprintf(body, sizeof(body),
+			     "otonet: a request without a Host name is not allowed by "
+			     "--allow-name\n");
+	n = snprintf(msg, sizeof(msg),
+		     "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+		     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+		     b, body);
+	if (r->sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if (r->sys->send(sv[1], msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n) {
+		r->sys->close(sv[0]);
+		r->sys->close(sv[1]);
+		return -1;
+	}
+	r->sys->close(sv[1]);
+	r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	r->sys->close(f->fd); /* also leaves the epoll set */
+	f->fd = sv[0];
+	f->events = 0;
+	f->route = ROUTE_LOCAL;
+	f->nphase = NP_ANSWERED;
+	f->undecided_at = 0;
+	f->wr_blocked = f->drain_watch = f->wnd_ok = 0;
+	hold_free(r, f);
+	if (!f->buffered &&
+	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
+		f->buffered = 1;
+	tcp_watch(r, f);
+	return 0;
+}
+
+/*
+ * f refused for why, as a plain-HTTP request (http) or not: logged, then
+ * a 403 (the first request, for its Host) or a reset. n: the bytes of the
+ * agent's segment, acknowledged with the 403.
+ */
+static enum flow_fate refuse(struct relay *r, struct flow *f, const char *why, const char *name,
+			     int http, size_t n)
+{
+	names_log_flow(r, f, why, name);
+	if (http && !f->follow.nreq &&
+	    (!strcmp(why, "host-mismatch") || !strcmp(why, "name-missing")) &&
+	    answer_403(r, f, name) == 0) {
+		f->rcv_nxt += (uint32_t)n;
+		return FLOW_KEPT;
+	}
+	return tcp_reset_both(r, f);
+}
+
+/* ---- judging ------------------------------------------------------------------ */
+
+static const char *http_why(int err)
+{
+	switch (err) {
+	case HTTP_ECONNECT:
+	case HTTP_EMETHOD:
+		return "method";
+	case HTTP_EUPGRADE:
+		return "upgrade";
+	case HTTP_EHEAD:
+		return "too-long";
+	default:
+		return "http-malformed";
+	}
+}
+
+/*
+ * A request head at u (n bytes so far, q its parser's state): 1 when whole
+ * and its Host allowed (*end past it, its body followed next), 0 when not
+ * whole yet, -1 refused (*why, and name when it gave one).
+ */
+static int judge_head(struct relay *r, struct flow *f, struct http_req *q, const uint8_t *u,
+		      size_t n, size_t *end, const char **why, char *name)
+{
+	int err, k = http_follow_held(q, u, n, &err);
+
+	name[0] = 0;
+	if (k == FOLLOW_PARTIAL)
+		return 0;
+	if (k == FOLLOW_ERR) {
+		*why = http_why(err);
+		return -1;
+	}
+	if (http_req_name(q, u, name) < 0) {
+		name[0] = 0;
+		*why = "name-missing";
+		return -1;
+	}
+	if (!names_find(r, &f->adst, f->dport, name, NULL, NULL)) {
+		*why = "host-mismatch";
+		return -1;
+	}
+	http_follow_head(&f->follow, q);
+	f->nphase = NP_HTTP;
+	*end = q->head_len;
+	return 1;
+}
+
+/* The first bytes u[0, n) of f: as judge_head's answers; *http when they are HTTP's. */
+static int judge_first(struct relay *r, struct flow *f, struct http_req *q, const uint8_t *u,
+		       size_t n, size_t *end, const char **why, char *name, int *http)
+{
+	int k;
+
+	name[0] = 0;
+	switch (sniff_first(u, n)) {
+	case SNIFF_MORE:
+		return 0;
+	case SNIFF_TLS:
+		k = tls_hello(u, n, NAMES_HOLD_MAX, r->names.scratch, name, end);
+		if (k == HELLO_MORE)
+			return 0;
+		if (k == HELLO_NAME && names_find(r, &f->adst, f->dport, name, NULL, NULL)) {
+			f->nphase = NP_PASS;
+			return 1;
+		}
+		if (k != HELLO_NAME)
+			name[0] = 0;
+		*why = k == HELLO_NAME	   ? "sni-mismatch"
+		       : k == HELLO_NONAME ? "name-missing"
+		       : k == HELLO_LONG   ? "too-long"
+					   : "tls-malformed";
+		return -1;
+	case SNIFF_HTTP:
+		*http = 1;
+		return judge_head(r, f, q, u, n, end, why, name);
+	case SNIFF_NEITHER:
+	default:
+		*why = "not-tls-or-http";
+		return -1;
+	}
+}
+
+/* ---- the agent's data --------------------------------------------------------- */
+
+enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n)
+{
+	struct name_hold *h = f->hold;
+	struct http_req q;
+	struct iovec iov[2];
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+	char name[DNS_NAME_MAX];
+	const char *why = "";
+	size_t dstart = 0, pos = 0, tail = n, hout = 0, sent = 0, aleft, bleft, tlen, e;
+	int k, http = 0;
+
+	if (f->nphase == NP_ANSWERED) {
+		f->rcv_nxt += (uint32_t)n; /* after the 403: taken and dropped */
+		return FLOW_KEPT;
+	}
+	if (h && h->out)
+		return FLOW_KEPT; /* not before the decided bytes are gone (names_drain) */
+	/* A unit held from before goes on with d, as far as it could need. */
+	if (h && h->len) {
+		size_t u = h->len, take = NAMES_HOLD_MAX + 1 - u;
+
+		if (take > n)
+			take = n;
+		if (hold_room(r, f, u + take) < 0)
+			return held_full(r, f);
+		memcpy(h->buf + u, d, take);
+		h->len += (uint32_t)take;
+		if (f->nphase == NP_FIRST) {
+			k = judge_first(r, f, &h->req, h->buf, u + take, &e, &why, name, &http);
+		} else {
+			http = 1;
+			k = judge_head(r, f, &h->req, h->buf, u + take, &e, &why, name);
+		}
+		if (k < 0)
+			return refuse(r, f, why, name, http, n);
+		if (k == 0) {
+			/* Past NAMES_HOLD_MAX every parser has decided: take is n here. */
+			if (take < n)
+				return refuse(r, f, "too-long", NULL, 0, n);
+			f->rcv_nxt += (uint32_t)n;
+			return FLOW_KEPT;
+		}
+		/*
+		 * Decided: the unit ends at e, and what came after it in buf is
+		 * d's. Not within the u bytes held: those were judged undecided.
+		 */
+		if (e <= u || e > u + take)
+			return refuse(r, f, "too-long", NULL, 0, n);
+		h->len = h->out = (uint32_t)e;
+		hout = e;
+		dstart = pos = e - u;
+	} else if (f->nphase == NP_FIRST) {
+		memset(&q, 0, sizeof(q));
+		k = judge_first(r, f, &q, d, n, &e, &why, name, &http);
+		if (k < 0)
+			return refuse(r, f, why, name, http, n);
+		if (k == 0)
+			tail = 0;
+		else
+			pos = e;
+	}
+	/* Plain HTTP: each body passed over, each head judged, a head in part held. */
+	while (f->nphase == NP_HTTP && tail == n) {
+		int err;
+
+		k = http_follow(&f->follow, &q, d, n, &pos, &err);
+		if (k == FOLLOW_DONE)
+			break;
+		if (k == FOLLOW_PARTIAL) {
+			tail = pos;
+			break;
+		}
+		if (k == FOLLOW_ERR)
+			return refuse(r, f, http_why(err), NULL, 1, n);
+		name[0] = 0;
+		if (http_req_name(&q, d + pos, name) < 0)
+			return refuse(r, f, "name-missing", NULL, 1, n);
+		if (!names_find(r, &f->adst, f->dport, name, NULL, NULL))
+			return refuse(r, f, "host-mismatch", name, 1, n);
+		http_follow_head(&f->follow, &q);
+		pos += q.head_len;
+	}
+	/* What was decided, held bytes first, to the host socket in one call. */
+	iov[0] = (struct iovec){ .iov_base = h ? h->buf : NULL, .iov_len = hout };
+	iov[1] = (struct iovec){ .iov_base = (void *)(d + dstart), .iov_len = tail - dstart };
+	if (hout + tail - dstart) {
+		ssize_t w = r->sys->sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return tcp_reset_both(r, f);
+		sent = w < 0 ? 0 : (size_t)w;
+	}
+	/* What the socket did not take, then what is not decided, stay held, in order. */
+	aleft = hout - (sent < hout ? sent : hout);
+	bleft = tail - dstart - (sent > hout ? sent - hout : 0);
+	tlen = n - tail;
+	if (aleft + bleft + tlen) {
+		if (hold_room(r, f,
+			      (h ? h->len : 0) > aleft + bleft + tlen ? h->len
+								      : aleft + bleft + tlen) < 0)
+			return held_full(r, f);
+		h = f->hold;
+		memmove(h->buf, h->buf + hout - aleft, aleft);
+		memcpy(h->buf + aleft, d + tail - bleft, bleft);
+		memcpy(h->buf + aleft + bleft, d + tail, tlen);
+		h->out = (uint32_t)(aleft + bleft);
+		h->len = (uint32_t)(aleft + bleft + tlen);
+		if (tlen)
+			h->req = q;
+		if (h->out) {
+			f->wr_blocked = 1;
+			tcp_watch(r, f);
+		}
+	} else {
+		hold_free(r, f);
+	}
+	if (!tlen)
+		f->undecided_at = 0;
+	else if (!f->undecided_at)
+		f->undecided_at = r->now ? r->now : 1;
+	f->rcv_nxt += (uint32_t)n;
+	return FLOW_KEPT;
+}
+
+int names_drain(struct relay *r, struct flow *f)
+{
+	struct name_hold *h = f->hold;
+	ssize_t w;
+
+	if (!h || !h->out)
+		return 0;
+	w = r->sys->send(f->fd, h->buf, h->out, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
+	memmove(h->buf, h->buf + w, h->len - (size_t)w);
+	h->out -= (uint32_t)w;
+	h->len -= (uint32_t)w;
+	if (h->out)
+		return 1;
+	if (!h->len)
+		hold_free(r, f);
+	return 0;
+}
