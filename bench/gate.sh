@@ -15,8 +15,11 @@
 # at p50, at least 80 % of the direct throughput. The upstream is Python:
 # its own time is in both paths alike. TOPO_RATE=200mbit (a tc rate) puts
 # a tbf limit on the fake host's internet link, a path slower than the TUN
-# (tests/net/topo.sh), for all three paths alike. Needs root (ip netns). Results:
-# stdout, and bench/results-gate.md when OTO_BENCH_WRITE=1.
+# (tests/net/topo.sh), for all three paths alike. OTO_PREV_BIN names the
+# binaries of an earlier build: its gated path runs too, in turn with the
+# others, and the table gains its p50 and the change from it. Needs root
+# (ip netns). Results: stdout, and bench/results-gate.md when
+# OTO_BENCH_WRITE=1.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
@@ -74,10 +77,11 @@ CLIENT="$PY $top/bench/gatebench.py"
 direct() { # KIND
 	ip netns exec "$NH" env API_KEY="$REAL" $CLIENT "https://$API:8443" "$1" "$COUNT" "$K/ca.pem"
 }
-gated() { # KIND
-	ip netns exec "$NH" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" \
+gated() { # KIND [BIN]
+	_b=${2:-$OTO_BIN}
+	ip netns exec "$NH" "$_b/otogate" --store "$K/store" --key-file "$K/key" \
 		--as "$AS_USER" --grant "API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
-		"$OTO_BIN/otonet" --as "$AS_USER" --public 203.0.113.0/24 -- \
+		"$_b/otonet" --as "$AS_USER" --public 203.0.113.0/24 -- \
 		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
 }
 
@@ -98,6 +102,10 @@ for r in $(seq "$RUNS"); do
 		direct "$k" >>"$out/direct-$k" || echo "gate.sh: warning: run $r: direct $k failed" >&2
 		gated "$k" >>"$out/gated-$k" || echo "gate.sh: warning: run $r: gated $k failed" >&2
 		netonly "$k" >>"$out/netonly-$k" || echo "gate.sh: warning: run $r: otonet alone $k failed" >&2
+		if [ -n "${OTO_PREV_BIN:-}" ]; then
+			gated "$k" "$OTO_PREV_BIN" >>"$out/prev-$k" ||
+				echo "gate.sh: warning: run $r: the earlier build's gated $k failed" >&2
+		fi
 	done
 done
 
@@ -115,6 +123,20 @@ report() {
 			printf "| %s | %.3f | %.3f | %.3f | %+.3f | %+.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %.0f %% | %.0f %% |\n",
 				k, d50, n50, g50, g50 - d50, g50 - n50, d90, g90, d, n, g,
 				d ? 100 * g / d : 0, n ? 100 * g / n : 0 }'
+	done
+	[ -n "${OTO_PREV_BIN:-}" ] || return 0
+	echo
+	echo "The earlier build ($OTO_PREV_BIN), gated, in the same runs:"
+	echo
+	echo "| kind | earlier gated p50 ms | gated p50 | change | earlier added p50 | added p50 | earlier req/s | req/s |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for k in $KINDS; do
+		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) g50=$(cut -d' ' -f2 "$out/gated-$k" | med)
+		p50=$(cut -d' ' -f2 "$out/prev-$k" | med)
+		grps=$(cut -d' ' -f4 "$out/gated-$k" | med) prps=$(cut -d' ' -f4 "$out/prev-$k" | med)
+		awk -v k="$k" -v d50="$d50" -v g50="$g50" -v p50="$p50" -v g="$grps" -v p="$prps" 'BEGIN {
+			printf "| %s | %.3f | %.3f | %+.3f | %+.3f | %+.3f | %.1f | %.1f |\n",
+				k, p50, g50, g50 - p50, p50 - d50, g50 - d50, p, g }'
 	done
 }
 {
