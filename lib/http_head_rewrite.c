@@ -133,17 +133,18 @@ static int put_basic(struct out *o, const char *v, size_t n, const struct http_r
 	return put(o, v, s) < 0 || put_b64(o, rep, r) < 0 ? -1 : 1;
 }
 
-static int named(const struct http_rewrite *w, const char *name, size_t len)
-{
-	for (size_t i = 0; i < w->nnames; i++)
-		if (strlen(w->names[i]) == len && !strncasecmp(w->names[i], name, len))
-			return 1;
-	return 0;
-}
-
+/* The header name[0, len) is what, whatever its case. */
 static int is(const char *name, size_t len, const char *what)
 {
 	return strlen(what) == len && !strncasecmp(name, what, len);
+}
+
+static int named(const struct http_rewrite *w, const char *name, size_t len)
+{
+	for (size_t i = 0; i < w->nnames; i++)
+		if (is(name, len, w->names[i]))
+			return 1;
+	return 0;
 }
 
 ssize_t http_head_rewrite(const char *buf, const struct http_req *r, const struct http_rewrite *w,

@@ -72,8 +72,8 @@ static int on_host(int dir)
 	return 0;
 }
 
-/* name in dir, made only off the host's trees. */
-static int make_dir(int dir, const char *name)
+/* Whether name must be made in dir: 0 it is there, 1 it may be made, -1 (EXDEV on a host tree). */
+static int to_make(int dir, const char *name)
 {
 	if (!faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW))
 		return 0;
@@ -83,7 +83,7 @@ static int make_dir(int dir, const char *name)
 		errno = EXDEV;
 		return -1;
 	}
-	return mkdirat(dir, name, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	return 1;
 }
 
 int path_make_beneath(int rootfd, const char *path, int is_dir)
@@ -91,7 +91,7 @@ int path_make_beneath(int rootfd, const char *path, int is_dir)
 	char parent[PATH_MAX];
 	const char *last;
 	size_t plen;
-	int dir, fd, e;
+	int dir, fd, e, k;
 	struct stat st;
 
 	while (*path == '/')
@@ -113,19 +113,16 @@ int path_make_beneath(int rootfd, const char *path, int is_dir)
 		dir = path_make_beneath(rootfd, parent, 1);
 	if (dir < 0)
 		return -1;
+	k = to_make(dir, last);
+	if (k < 0)
+		goto fail;
 	if (is_dir) {
-		if (make_dir(dir, last) < 0)
+		if (k && mkdirat(dir, last, 0755) < 0 && errno != EEXIST)
 			goto fail;
 		/* O_DIRECTORY: a symlink planted there fails instead of being used. */
 		fd = sys_openat2(dir, last, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
 	} else {
-		if (faccessat(dir, last, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT)
-				goto fail;
-			if (on_host(dir)) {
-				errno = EXDEV;
-				goto fail;
-			}
+		if (k) {
 			/* O_EXCL|O_NOFOLLOW: never opens what someone put there meanwhile. */
 			fd = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				    0644);

@@ -75,7 +75,6 @@ struct linux_dirent64 {
 struct walk {
 	const struct otomount_opts *o;
 	char path[PATH_MAX]; /* the directory being read, in the view */
-	size_t len;
 	unsigned long dirs, mounts;
 	dev_t dev;	  /* the last directory's filesystem, and whether its st_nlink */
 	int dev_counts;	  /* counts subdirectories (leaf) */
@@ -99,6 +98,20 @@ static int exempt(const struct walk *w, const char *path)
 		if (under(path, w->o->writable[i]))
 			return 1;
 	return 0;
+}
+
+/* Into p, a directory beneath w->path (join's), and back: the length to go back to. */
+static size_t enter(struct walk *w, const char *p)
+{
+	size_t keep = strlen(w->path);
+
+	memcpy(w->path, p, strlen(p) + 1);
+	return keep;
+}
+
+static void leave(struct walk *w, size_t keep)
+{
+	w->path[keep] = 0;
 }
 
 /* path + "/" + name into out: -1 when too long. */
@@ -190,17 +203,15 @@ static int xleaf(struct walk *w, int dir, const char *name, const char *p)
 		return 0; /* xwalk says why */
 	snprintf(dotgit, sizeof(dotgit), "%s/.git", name);
 	if (fstatat(dir, dotgit, &g, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(g.st_mode)) {
-		size_t keep = w->len;
 		int sub = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		size_t keep;
 
 		if (sub < 0)
 			die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
-		memcpy(w->path, p, strlen(p) + 1);
-		w->len = strlen(p);
+		keep = enter(w, p);
 		xprotect_name(w, sub, ".git", 1);
+		leave(w, keep);
 		close(sub);
-		w->len = keep;
-		w->path[keep] = 0;
 	}
 	return 1;
 }
@@ -208,9 +219,9 @@ static int xleaf(struct walk *w, int dir, const char *name, const char *p)
 /* A git directory: name, in dir (the view's w->path). Its modules are git directories too. */
 static void xgitdir(struct walk *w, int dir, const char *name)
 {
-	char p[PATH_MAX];
-	size_t keep = w->len;
-	int g;
+	char p[PATH_MAX], mp[PATH_MAX];
+	size_t keep;
+	int g, m;
 
 	if (join(p, w->path, name) < 0)
 		die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/%s", w->path, name);
@@ -219,25 +230,20 @@ static void xgitdir(struct walk *w, int dir, const char *name)
 	g = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g < 0)
 		die(EXIT_SYS, errno, "unable to open %s to protect it", p);
-	memcpy(w->path, p, strlen(p) + 1);
-	w->len = strlen(p);
+	keep = enter(w, p);
 	for (const char *const *n = GITDIR_RO; *n; n++)
 		xprotect_name(w, g, *n, 1);
 	/* Submodules' git directories: .git/modules/NAME/ (and nested modules). */
-	{
-		int m = openat(g, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (m >= 0) {
-			w->path[w->len] = 0;
-			strcat(w->path, "/modules");
-			w->len += 8;
-			xwalk(w, m);
-			close(m);
-		}
+	m = openat(g, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (m >= 0) {
+		if (join(mp, p, "modules") < 0)
+			die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/modules", p);
+		enter(w, mp);
+		xwalk(w, m);
+		close(m);
 	}
 	close(g);
-	w->len = keep;
-	w->path[keep] = 0;
+	leave(w, keep);
 	xprotect_name(w, dir, name, 0);
 }
 
@@ -317,8 +323,8 @@ static void xwalk(struct walk *w, int dir)
 		free(gits[i]);
 	}
 	for (size_t i = 0; i < nsubs; i++) {
-		size_t keep = w->len;
 		char p[PATH_MAX];
+		size_t keep;
 		int sub;
 
 		if (join(p, w->path, subs[i]) < 0)
@@ -327,12 +333,10 @@ static void xwalk(struct walk *w, int dir)
 			sub = openat(dir, subs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0)
 				die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
-			memcpy(w->path, p, strlen(p) + 1);
-			w->len = strlen(p);
+			keep = enter(w, p);
 			xwalk(w, sub);
+			leave(w, keep);
 			close(sub);
-			w->len = keep;
-			w->path[keep] = 0;
 		}
 		free(subs[i]);
 	}
@@ -352,7 +356,6 @@ static void xprotect_tree(struct view_state *v, struct walk *w, const char *top)
 		die(EXIT_SYS, errno, "unable to open %s in the view to protect its files", top);
 	w->tree = top;
 	snprintf(w->path, sizeof(w->path), "%s", top);
-	w->len = strlen(w->path);
 	for (const char *const *n = START; *n; n++)
 		xprotect_name(w, dir, *n, 1);
 	xwalk(w, dir);

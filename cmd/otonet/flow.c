@@ -8,6 +8,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,29 +96,41 @@ static const char *proto_name(int proto)
 	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
 }
 
-static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
+void relay_log(struct relay *r, const char *fmt, ...)
 {
-	char line[1024], s[64], t[64];
+	char line[1024];
 	struct timespec ts;
+	va_list ap;
 	int h, n;
 
 	if (r->cfg->log_fd < 0)
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 	h = event_head(line, sizeof(line), &ts, "net");
-	n = snprintf(
-	    line + h, sizeof(line) - (size_t)h,
-	    ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-	    "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
-	    proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)), ipaddr_str(&p->dst, t, sizeof(t)),
-	    proto == PROTO_ICMP ? 0 : p->dport, d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
-	    d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
-	    d->pattern ? d->pattern : "", d->name[0] ? "\"" : "");
+	if (!h)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line + h, sizeof(line) - (size_t)h, fmt, ap);
+	va_end(ap);
 	/* A line that does not fit is not written: never a cut one. */
-	if (!h || n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
+	if (n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
 		return;
 	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + n)) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
+}
+
+static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
+{
+	char s[64], t[64];
+
+	relay_log(r,
+		  ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+		  "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
+		  proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
+		  ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
+		  d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
+		  d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
+		  d->pattern ? d->pattern : "", d->name[0] ? "\"" : "");
 }
 
 /* ---- the flow table ----------------------------------------------------- */

@@ -42,25 +42,15 @@
 
 static void names_log_flow(struct relay *r, const struct flow *f, const char *why, const char *name)
 {
-	char line[1024], s[64], t[64];
-	struct timespec ts;
-	int h, len;
+	char s[64], t[64];
+	int has = name && name[0];
 
-	if (r->cfg->log_fd < 0)
-		return;
-	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	h = event_head(line, sizeof(line), &ts, "net");
 	/* A name here is name_text's: letters, digits, '-', '_' and dots, nothing to escape. */
-	len = snprintf(line + h, sizeof(line) - (size_t)h,
-		       ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
-		       "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
-		       ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)),
-		       f->dport, why, name && name[0] ? ",\"name\":\"" : "",
-		       name && name[0] ? name : "", name && name[0] ? "\"" : "");
-	if (!h || len <= 0 || (size_t)len >= sizeof(line) - (size_t)h)
-		return;
-	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + len)) < 0)
-		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
+	relay_log(r,
+		  ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
+		  "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
+		  ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)), f->dport,
+		  why, has ? ",\"name\":\"" : "", has ? name : "", has ? "\"" : "");
 }
 
 /* ---- what a flow holds ------------------------------------------------------ */

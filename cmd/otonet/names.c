@@ -239,22 +239,12 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
 static void names_log(struct relay *r, const struct flow *f, const char *name, const char *verdict,
 		      const char *rule, int n)
 {
-	char line[512], s[64];
-	struct timespec ts;
-	int h, len;
+	char s[64];
 
-	if (r->cfg->log_fd < 0)
-		return;
-	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	h = event_head(line, sizeof(line), &ts, "net");
-	len = snprintf(line + h, sizeof(line) - (size_t)h,
-		       ",\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
-		       "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
-		       ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
-	if (!h || len <= 0 || (size_t)len >= sizeof(line) - (size_t)h)
-		return;
-	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + len)) < 0)
-		log_msg(LOG_DEBUG, errno, "relay: unable to write a DNS decision to --log-fd");
+	relay_log(r,
+		  ",\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
+		  "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
+		  ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
 }
 
 /* ---- DNS ------------------------------------------------------------------ */

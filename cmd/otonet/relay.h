@@ -192,6 +192,12 @@ void tun_write(struct relay *r, size_t n);
 /* obuf's n bytes to the agent, behind the header pkt_vnet wrote at vnet. */
 void tun_write_offload(struct relay *r, size_t n);
 
+/*
+ * flow.c: one --log-fd line, fmt's text after event_head's time and source
+ * ("net"), written whole with one write, or not at all when it does not fit.
+ */
+void relay_log(struct relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A TCP packet from the agent. */
 void tcp_input(struct relay *r, const struct pkt *p);
 /* The agent's data gathered over a batch, to the host sockets (send slots). */
@@ -215,7 +221,8 @@ void dgram_sock_event(struct relay *r, struct flow *f);
 enum flow_fate dgram_timer(struct relay *r, struct flow *f);
 
 /*
- * names.c: DNS answers filtered, names bound (see the file). names_init: a table of max bindings, -1/ENOMEM.
+ * names.c: DNS answers filtered, names bound (see the file). names_init: a table of max bindings,
+ * -1/ENOMEM.
  */
 int names_init(struct names *t, unsigned long max);
 void names_fini(struct names *t);

@@ -51,6 +51,16 @@ def req(method, path, headers, body=None, encode_chunked=False):
     return h.getresponse()
 
 
+def recv_all(s):
+    """What s sends until it closes."""
+    got = b""
+    while True:
+        x = s.recv(65536)
+        if not x:
+            return got
+        got += x
+
+
 def raw(path, extra):
     """One request on a connection of its own: the response's bytes as they came."""
     import socket
@@ -58,12 +68,7 @@ def raw(path, extra):
     head = (f"GET {path} HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\nAuthorization: Bearer {key}\r\n"
             f"X-E: {key}\r\nCookie: k={key}\r\n{extra}Connection: close\r\n\r\n")
     s.sendall(head.encode())
-    got = b""
-    while True:
-        x = s.recv(65536)
-        if not x:
-            break
-        got += x
+    got = recv_all(s)
     s.close()
     return got.split(b" ", 2)[1].decode() + " " + __import__("base64").b64encode(got).decode()
 
@@ -128,12 +133,7 @@ def one(step):
             return "no-100 " + first.split(b"\r\n")[0].decode()
         s.settimeout(10)
         s.sendall(body)
-        rest = b""
-        while True:
-            x = s.recv(65536)
-            if not x:
-                break
-            rest += x
+        rest = recv_all(s)
         return "100 then " + rest.split(b"\r\n")[0].decode() + " " + rest.split(b"\r\n\r\n", 1)[1].decode()
     elif step == "bulk":
         import hashlib, random
