@@ -23,7 +23,8 @@ static void civil(long long days, long long *y, unsigned *m, unsigned *d)
 	*y = (long long)yoe + era * 400 + (*m <= 2);
 }
 
-int event_head(char *buf, size_t size, const struct timespec *t, const char *source)
+int event_head(char *buf, size_t size, const struct timespec *t, const char *source,
+	       const char *session)
 {
 	long long sec = t->tv_sec, days = sec / 86400, rem = sec % 86400, y;
 	unsigned m, d;
@@ -35,7 +36,8 @@ int event_head(char *buf, size_t size, const struct timespec *t, const char *sou
 	}
 	civil(days, &y, &m, &d);
 	n = snprintf(buf, size, "{\"time\":\"%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06ldZ\","
-				"\"source\":\"%s\"",
-		     y, m, d, rem / 3600, rem / 60 % 60, rem % 60, t->tv_nsec / 1000, source);
+				"\"source\":\"%s\",\"session\":\"%s\"",
+		     y, m, d, rem / 3600, rem / 60 % 60, rem % 60, t->tv_nsec / 1000, source,
+		     session);
 	return n > 0 && (size_t)n < size ? n : 0;
 }

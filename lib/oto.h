@@ -55,16 +55,65 @@ size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, 
 		  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 /*
- * The refusal and flow lines of --log-fd (otons' seccomp refusals, otonet's
- * flows and names) share one shape: a JSON object per line that begins with
- * "time" (RFC 3339, UTC, microseconds) and "source" (seccomp, net), and has a
- * "verdict" (deny, or allow for a flow); the other keys are the source's own.
- * event_head.c: '{"time":"...","source":"SOURCE"' into buf (no closing
- * brace: the caller goes on with ',"key":...'); its length, 0 when it does
- * not fit. SOURCE is a constant of the caller's, written as it is. Pure.
+ * The lines of --log-fd (the session's, otons' seccomp and Landlock
+ * refusals, otonet's flows and names) share one shape: a JSON object per line
+ * that begins with "time" (RFC 3339, UTC, microseconds), "source" (session,
+ * net, dns, seccomp, landlock) and "session" (the session's id), and has a
+ * "verdict"; the other keys are the source's own.
+ * event_head.c: '{"time":"...","source":"SOURCE","session":"ID"' into buf
+ * (no closing brace: the caller goes on with ',"key":...'); its length, 0
+ * when it does not fit. SOURCE and ID are written as they are (ID is
+ * session_begin's, checked there). Pure.
  */
 struct timespec;
-int event_head(char *buf, size_t size, const struct timespec *t, const char *source);
+int event_head(char *buf, size_t size, const struct timespec *t, const char *source,
+	       const char *session);
+/*
+ * json_str.c: s's len bytes as a JSON string, quotes included, at buf + at:
+ * the new length, 0 when it does not fit (size > at). A byte that is not
+ * printable ASCII, or is '"' or '\', is escaped, each byte standing for
+ * itself (\u00XX): not UTF-8 by promise. Pure.
+ */
+size_t json_str(char *buf, size_t size, size_t at, const char *s, size_t len);
+
+/*
+ * session.c: the session's record. Its id is OTO_SESSION's (a launcher's, or
+ * an earlier stage's) or 16 random bytes in hex, exported for the stages
+ * after. The stage that opens the record (writes its "session" line at the
+ * start and at the end) is the outermost one that waits for the agent and
+ * logs: otonet's relay, else otons' supervisor. It marks the file
+ * (OTO_SESSION_LOG=DEV:INO of its --log-fd), so that a later stage logging
+ * to the same file only adds its own lines, and one writing elsewhere opens
+ * a record there.
+ */
+#define SESSION_ID_MAX 64
+struct session {
+	char id[SESSION_ID_MAX + 1];
+	int opens;		  /* this stage writes the open and close lines */
+	long long start_ns;	  /* CLOCK_MONOTONIC at xsession_begin */
+};
+/* The id, and whether this stage opens the record on log_fd (-1: none); dies 100 on a bad OTO_SESSION, 111. */
+void xsession_begin(struct session *s, int log_fd);
+int session_id_ok(const char *id); /* 1..64 of [A-Za-z0-9._:-] */
+/*
+ * The open line: the stage, the account it runs as (uid and name, NULL when
+ * passwd has none), and the chain: argv from this stage to the agent's
+ * program (its arguments left out), with otomount's --role and --person
+ * read from it. The words that do not fit are counted ("more"). Pure.
+ */
+size_t session_open_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
+			 const char *stage, unsigned int uid, const char *account,
+			 const char *const argv[]);
+/*
+ * The close line: the code the stage exits with, the signal that code
+ * stands for (128+N, as a shell reads $?; 0: none), the duration. Pure.
+ */
+size_t session_close_line(char *buf, size_t size, const struct timespec *t,
+			  const struct session *s, int code, long long duration_ns);
+/* The lines written to log_fd when s opens the record: the start's, and the end's with code. */
+void session_open(const struct session *s, int log_fd, const char *stage,
+		  const char *const argv[]);
+void session_close(const struct session *s, int log_fd, int code);
 /*
  * What otoexec sends on otons' refusal socket (OTO_REFUSALS), before the
  * seccomp listener, when its Landlock domain logs its refusals to the
@@ -215,6 +264,7 @@ int ptyenv_parse(const char *s, int *sock, unsigned int *stdio);
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
+int user_name(uid_t uid, char *buf, size_t size); /* passwd's name for uid; -1/ENOENT */
 /* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111). */
 void xuser_drop_root(const char *as);
 

@@ -92,6 +92,18 @@ int user_lookup(const char *spec, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
+int user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd pw;
+
+	if (find_passwd(NULL, uid, &pw) < 0 || strlen(pw.pw_name) >= size) {
+		errno = ENOENT;
+		return -1;
+	}
+	strcpy(buf, pw.pw_name);
+	return 0;
+}
+
 int user_become(uid_t uid, gid_t gid)
 {
 	/* Groups first, then gid, then uid: after setuid there is no power left for them. */

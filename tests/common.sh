@@ -91,6 +91,31 @@ run() {
 	return 0
 }
 
+# session_of LOG: the session's record in a --log-fd stream, checked and
+# summed up: every line is JSON with the same "session" id, the first is the
+# open line and the last the close line, and neither comes anywhere else.
+# Prints "open STAGE" and "close EXIT SIGNAL"; a line that breaks the rule
+# makes it print why instead.
+session_of() {
+	python3 - "$1" <<'PYEOF'
+import json, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+ids = {d.get("session") for d in ls}
+opens = [i for i, d in enumerate(ls) if d["source"] == "session" and d["verdict"] == "open"]
+closes = [i for i, d in enumerate(ls) if d["source"] == "session" and d["verdict"] == "close"]
+if len(ids) != 1 or opens != [0] or closes != [len(ls) - 1]:
+    print("not one session:", ids, opens, closes, len(ls))
+else:
+    print("open", ls[0]["stage"])
+    print("close", ls[-1]["exit"], ls[-1]["signal"])
+PYEOF
+}
+
+# refusals_of LOG: the lines of a --log-fd stream that are not the session's.
+refusals_of() {
+	grep -v '^{"time":"[^"]*","source":"session",' "$1"
+}
+
 # The one-line error rule: stderr is exactly one line, starting with PROG: fatal:.
 assertOneLine() { # PROG
 	assertEquals "stderr lines: $(cat "$T/err")" 1 "$(wc -l <"$T/err")"

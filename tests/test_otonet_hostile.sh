@@ -126,9 +126,11 @@ assertSurvived() {
 	assertEquals "$3: otonet's exit code is the agent's" 0 "$rc"
 	assertEquals "$3: sanitizer or fatal: $(cat "$T/err")" 0 \
 		"$(grep -cE 'fatal|Sanitizer|runtime error' "$T/err")"
-	# Only the agent's own address ever reached the filter.
-	assertEquals "$3: decisions for forged sources: $(grep -v '"src":"\(10.0.2.100\|fd00::100\)"' "$T/log" | head -3)" \
-		0 "$(grep -vc '"src":"\(10.0.2.100\|fd00::100\)"' "$T/log")"
+	# Only the agent's own address ever reached the filter (the session's
+	# open and close lines have no source address).
+	assertEquals "$3: decisions for forged sources: $(refusals_of "$T/log" | grep -v '"src":"\(10.0.2.100\|fd00::100\)"' | head -3)" \
+		0 "$(refusals_of "$T/log" | grep -vc '"src":"\(10.0.2.100\|fd00::100\)"')"
+	assertEquals "$3: one session" "$(printf 'open otonet\nclose 0 0')" "$(session_of "$T/log")"
 	assertEquals "$3: the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
 	_want=$(printf '%s\nudp 203.0.113.1 mark %s' "${2:-}" "$1" | sed '/^$/d' | sort)
 	assertEquals "$3: what reached the marker port" "$_want" "$(sort "$TOPO_DIR/mark.seen")"

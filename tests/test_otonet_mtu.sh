@@ -35,7 +35,7 @@ test_mtu_1500_is_set_and_not_passed_on() {
 # The on/off switches take 0 or 1: anything else is refused, before any
 # namespace exists; 0 is off and says nothing; 1 is said once, by name.
 test_bad_switch_values_are_usage_errors() {
-	for sw in OTO_TEST_NO_KERNEL_LAYER OTO_TEST_NO_PEEK_OFF OTO_TEST_RELAY_BADCALL; do
+	for sw in OTO_TEST_NO_PEEK_OFF OTO_TEST_RELAY_BADCALL; do
 		for v in yes 2 -1 ""; do
 			run in_host env "$sw=$v" "$OTO_BIN/otonet" $AS -- true
 			assertEquals "$sw=$v" 100 "$rc"

@@ -418,11 +418,14 @@ refuse_build() {
 	chmod 0755 "$T/refuse"
 }
 
-# log_field FIELD: that field of every JSON line of $T/log, one a line.
+# log_field FIELD: that field of every refusal's JSON line of $T/log, one a
+# line (the session's open and close lines left out).
 log_field() {
 	python3 -c 'import json, sys
 for l in open(sys.argv[1]):
-    print(json.loads(l)[sys.argv[2]])' "$T/log" "$1"
+    d = json.loads(l)
+    if d["source"] != "session":
+        print(d[sys.argv[2]])' "$T/log" "$1"
 }
 
 test_refusal_log_names_the_calls_same_errno() {
@@ -440,6 +443,11 @@ test_refusal_log_names_the_calls_same_errno() {
 	assertEquals "1 1 1 1" "$(log_field count | tr '\n' ' ' | sed 's/ $//')"
 	# The arguments as the raw integers passed: unshare's flags, CLONE_NEWUSER.
 	assertEquals 268435456 "$(log_field args | head -n1 | sed 's/^\[\([0-9]*\),.*/\1/')"
+	# The program that made them, as the kernel names it and its executable.
+	assertEquals "refuse refuse refuse refuse" "$(log_field comm | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "$T/refuse" "$(log_field exe | sort -u)"
+	# One session: its open and close lines around them, one id on all.
+	assertEquals "$(printf 'open otons\nclose 0 0')" "$(session_of "$T/log")"
 }
 
 test_refusal_log_is_bounded() {
@@ -484,14 +492,18 @@ test_refusal_flood_costs_the_session() {
 	share=$((${ticks:-999999} * 100 / (2 * hz)))
 	echo "  the supervisor: ${ticks:-?} ticks of $hz/s in 2 s ($share% of a CPU), $calls refusals"
 	assertTrue "the supervisor's CPU: $share% of the flood's 2 s" "[ $share -lt 20 ]"
-	assertEquals "log lines" "$((8 + ${#calls}))" "$(wc -l <"$T/log")"
+	assertEquals "refusal lines" "$((8 + ${#calls}))" "$(refusals_of "$T/log" | wc -l)"
+	assertEquals "$(printf 'open otons\nclose 3 0')" "$(session_of "$T/log")"
 }
 
 test_refusal_log_out_of_the_sandbox_reach() {
 	# The log fd is the supervisor's: the program never holds it.
 	run ns --log-fd 3 -- sh -c 'echo forged >&3' 3>"$T/log"
-	assertNotEquals 0 "$rc"
-	assertEquals "" "$(cat "$T/log")"
+	assertEquals 2 "$rc"
+	assertEquals "$(printf 'open otons\nclose 2 0')" "$(session_of "$T/log")"
+	# Nor the supervisor's /proc, the one it names the callers from.
+	run ns --log-fd 3 -- sh -c 'ls -l /proc/self/fd/ | grep -c " -> /proc$"' 3>"$T/log"
+	assertEquals 0 "$(cat "$T/out")"
 	run ns --log-fd 2 -- true
 	assertEquals 100 "$rc"
 	assertOneLine otons
@@ -525,15 +537,18 @@ for line in open(sys.argv[1]):
     t = datetime.datetime.strptime(d["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
     t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
     assert len(d["time"]) == 27 and abs(t - time.time()) < 300, d
+    if d["source"] == "session":
+        continue
     assert isinstance(d["pid"], int) and d["pid"] > 1 and isinstance(d["count"], int), d
     pids.add(d["pid"])
-    print(d["source"], d["verdict"], d["blockers"], d["path"], d["count"])
+    print(d["source"], d["verdict"], d["blockers"], d["path"], d["count"], d["comm"], d["exe"])
 print(len(pids), "pid")
 PYEOF
 	assertEquals "$(for c in 1 2 3 4 5 6 7 8 9 10 100; do
-		echo "landlock deny fs.read_file /etc/hostname $c"
+		echo "landlock deny fs.read_file /etc/hostname $c lldeny $T/lldeny"
 	done)
 1 pid" "$(cat "$T/parsed")"
+	assertEquals "$(printf 'open otons\nclose 0 0')" "$(session_of "$T/log")"
 }
 
 # Behind otonet, otons runs unprivileged: otonet joins the read-log group
@@ -555,7 +570,10 @@ landlock fs.read_file /etc/hostname 2
 landlock fs.read_file /etc/hostname 3" "$(python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
-    print(d["source"], d["blockers"], d["path"], d["count"])' "$T/log")"
+    if d["source"] != "session":
+        print(d["source"], d["blockers"], d["path"], d["count"])' "$T/log")"
+	# otonet, the outermost stage that logs, opens and closes the session.
+	assertEquals "$(printf 'open otonet\nclose 0 0')" "$(session_of "$T/log")"
 	# Nothing of the audit is left to the program: no socket of it among its fds.
 	run otonet $AS --no-public --log-fd 3 -- otons --share net --log-fd 4 -- \
 		otoexec -- sh -c 'env | grep -c OTO_AUDIT; ls -l /proc/self/fd | grep -c socket' \
@@ -592,7 +610,8 @@ test_landlock_refusals_without_the_audit_say_why() {
 	assertEquals 0 "$rc"
 	assertEquals "3 EACCES" "$(cat "$T/out")"
 	assertEquals "otons: warning: Landlock's refusals are not in the log: $why" "$(cat "$T/err")"
-	assertEquals "" "$(cat "$T/log")"
+	assertEquals "" "$(refusals_of "$T/log")"
+	assertEquals "$(printf 'open otons\nclose 0 0')" "$(session_of "$T/log")"
 }
 
 test_usage_errors() {

@@ -156,7 +156,15 @@ test_refusal_log_through_the_chain() {
 	assertEquals "$(cat "$T/err")" 0 "$rc"
 	assertEquals "$(printf 'unshare EPERM\nmount EPERM\nbpf EPERM\nptrace EPERM')" "$(cat "$T/out")"
 	assertEquals "unshare mount bpf ptrace" "$(python3 -c 'import json, sys
-print(" ".join(json.loads(l)["syscall"] for l in open(sys.argv[1])))' "$T/log")"
+print(" ".join(d["syscall"] for d in map(json.loads, open(sys.argv[1])) if "syscall" in d))' "$T/log")"
+	# The session's open line says whose and which view; otons opens it here.
+	assertEquals "$(printf 'open otons\nclose 0 0')" "$(session_of "$T/log")"
+	assertEquals "65534 nobody member alice /opt/refuse" "$(python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+print(d["uid"], d["account"], d["role"], d["person"], d["chain"][-1])' "$T/log")"
+	# Each refusal names its program, as the sandbox sees it.
+	assertEquals "refuse /opt/refuse" "$(refusals_of "$T/log" | python3 -c 'import json, sys
+print(*sorted({(d["comm"], d["exe"]) for d in map(json.loads, sys.stdin)}).pop())')"
 }
 
 # A value ending in newlines keeps them (a command substitution strips them).

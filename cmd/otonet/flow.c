@@ -96,7 +96,7 @@ static const char *proto_name(int proto)
 	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
 }
 
-void relay_log(struct relay *r, const char *fmt, ...)
+void relay_log(struct relay *r, const char *source, const char *fmt, ...)
 {
 	char line[1024];
 	struct timespec ts;
@@ -106,7 +106,7 @@ void relay_log(struct relay *r, const char *fmt, ...)
 	if (r->cfg->log_fd < 0)
 		return;
 	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	h = event_head(line, sizeof(line), &ts, "net");
+	h = event_head(line, sizeof(line), &ts, source, r->cfg->session->id);
 	if (!h)
 		return;
 	va_start(ap, fmt);
@@ -123,7 +123,7 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 {
 	char s[64], t[64];
 
-	relay_log(r,
+	relay_log(r, "net",
 		  ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		  "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
 		  proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
@@ -406,7 +406,9 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	}
 	if (d.verdict == V_ALLOW)
 		over_bound(r, p, &d);
-	log_decision(r, p->proto, p, &d);
+	/* An allowed DNS flow's questions have lines of their own (names.c). */
+	if (!(d.verdict == V_ALLOW && d.dns))
+		log_decision(r, p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
 	route = d.gateway ? ROUTE_GATEWAY : d.dns ? ROUTE_DNS : ROUTE_DIRECT;

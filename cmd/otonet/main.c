@@ -8,7 +8,7 @@
  * Consumes: argv up to "--"; the --log-fd fd; OTO_GATEWAY (otogate's socket
  * and ports: the socket is the relay's alone); OTO_STATUS_FD (reported to,
  * passed on); for tests and benchmarks only, documented as such in otonet(1):
- * OTO_TEST_NO_KERNEL_LAYER, OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
+ * OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
  * OTO_TEST_TUN_MTU.
  * Passes on: the rest of argv, exec'd in the new namespaces with a TUN tun0
  * configured and /etc/resolv.conf naming the relay's DNS address; every other
@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	static struct filter f;
 	struct relay_cfg cfg;
 	struct relay *relay;
+	struct session session;
 	struct ipaddr resolver;
 	int sv[2], tun, sigfd, status, opener, holder, audit, resolv_fs;
 	char audit_env[256];
@@ -120,8 +121,6 @@ int main(int argc, char **argv)
 	log_init(argv[0]);
 	xotonet_parse(&o, argc, argv);
 	/* The switches for tests and benchmarks (otonet(1)), checked with the options. */
-	o.no_kernel_layer =
-	    (int)xtest_switch("OTO_TEST_NO_KERNEL_LAYER", 0, 0, 1, "no prohibit routes");
 	o.no_peek_off = (int)xtest_switch("OTO_TEST_NO_PEEK_OFF", 0, 0, 1,
 					  "the relay's buffered path, as without SO_PEEK_OFF");
 	o.badcall = (int)xtest_switch("OTO_TEST_RELAY_BADCALL", 0, 0, 1,
@@ -151,6 +150,9 @@ int main(int argc, char **argv)
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
 	xotonet_filter_build(&o, &f, &resolver);
+	/* The record opens once nothing is left to refuse before the fork. */
+	xsession_begin(&session, o.log_fd);
+	session_open(&session, o.log_fd, "otonet", (const char *const *)argv);
 
 	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
 	sigemptyset(&mask);
@@ -208,6 +210,7 @@ int main(int argc, char **argv)
 	cfg.f = &f;
 	cfg.resolver = resolver;
 	cfg.log_fd = o.log_fd;
+	cfg.session = &session;
 	cfg.max_flows = o.max_flows;
 	cfg.max_half_open = o.max_half_open;
 	cfg.max_udp_flows = o.max_udp_flows;
@@ -235,6 +238,7 @@ int main(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		reap_opener(opener_pid);
+		session_close(&session, o.log_fd, wait_code(status));
 		return wait_code(status);
 	}
 	/*

@@ -46,7 +46,7 @@ static void names_log_flow(struct relay *r, const struct flow *f, const char *wh
 	int has = name && name[0];
 
 	/* A name here is name_text's: letters, digits, '-', '_' and dots, nothing to escape. */
-	relay_log(r,
+	relay_log(r, "net",
 		  ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
 		  "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
 		  ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)), f->dport,

@@ -236,15 +236,49 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
 
 /* ---- the log ------------------------------------------------------------ */
 
-static void names_log(struct relay *r, const struct flow *f, const char *name, const char *verdict,
-		      const char *rule, int n)
+static const char *qtype_name(unsigned int t, char *buf, size_t size)
 {
-	char s[64];
+	static const struct {
+		unsigned int t;
+		const char *name;
+	} T[] = { { 1, "A" },	 { 2, "NS" },	 { 5, "CNAME" }, { 6, "SOA" },	  { 12, "PTR" },
+		  { 15, "MX" },	 { 16, "TXT" },	 { 28, "AAAA" }, { 33, "SRV" },	  { 64, "SVCB" },
+		  { 65, "HTTPS" }, { 255, "ANY" } };
 
-	relay_log(r,
-		  ",\"proto\":\"dns\",\"src\":\"%s\",\"name\":\"%s\","
-		  "\"verdict\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
-		  ipaddr_str(&f->asrc, s, sizeof(s)), name, verdict, rule, n);
+	for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++)
+		if (T[i].t == t)
+			return T[i].name;
+	snprintf(buf, size, "TYPE%u", t);
+	return buf;
+}
+
+/* What became of an answer the resolver gave, by its rcode. */
+static const char *rcode_outcome(unsigned int rcode)
+{
+	return rcode == DNS_NOERROR    ? "answered"
+	       : rcode == DNS_NXDOMAIN ? "nxdomain"
+	       : rcode == DNS_SERVFAIL ? "servfail"
+	       : rcode == DNS_REFUSED  ? "refused"
+				       : "error";
+}
+
+/*
+ * One question's line (source "dns"): its name and type (d's, NULL: none
+ * could be read), what became of it (outcome: answered, nxdomain,
+ * private-stripped, servfail...), and for a refusal the rule; n: the
+ * records the rule concerns (hidden, or not bound).
+ */
+static void names_log(struct relay *r, const struct flow *f, const struct dns_msg *d,
+		      const char *outcome, const char *rule, int n)
+{
+	char s[64], t[16];
+
+	relay_log(r, "dns",
+		  ",\"verdict\":\"%s\",\"proto\":\"%s\",\"src\":\"%s\",\"name\":\"%s\","
+		  "\"type\":\"%s\",\"outcome\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
+		  *rule ? "deny" : "allow", f->proto == PROTO_TCP ? "tcp" : "udp",
+		  ipaddr_str(&f->asrc, s, sizeof(s)), d ? d->qname : "",
+		  d ? qtype_name(d->qtype, t, sizeof(t)) : "", outcome, *rule ? rule : "dns", n);
 }
 
 /* ---- DNS ------------------------------------------------------------------ */
@@ -325,12 +359,12 @@ int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t 
 		return 0;
 	/* A question that does not parse: dropped, as its name cannot be judged. */
 	if (dns_parse(q, len, d) < 0 || (d->flags & 0x8000)) {
-		names_log(r, f, "", "deny", "dns-malformed", 0);
+		names_log(r, f, NULL, "dropped", "dns-malformed", 0);
 		return 1;
 	}
 	if (!name_refused(flt, d->qname))
 		return 0;
-	names_log(r, f, d->qname, "deny", "no-name", 0);
+	names_log(r, f, d, "nxdomain", "no-name", 0);
 	if (len > NET_MTU - off)
 		return 1;
 	memcpy(r->obuf + off, q, len);
@@ -350,11 +384,11 @@ int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, siz
 	for (size_t off = 0, n; off < len; off += 2 + n) {
 		if (len - off < 2 || len - off - 2 < (n = (size_t)q[off] << 8 | q[off + 1]) ||
 		    dns_parse(q + off + 2, n, d) < 0 || (d->flags & 0x8000)) {
-			names_log(r, f, "", "deny", "dns-malformed", 0);
+			names_log(r, f, NULL, "reset", "dns-malformed", 0);
 			return -1;
 		}
 		if (name_refused(flt, d->qname)) {
-			names_log(r, f, d->qname, "deny", "no-name", 0);
+			names_log(r, f, d, "reset", "no-name", 0);
 			return -1;
 		}
 	}
@@ -368,33 +402,33 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 	struct ipaddr ptr;
 	struct bind_ctx c = { .r = r };
 	int rule, hidden;
+	unsigned int rcode;
 	size_t n;
 
 	if (dns_parse(m, len, d) < 0) {
 		/* Unreadable: nothing of it reaches the agent but a SERVFAIL header. */
 		if (len < 12)
 			return 0;
-		names_log(r, f, "", "deny", "dns-malformed", 0);
+		names_log(r, f, NULL, "servfail", "dns-malformed", 0);
 		m[2] = (uint8_t)(0x80 | (m[2] & 0x7b)); /* opcode, TC (the stub's way to TCP), RD */
 		m[3] = 0x80 | DNS_SERVFAIL;
 		memset(m + 4, 0, len - 4);
 		return stream ? len : 12;
 	}
 	if (name_refused(flt, d->qname)) {
-		names_log(r, f, d->qname, "deny", "no-name", 0);
+		names_log(r, f, d, "nxdomain", "no-name", 0);
 		n = dns_rcode(m, d, DNS_NXDOMAIN);
 		return stream ? len : n;
 	}
 	/* Whose name a private address has is a map of the network too. */
 	if (d->qtype == DNS_T_PTR && dns_ptr_addr(d->qname, &ptr) == 0 &&
 	    addr_refused((void *)flt, &ptr)) {
-		names_log(r, f, d->qname, "deny", "private-ptr", 0);
+		names_log(r, f, d, "nxdomain", "private-ptr", 0);
 		n = dns_rcode(m, d, DNS_NXDOMAIN);
 		return stream ? len : n;
 	}
+	rcode = d->flags & 0xf;
 	hidden = dns_hide(m, d, addr_refused, (void *)flt);
-	if (hidden)
-		names_log(r, f, d->qname, "deny", "private-answer", hidden);
 	rule = name_rule(flt, d->qname);
 	if (rule >= 0 && flt->nnames) {
 		c.name = d->qname;
@@ -407,12 +441,18 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 				      "%s",
 				      r->names.max, d->qname);
 			}
-			names_log(r, f, d->qname, "deny", "names-full", c.failed);
 			if (flt->no_public) {
+				names_log(r, f, d, "servfail", "names-full", c.failed);
 				n = dns_rcode(m, d, DNS_SERVFAIL);
 				return stream ? len : n;
 			}
+			names_log(r, f, d, rcode_outcome(rcode), "names-full", c.failed);
+			return len;
 		}
 	}
+	if (hidden)
+		names_log(r, f, d, "private-stripped", "private-answer", hidden);
+	else
+		names_log(r, f, d, rcode_outcome(rcode), "", (int)d->nrr);
 	return len;
 }

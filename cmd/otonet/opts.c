@@ -28,6 +28,9 @@ static const char USAGE[] =
 	"  --public CIDR      treat CIDR as public internet (labs, tests); repeatable\n"
 	"  --no-public        allowlist mode: only --allow exceptions, --allow-name\n"
 	"                     names and DNS\n"
+	"  --kernel-wall      also refuse the private ranges with prohibit routes in\n"
+	"                     the sandbox (EACCES at once), a second wall in front of\n"
+	"                     the relay; those refusals are then not in --log-fd\n"
 	"  --dns IP           the resolver DNS flows go to (default: the first\n"
 	"                     nameserver of /etc/resolv.conf)\n"
 	"  --log-fd N         one JSON line per filter decision on fd N; run as root,\n"
@@ -63,6 +66,7 @@ enum {
 	OPT_BUSYPOLL,
 	OPT_AS,
 	OPT_ALLOWNAME,
+	OPT_KERNELWALL,
 };
 
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
@@ -72,6 +76,7 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 		{ "allow-name", required_argument, NULL, OPT_ALLOWNAME },
 		{ "public", required_argument, NULL, OPT_PUBLIC },
 		{ "no-public", no_argument, NULL, OPT_NOPUBLIC },
+		{ "kernel-wall", no_argument, NULL, OPT_KERNELWALL },
 		{ "dns", required_argument, NULL, OPT_DNS },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
 		{ "max-flows", required_argument, NULL, OPT_MAXFLOWS },
@@ -130,6 +135,9 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			break;
 		case OPT_NOPUBLIC:
 			o->no_public = 1;
+			break;
+		case OPT_KERNELWALL:
+			o->kernel_wall = 1;
 			break;
 		case OPT_DNS:
 			if (ipaddr_parse(optarg, &ip) < 0)

@@ -84,7 +84,7 @@ struct otonet_opts {
 	unsigned long busy_poll;	  /* microseconds */
 	char **argv;
 	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
-	int no_kernel_layer;  /* no prohibit routes: the relay alone refuses */
+	int kernel_wall;      /* --kernel-wall: prohibit routes too, in front of the relay */
 	int no_peek_off;      /* the relay's buffered path */
 	int badcall;	      /* SIGUSR2 makes the relay call outside its filter */
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
@@ -389,6 +389,7 @@ struct relay_cfg {
 	const struct filter *f;
 	struct ipaddr resolver;
 	int log_fd;
+	const struct session *session; /* its id on every line; the close line at the end */
 	unsigned long max_flows, max_half_open, max_udp_flows;
 	uint64_t tcp_idle_ms, udp_idle_ms;
 	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */

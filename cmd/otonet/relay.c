@@ -38,8 +38,10 @@ static void xsignals(struct relay *r, int sigfd)
 			kill(r->cfg->child, (int)si.ssi_signo);
 			continue;
 		}
-		if (waitpid(r->cfg->child, &status, WNOHANG) == r->cfg->child)
+		if (waitpid(r->cfg->child, &status, WNOHANG) == r->cfg->child) {
+			session_close(r->cfg->session, r->cfg->log_fd, wait_code(status));
 			exit(wait_code(status));
+		}
 	}
 }
 

@@ -193,10 +193,12 @@ void tun_write(struct relay *r, size_t n);
 void tun_write_offload(struct relay *r, size_t n);
 
 /*
- * flow.c: one --log-fd line, fmt's text after event_head's time and source
- * ("net"), written whole with one write, or not at all when it does not fit.
+ * flow.c: one --log-fd line, fmt's text after event_head's time, source
+ * ("net", "dns") and session, written whole with one write, or not at all
+ * when it does not fit.
  */
-void relay_log(struct relay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void relay_log(struct relay *r, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A TCP packet from the agent. */
 void tcp_input(struct relay *r, const struct pkt *p);

@@ -155,12 +155,15 @@ static void allow_ping(void)
 static struct nl_batch b;
 
 /*
- * The kernel layer: a second wall in front of the relay. A connect to a
+ * --kernel-wall: a second wall in front of the relay. A connect to a
  * blocked range fails at once with EACCES inside the sandbox, and no packet
- * for it ever reaches the TUN. These routes name no device: they go up in a
- * batch of their own before tun0 exists, while the opener opens the TUN
- * (about 45 routes: the longest part of the set-up, issue 21). The holes in
- * them come after, in xconfigure's batch, which the kernel handles later.
+ * for it ever reaches the TUN, so no refusal of it reaches --log-fd either
+ * (nothing in the kernel reports a prohibit route's refusal): without the
+ * option the relay, which refuses the same ranges, sees and logs each one.
+ * These routes name no device: they go up in a batch of their own before
+ * tun0 exists, while the opener opens the TUN (about 45 routes: the longest
+ * part of the set-up). The holes in them come after, in xconfigure's batch,
+ * which the kernel handles later.
  */
 static void xwall(const struct otonet_opts *o, const struct filter *f)
 {
@@ -169,7 +172,7 @@ static void xwall(const struct otonet_opts *o, const struct filter *f)
 
 	if (nl_batch_open(&b) < 0)
 		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
-	if (o->no_kernel_layer)
+	if (!o->kernel_wall)
 		return;
 	sp = cidr_special_table(&nsp);
 	for (size_t i = 0; i < nsp; i++)
@@ -218,7 +221,7 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 		xnl_die(&b);
 	xroute(&b, RTN_UNICAST, &def4, tun, &gw4, 0);
 	xroute(&b, RTN_UNICAST, &def6, tun, &gw6, 0);
-	if (o->no_kernel_layer)
+	if (!o->kernel_wall)
 		goto out;
 	/* The holes in xwall's routes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)

@@ -132,8 +132,9 @@ static unsigned long count_kind(struct otons_audit *a, const char *blockers)
 	return ++a->count_other;
 }
 
+/* One record's line; sys, syslen: its event's SYSCALL record (the program). */
 static void emit(struct otons_audit *a, const struct otons_audit_pending *p, unsigned int pid,
-		 int log_fd, int *write_failed)
+		 const char *sys, size_t syslen, int log_fd, int *write_failed)
 {
 	static char line[8 * OTONS_AUDIT_BODY];
 	char blockers[64] = "";
@@ -146,7 +147,8 @@ static void emit(struct otons_audit *a, const struct otons_audit_pending *p, uns
 	count = count_kind(a, blockers);
 	if (!otons_worth_a_line(count))
 		return;
-	n = otons_landlock_format(line, sizeof(line), &ts, pid, p->body, p->len, count);
+	n = otons_landlock_format(line, sizeof(line), &ts, a->session, pid, p->body, p->len, sys,
+				  syslen, count);
 	if (n > 0 && write(log_fd, line, (size_t)n) != n && !*write_failed) {
 		*write_failed = 1;
 		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)", log_fd);
@@ -155,14 +157,14 @@ static void emit(struct otons_audit *a, const struct otons_audit_pending *p, uns
 
 /* Drop the held records of serial; with the session's pid, write them first. */
 static void settle(struct otons_audit *a, unsigned long long serial, const unsigned int *pid,
-		   int log_fd, int *write_failed)
+		   const char *sys, size_t syslen, int log_fd, int *write_failed)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < a->npend; i++) {
 		if (a->pend[i].serial == serial) {
 			if (pid)
-				emit(a, &a->pend[i], *pid, log_fd, write_failed);
+				emit(a, &a->pend[i], *pid, sys, syslen, log_fd, write_failed);
 			continue;
 		}
 		if (k != i)
@@ -211,11 +213,11 @@ static void take_record(struct otons_audit *a, int type, const char *text, size_
 	    strtoul(v, NULL, 10) == a->ses &&
 	    otons_audit_field(text, len, "pid", v, sizeof(v)) > 0) {
 		pid = (unsigned int)strtoul(v, NULL, 10);
-		settle(a, serial, &pid, log_fd, write_failed);
+		settle(a, serial, &pid, text, len, log_fd, write_failed);
 		return;
 	}
 	/* Another session's, or the event ended without a SYSCALL record. */
-	settle(a, serial, NULL, log_fd, write_failed);
+	settle(a, serial, NULL, NULL, 0, log_fd, write_failed);
 }
 
 void otons_audit_read(struct otons_audit *a, int log_fd, int *write_failed)

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	struct otons_opts o;
 	struct otons_cgroup cg;
 	struct otons_audit au;
+	struct session session;
 
 	log_init(argv[0]);
 	xotons_parse(&o, argc, argv);
@@ -55,6 +56,14 @@ int main(int argc, char **argv)
 	xuser_drop_root(o.as);
 
 	/*
+	 * 1b. The session's id, and its record opened here when no stage
+	 *     before opened it on the same file (otonet's relay).
+	 */
+	xsession_begin(&session, o.log_fd);
+	au.session = session.id;
+	session_open(&session, o.log_fd, "otons", (const char *const *)argv);
+
+	/*
 	 * 2. Two nested user namespaces: the outer one caps the number of user
 	 *    namespaces beneath it at the one we create next, so nothing inside
 	 *    can make another one, whatever capabilities or seccomp it has.
@@ -74,6 +83,6 @@ int main(int argc, char **argv)
 	 *    pid 1 moves into the cgroup first; the supervisor stays outside,
 	 *    and at the end kills what is left in it and removes it.
 	 */
-	xotons_run(&o, &cg, &au);
+	xotons_run(&o, &cg, &au, &session);
 	xexec(o.argv);
 }

@@ -159,9 +159,11 @@ void otons_cgroup_end(struct otons_cgroup *cg);
 #define OTONS_REFUSALS_BATCH 16
 struct otons_refusals {
 	int log_fd;	/* -1: no log */
+	const char *session; /* the session's id, on every line */
 	int sock;	/* ours of the socket the listener comes on; -1: none (any more) */
 	int child_sock; /* the sandbox's end, until the fork (OTO_REFUSALS) */
 	int listener;	/* the seccomp filter's, once it came */
+	int proc_fd;	/* the supervisor's /proc, before pid 1 mounts its own over it */
 	struct otons_audit *audit; /* Landlock's refusals (audit.c) */
 	int write_failed;
 	unsigned long count[OTONS_REFUSALS_NR], count_other;
@@ -171,7 +173,8 @@ struct otons_refusals {
 	int resting;	    /* budget spent: the listener is not polled until CHUNK is back */
 };
 /* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
-void xotons_refusals_offer(struct otons_refusals *r, int log_fd, struct otons_audit *au);
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *session,
+			   struct otons_audit *au);
 void otons_refusals_parent(struct otons_refusals *r); /* the supervisor, after the fork */
 void otons_refusals_child(struct otons_refusals *r);  /* pid 1, after the fork */
 /* The poll set (the listener only while the budget lasts), and its timeout (ms, -1: none). */
@@ -187,8 +190,17 @@ struct timespec;
 /* Whether the count-th refusal of a kind is written: 1..OTONS_REFUSALS_FIRST, then powers of ten.
  * Pure. */
 int otons_worth_a_line(unsigned long count);
-int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
-			 const char *name, int nr, const uint64_t args[6], unsigned long count);
+struct otons_refusal {
+	const char *session;
+	unsigned int pid;
+	const char *comm, *exe; /* /proc/PID/comm and exe, read by the supervisor; NULL: none */
+	const char *name;	/* libseccomp's name of nr */
+	int nr;
+	uint64_t args[6];
+	unsigned long count;
+};
+int otons_refusal_format(char *buf, size_t size, const struct timespec *t,
+			 const struct otons_refusal *rf);
 
 /*
  * parse.c: the kernel's audit records, as the read-log group carries them:
@@ -197,15 +209,17 @@ int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsig
  * otons_audit_field: the value of key in the body, unquoted, into out: its
  * length, or -1 when absent or too long. otons_landlock_format: the JSON line
  * of one LANDLOCK_ACCESS record's body, newline included: its length, or 0
- * when it does not fit. Every key=value of the body becomes a string; an
+ * when it does not fit, with comm and exe from the event's SYSCALL record
+ * (sys, syslen). Every key=value of the body becomes a string; an
  * untrusted string the audit wrote in hex (a path with a space...) is
  * decoded; bytes outside printable ASCII are written as \u00XX. Pure.
  */
 int otons_audit_stamp(const char *text, size_t len, long long *sec, unsigned int *ms,
 		      unsigned long long *serial, size_t *body);
 int otons_audit_field(const char *body, size_t len, const char *key, char *out, size_t size);
-int otons_landlock_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
-			  const char *body, size_t len, unsigned long count);
+int otons_landlock_format(char *buf, size_t size, const struct timespec *t, const char *session,
+			  unsigned int pid, const char *body, size_t len, const char *sys,
+			  size_t syslen, unsigned long count);
 
 /*
  * audit.c: Landlock's refusals, from the kernel's audit (--log-fd, as root).
@@ -227,6 +241,7 @@ struct otons_audit_pending {
 };
 struct otons_audit {
 	int fd;		  /* NETLINK_AUDIT in the read-log group; -1: none */
+	const char *session; /* the session's id, on every line */
 	unsigned int ses; /* the sandbox's audit session */
 	const char *why;  /* why there is none, for the warning; NULL: no log asked */
 	int why_err;
@@ -256,6 +271,8 @@ void otons_audit_close(struct otons_audit *a);
  * supervise.c: with a pid namespace, pid 1 starts the program itself and
  * every process exits; without one, returns in the program's process.
  */
-void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au);
+struct session;
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au,
+		const struct session *s);
 
 #endif

@@ -241,25 +241,43 @@ int otons_worth_a_line(unsigned long count)
 	return count == 1;
 }
 
-int otons_refusal_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
-			 const char *name, int nr, const uint64_t args[6], unsigned long count)
+int otons_refusal_format(char *buf, size_t size, const struct timespec *t,
+			 const struct otons_refusal *rf)
 {
-	int h = event_head(buf, size, t, "seccomp"), n;
+	const char *name = rf->name;
+	size_t o = (size_t)event_head(buf, size, t, "seccomp", rf->session);
+	int n;
 
-	if (!h)
+	if (!o)
 		return 0;
 	/* A name from libseccomp's table: letters, digits and _ only, nothing to escape. */
 	for (const char *p = name; p && *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
 			name = NULL;
+	n = snprintf(buf + o, size - o, ",\"verdict\":\"deny\",\"pid\":%u,\"comm\":", rf->pid);
+	if (n <= 0 || (size_t)n >= size - o)
+		return 0;
+	o += (size_t)n;
+	/* The program, as the kernel reports it (NULL: the caller was gone). */
+	o = rf->comm ? json_str(buf, size, o, rf->comm, strlen(rf->comm))
+		     : (o + 4 < size ? (memcpy(buf + o, "null", 5), o + 4) : 0);
+	if (!o || o + 7 >= size)
+		return 0;
+	memcpy(buf + o, ",\"exe\":", 7);
+	o += 7;
+	o = rf->exe ? json_str(buf, size, o, rf->exe, strlen(rf->exe))
+		    : (o + 4 < size ? (memcpy(buf + o, "null", 5), o + 4) : 0);
+	if (!o)
+		return 0;
 	n = snprintf(
-	    buf + h, size - (size_t)h,
-	    ",\"verdict\":\"deny\",\"pid\":%u,\"syscall\":\"%s\",\"nr\":%d,"
+	    buf + o, size - o,
+	    ",\"syscall\":\"%s\",\"nr\":%d,"
 	    "\"args\":[%llu,%llu,%llu,%llu,%llu,%llu],\"errno\":\"EPERM\",\"count\":%lu}\n",
-	    pid, name ? name : "?", nr, (unsigned long long)args[0], (unsigned long long)args[1],
-	    (unsigned long long)args[2], (unsigned long long)args[3], (unsigned long long)args[4],
-	    (unsigned long long)args[5], count);
-	return n > 0 && (size_t)n < size - (size_t)h ? h + n : 0;
+	    name ? name : "?", rf->nr, (unsigned long long)rf->args[0],
+	    (unsigned long long)rf->args[1], (unsigned long long)rf->args[2],
+	    (unsigned long long)rf->args[3], (unsigned long long)rf->args[4],
+	    (unsigned long long)rf->args[5], rf->count);
+	return n > 0 && (size_t)n < size - o ? (int)(o + (size_t)n) : 0;
 }
 
 int otons_audit_stamp(const char *text, size_t len, long long *sec, unsigned int *ms,
@@ -403,28 +421,26 @@ static int json_bytes(char *out, size_t size, const unsigned char *b, size_t n)
 	return (int)o;
 }
 
-int otons_landlock_format(char *buf, size_t size, const struct timespec *t, unsigned int pid,
-			  const char *body, size_t len, unsigned long count)
+/*
+ * Each key=value of body (len bytes) at buf + o as ',"key":"value"': keys of
+ * a-z and _ only, an untrusted value in hex decoded; only: the one key taken
+ * (NULL: every key). The new length, 0 when it does not fit.
+ */
+static size_t audit_kvs(char *buf, size_t size, size_t o, const char *body, size_t len,
+			const char *only)
 {
 	const char *p = body, *end = body + len;
 	struct audit_kv kv;
-	size_t o;
-	int n = event_head(buf, size, t, "landlock");
 
-	if (!n)
-		return 0;
-	o = (size_t)n;
-	n = snprintf(buf + o, size - o, ",\"verdict\":\"deny\",\"pid\":%u", pid);
-	if (n <= 0 || (size_t)n >= size - o)
-		return 0;
-	o += (size_t)n;
 	while (audit_next(&p, end, &kv) == 0) {
 		unsigned char val[4096];
 		size_t vn = 0;
-		int ok = kv.klen > 0 && kv.vlen > 0;
+		int n, ok = kv.klen > 0 && kv.vlen > 0;
 
 		for (size_t i = 0; ok && i < kv.klen; i++)
 			ok = (kv.key[i] >= 'a' && kv.key[i] <= 'z') || kv.key[i] == '_';
+		if (only)
+			ok = ok && kv.klen == strlen(only) && !memcmp(kv.key, only, kv.klen);
 		if (!ok || kv.vlen > sizeof(val))
 			continue;
 		if (!kv.quoted && audit_untrusted(&kv) && kv.vlen % 2 == 0) {
@@ -456,6 +472,29 @@ int otons_landlock_format(char *buf, size_t size, const struct timespec *t, unsi
 		o += (size_t)n;
 		buf[o++] = '"';
 	}
+	return o;
+}
+
+int otons_landlock_format(char *buf, size_t size, const struct timespec *t, const char *session,
+			  unsigned int pid, const char *body, size_t len, const char *sys,
+			  size_t syslen, unsigned long count)
+{
+	size_t o;
+	int n = event_head(buf, size, t, "landlock", session);
+
+	if (!n)
+		return 0;
+	o = (size_t)n;
+	n = snprintf(buf + o, size - o, ",\"verdict\":\"deny\",\"pid\":%u", pid);
+	if (n <= 0 || (size_t)n >= size - o)
+		return 0;
+	o += (size_t)n;
+	/* The program, as the kernel wrote it in the event's SYSCALL record. */
+	o = audit_kvs(buf, size, o, sys, syslen, "comm");
+	o = o ? audit_kvs(buf, size, o, sys, syslen, "exe") : 0;
+	o = o ? audit_kvs(buf, size, o, body, len, NULL) : 0;
+	if (!o)
+		return 0;
 	n = snprintf(buf + o, size - o, ",\"count\":%lu}\n", count);
 	if (n <= 0 || (size_t)n >= size - o)
 		return 0;

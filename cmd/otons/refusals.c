@@ -46,17 +46,27 @@
 #include "oto.h"
 #include "otons.h"
 
-void xotons_refusals_offer(struct otons_refusals *r, int log_fd, struct otons_audit *au)
+void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *session,
+			   struct otons_audit *au)
 {
 	int sv[2];
 	char val[16];
 
 	memset(r, 0, sizeof(*r));
-	r->sock = r->child_sock = r->listener = -1;
+	r->sock = r->child_sock = r->listener = r->proc_fd = -1;
 	r->log_fd = log_fd;
+	r->session = session;
 	r->audit = au;
 	if (log_fd < 0)
 		return;
+	/*
+	 * The callers' /proc/PID, in the supervisor's pid namespace: the /proc
+	 * seen here, held open, since pid 1 mounts the sandbox's own on it (in
+	 * the mount namespace the two share until pid 1 makes its own).
+	 */
+	r->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->proc_fd < 0)
+		die(EXIT_SYS, errno, "unable to open /proc for the refusal log");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    fd_cloexec(sv[1], 0) < 0)
 		die(EXIT_SYS, errno, "unable to make the refusal log's socket");
@@ -82,7 +92,10 @@ void otons_refusals_child(struct otons_refusals *r)
 		close(r->sock);
 	if (r->log_fd >= 0)
 		close(r->log_fd);
-	r->sock = r->log_fd = -1;
+	/* The host's /proc least of all. */
+	if (r->proc_fd >= 0)
+		close(r->proc_fd);
+	r->sock = r->log_fd = r->proc_fd = -1;
 	otons_audit_close(r->audit);
 }
 
@@ -135,19 +148,48 @@ int otons_refusals_fds(struct otons_refusals *r, struct pollfd *pf, int *timeout
 	return n;
 }
 
+/*
+ * /proc/PID/FILE of the caller into buf: its comm, or (exe) the path of its
+ * executable as the kernel resolves it. NULL when unreadable, or when the
+ * notification's caller is no longer PID's (the kernel's check after the
+ * read: a pid reused meanwhile is never named).
+ */
+static const char *program(struct otons_refusals *r, const struct seccomp_notif *req,
+			   const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%u/%s", (unsigned int)req->pid, file);
+	if (!strcmp(file, "exe")) {
+		n = readlinkat(r->proc_fd, path, buf, size - 1);
+	} else {
+		n = file_read_at(r->proc_fd, path, buf, size);
+		if (n > 0 && buf[n - 1] == '\n')
+			n--;
+	}
+	if (n <= 0 || seccomp_notify_id_valid(r->listener, req->id) < 0)
+		return NULL;
+	buf[n] = 0;
+	return buf;
+}
+
 static void log_line(struct otons_refusals *r, const struct seccomp_notif *req, unsigned long count)
 {
-	char line[512], *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	char line[8192], comm[32], exe[4096];
+	struct otons_refusal rf = { .session = r->session, .pid = req->pid, .nr = req->data.nr,
+				    .count = count };
 	struct timespec ts;
-	uint64_t args[6];
 	int n;
 
+	rf.name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	rf.comm = program(r, req, "comm", comm, sizeof(comm));
+	rf.exe = program(r, req, "exe", exe, sizeof(exe));
 	for (int i = 0; i < 6; i++)
-		args[i] = req->data.args[i];
+		rf.args[i] = req->data.args[i];
 	clock_gettime(CLOCK_REALTIME, &ts);
-	n = otons_refusal_format(line, sizeof(line), &ts, req->pid, name, req->data.nr, args,
-				 count);
-	free(name);
+	n = otons_refusal_format(line, sizeof(line), &ts, &rf);
+	free((char *)rf.name);
 	if (n > 0 && write(r->log_fd, line, (size_t)n) != n && !r->write_failed) {
 		r->write_failed = 1;
 		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)",
@@ -258,5 +300,7 @@ void otons_refusals_finish(struct otons_refusals *r)
 		close(r->sock);
 	if (r->listener >= 0)
 		close(r->listener);
-	r->sock = r->listener = -1;
+	if (r->proc_fd >= 0)
+		close(r->proc_fd);
+	r->sock = r->listener = r->proc_fd = -1;
 }

@@ -221,7 +221,8 @@ static void xset_pdeathsig(void)
 		die(EXIT_SYS, errno, "unable to set the parent-death signal");
 }
 
-void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au)
+void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct otons_audit *au,
+		const struct session *s)
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
@@ -247,7 +248,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	/* Whether the sandbox gets a pty of its own, and the socket it comes back on. */
 	xotons_pty_offer(&pty, o->pty, &tty);
 	/* The socket otoexec sends its seccomp listener on (--log-fd). */
-	xotons_refusals_offer(&ref, o->log_fd, au);
+	xotons_refusals_offer(&ref, o->log_fd, s->id, au);
 	sfd = xsignals_fd();
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
@@ -272,6 +273,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 		 * could). The exit code stays the program's, whatever happens.
 		 */
 		otons_tty_restore(&tty);
+		/* Last: every line of the session is written before its close. */
+		session_close(s, o->log_fd, code);
 		exit(code);
 	}
 

@@ -31,6 +31,8 @@ static const char USAGE[] =
     "  --allow PROTO:HOST:PORT  a private endpoint CMD may reach; repeatable\n"
     "  --public CIDR         treat CIDR as public internet (labs, tests); repeatable\n"
     "  --no-public           only --allow exceptions and DNS\n"
+    "  --kernel-wall         also refuse private ranges with prohibit routes\n"
+    "                        (EACCES at once; those refusals are not logged)\n"
     "  --dns IP              the resolver for the agent's DNS (default: the host's)\n"
     "  --log-fd N            JSON lines on fd N: otonet's decisions on each flow,\n"
     "                        and the system calls the seccomp filter refuses\n"

@@ -212,8 +212,8 @@ static const char *const VALUED[] = {
 };
 
 static const char *const FLAGS[] = {
-	"--no-public", "--no-net", "--landlock-strict", "--new-session", "--no-new-session",
-	"--pty",       "--no-pty", "--cgroup",		"--print",
+	"--no-public", "--kernel-wall", "--no-net", "--landlock-strict", "--new-session",
+	"--no-new-session", "--pty", "--no-pty", "--cgroup", "--print",
 };
 
 static int in(const char *s, const char *const *set, size_t n)
@@ -429,7 +429,7 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 			FAIL_SHOWN(err, "%s %s: expected a number", n, v);
 		words_add(&o->net, n, NULL);
 		words_add(&o->net, v, NULL);
-	} else if (!strcmp(n, "--no-public")) {
+	} else if (!strcmp(n, "--no-public") || !strcmp(n, "--kernel-wall")) {
 		words_add(&o->net, n, NULL);
 	} else if (!strcmp(n, "--no-net")) {
 		o->nonet = 1;

@@ -1,6 +1,6 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
-// UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c
+// UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
 // UNIT: lib/file_read_at.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
@@ -173,13 +173,12 @@ static void test_event_head(void **state)
 	struct tm tm;
 
 	(void)state;
-	assert_int_equal(event_head(buf, sizeof(buf), &t, "net"), 52);
-	assert_string_equal(buf, "{\"time\":\"1970-01-01T00:00:00.999999Z\",\"source\":\"net\"");
+	assert_int_equal(event_head(buf, sizeof(buf), &t, "net", "s1"), 67);
+	assert_string_equal(buf, "{\"time\":\"1970-01-01T00:00:00.999999Z\",\"source\":\"net\",\"session\":\"s1\"");
 	t.tv_sec = -1;
 	t.tv_nsec = 0;
-	assert_true(event_head(buf, sizeof(buf), &t, "seccomp") > 0);
-	assert_string_equal(buf,
-			    "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\"");
+	assert_true(event_head(buf, sizeof(buf), &t, "seccomp", "s1") > 0);
+	assert_string_equal(buf, "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\",\"session\":\"s1\"");
 	/* Leap days and century years: what gmtime_r says, every 7 hours and a
 	 * second from 1900 to 2400. */
 	for (long long s = -2208988800LL; s < 13569465600LL; s += 25201) {
@@ -188,13 +187,61 @@ static void test_event_head(void **state)
 		t.tv_sec = sec;
 		assert_non_null(gmtime_r(&sec, &tm));
 		strftime(want, sizeof(want),
-			 "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\"", &tm);
-		assert_true(event_head(buf, sizeof(buf), &t, "x") > 0);
+			 "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\",\"session\":\"s\"", &tm);
+		assert_true(event_head(buf, sizeof(buf), &t, "x", "s") > 0);
 		assert_string_equal(buf, want);
 	}
 	/* Too small: nothing, never a cut head. */
-	assert_int_equal(event_head(buf, 52, &t, "net"), 0);
-	assert_int_equal(event_head(buf, 53, &t, "net"), 52);
+	assert_int_equal(event_head(buf, 67, &t, "net", "s1"), 0);
+	assert_int_equal(event_head(buf, 68, &t, "net", "s1"), 67);
+}
+
+static void test_session_lines(void **state)
+{
+	char buf[512];
+	struct timespec t = { .tv_sec = 1796176282, .tv_nsec = 0 };
+	struct session se = { .id = "0123abcd" };
+	size_t n;
+	const char *chain[] = { "/usr/bin/otonet", "--log-fd", "3",	"--",	    "otons", "--",
+			  "otomount",	      "--role",	  "member", "--person=al\"x", "--",
+			  "otoexec",	      "--",	  "/bin/sh", "-c", "secret prompt", NULL };
+	const char *alone[] = { "otons", "--share", "net", NULL };
+
+	(void)state;
+	n = session_open_line(buf, sizeof(buf), &t, &se, "otonet", 1000, "ana", chain);
+	assert_int_equal(n, strlen(buf));
+	/* The chain to the agent's program; its arguments are the agent's, not the chain's. */
+	assert_string_equal(buf, "{\"time\":\"2026-12-02T01:51:22.000000Z\",\"source\":\"session\","
+				 "\"session\":\"0123abcd\",\"verdict\":\"open\",\"stage\":\"otonet\","
+				 "\"uid\":1000,\"account\":\"ana\",\"role\":\"member\",\"person\":\"al\\\"x\","
+				 "\"chain\":[\"/usr/bin/otonet\",\"--log-fd\",\"3\",\"--\",\"otons\",\"--\","
+				 "\"otomount\",\"--role\",\"member\",\"--person=al\\\"x\",\"--\",\"otoexec\","
+				 "\"--\",\"/bin/sh\"]}\n");
+	/* A stage alone, without "--": its words; no otomount, no role. */
+	assert_true(session_open_line(buf, sizeof(buf), &t, &se, "otons", 7, NULL, alone) > 0);
+	assert_non_null(strstr(buf, "\"account\":null,\"role\":null,\"person\":null,"
+				    "\"chain\":[\"otons\",\"--share\",\"net\"]}\n"));
+	/* Words that do not fit are counted, and the line stays whole. */
+	assert_true(session_open_line(buf, 300, &t, &se, "otonet", 1000, "ana", chain) > 0);
+	assert_non_null(strstr(buf, "],\"more\":"));
+	assert_int_equal(buf[strlen(buf) - 1], '\n');
+	n = session_close_line(buf, sizeof(buf), &t, &se, 3, 1234567890LL);
+	assert_int_equal(n, strlen(buf));
+	assert_string_equal(buf, "{\"time\":\"2026-12-02T01:51:22.000000Z\",\"source\":\"session\","
+				 "\"session\":\"0123abcd\",\"verdict\":\"close\",\"exit\":3,"
+				 "\"signal\":0,\"duration_ms\":1234.567}\n");
+	assert_true(session_close_line(buf, sizeof(buf), &t, &se, 137, 0) > 0);
+	assert_non_null(strstr(buf, "\"exit\":137,\"signal\":9,"));
+	assert_int_equal(session_close_line(buf, 100, &t, &se, 0, 0), 0);
+	assert_true(session_id_ok("a") && session_id_ok("job-17:run.2_x"));
+	assert_false(session_id_ok("") || session_id_ok("a b") || session_id_ok("a\"") ||
+		     session_id_ok("0123456789012345678901234567890123456789012345678901234567890123x"));
+	/* json_str: escapes, and nothing when it does not fit. */
+	buf[0] = 'x';
+	assert_int_equal(json_str(buf, sizeof(buf), 1, "a\"\\\n\xff", 5), 20);
+	assert_string_equal(buf, "x\"a\\\"\\\\\\u000a\\u00ff\"");
+	assert_int_equal(json_str(buf, 20, 1, "a\"\\\n\xff", 5), 0);
+	assert_int_equal(json_str(buf, 21, 1, "a\"\\\n\xff", 5), 20);
 }
 
 static void test_idmap_format(void **state)
@@ -358,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_status_line),
 		cmocka_unit_test(test_log_format),
 		cmocka_unit_test(test_event_head),
+		cmocka_unit_test(test_session_lines),
 		cmocka_unit_test(test_idmap_format),
 		cmocka_unit_test(test_ns_names),
 		cmocka_unit_test(test_fd_read_all),

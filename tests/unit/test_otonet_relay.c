@@ -239,6 +239,7 @@ static const struct relay_sys fake = {
 static struct filter filt;
 static struct relay_cfg cfg;
 static struct relay rl;
+static const struct session sess = { .id = "s1" };
 
 static int setup(void **state)
 {
@@ -249,6 +250,7 @@ static int setup(void **state)
 	filt.npub = 1;
 	cfg.f = &filt;
 	cfg.log_fd = LOG_FD;
+	cfg.session = &sess;
 	cfg.max_flows = 5;
 	cfg.max_half_open = 2;
 	cfg.max_udp_flows = 1;
@@ -616,8 +618,10 @@ static void test_dns_over_tcp_whole_answers_filtered(void **state)
 	assert_memory_equal(out.data, "\0\52\x12\x34\x81\x83\0\1\0\0\0\0\0\0", 14);
 	for (size_t i = 2 + 26; i < sizeof(ANS); i++)
 		assert_int_equal(out.data[i], 0);
-	assert_non_null(strstr(
-	    logged, "\"name\":\"lan.test\",\"verdict\":\"deny\",\"rule\":\"private-answer\""));
+	assert_non_null(strstr(logged, "\"source\":\"dns\","));
+	assert_non_null(strstr(logged, "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
+					"\"name\":\"lan.test\",\"type\":\"A\","
+					"\"outcome\":\"private-stripped\",\"rule\":\"private-answer\""));
 }
 
 /* The relay made again with rules (pattern, port), under --no-public, a.inet.test bound to INET4.
@@ -737,7 +741,7 @@ static void test_name_flow_hello_judged_whole(void **state)
 		assert_int_equal(out.flags, TH_RST | TH_ACK);
 		assert_non_null(strstr(logged,
 				       "{\"time\":\"1970-01-01T00:16:40.000000Z\","
-				       "\"source\":\"net\",\"proto\":\"tcp\","
+				       "\"source\":\"net\",\"session\":\"s1\",\"proto\":\"tcp\","
 				       "\"src\":\"10.0.2.100\",\"dst\":\"203.0.113.10\","
 				       "\"port\":443,\"verdict\":\"deny\","
 				       "\"rule\":\"sni-mismatch\",\"name\":\"other.test\"}\n"));
@@ -916,9 +920,11 @@ static void test_dns_over_tcp_question_judged(void **state)
 		tcp_input(&rl, &data);
 		assert_int_equal(f->state, i == 2 ? FLOW_TCP_ESTABLISHED : FLOW_FREE);
 	}
-	assert_non_null(
-	    strstr(logged, "\"name\":\"other.test\",\"verdict\":\"deny\",\"rule\":\"no-name\""));
-	assert_non_null(strstr(logged, "\"rule\":\"dns-malformed\""));
+	assert_non_null(strstr(logged, "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
+					"\"name\":\"other.test\",\"type\":\"A\",\"outcome\":\"reset\","
+					"\"rule\":\"no-name\""));
+	assert_non_null(strstr(logged, "\"name\":\"\",\"type\":\"\",\"outcome\":\"reset\","
+					"\"rule\":\"dns-malformed\""));
 }
 
 int main(void)

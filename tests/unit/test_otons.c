@@ -1,4 +1,4 @@
-// UNIT: cmd/otons/parse.c lib/event_head.c
+// UNIT: cmd/otons/parse.c lib/event_head.c lib/json_str.c
 /* Unit tests of otons' pure parts: namespace names, the cgroup options' values, cgroupfs text. */
 #include <errno.h>
 #include <sched.h>
@@ -150,23 +150,37 @@ static void test_refusal_format(void **state)
 {
 	char buf[512];
 	struct timespec t = { .tv_sec = 1764568800, .tv_nsec = 123456789 };
-	uint64_t args[6] = { 268435456, 0, 0, 0, 0, 18446744073709551615ULL };
+	struct otons_refusal rf = { .session = "ab12", .pid = 42, .comm = "py\"x",
+				    .exe = "/usr/bin/python3", .name = "unshare", .nr = 272,
+				    .args = { 268435456, 0, 0, 0, 0, 18446744073709551615ULL },
+				    .count = 7 };
 
 	(void)state;
-	int n = otons_refusal_format(buf, sizeof(buf), &t, 42, "unshare", 272, args, 7);
+	int n = otons_refusal_format(buf, sizeof(buf), &t, &rf);
 
 	assert_int_equal(n, (int)strlen(buf));
 	assert_string_equal(buf, "{\"time\":\"2025-12-01T06:00:00.123456Z\",\"source\":\"seccomp\","
-				 "\"verdict\":\"deny\",\"pid\":42,"
+				 "\"session\":\"ab12\",\"verdict\":\"deny\",\"pid\":42,"
+				 "\"comm\":\"py\\\"x\",\"exe\":\"/usr/bin/python3\","
 				 "\"syscall\":\"unshare\",\"nr\":272,\"args\":[268435456,0,0,0,0,"
 				 "18446744073709551615],\"errno\":\"EPERM\",\"count\":7}\n");
 	/* A number without a name, and a name that would need escaping: "?". */
-	assert_true(otons_refusal_format(buf, sizeof(buf), &t, 1, NULL, 999, args, 1) > 0);
-	assert_non_null(strstr(buf, "\"syscall\":\"?\",\"nr\":999"));
-	assert_true(otons_refusal_format(buf, sizeof(buf), &t, 1, "a\"b", 1, args, 1) > 0);
+	rf.name = NULL;
+	rf.nr = 999;
+	rf.comm = rf.exe = NULL;
+	assert_true(otons_refusal_format(buf, sizeof(buf), &t, &rf) > 0);
+	assert_non_null(strstr(buf, "\"comm\":null,\"exe\":null,\"syscall\":\"?\",\"nr\":999"));
+	rf.name = "a\"b";
+	assert_true(otons_refusal_format(buf, sizeof(buf), &t, &rf) > 0);
 	assert_non_null(strstr(buf, "\"syscall\":\"?\""));
-	/* Too small: nothing, never a cut line. */
-	assert_int_equal(otons_refusal_format(buf, 64, &t, 1, "bpf", 321, args, 1), 0);
+	/* Too small: nothing, never a cut line, whatever the size. */
+	rf.name = "bpf";
+	rf.comm = "bpf-loop";
+	rf.exe = "/work/bpf-loop";
+	n = otons_refusal_format(buf, sizeof(buf), &t, &rf);
+	for (size_t size = 1; size <= (size_t)n; size++)
+		assert_int_equal(otons_refusal_format(buf, size, &t, &rf), 0);
+	assert_int_equal(otons_refusal_format(buf, (size_t)n + 1, &t, &rf), n);
 }
 
 static void test_audit_records(void **state)
@@ -178,6 +192,10 @@ static void test_audit_records(void **state)
 	static const char hexed[] = "audit(1796176282.394:6): domain=1e5c09ee7 "
 				    "blockers=fs.write_file,fs.truncate path=2F746D702F6120620A "
 				    "dev=\"vda\" ino=12";
+	/* The event's SYSCALL record: the program, comm in hex (a space). */
+	static const char sys[] = "arch=c000003e syscall=257 success=no exit=-13 ppid=1 pid=4242 "
+				  "auid=4294967295 uid=0 ses=9 comm=6361742078 "
+				  "exe=\"/usr/bin/cat\" key=(null)";
 	char buf[1024], v[64];
 	long long sec;
 	unsigned int ms;
@@ -210,26 +228,29 @@ static void test_audit_records(void **state)
 	assert_string_equal(v, "9");
 
 	t = (struct timespec){ .tv_sec = 1796176282, .tv_nsec = 394000000 };
-	n = otons_landlock_format(buf, sizeof(buf), &t, 4242, access + body, strlen(access + body),
-				  3);
+	n = otons_landlock_format(buf, sizeof(buf), &t, "s9", 4242, access + body,
+				  strlen(access + body), sys, strlen(sys), 3);
 	assert_int_equal(n, (int)strlen(buf));
 	assert_string_equal(buf,
 			    "{\"time\":\"2026-12-02T01:51:22.394000Z\",\"source\":\"landlock\","
-			    "\"verdict\":\"deny\",\"pid\":4242,\"domain\":\"1e5c09ee7\","
+			    "\"session\":\"s9\",\"verdict\":\"deny\",\"pid\":4242,"
+			    "\"comm\":\"cat x\",\"exe\":\"/usr/bin/cat\",\"domain\":\"1e5c09ee7\","
 			    "\"blockers\":\"fs.read_file\",\"path\":\"/etc/hostname\","
 			    "\"dev\":\"vda\",\"ino\":\"733\",\"count\":3}\n");
 	assert_int_equal(otons_audit_stamp(hexed, strlen(hexed), &sec, &ms, &serial, &body), 0);
-	assert_true(otons_landlock_format(buf, sizeof(buf), &t, 1, hexed + body,
-					  strlen(hexed + body), 1) > 0);
+	assert_true(otons_landlock_format(buf, sizeof(buf), &t, "s9", 1, hexed + body,
+					  strlen(hexed + body), "", 0, 1) > 0);
 	assert_non_null(strstr(buf,
 			       ",\"blockers\":\"fs.write_file,fs.truncate\","
 			       "\"path\":\"/tmp/a b\\u000a\",\"dev\":\"vda\",\"ino\":\"12\","));
 	/* A quote or a backslash never ends the string early. */
-	assert_true(otons_landlock_format(buf, sizeof(buf), &t, 1, "path=2F225C", 11, 1) > 0);
+	assert_true(
+	    otons_landlock_format(buf, sizeof(buf), &t, "s9", 1, "path=2F225C", 11, "", 0, 1) > 0);
 	assert_non_null(strstr(buf, ",\"path\":\"/\\\"\\\\\","));
 	/* Too small: nothing, never a cut line. */
-	assert_int_equal(
-	    otons_landlock_format(buf, 120, &t, 1, access + body, strlen(access + body), 1), 0);
+	assert_int_equal(otons_landlock_format(buf, 120, &t, "s9", 1, access + body,
+					       strlen(access + body), sys, strlen(sys), 1),
+			 0);
 }
 
 static void test_worth_a_line(void **state)
