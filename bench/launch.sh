@@ -21,7 +21,8 @@
 # chain without network at most 1.0x bwrap; with otonet, at most 1.5x.
 # The cost of otons --cgroup (issue 22) is measured in the same loop: see
 # below; so is the protected-files walk (issue 32: at most 2 ms for 100
-# repositories and 100,000 files).
+# repositories and 100,000 files), and the session's record on --log-fd
+# (issue 32; the lines alone: against the previous build, bench/RESULTS.md).
 set -eu
 : "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
 runs=${1:-200}
@@ -99,6 +100,8 @@ otons -- otoexec -- /bin/true|u|$B/otons -- $B/otoexec -- /bin/true
 otonet -- /bin/true|r|$B/otonet $as -- /bin/true
 otorun --no-net (whole chain)|r|$B/otorun $as $view --no-net -- /bin/true
 otorun (whole chain, with otonet)|r|$B/otorun $as $view -- /bin/true
+otorun --no-net --log-fd 3 (the session's record)|r|$B/otorun $as $view --no-net --log-fd 3 -- /bin/true
+otorun --log-fd 3 (the session's record, with otonet)|r|$B/otorun $as $view --log-fd 3 -- /bin/true
 otorun --no-net, 100 repositories and 100,000 files|r|$B/otorun $as --agent-root $BIG --role member --person alice --no-net -- /bin/true
 otorun --no-net, the same, walk exempt (--writable)|r|$B/otorun $as --agent-root $BIG --role member --person alice --writable /work --writable /private --no-net -- /bin/true
 EOF
@@ -145,9 +148,13 @@ for line in open(path):
 # and that was paid by the uid-65534 lines alone (bwrap's among them). As
 # root, the uid-65534 lines run in a worker that switched ids once, at the
 # start, and times them as the parent times its own.
+# fd 3, for the --log-fd lines: /dev/null, so that the lines cost their
+# making and their write, and no disk.
+os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
 def run(name, argv):
     t = time.perf_counter()
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL, cwd="/")
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, cwd="/",
+                       pass_fds=(3,) if "--log-fd" in argv else ())
     dt = time.perf_counter() - t
     if r.returncode != 0:
         sys.exit("launch.sh: %s exited %d" % (name, r.returncode))
@@ -206,6 +213,9 @@ print("- otomount (member view), in otons: %.2f" % add("otons -- otomount (membe
 print("- otoexec, in otons: %.2f" % add("otons -- otoexec -- /bin/true", "otons -- /bin/true"))
 print("- otonet over /bin/true: %.2f" % add("otonet -- /bin/true", "/bin/true"))
 print("- otonet, in the whole chain: %.2f" % add("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)"))
+print("- the session's record (--log-fd: the refusal log's socket, the session's id, its open and close lines), without network: %.2f; with otonet: %.2f"
+      % (add("otorun --no-net --log-fd 3 (the session's record)", "otorun --no-net (whole chain)"),
+         add("otorun --log-fd 3 (the session's record, with otonet)", "otorun (whole chain, with otonet)")))
 print("- the protected-files walk of 100 repositories and 100,000 files (400 mounts), in the whole chain: %.2f (goal: at most 2 ms)"
       % add("otorun --no-net, 100 repositories and 100,000 files", "otorun --no-net, the same, walk exempt (--writable)"))
 user = "otorun --no-net (whole chain, started by the user)"
