@@ -562,6 +562,15 @@ test_builtin_bpf_is_the_text_compiled() {
 		assertEquals "$p: rc, compiled" 0 "$rc"
 		assertEquals "$p: built in and compiled from the text" \
 			"$(od -An -tx1 -v "$T/out")" "$(od -An -tx1 -v "$T/$p.builtin")"
+		# The refusal log's set (otons --log-fd, OTO_REFUSALS), built in too.
+		OTO_REFUSALS=99 run otoexec --profile $p --print-bpf
+		assertEquals "$p: rc, notifying" 0 "$rc"
+		mv "$T/out" "$T/$p.notify"
+		OTO_REFUSALS=99 run otoexec --profile-fd 3 --print-bpf 3<"$T/$p.profile"
+		assertEquals "$p: notifying, built in and compiled from the text" \
+			"$(od -An -tx1 -v "$T/out")" "$(od -An -tx1 -v "$T/$p.notify")"
+		assertNotEquals "$p: the notifying set differs" \
+			"$(sha256sum <"$T/$p.builtin")" "$(sha256sum <"$T/$p.notify")"
 	done
 	# The set's head: the magic, x86-64's audit arch, 2 programs (the
 	# argument denials first, the allowlist last).

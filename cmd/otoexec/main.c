@@ -140,19 +140,24 @@ static void load_filters(const struct otoexec_opts *o, struct bpf_set *s,
 		return;
 	}
 	/*
-	 * The refusal log (otons --log-fd, opt-in): the profile is compiled
-	 * here, its EPERM refusals made notifications; the build's sets stay
-	 * as they are.
+	 * The refusal log (otons --log-fd, opt-in): the profile's EPERM
+	 * refusals are notifications, in the build's second set of a built-in
+	 * profile, or as a file is compiled here.
 	 */
 	if (notify && o->bpf_fd < 0)
 		filter_notify(1);
-	if (!notify && o->profile_fd < 0 && profile_is_builtin(o->profile)) {
+	if (o->profile_fd < 0 && profile_is_builtin(o->profile)) {
 		int dev = !strcmp(o->profile, "dev");
 		/* OTO_TEST_BPF_FOREIGN: the built-in sets taken as another machine's. */
 		uint32_t arch = filter_arch() ^ (o->test_foreign ? 0x1U : 0);
 
-		*bytes = dev ? OTOEXEC_DEV_BPF : OTOEXEC_DEFAULT_BPF;
-		*len = dev ? OTOEXEC_DEV_BPF_LEN : OTOEXEC_DEFAULT_BPF_LEN;
+		if (notify) {
+			*bytes = dev ? OTOEXEC_DEV_NOTIFY_BPF : OTOEXEC_DEFAULT_NOTIFY_BPF;
+			*len = dev ? OTOEXEC_DEV_NOTIFY_BPF_LEN : OTOEXEC_DEFAULT_NOTIFY_BPF_LEN;
+		} else {
+			*bytes = dev ? OTOEXEC_DEV_BPF : OTOEXEC_DEFAULT_BPF;
+			*len = dev ? OTOEXEC_DEV_BPF_LEN : OTOEXEC_DEFAULT_BPF_LEN;
+		}
 		e = bpf_set_parse(*bytes, *len, arch, s);
 		if (e == BPF_SET_OK)
 			return;

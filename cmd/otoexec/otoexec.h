@@ -134,6 +134,9 @@ size_t bpf_prefix(struct sock_filter *out, uint32_t arch, const struct bpf_prefi
  * (gen/bpfgen.c, into $(O)/gen/otoexec_bpf.c); 8-aligned. */
 extern const unsigned char OTOEXEC_DEFAULT_BPF[], OTOEXEC_DEV_BPF[];
 extern const size_t OTOEXEC_DEFAULT_BPF_LEN, OTOEXEC_DEV_BPF_LEN;
+/* The same, their EPERM refusals notifications (the refusal log, otons --log-fd). */
+extern const unsigned char OTOEXEC_DEFAULT_NOTIFY_BPF[], OTOEXEC_DEV_NOTIFY_BPF[];
+extern const size_t OTOEXEC_DEFAULT_NOTIFY_BPF_LEN, OTOEXEC_DEV_NOTIFY_BPF_LEN;
 
 /* ---- filter.c ---- */
 /* Build both filters and export them as pfc to fd (explain). -1 with errno. */
