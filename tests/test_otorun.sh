@@ -167,6 +167,91 @@ print(d["uid"], d["account"], d["role"], d["person"], d["chain"][-1])' "$T/log")
 print(*sorted({(d["comm"], d["exe"]) for d in map(json.loads, sys.stdin)}).pop())')"
 }
 
+# Every option of every stage otorun composes is otorun's: passed on to its
+# stage, taken by otorun itself, or refused with its reason, never "unknown"
+# (issue 33: --allow-name was, and the lists had drifted). Each stage's
+# --help is read (and checked against its getopt table: the help tells the
+# truth), then each option given to otorun --print: rc 0, and a passed
+# option in its stage's line; or rc 100 and "OPT: an option of STAGE that
+# otorun does not pass: WHY", and OPT named in otorun --help's list of those.
+# Every option otorun --help lists is in otorun(1).
+test_every_stage_option_is_otoruns() {
+	[ -d "$OTO_TOP/cmd/otonet" ] || { skip "the sources are not here ($OTO_TOP)"; return 0; }
+	"$OTO_BIN/otorun" --help >"$T/help"
+	for stage in otonet otons otomount otosecret otoexec otogate; do
+		"$OTO_BIN/$stage" --help >"$T/$stage.help"
+		python3 - "$T/$stage.help" "$OTO_TOP/cmd/$stage/opts.c" >"$T/$stage.opts" <<'PYEOF'
+import re, sys
+help = open(sys.argv[1]).read()
+got = set()
+for line in help.splitlines():
+    if re.match(r"^ {1,6}-", line):
+        got |= set(re.findall(r"(?:^ +|, )--([a-z][a-z0-9-]*)", line))
+src = dict(re.findall(r'\{ *"([a-z0-9-]+)", *([a-z]+)_argument', open(sys.argv[2]).read()))
+got.add("version")  # listed as "--version" after -h, --help
+if got != set(src):
+    print("HELP", sorted(got ^ set(src)))
+for name in sorted(src):
+    print(name, src[name])
+PYEOF
+		assertEquals "$stage: --help and the getopt table" "" "$(grep '^HELP' "$T/$stage.opts")"
+		while read -r name arg; do
+			case $name in HELP | help | version) continue ;; esac
+			v=
+			[ "$arg" = required ] && v=1
+			# shellcheck disable=SC2086 # v: a value, or none
+			run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member \
+				--person alice "--$name" $v -- true
+			if [ "$rc" = 0 ]; then
+				continue
+			fi
+			case $(cat "$T/err") in
+			"otorun: fatal: --$name: an option of $stage that otorun does not pass: "*)
+				assertEquals "$stage --$name: one line" 1 "$(wc -l <"$T/err")"
+				assertContains "$stage --$name in otorun --help's list" \
+					"$(sed -n '/^Not passed/,$p' "$T/help" | tr '\n' ' ')" "--$name"
+				;;
+			*"unknown option"*)
+				fail "$stage --$name: unknown to otorun: $(cat "$T/err")"
+				;;
+			esac
+		done <"$T/$stage.opts"
+	done
+	# Passed on to their stage, as given.
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person alice \
+		--allow-name 'a.example.test' --uid 1000 --die-with-parent --home /home/me \
+		--user-name me --keep-cap net_bind_service --keep-fd 12 --verbose -- true
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertContains "$(grep '/otonet ' "$T/out")" " --verbose --as nobody --allow-name a.example.test -- "
+	assertContains "$(grep '/otons ' "$T/out")" " --verbose --share net --uid 1000 --die-with-parent -- "
+	assertContains "$(grep '/otomount ' "$T/out")" " --home /home/me --user-name me -- "
+	assertContains "$(grep '/otoexec ' "$T/out")" " --verbose --keep-cap net_bind_service --keep-fd 12 "
+	# An fd of otorun's own is not the agent's to keep; one from 10 reaches it.
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person alice \
+		--keep-fd 8 -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --keep-fd 8: expected a file descriptor number from 10 (0 to 2 are the agent's, 3 to 9 otorun's own)" "$(cat "$T/err")"
+	# sh opens no fd past 9: python puts the file on fd 12.
+	# shellcheck disable=SC2086 # AS is an option and its value
+	run python3 -c 'import os, sys
+os.dup2(os.open(sys.argv[1], os.O_RDONLY), 12)
+os.execv(sys.argv[2], sys.argv[2:])' "$T/help" "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" \
+		--role member --person alice --keep-fd 12 -- sh -c 'ls -l /proc/self/fd/12 | sed "s/.*-> //"'
+	assertEquals "$(cat "$T/err")" "$T/help" "$(cat "$T/out")"
+	# otorun(1) documents every option --help lists.
+	assertEquals "options in --help that otorun(1) does not name" "" "$(python3 - "$T/help" \
+		"$OTO_TOP/man/otorun.1" <<'PYEOF'
+import re, sys
+opts = set()
+for line in open(sys.argv[1]).read().splitlines():
+    if re.match(r"^ {1,6}-", line):
+        opts |= set(re.findall(r"(?:^ +|, )(--[a-z][a-z0-9-]*)", line))
+man = open(sys.argv[2]).read().replace("\\-", "-")
+print(" ".join(o for o in sorted(opts) if not re.search(re.escape(o) + r"(?![a-z0-9-])", man)))
+PYEOF
+)"
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

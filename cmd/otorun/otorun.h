@@ -39,7 +39,7 @@ struct otorun_opts {
 	const char *config;	/* --config FILE, "" when none */
 	const char *cafile;	/* --ca-file, NULL when not given */
 	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
-	int cgroup, nonet, print;
+	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */
 	/* The options each stage gets, in the order given. */
 	struct words net, ns, mount, secrets, grants, exec;

@@ -168,53 +168,153 @@ int is_name(const char *s)
 	return 1;
 }
 
-static const char *const VALUED[] = {
-	"--agent-root",
-	"--role",
-	"--person",
-	"--allow",
-	"--public",
-	"--dns",
-	"--log-fd",
-	"--max-flows",
-	"--max-half-open",
-	"--max-udp-flows",
-	"--tcp-idle",
-	"--udp-idle",
-	"--busy-poll",
-	"--hostname",
-	"--memory-max",
-	"--pids-max",
-	"--cpu-max",
-	"--ro",
-	"--rw",
-	"--socket",
-	"--tmpfs",
-	"--tmp-size",
-	"--tmp-inodes",
-	"--hide",
-	"--ro-within",
-	"--writable",
-	"--protect",
-	"--secret",
-	"--grant",
-	"--ca-file",
-	"--store",
-	"--key-file",
-	"--profile",
-	"--rlimit",
-	"--env",
-	"--env-keep",
-	"--landlock-ro",
-	"--landlock-rw",
-	"--as",
-	"--config",
+/*
+ * Every option of every stage otorun composes, and what otorun does with it,
+ * under the stage's own name: PASS it on to that stage as it is (the
+ * stage's words, in the order given), take it as its OWN (opt_apply: otorun
+ * opens a file, checks a value, or sets it for several stages), or refuse
+ * it, NO, saying why. Then otorun's own options, of no stage. One row per
+ * stage and name; a name in several stages is otorun's under the first row
+ * that is not NO. tests/test_otorun.sh checks every stage's --help against
+ * this table: a stage's new option fails that test until it has its row.
+ */
+enum { PASS, OWN, NO };
+enum { TO_NONE, TO_NET, TO_NS, TO_MOUNT, TO_EXEC };
+struct stage_opt {
+	const char *stage, *name;
+	unsigned char valued, how, to;
+	const char *why; /* NO: the refusal's reason */
+};
+static const struct stage_opt OPTS[] = {
+	{ "otonet", "--allow", 1, PASS, TO_NET, NULL },
+	{ "otonet", "--allow-name", 1, PASS, TO_NET, NULL },
+	{ "otonet", "--public", 1, PASS, TO_NET, NULL },
+	{ "otonet", "--no-public", 0, PASS, TO_NET, NULL },
+	{ "otonet", "--kernel-wall", 0, PASS, TO_NET, NULL },
+	{ "otonet", "--dns", 1, PASS, TO_NET, NULL },
+	{ "otonet", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otonet", "--max-flows", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--max-half-open", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--max-udp-flows", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--tcp-idle", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--udp-idle", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--busy-poll", 1, OWN, TO_NET, NULL },
+	{ "otonet", "--as", 1, OWN, TO_NONE, NULL },
+	{ "otonet", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otonet", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otonet", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otons", "--share", 1, NO, TO_NONE,
+	  "the chain's namespaces are its own (behind otonet, otorun shares otonet's net "
+	  "namespace itself); to share one, compose the chain by hand (otorun --print)" },
+	{ "otons", "--hostname", 1, PASS, TO_NS, NULL },
+	{ "otons", "--uid", 1, PASS, TO_NS, NULL },
+	{ "otons", "--gid", 1, PASS, TO_NS, NULL },
+	{ "otons", "--as", 1, OWN, TO_NONE, NULL },
+	{ "otons", "--die-with-parent", 0, PASS, TO_NS, NULL },
+	{ "otons", "--no-proc", 0, NO, TO_NONE,
+	  "otomount's view mounts the pid namespace's own /proc" },
+	{ "otons", "--pty", 0, PASS, TO_NS, NULL },
+	{ "otons", "--no-pty", 0, PASS, TO_NS, NULL },
+	{ "otons", "--cgroup", 0, OWN, TO_NONE, NULL },
+	{ "otons", "--memory-max", 1, OWN, TO_NS, NULL },
+	{ "otons", "--pids-max", 1, OWN, TO_NS, NULL },
+	{ "otons", "--cpu-max", 1, OWN, TO_NS, NULL },
+	{ "otons", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otons", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otons", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otons", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otomount", "--agent-root", 1, OWN, TO_NONE, NULL },
+	{ "otomount", "--role", 1, OWN, TO_NONE, NULL },
+	{ "otomount", "--person", 1, OWN, TO_NONE, NULL },
+	{ "otomount", "--ro", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--rw", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--tmpfs", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--socket", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--hide", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--ro-within", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--tmp-size", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--tmp-inodes", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--home", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--user-name", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--writable", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--protect", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otomount", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otomount", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otosecret", "--store", 1, OWN, TO_NONE, NULL },
+	{ "otosecret", "--store-fd", 1, NO, TO_NONE,
+	  "otorun opens the store itself: give --store FILE" },
+	{ "otosecret", "--key-file", 1, OWN, TO_NONE, NULL },
+	{ "otosecret", "--key-fd", 1, NO, TO_NONE,
+	  "otorun opens the key itself: give --key-file FILE" },
+	{ "otosecret", "--use", 1, NO, TO_NONE, "otorun's --secret NAME[:HOW] is otosecret's --use" },
+	{ "otosecret", "--out", 1, NO, TO_NONE,
+	  "otosecret --out makes a store; run otosecret itself (otosecret(1))" },
+	{ "otosecret", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otosecret", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otosecret", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otoexec", "--profile", 1, OWN, TO_NONE, NULL },
+	{ "otoexec", "--profile-fd", 1, NO, TO_NONE,
+	  "otorun opens a profile file itself: give --profile FILE" },
+	{ "otoexec", "--explain", 0, NO, TO_NONE,
+	  "it prints the profile's rules and runs nothing: otoexec --explain" },
+	{ "otoexec", "--print-bpf", 0, NO, TO_NONE,
+	  "it prints the compiled filters and runs nothing: otoexec --print-bpf" },
+	{ "otoexec", "--bpf-fd", 1, NO, TO_NONE,
+	  "a compiled filter set is for a chain composed by hand (otorun --print)" },
+	{ "otoexec", "--print-profile", 1, NO, TO_NONE,
+	  "it prints a profile and runs nothing: otoexec --print-profile" },
+	{ "otoexec", "--keep-cap", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--uid", 1, NO, TO_NONE,
+	  "otorun gives the ids inside with otons' --uid and --gid (the same option names)" },
+	{ "otoexec", "--gid", 1, NO, TO_NONE,
+	  "otorun gives the ids inside with otons' --uid and --gid (the same option names)" },
+	{ "otoexec", "--rlimit", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--landlock-ro", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--landlock-rw", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--landlock-strict", 0, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--env", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--env-keep", 1, PASS, TO_EXEC, NULL },
+	{ "otoexec", "--keep-fd", 1, OWN, TO_EXEC, NULL },
+	{ "otoexec", "--new-session", 0, OWN, TO_NONE, NULL },
+	{ "otoexec", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otoexec", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otoexec", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otogate", "--store", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--store-fd", 1, NO, TO_NONE,
+	  "otorun opens the store itself: give --store FILE" },
+	{ "otogate", "--key-file", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--key-fd", 1, NO, TO_NONE,
+	  "otorun opens the key itself: give --key-file FILE" },
+	{ "otogate", "--grant", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--ca-file", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--as", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--verbose", 0, OWN, TO_NONE, NULL },
+	{ "otogate", "--help", 0, OWN, TO_NONE, NULL },
+	{ "otogate", "--version", 0, OWN, TO_NONE, NULL },
+	{ "otorun", "--config", 1, OWN, TO_NONE, NULL },
+	{ "otorun", "--no-net", 0, OWN, TO_NONE, NULL },
+	{ "otorun", "--secret", 1, OWN, TO_NONE, NULL },
+	{ "otorun", "--no-new-session", 0, OWN, TO_NONE, NULL },
+	{ "otorun", "--print", 0, OWN, TO_NONE, NULL },
 };
 
-static const char *const FLAGS[] = {
-	"--no-public", "--kernel-wall", "--no-net", "--landlock-strict", "--new-session",
-	"--no-new-session", "--pty", "--no-pty", "--cgroup", "--print",
-};
+/* The row that decides name: the first that is not NO, else the first; NULL: none. */
+static const struct stage_opt *opt_row(const char *name)
+{
+	const struct stage_opt *no = NULL;
+
+	for (size_t i = 0; i < sizeof(OPTS) / sizeof(OPTS[0]); i++) {
+		if (strcmp(name, OPTS[i].name))
+			continue;
+		if (OPTS[i].how != NO)
+			return &OPTS[i];
+		if (!no)
+			no = &OPTS[i];
+	}
+	return no;
+}
 
 static int in(const char *s, const char *const *set, size_t n)
 {
@@ -228,12 +328,16 @@ static int in(const char *s, const char *const *set, size_t n)
 
 int takes_value(const char *name)
 {
-	return IN(name, VALUED);
+	const struct stage_opt *r = opt_row(name);
+
+	return r && r->how != NO && r->valued;
 }
 
 int is_flag(const char *name)
 {
-	return IN(name, FLAGS) || !strncmp(name, "--cgroup=", 9);
+	const struct stage_opt *r = opt_row(name);
+
+	return (r && r->how != NO && !r->valued) || !strncmp(name, "--cgroup=", 9);
 }
 
 static void words_push(struct words *w, char *s)
@@ -398,16 +502,9 @@ static int limit_ok(const char *v)
 	return 1;
 }
 
-static const char *const NET_VALUED[] = { "--allow", "--public", "--dns" };
 static const char *const NET_NUMBERS[] = { "--max-flows", "--max-half-open", "--max-udp-flows",
 					   "--tcp-idle",  "--udp-idle",	     "--busy-poll" };
 static const char *const LIMITS[] = { "--memory-max", "--pids-max", "--cpu-max" };
-static const char *const MOUNT_VALUED[] = {
-	"--ro",		"--rw",	  "--socket",	 "--tmpfs",    "--tmp-size",
-	"--tmp-inodes", "--hide", "--ro-within", "--writable", "--protect",
-};
-static const char *const EXEC_VALUED[] = { "--rlimit", "--env", "--env-keep", "--landlock-ro",
-					   "--landlock-rw" };
 
 int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 {
@@ -417,9 +514,6 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->role = v;
 	} else if (!strcmp(n, "--person")) {
 		o->person = v;
-	} else if (IN(n, NET_VALUED)) {
-		words_add(&o->net, n, NULL);
-		words_add(&o->net, "", v);
 	} else if (!strcmp(n, "--log-fd")) {
 		if (!is_num(v))
 			FAIL_SHOWN(err, "%s %s: expected a file descriptor number", "--log-fd", v);
@@ -429,13 +523,8 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 			FAIL_SHOWN(err, "%s %s: expected a number", n, v);
 		words_add(&o->net, n, NULL);
 		words_add(&o->net, v, NULL);
-	} else if (!strcmp(n, "--no-public") || !strcmp(n, "--kernel-wall")) {
-		words_add(&o->net, n, NULL);
 	} else if (!strcmp(n, "--no-net")) {
 		o->nonet = 1;
-	} else if (!strcmp(n, "--hostname")) {
-		words_add(&o->ns, n, NULL);
-		words_add(&o->ns, "", v);
 	} else if (!strcmp(n, "--cgroup")) {
 		o->cgroup = 1;
 	} else if (!strncmp(n, "--cgroup=", 9)) {
@@ -449,9 +538,6 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->cgroup = 1;
 		words_add(&o->ns, n, NULL);
 		words_add(&o->ns, v, NULL);
-	} else if (IN(n, MOUNT_VALUED)) {
-		words_add(&o->mount, n, NULL);
-		words_add(&o->mount, "", v);
 	} else if (!strcmp(n, "--secret")) {
 		return opt_secret(o, v, err);
 	} else if (!strcmp(n, "--grant")) {
@@ -464,23 +550,36 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->key = v;
 	} else if (!strcmp(n, "--profile")) {
 		o->profile = v;
-	} else if (IN(n, EXEC_VALUED)) {
+	} else if (!strcmp(n, "--keep-fd")) {
+		/* The fds otorun opens itself are the stages': the store's, the log's copy. */
+		if (!is_num(v) || strlen(v) > 4 || atoi(v) < 10)
+			FAIL_SHOWN(err, "%s %s: expected a file descriptor number from 10 (0 to 2 "
+				   "are the agent's, 3 to 9 otorun's own)", "--keep-fd", v);
 		words_add(&o->exec, n, NULL);
-		words_add(&o->exec, "", v);
-	} else if (!strcmp(n, "--landlock-strict")) {
-		words_add(&o->exec, n, NULL);
+		words_add(&o->exec, v, NULL);
 	} else if (!strcmp(n, "--new-session")) {
 		o->newsession = 1;
 	} else if (!strcmp(n, "--no-new-session")) {
 		o->newsession = 0;
-	} else if (!strcmp(n, "--pty") || !strcmp(n, "--no-pty")) {
-		words_add(&o->ns, n, NULL);
+	} else if (!strcmp(n, "--verbose")) {
+		o->verbose = 1;
 	} else if (!strcmp(n, "--as")) {
 		o->as = v;
 	} else if (!strcmp(n, "--print")) {
 		o->print = 1;
 	} else {
-		FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
+		const struct stage_opt *r = opt_row(n);
+		struct words *to[] = { NULL, &o->net, &o->ns, &o->mount, &o->exec };
+
+		if (!r)
+			FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
+		if (r->how == NO)
+			return fail(err, "%s: an option of %s that otorun does not pass: %s", n, r->stage, r->why);
+		if (r->how != PASS || !to[r->to])
+			FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
+		words_add(to[r->to], n, NULL);
+		if (r->valued)
+			words_add(to[r->to], "", v);
 	}
 	return 0;
 }
@@ -551,6 +650,14 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 	return NULL;
 }
 
+/* One stage's start: its program, and --verbose when otorun has it. */
+static void stage_begin(struct chain *c, const struct otorun_opts *o, const char *bin)
+{
+	words_add(&c->w, bin, NULL);
+	if (o->verbose)
+		words_add(&c->w, "--verbose", NULL);
+}
+
 /* One stage's end: " -- \" and the next line's indent. */
 static void stage_end(struct chain *c)
 {
@@ -600,7 +707,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 	/* otogate at the head, outside every namespace of the agent; its store
 	 * and key on fds 5 and 6 (it closes them), otosecret's stay on 8 and 9. */
 	if (o->grants.n) {
-		words_add(&c->w, t->otogate, NULL);
+		stage_begin(c, o, t->otogate);
 		words_add(&c->w, "--store-fd", NULL);
 		words_add(&c->w, "5", NULL);
 		words_add(&c->w, "--key-fd", NULL);
@@ -614,20 +721,20 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		stage_end(c);
 	}
 	if (!o->nonet) {
-		words_add(&c->w, t->otonet, NULL);
+		stage_begin(c, o, t->otonet);
 		words_cat(&c->w, &as);
 		words_cat(&c->w, &o->net);
 		stage_end(c);
-		words_add(&c->w, t->otons, NULL);
+		stage_begin(c, o, t->otons);
 		words_add(&c->w, "--share", NULL);
 		words_add(&c->w, "net", NULL);
 	} else {
-		words_add(&c->w, t->otons, NULL);
+		stage_begin(c, o, t->otons);
 		words_cat(&c->w, &as);
 	}
 	words_cat(&c->w, &ns);
 	stage_end(c);
-	words_add(&c->w, t->otomount, NULL);
+	stage_begin(c, o, t->otomount);
 	words_add(&c->w, "--agent-root", NULL);
 	words_add(&c->w, "", o->root);
 	words_add(&c->w, "--role", NULL);
@@ -641,7 +748,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 	words_cat(&c->w, &o->mount);
 	stage_end(c);
 	if (o->secrets.n) {
-		words_add(&c->w, VIEW_BIN "/otosecret", NULL);
+		stage_begin(c, o, VIEW_BIN "/otosecret");
 		words_add(&c->w, "--store-fd", NULL);
 		words_add(&c->w, "8", NULL);
 		words_add(&c->w, "--key-fd", NULL);
@@ -670,7 +777,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		words_add(&ex, "--env", NULL);
 		words_add(&ex, "PATH=/usr/local/bin:/usr/bin:/bin:" VIEW_BIN, NULL);
 	}
-	words_add(&c->w, VIEW_BIN "/otoexec", NULL);
+	stage_begin(c, o, VIEW_BIN "/otoexec");
 	words_cat(&c->w, &ex);
 	words_add(&c->w, "--", NULL);
 	for (char **a = o->cmd; *a; a++)
