@@ -252,6 +252,67 @@ PYEOF
 )"
 }
 
+# Run by root with --as, otorun opens every --ro, --rw and --socket source
+# itself, on the host, before any stage drops to the account: a toolchain
+# under a home of mode 0700 (/root/.cargo) binds, and the agent still reaches
+# nothing of that home beyond the tree. Each source is a detached tree on an
+# fd (otomount's fd=N:DST), read-only unless --rw; none is left to the agent.
+# On the build before, otomount opened them as the account: "Permission
+# denied", exit 111.
+test_sources_opened_by_the_root_launcher() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (the launcher's own opens)"; return 0; }
+	H=$T/home700
+	mkdir -p "$H/.cargo/bin" "$H/.ssh" "$H/rw/cache" "$H/run"
+	printf 'cargo 1.0\n' >"$H/.cargo/bin/version"
+	printf 'private\n' >"$H/.ssh/id_ed25519"
+	chown "$OTO_TEST_USER" "$H/rw/cache"
+	chmod 0700 "$H"
+	# The tool: one connection, served within 20 s, then gone.
+	python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(1); s.settimeout(20)
+if os.fork():
+    os._exit(0)
+c, _ = s.accept(); c.sendall(b"pong\n"); c.close()' "$H/run/tool.sock" </dev/null >/dev/null 2>&1
+	# shellcheck disable=SC2086 # AS is an option and its value
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$H/.cargo:/opt/cargo" --rw "$H/rw/cache:/cache" \
+		--socket "$H/run/tool.sock:/tools/tool.sock" -- sh -c '
+		cat /opt/cargo/bin/version
+		touch /opt/cargo/x 2>&1 | sed "s/.*: //"
+		echo made >/cache/file && echo wrote
+		ls /opt/cargo; ls -a /opt | tr "\n" " "; echo
+		python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"/tools/tool.sock\"); print(s.recv(5).decode(), end=\"\")"
+		ls /proc/self/fd | awk "\$1 >= 100" | wc -l'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "cargo 1.0
+Read-only file system
+wrote
+bin
+. .. cargo oto 
+pong
+0" "$(cat "$T/out")"
+	assertEquals "made" "$(cat "$H/rw/cache/file")"
+	assertEquals "$OTO_TEST_USER" "$(stat -c %u "$H/rw/cache/file")"
+	# No symlink anywhere in a source's path; one line, exit 111.
+	ln -s "$H/.cargo" "$T/cargo-link"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$T/cargo-link:/opt/cargo" -- true
+	assertEquals 111 "$rc"
+	assertEquals "otorun: fatal: unable to open --ro $T/cargo-link (a symlink is refused): Symbolic link loop" \
+		"$(cat "$T/err")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$H/.ssh/id_ed25519:/opt/key" --socket "$H/.cargo:/tools/x.sock" -- true
+	assertEquals 111 "$rc"
+	assertEquals "otorun: fatal: unable to bind --socket $H/.cargo: not a socket" "$(cat "$T/err")"
+	# An fd is otorun's to give: a caller's fd=N is refused.
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "fd=5:/x" -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --ro fd=5:/x: otorun opens the sources itself: give SRC:DST" \
+		"$(cat "$T/err")"
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

@@ -49,7 +49,9 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv);
 int view_path_ok(const char *p); /* absolute, no ".", "..", "//", not "/" alone */
 int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or ".." */
 int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0 */
-int view_parse_bind(const char *arg, char **src, char **dst);		/* SRC:DST */
+/* SRC:DST; SRC may be fd=N, a detached tree a launcher opened (view_src_fd). */
+int view_parse_bind(const char *arg, char **src, char **dst);
+int view_src_fd(const char *src); /* N of "fd=N" (3 to 65535), else -1 */
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size); /* DST[:SIZE] */
 /* SRC:DST as view_parse_bind, and DST short enough for connect(2) (sun_path). */
 int view_parse_socket(const char *arg, char **src, char **dst);

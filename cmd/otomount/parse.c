@@ -99,6 +99,21 @@ int view_parse_size(const char *s, unsigned long *out)
 	return 0;
 }
 
+int view_src_fd(const char *src)
+{
+	unsigned long n = 0;
+	const char *p = src + 3;
+
+	if (strncmp(src, "fd=", 3) || !*p || strlen(p) > 5)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		n = n * 10 + (unsigned long)(*p - '0');
+	}
+	return n >= 3 && n <= 65535 ? (int)n : -1;
+}
+
 int view_parse_bind(const char *arg, char **src, char **dst)
 {
 	const char *colon = strchr(arg, ':');
@@ -111,7 +126,7 @@ int view_parse_bind(const char *arg, char **src, char **dst)
 	s = strndup(arg, (size_t)(colon - arg));
 	if (!s)
 		return -1;
-	if (view_path_ok(s) < 0 || view_path_ok(colon + 1) < 0) {
+	if ((view_path_ok(s) < 0 && view_src_fd(s) < 0) || view_path_ok(colon + 1) < 0) {
 		free(s);
 		errno = EINVAL;
 		return -1;

@@ -93,6 +93,25 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 }
 
 /*
+ * A source a launcher opened (fd=N): a detached tree it cloned, with its
+ * attributes set (otorun, run by root: a path the --as account could not
+ * reach). Taken as it is, close-on-exec from now: the agent never holds it.
+ * Its kind, in *st. Dies 111 when N is not open or not a tree of that kind.
+ */
+static int xgiven_tree(const struct view_op *op, struct stat *st)
+{
+	int fd = view_src_fd(op->src);
+
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 || fstat(fd, st) < 0)
+		die(EXIT_SYS, errno, "%s:%s: not an open fd", op->src, op->dst);
+	if (op->kind == OP_SOCKET ? !S_ISSOCK(st->st_mode)
+				  : !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+		die(EXIT_SYS, 0, "%s:%s: not a tree of a %s", op->src, op->dst,
+		    op->kind == OP_SOCKET ? "socket" : "file or directory");
+	return fd;
+}
+
+/*
  * One host Unix socket, bound alone on a file of the view: nothing else of
  * its directory is there. Read-only, which does not stop connect(2): the
  * kernel checks only write permission on the socket's inode (unix(7)), and
@@ -104,9 +123,13 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 static void xsocket(struct view_state *v, const struct view_op *op)
 {
 	struct stat st;
-	int fd = host_open(op->src, O_PATH | O_NOFOLLOW);
-	int tree;
+	int fd, tree;
 
+	if (view_src_fd(op->src) >= 0) {
+		xplan_tree(&v->plan, op->dst, xgiven_tree(op, &st), 0, op->src);
+		return;
+	}
+	fd = host_open(op->src, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to open the socket %s (a symlink is refused)",
 		    op->src);
@@ -136,6 +159,14 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 		switch (op->kind) {
 		case OP_RO:
 		case OP_RW:
+			if (view_src_fd(op->src) >= 0) {
+				tree = xgiven_tree(op, &st);
+				if (path_host_tree(tree) < 0)
+					die(EXIT_SYS, errno, "unable to bind %s on %s", op->src,
+					    op->dst);
+				xplan_tree(&v->plan, op->dst, tree, S_ISDIR(st.st_mode), op->src);
+				break;
+			}
 			fd = host_open(op->src, O_PATH | O_NOFOLLOW);
 			if (fd < 0)
 				die(EXIT_SYS, errno, "unable to open %s (a symlink is refused)",

@@ -8,10 +8,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -205,6 +208,77 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 		    opt_ulong(c->ns_log_fd, 0x7fffffff, &to) < 0 || dup2((int)from, (int)to) < 0)
 			xotorun_die(EXIT_SYS, "--log-fd %s: not an open file descriptor",
 				    o->log_fd);
+	}
+}
+
+/*
+ * One --ro, --rw or --socket source, opened here as root: without following
+ * a symlink anywhere in its path (as otomount opens one), cloned into a
+ * detached tree with the view's attributes (read-only unless --rw; never
+ * setuid, never a device), on an fd of 100 or more that the chain inherits.
+ * otomount moves the tree into the view and closes the fd; nothing of the
+ * path above the source is in the view.
+ */
+static int xsource_tree(const char *opt, const char *src, size_t n)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+	char *path = strndup(src, n);
+	struct stat st;
+	int fd, tree, e;
+
+	if (!path)
+		xotorun_die(EXIT_SYS, "unable to open %s: out of memory", opt);
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		e = errno;
+		xotorun_die(EXIT_SYS, "unable to open %s %s%s: %s", opt, shown(path),
+			    e == ELOOP ? " (a symlink is refused)" : "", strerror(e));
+	}
+	if (!strcmp(opt, "--socket") ? !S_ISSOCK(st.st_mode)
+				     : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		xotorun_die(EXIT_SYS, "unable to bind %s %s: not a %s", opt, shown(path),
+			    !strcmp(opt, "--socket") ? "socket" : "file or directory");
+	tree = (int)syscall(SYS_open_tree, fd, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (strcmp(opt, "--rw"))
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (tree < 0 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+		    sizeof(attr)) < 0)
+		xotorun_die(EXIT_SYS, "unable to bind %s %s (open_tree): %s", opt, shown(path),
+			    strerror(errno));
+	close(fd);
+	fd = fcntl(tree, F_DUPFD, 100);
+	if (fd < 0)
+		xotorun_die(EXIT_SYS, "unable to keep the tree of %s %s: %s", opt, shown(path),
+			    strerror(errno));
+	close(tree);
+	free(path);
+	return fd;
+}
+
+void xlaunch_sources(char **argv, const char *otomount)
+{
+	char **a = argv;
+
+	while (*a && strcmp(*a, otomount))
+		a++;
+	for (; *a && strcmp(*a, "--"); a++) {
+		const char *colon;
+		char *w;
+		int fd;
+
+		if (strcmp(*a, "--ro") && strcmp(*a, "--rw") && strcmp(*a, "--socket"))
+			continue;
+		if (!a[1] || !(colon = strchr(a[1], ':')) || a[1][0] != '/')
+			continue; /* otomount's to refuse, with its usage message */
+		fd = xsource_tree(*a, a[1], (size_t)(colon - a[1]));
+		if (asprintf(&w, "fd=%d%s", fd, colon) < 0)
+			xotorun_die(EXIT_SYS, "unable to open %s: out of memory", *a);
+		a[1] = w;
+		a++;
 	}
 }
 

@@ -76,7 +76,11 @@ int main(int argc, char **argv)
 			xotorun_die(EXIT_SYS, "unable to print the chain: %m");
 		return 0;
 	}
-	/* 6. The files, on their fds; then the first stage, in place. */
+	/* 6. The files, on their fds; then the first stage, in place. Run by
+	 * root, the view's host sources too: the --as account may not reach
+	 * them (a toolchain under /root, mode 0700). */
+	if (geteuid() == 0 && *o.as)
+		xlaunch_sources(c.w.v, t.otomount);
 	xlaunch_fds(&o, &c);
 	xlaunch_exec(c.w.v);
 }

@@ -116,6 +116,12 @@ char *here_dir(const char *argv0);
 char *xcgroup_prepare(const char *as);
 /* The store and key, the profile, the log fd's copy: opened where the chain wants them. */
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c);
+/*
+ * Run by root with --as: otomount's --ro, --rw and --socket sources opened
+ * here, on the host, each a detached tree on an fd of its own (fd=N:DST in
+ * argv, in place). Dies 111.
+ */
+void xlaunch_sources(char **argv, const char *otomount);
 noreturn void xlaunch_exec(char **argv);
 
 #endif

@@ -550,6 +550,9 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->key = v;
 	} else if (!strcmp(n, "--profile")) {
 		o->profile = v;
+	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket")) &&
+		   !strncmp(v, "fd=", 3)) {
+		FAIL_SHOWN(err, "%s %s: otorun opens the sources itself: give SRC:DST", n, v);
 	} else if (!strcmp(n, "--keep-fd")) {
 		/* The fds otorun opens itself are the stages': the store's, the log's copy. */
 		if (!is_num(v) || strlen(v) > 4 || atoi(v) < 10)

@@ -76,7 +76,17 @@ static void test_view_parse_bind(void **state)
 	assert_string_equal(src, "/srv/a");
 	assert_string_equal(dst, "/data");
 	free(src);
-	const char *bad[] = { "/a", "/a:", ":/b", "a:/b", "/a:b", "/a:/", "/a:/b/../c", "", NULL };
+	/* A launcher's tree: fd=N, N from 3 to 65535. */
+	assert_int_equal(view_parse_bind("fd=100:/opt/cargo", &src, &dst), 0);
+	assert_string_equal(src, "fd=100");
+	assert_string_equal(dst, "/opt/cargo");
+	assert_int_equal(view_src_fd(src), 100);
+	free(src);
+	assert_int_equal(view_src_fd("/srv/a"), -1);
+	const char *bad[] = { "/a",	  "/a:",     ":/b",	  "a:/b",	 "/a:b",
+			      "/a:/",	  "/a:/b/../c", "",	  "fd=:/b",	 "fd=2:/b",
+			      "fd=65536:/b", "fd=1x:/b", "fd=-3:/b", "fd=000003x:/b", "fd=3:b",
+			      NULL };
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
 		assert_int_equal(view_parse_bind(bad[i], &src, &dst), -1);
