@@ -140,6 +140,69 @@ test_mountinfo_manager() { check_mountinfo manager; }
 test_mountinfo_member() { check_mountinfo member; }
 test_mountinfo_viewer() { check_mountinfo viewer; }
 
+# --home-skel: a skeleton's files in the fresh home, every session, while
+# the home stays a tmpfs (issue 33): directories, files and symlinks as they
+# are (modes without the set-id bits, owned by the agent), anything else
+# skipped, nothing written back; bounded in entries and bytes (101).
+test_home_skel() {
+	S=$T/skel
+	mkdir -p "$S/.config/app" "$S/.codex"
+	printf '[user]\n\tname = Agent\n' >"$S/.gitconfig"
+	printf 'k = 1\n' >"$S/.config/app/settings.toml"
+	printf 'sandbox_mode = "danger-full-access"\n' >"$S/.codex/config.toml"
+	ln -s .config/app "$S/app"
+	mkfifo "$S/fifo"
+	printf '#!/bin/sh\n' >"$S/tool"
+	chmod 4755 "$S/tool"
+	chmod 0600 "$S/.codex/config.toml"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER" "$S"
+	chmod a+rX "$S" "$S/.config" "$S/.config/app" "$S/.codex"
+	sum=$(cd "$S" && find . -type f -exec sha256sum {} + | sort | sha256sum)
+	run om --home-skel "$S" -- sh -c 'cd && find . | sort && stat -c "%a %U %n" tool .codex/config.toml .config &&
+		readlink app && sha256sum .gitconfig | cut -d" " -f1 && echo changed >.gitconfig &&
+		stat -f -c %T .'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals ".
+./.codex
+./.codex/config.toml
+./.config
+./.config/app
+./.config/app/settings.toml
+./.gitconfig
+./app
+./tool
+755 agent tool
+600 agent .codex/config.toml
+755 agent .config
+.config/app
+$(sha256sum <"$S/.gitconfig" | cut -d' ' -f1)
+tmpfs" "$(cat "$T/out")"
+	assertEquals "the skeleton as it was" "$sum" \
+		"$(cd "$S" && find . -type f -exec sha256sum {} + | sort | sha256sum)"
+	# Bounds: entries, then bytes; nothing runs.
+	mkdir -p "$T/many"
+	(cd "$T/many" && seq 1 10001 | xargs touch)
+	chmod -R a+rX "$T/many"
+	run om --home-skel "$T/many" -- touch "$T/ran"
+	assertEquals 101 "$rc"
+	assertEquals "otomount: fatal: --home-skel $T/many: more than 10000 entries (a skeleton holds settings; bind big trees with --ro)" \
+		"$(cat "$T/err")"
+	mkdir -p "$T/big"
+	head -c $((65 << 20)) /dev/zero >"$T/big/blob"
+	chmod -R a+rX "$T/big"
+	run om --home-skel "$T/big" -- touch "$T/ran"
+	assertEquals 101 "$rc"
+	assertEquals "otomount: fatal: --home-skel $T/big: more than 64 MiB (a skeleton holds settings; bind big trees with --ro)" \
+		"$(cat "$T/err")"
+	assertFalse "nothing ran" "[ -e $T/ran ]"
+	rm -f "$T/big/blob"
+	ln -s "$S" "$T/skel-link"
+	run om --home-skel "$T/skel-link" -- true
+	assertEquals 111 "$rc"
+	assertEquals "otomount: fatal: --home-skel $T/skel-link: unable to open (a symlink is refused): Symbolic link loop" \
+		"$(cat "$T/err")"
+}
+
 test_submount_under_ro_bind_is_ro() {
 	mkdir -p "$T/src/sub"
 	chmod -R 0777 "$T/src"

@@ -266,6 +266,9 @@ test_sources_opened_by_the_root_launcher() {
 	printf 'cargo 1.0\n' >"$H/.cargo/bin/version"
 	printf 'private\n' >"$H/.ssh/id_ed25519"
 	chown "$OTO_TEST_USER" "$H/rw/cache"
+	mkdir -p "$H/skel"
+	printf '[user]\n\tname = agent\n' >"$H/skel/.gitconfig"
+	chmod 0755 "$H/skel"
 	chmod 0700 "$H"
 	# The tool: one connection, served within 20 s, then gone.
 	python3 -c 'import os, socket, sys
@@ -277,8 +280,9 @@ c, _ = s.accept(); c.sendall(b"pong\n"); c.close()' "$H/run/tool.sock" </dev/nul
 	# shellcheck disable=SC2086 # AS is an option and its value
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
 		--ro "$H/.cargo:/opt/cargo" --rw "$H/rw/cache:/cache" \
-		--socket "$H/run/tool.sock:/tools/tool.sock" -- sh -c '
+		--socket "$H/run/tool.sock:/tools/tool.sock" --home-skel "$H/skel" -- sh -c '
 		cat /opt/cargo/bin/version
+		git config user.name
 		touch /opt/cargo/x 2>&1 | sed "s/.*: //"
 		echo made >/cache/file && echo wrote
 		ls /opt/cargo; ls -a /opt | tr "\n" " "; echo
@@ -286,6 +290,7 @@ c, _ = s.accept(); c.sendall(b"pong\n"); c.close()' "$H/run/tool.sock" </dev/nul
 		ls /proc/self/fd | awk "\$1 >= 100" | wc -l'
 	assertEquals "$(cat "$T/err")" 0 "$rc"
 	assertEquals "cargo 1.0
+agent
 Read-only file system
 wrote
 bin

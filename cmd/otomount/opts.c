@@ -37,12 +37,16 @@ static const char USAGE[] =
     "                        (default one per 4 KiB of each one's size cap)\n"
     "  --home DIR            $HOME in the view (default /home/agent)\n"
     "  --user-name NAME      the agent's name in /etc/passwd (default agent)\n"
+    "  --home-skel DIR       copy DIR's files (settings: .gitconfig, .config/...)\n"
+    "                        into the fresh $HOME at start (10000 entries, 64 MiB\n"
+    "                        at most; DIR may be fd=N, a launcher's tree)\n"
     "  -v, --verbose         one line on stderr per entry of the view as it is made\n"
     "  -h, --help            this text\n"
     "      --version         the version\n"
     "\n"
-    "Exit: 100 usage, 111 system error (also: not allowed to change the mount\n"
-    "namespace, or a source is a symlink), 126 not executable, 127 not found.\n";
+    "Exit: 100 usage, 101 a --home-skel past its bounds, 111 system error (also:\n"
+    "not allowed to change the mount namespace, or a source is a symlink), 126 not\n"
+    "executable, 127 not found.\n";
 
 enum {
 	OPT_AGENT_ROOT = 256,
@@ -60,6 +64,7 @@ enum {
 	OPT_USER_NAME,
 	OPT_WRITABLE,
 	OPT_PROTECT,
+	OPT_HOME_SKEL,
 };
 
 /* A view path into list (--writable, --protect). */
@@ -134,6 +139,7 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "user-name", required_argument, NULL, OPT_USER_NAME },
 		{ "writable", required_argument, NULL, OPT_WRITABLE },
 		{ "protect", required_argument, NULL, OPT_PROTECT },
+		{ "home-skel", required_argument, NULL, OPT_HOME_SKEL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -211,6 +217,13 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 			break;
 		case OPT_PROTECT:
 			xadd_path(&o->protect, &o->nprotect, "--protect", optarg);
+			break;
+		case OPT_HOME_SKEL:
+			if (view_path_ok(optarg) < 0 && view_src_fd(optarg) < 0)
+				die_usage("--home-skel %s: want an absolute path without . or .., "
+					  "or fd=N",
+					  optarg);
+			o->home_skel = optarg;
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

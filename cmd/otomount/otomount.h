@@ -31,6 +31,7 @@ struct otomount_opts {
 	const char *person;
 	const char *user_name;	  /* in the generated passwd */
 	const char *home;	  /* $HOME in the view */
+	const char *home_skel;	  /* --home-skel: copied into $HOME; NULL: none */
 	unsigned long tmp_size;	  /* bytes, for /tmp, /dev/shm and --tmpfs */
 	unsigned long tmp_inodes; /* for the same; 0 = by each one's size */
 	struct view_op *ops;
@@ -41,6 +42,9 @@ struct otomount_opts {
 	size_t nprotect;
 	char **argv; /* the next program */
 };
+
+/* ---- skel.c: --home-skel's copy into the home tmpfs (a mount fd); dies 101, 111 ---- */
+void xhome_skel(int home, const char *skel);
 
 /* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
 void xotomount_parse(struct otomount_opts *o, int argc, char **argv);

@@ -212,7 +212,7 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 }
 
 /*
- * One --ro, --rw or --socket source, opened here as root: without following
+ * One --ro, --rw, --socket or --home-skel source, opened here as root: without following
  * a symlink anywhere in its path (as otomount opens one), cloned into a
  * detached tree with the view's attributes (read-only unless --rw; never
  * setuid, never a device), on an fd of 100 or more that the chain inherits.
@@ -236,10 +236,13 @@ static int xsource_tree(const char *opt, const char *src, size_t n)
 		xotorun_die(EXIT_SYS, "unable to open %s %s%s: %s", opt, shown(path),
 			    e == ELOOP ? " (a symlink is refused)" : "", strerror(e));
 	}
-	if (!strcmp(opt, "--socket") ? !S_ISSOCK(st.st_mode)
-				     : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+	if (!strcmp(opt, "--socket")	   ? !S_ISSOCK(st.st_mode)
+	    : !strcmp(opt, "--home-skel") ? !S_ISDIR(st.st_mode)
+					   : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		xotorun_die(EXIT_SYS, "unable to bind %s %s: not a %s", opt, shown(path),
-			    !strcmp(opt, "--socket") ? "socket" : "file or directory");
+			    !strcmp(opt, "--socket")	   ? "socket"
+			    : !strcmp(opt, "--home-skel") ? "directory"
+							   : "file or directory");
 	tree = (int)syscall(SYS_open_tree, fd, "",
 			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (strcmp(opt, "--rw"))
@@ -259,21 +262,30 @@ static int xsource_tree(const char *opt, const char *src, size_t n)
 	return fd;
 }
 
-void xlaunch_sources(char **argv, const char *otomount)
+void xlaunch_sources(char **argv, const char *otomount, const char *tools)
 {
 	char **a = argv;
 
 	while (*a && strcmp(*a, otomount))
 		a++;
 	for (; *a && strcmp(*a, "--"); a++) {
+		/* otorun's own tools, beside it: the account's to read, as ever. */
+		if (a[1] && !strcmp(*a, "--ro") && !strcmp(a[1], tools)) {
+			a++;
+			continue;
+		}
 		const char *colon;
 		char *w;
 		int fd;
 
-		if (strcmp(*a, "--ro") && strcmp(*a, "--rw") && strcmp(*a, "--socket"))
+		if (strcmp(*a, "--ro") && strcmp(*a, "--rw") && strcmp(*a, "--socket") &&
+		    strcmp(*a, "--home-skel"))
 			continue;
-		if (!a[1] || !(colon = strchr(a[1], ':')) || a[1][0] != '/')
+		if (!a[1] || a[1][0] != '/')
 			continue; /* otomount's to refuse, with its usage message */
+		colon = strcmp(*a, "--home-skel") ? strchr(a[1], ':') : a[1] + strlen(a[1]);
+		if (!colon)
+			continue;
 		fd = xsource_tree(*a, a[1], (size_t)(colon - a[1]));
 		if (asprintf(&w, "fd=%d%s", fd, colon) < 0)
 			xotorun_die(EXIT_SYS, "unable to open %s: out of memory", *a);

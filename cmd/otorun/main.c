@@ -79,8 +79,13 @@ int main(int argc, char **argv)
 	/* 6. The files, on their fds; then the first stage, in place. Run by
 	 * root, the view's host sources too: the --as account may not reach
 	 * them (a toolchain under /root, mode 0700). */
-	if (geteuid() == 0 && *o.as)
-		xlaunch_sources(c.w.v, t.otomount);
+	if (geteuid() == 0 && *o.as) {
+		char *tools;
+
+		if (asprintf(&tools, "%s:%s", t.here, VIEW_BIN) < 0)
+			xotorun_die(EXIT_SYS, "unable to compose the chain: out of memory");
+		xlaunch_sources(c.w.v, t.otomount, tools);
+	}
 	xlaunch_fds(&o, &c);
 	xlaunch_exec(c.w.v);
 }

@@ -69,6 +69,8 @@ static const char USAGE[] =
     "  --protect PATH        PATH read-only with them; repeatable\n"
     "  --home DIR            $HOME in the view (default /home/agent)\n"
     "  --user-name NAME      the agent's name in the view's passwd (default agent)\n"
+    "  --home-skel DIR       DIR's files copied into the fresh home at start (CLI\n"
+    "                        settings, .gitconfig; not credentials: --grant)\n"
     " credentials (otosecret, otogate):\n"
     "  --secret NAME[:HOW]   inject credential NAME (HOW: env, env=VAR, file=PATH,\n"
     "                        fd=N); repeatable; needs --store and --key-file\n"

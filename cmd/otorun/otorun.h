@@ -117,11 +117,12 @@ char *xcgroup_prepare(const char *as);
 /* The store and key, the profile, the log fd's copy: opened where the chain wants them. */
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c);
 /*
- * Run by root with --as: otomount's --ro, --rw and --socket sources opened
- * here, on the host, each a detached tree on an fd of its own (fd=N:DST in
- * argv, in place). Dies 111.
+ * Run by root with --as: otomount's --ro, --rw, --socket and --home-skel
+ * sources opened here, on the host, each a detached tree on an fd of its
+ * own (fd=N:DST in argv, in place), but the bind of tools (HERE:/opt/oto/bin,
+ * as chain_build made it). Dies 111.
  */
-void xlaunch_sources(char **argv, const char *otomount);
+void xlaunch_sources(char **argv, const char *otomount, const char *tools);
 noreturn void xlaunch_exec(char **argv);
 
 #endif

@@ -236,6 +236,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otomount", "--tmp-inodes", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--home", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--user-name", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--home-skel", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--writable", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--protect", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--verbose", 0, OWN, TO_NONE, NULL },
@@ -550,7 +551,8 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->key = v;
 	} else if (!strcmp(n, "--profile")) {
 		o->profile = v;
-	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket")) &&
+	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket") ||
+		    !strcmp(n, "--home-skel")) &&
 		   !strncmp(v, "fd=", 3)) {
 		FAIL_SHOWN(err, "%s %s: otorun opens the sources itself: give SRC:DST", n, v);
 	} else if (!strcmp(n, "--keep-fd")) {
