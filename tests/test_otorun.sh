@@ -318,6 +318,77 @@ pong
 		"$(cat "$T/err")"
 }
 
+# --ca-file: a private CA reaches every tool in the view (issue 33). A TLS
+# server on the sandbox's own 127.0.0.1, under a test CA: curl, python,
+# node and git verify it with --ca-file, and curl refuses it without; the
+# host's bundle is untouched, and the view's still holds the public CAs.
+test_ca_file_reaches_every_tool() {
+	for t in openssl curl node git; do
+		command -v $t >/dev/null || { skip "$t is not installed"; return 0; }
+	done
+	K=$T/ca
+	mkdir -p "$K"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj "/CN=oto test private CA" -keyout "$K/ca.key" -out "$K/ca.pem" 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null
+	printf 'subjectAltName=DNS:localhost\n' >"$K/ext"
+	openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
+		-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null
+	chmod -R a+rX "$K"
+	cat >"$K/srv.py" <<'PYEOF'
+import http.server, ssl, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "7"); self.end_headers()
+        self.wfile.write(b"tls-ok\n")
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 8443), H)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.timeout = 10
+for _ in range(6):
+    s.handle_request()
+PYEOF
+	clients='python3 /opt/ca/srv.py /opt/ca/srv.pem /opt/ca/srv.key & sleep 0.5
+		curl -sS https://localhost:8443/ 2>&1
+		python3 -c "import urllib.request; print(urllib.request.urlopen(\"https://localhost:8443/\").read().decode(), end=\"\")" 2>&1 | tail -n1
+		node -e "require(\"https\").get(\"https://localhost:8443/\", r => r.pipe(process.stdout)).on(\"error\", e => console.log(e.code))"
+		git ls-remote https://localhost:8443/r 2>&1 | sed "s/info\/refs.*/info\/refs/"
+		grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | awk "{ print (\$1 > 2) }"
+		echo $SSL_CERT_FILE; wait'
+	hostsum=$(sha256sum </etc/ssl/certs/ca-certificates.crt)
+	# shellcheck disable=SC2086 # AS is an option and its value
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$K:/opt/ca" --ca-file "$K/ca.pem" -- sh -c "$clients"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "tls-ok
+tls-ok
+tls-ok
+fatal: https://localhost:8443/r/info/refs
+1
+/etc/ssl/certs/ca-certificates.crt" "$(cat "$T/out")"
+	assertEquals "the host's bundle" "$hostsum" "$(sha256sum </etc/ssl/certs/ca-certificates.crt)"
+	# Without it, the CA is no one's: curl says why.
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ro "$K:/opt/ca" -- sh -c 'python3 /opt/ca/srv.py /opt/ca/srv.pem /opt/ca/srv.key &
+		sleep 0.5; curl -sS https://localhost:8443/ 2>&1 | head -n1 | sed "s/.*SSL certificate problem: //"
+		for i in 1 2 3 4 5; do curl -s https://localhost:8443/ >/dev/null 2>&1; done; wait'
+	assertEquals "unable to get local issuer certificate" "$(cat "$T/out")"
+	# Not a certificate: 101, before anything runs.
+	printf 'not a cert\n' >"$K/bad.pem"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ca-file "$K/bad.pem" -- touch "$T/ran"
+	assertEquals 101 "$rc"
+	# Run by root, otorun reads it first, and says so with its path.
+	who=otomount
+	[ -n "$IS_ROOT" ] && who=otorun
+	assertEquals "$who: fatal: --ca-file $K/bad.pem: no PEM certificate in it (-----BEGIN CERTIFICATE-----)" \
+		"$(cat "$T/err")"
+	assertFalse "nothing ran" "[ -e $T/ran ]"
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

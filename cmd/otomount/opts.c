@@ -40,11 +40,15 @@ static const char USAGE[] =
     "  --home-skel DIR       copy DIR's files (settings: .gitconfig, .config/...)\n"
     "                        into the fresh $HOME at start (10000 entries, 64 MiB\n"
     "                        at most; DIR may be fd=N, a launcher's tree)\n"
+    "  --ca-file FILE        trust FILE's CAs too: the view's bundle is the host's\n"
+    "                        and FILE (SSL_CERT_FILE and the like name it); FILE\n"
+    "                        may be fd=N\n"
     "  -v, --verbose         one line on stderr per entry of the view as it is made\n"
     "  -h, --help            this text\n"
     "      --version         the version\n"
     "\n"
-    "Exit: 100 usage, 101 a --home-skel past its bounds, 111 system error (also:\n"
+    "Exit: 100 usage, 101 a --home-skel past its bounds or a --ca-file without a\n"
+    "certificate, 111 system error (also:\n"
     "not allowed to change the mount namespace, or a source is a symlink), 126 not\n"
     "executable, 127 not found.\n";
 
@@ -65,6 +69,7 @@ enum {
 	OPT_WRITABLE,
 	OPT_PROTECT,
 	OPT_HOME_SKEL,
+	OPT_CA_FILE,
 };
 
 /* A view path into list (--writable, --protect). */
@@ -140,6 +145,7 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "writable", required_argument, NULL, OPT_WRITABLE },
 		{ "protect", required_argument, NULL, OPT_PROTECT },
 		{ "home-skel", required_argument, NULL, OPT_HOME_SKEL },
+		{ "ca-file", required_argument, NULL, OPT_CA_FILE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -224,6 +230,13 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 					  "or fd=N",
 					  optarg);
 			o->home_skel = optarg;
+			break;
+		case OPT_CA_FILE:
+			if (view_path_ok(optarg) < 0 && view_src_fd(optarg) < 0)
+				die_usage("--ca-file %s: want an absolute path without . or .., "
+					  "or fd=N",
+					  optarg);
+			o->ca_file = optarg;
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

@@ -32,6 +32,7 @@ struct otomount_opts {
 	const char *user_name;	  /* in the generated passwd */
 	const char *home;	  /* $HOME in the view */
 	const char *home_skel;	  /* --home-skel: copied into $HOME; NULL: none */
+	const char *ca_file;	  /* --ca-file: CAs the view trusts too; NULL: none */
 	unsigned long tmp_size;	  /* bytes, for /tmp, /dev/shm and --tmpfs */
 	unsigned long tmp_inodes; /* for the same; 0 = by each one's size */
 	struct view_op *ops;
@@ -159,6 +160,8 @@ noreturn void xview_enter(struct view_state *v, const struct otomount_opts *o);
 void xsources_system(struct view_state *v);
 void xsources_role(struct view_state *v, const struct otomount_opts *o);
 void xsources_custom(struct view_state *v, const struct otomount_opts *o);
+/* ca.c: --ca-file's bundle, planned over the distribution's; dies 101, 111. */
+void xsources_ca(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
 void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */

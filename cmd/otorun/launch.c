@@ -262,6 +262,44 @@ static int xsource_tree(const char *opt, const char *src, size_t n)
 	return fd;
 }
 
+/* --ca-file's FILE, opened here as root for reading (no symlink in its path): "fd=N". */
+static char *xsource_file(const char *opt, const char *path)
+{
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how)), kept;
+	char *w;
+
+	if (fd < 0) {
+		int e = errno;
+
+		xotorun_die(EXIT_SYS, "unable to open %s %s%s: %s", opt, shown(path),
+			    e == ELOOP ? " (a symlink is refused)" : "", strerror(e));
+	}
+	/* What otomount will check, said here with the path the caller gave. */
+	{
+		static char buf[(1 << 20) + 1];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n < 0)
+			xotorun_die(EXIT_SYS, "unable to read %s %s: %s", opt, shown(path),
+				    strerror(errno));
+		buf[n] = 0;
+		if (n == (ssize_t)sizeof(buf) - 1)
+			xotorun_die(EXIT_REJECT, "%s %s: larger than 1024 KiB", opt, shown(path));
+		if (!strstr(buf, "-----BEGIN CERTIFICATE-----"))
+			xotorun_die(EXIT_REJECT,
+				    "%s %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
+				    opt, shown(path));
+	}
+	kept = fcntl(fd, F_DUPFD, 100);
+	if (kept < 0 || asprintf(&w, "fd=%d", kept) < 0)
+		xotorun_die(EXIT_SYS, "unable to keep %s %s: %s", opt, shown(path),
+			    strerror(errno));
+	close(fd);
+	return w;
+}
+
 void xlaunch_sources(char **argv, const char *otomount, const char *tools)
 {
 	char **a = argv;
@@ -278,6 +316,11 @@ void xlaunch_sources(char **argv, const char *otomount, const char *tools)
 		char *w;
 		int fd;
 
+		if (a[1] && !strcmp(*a, "--ca-file") && a[1][0] == '/') {
+			a[1] = xsource_file(*a, a[1]);
+			a++;
+			continue;
+		}
 		if (strcmp(*a, "--ro") && strcmp(*a, "--rw") && strcmp(*a, "--socket") &&
 		    strcmp(*a, "--home-skel"))
 			continue;

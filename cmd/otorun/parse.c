@@ -237,6 +237,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otomount", "--home", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--user-name", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--home-skel", 1, PASS, TO_MOUNT, NULL },
+	{ "otomount", "--ca-file", 1, OWN, TO_NONE, NULL },
 	{ "otomount", "--writable", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--protect", 1, PASS, TO_MOUNT, NULL },
 	{ "otomount", "--verbose", 0, OWN, TO_NONE, NULL },
@@ -552,7 +553,7 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 	} else if (!strcmp(n, "--profile")) {
 		o->profile = v;
 	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket") ||
-		    !strcmp(n, "--home-skel")) &&
+		    !strcmp(n, "--home-skel") || !strcmp(n, "--ca-file")) &&
 		   !strncmp(v, "fd=", 3)) {
 		FAIL_SHOWN(err, "%s %s: otorun opens the sources itself: give SRC:DST", n, v);
 	} else if (!strcmp(n, "--keep-fd")) {
@@ -644,8 +645,6 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 	} else if (*o->store || *o->key) {
 		return "--store and --key-file are only used with --secret or --grant";
 	}
-	if (o->cafile && !grants)
-		return "--ca-file is only used with --grant";
 	if (o->nonet && grants)
 		return "--no-net excludes --grant (the gateway is reached through otonet)";
 	if (!*o->as && euid == 0)
@@ -654,6 +653,9 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 		return "--no-net excludes the network options";
 	return NULL;
 }
+
+static const char *const CA_VARS[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+				       "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", NULL };
 
 /* One stage's start: its program, and --verbose when otorun has it. */
 static void stage_begin(struct chain *c, const struct otorun_opts *o, const char *bin)
@@ -751,6 +753,10 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 	words_add(&c->w, "--ro", NULL);
 	words_add(&c->w, "", bin);
 	words_cat(&c->w, &o->mount);
+	if (o->cafile) {
+		words_add(&c->w, "--ca-file", NULL);
+		words_add(&c->w, "", o->cafile);
+	}
 	stage_end(c);
 	if (o->secrets.n) {
 		stage_begin(c, o, VIEW_BIN "/otosecret");
@@ -773,6 +779,12 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		quote_add(&c->opens, o->profile);
 	}
 	words_cat(&ex, &o->exec);
+	/* otomount names the view's bundle in these when --ca-file adds to it. */
+	if (o->cafile)
+		for (const char *const *n = CA_VARS; *n; n++) {
+			words_add(&ex, "--env-keep", NULL);
+			words_add(&ex, *n, NULL);
+		}
 	if (o->newsession == 1)
 		words_add(&ex, "--new-session", NULL);
 	/* The oto tools are at /opt/oto/bin in the view: on the agent's PATH,

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * --ca-file: a private or corporate CA trusted by every tool in the view.
+ * The view's bundle at the distribution's path becomes the host's bundle
+ * and FILE after it, a file of its own (a tmpfs) bound read-only over the
+ * host's, and SSL_CERT_FILE, CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE,
+ * NODE_EXTRA_CA_CERTS and GIT_SSL_CAINFO name it for the tools that do not
+ * read that path (node, python's requests, git built with another TLS).
+ * Nothing on the host changes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oto.h"
+#include "otomount.h"
+
+#define CA_HOST_MAX (16UL << 20) /* the host's bundle: Debian's is 200 KB */
+#define CA_FILE_MAX (1UL << 20)
+
+/* Where distributions keep the bundle their TLS libraries read by default. */
+static const char *const BUNDLES[] = {
+	"/etc/ssl/certs/ca-certificates.crt", /* Debian, Ubuntu, Alpine, Arch */
+	"/etc/pki/tls/certs/ca-bundle.crt",   /* Fedora, RHEL */
+	"/etc/ssl/ca-bundle.pem",	      /* openSUSE */
+	"/etc/ssl/cert.pem",		      /* others, LibreSSL */
+	NULL,
+};
+
+static const char *const VARS[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+				    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", NULL };
+
+/* fd's content after buf[*len], at most max bytes in all; -1 with errno (EFBIG: more). */
+static int read_into(int fd, char *buf, size_t *len, size_t max)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (*len == max) {
+			char c;
+
+			n = read(fd, &c, 1);
+			if (n == 0)
+				return 0;
+			errno = n < 0 ? errno : EFBIG;
+			return -1;
+		}
+		n = read(fd, buf + *len, max - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		*len += (size_t)n;
+	}
+}
+
+void xsources_ca(struct view_state *v, const struct otomount_opts *o)
+{
+	const char *dst = NULL;
+	char *buf;
+	size_t len = 0, host;
+	int fd, given, tmp, out, tree;
+	struct stat st;
+
+	if (!o->ca_file)
+		return;
+	for (const char *const *b = BUNDLES; *b && !dst; b++)
+		if (lstat(*b, &st) == 0 && S_ISREG(st.st_mode))
+			dst = *b;
+	if (!dst)
+		die(EXIT_SYS, ENOENT,
+		    "--ca-file %s: the host has no CA bundle to add it to (%s, or the like: "
+		    "install ca-certificates)",
+		    o->ca_file, BUNDLES[0]);
+	buf = malloc(CA_HOST_MAX + CA_FILE_MAX + 1);
+	if (!buf)
+		die(EXIT_SYS, ENOMEM, "--ca-file %s: unable to make the bundle", o->ca_file);
+	fd = open(dst, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read_into(fd, buf, &len, CA_HOST_MAX) < 0)
+		die(EXIT_SYS, errno, "--ca-file %s: unable to read the host's bundle %s",
+		    o->ca_file, dst);
+	close(fd);
+	if (len && buf[len - 1] != '\n')
+		buf[len++] = '\n';
+	host = len;
+	/* FILE: a launcher's fd (fd=N), or opened here, no symlink in its path. */
+	given = view_src_fd(o->ca_file);
+	fd = given >= 0 ? given : host_open(o->ca_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(EXIT_SYS, errno, "--ca-file %s: unable to open%s", o->ca_file,
+		    errno == ELOOP ? " (a symlink is refused)" : "");
+	if (read_into(fd, buf, &len, host + CA_FILE_MAX) < 0) {
+		if (errno == EFBIG)
+			die(EXIT_REJECT, 0, "--ca-file %s: larger than %lu KiB", o->ca_file,
+			    CA_FILE_MAX >> 10);
+		die(EXIT_SYS, errno, "--ca-file %s: unable to read", o->ca_file);
+	}
+	close(fd);
+	buf[len] = 0;
+	if (!strstr(buf + host, "-----BEGIN CERTIFICATE-----"))
+		die(EXIT_REJECT, 0, "--ca-file %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
+		    o->ca_file);
+	/* The bundle in a tmpfs of its own, bound read-only over the host's. */
+	tmp = mnt_tmpfs(len + 65536, 16, "0755", MNT_RW);
+	if (tmp < 0)
+		die(EXIT_SYS, errno, "--ca-file %s: unable to make a tmpfs for the bundle",
+		    o->ca_file);
+	out = openat(tmp, "bundle", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0 || write(out, buf, len) != (ssize_t)len || close(out) < 0)
+		die(EXIT_SYS, errno, "--ca-file %s: unable to write the bundle", o->ca_file);
+	free(buf);
+	tree = mnt_clone(tmp, "bundle", MNT_RO);
+	if (tree < 0)
+		die(EXIT_SYS, errno, "--ca-file %s: unable to bind the bundle on %s", o->ca_file,
+		    dst);
+	close(tmp);
+	xplan_tree(&v->plan, dst, tree, 0, "the CA bundle with --ca-file");
+	for (const char *const *n = VARS; *n; n++)
+		if (setenv(*n, dst, 1) < 0)
+			die(EXIT_SYS, errno, "unable to set %s", *n);
+	debugx("--ca-file %s: %zu bytes on %s", o->ca_file, len - host, dst);
+}
