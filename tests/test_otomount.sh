@@ -444,6 +444,40 @@ test_people_and_path_symlinks_refused() {
 	canary_untouched
 }
 
+# A source that is not there is said to be missing, not a symlink: the
+# openat2 flags that refuse a symlink (ELOOP) also meet plain ENOENT.
+test_missing_source_said_missing() {
+	run role member --person carol -- true
+	assertEquals "a person without a space" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist): No such file or directory" \
+		"$(cat "$T/err")"
+	run om --agent-root "$T/nothere" --role member --person alice -- true
+	assertEquals "no agent root" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist): No such file or directory" \
+		"$(cat "$T/err")"
+	run role member --ro "$T/nothere:/x" -- true
+	assertEquals "--ro" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $T/nothere (it does not exist): No such file or directory" \
+		"$(cat "$T/err")"
+	run role member --socket "$T/nothere.sock:/x.sock" -- true
+	assertEquals "--socket" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open the socket $T/nothere.sock (it does not exist): No such file or directory" \
+		"$(cat "$T/err")"
+	run role member --ro-within /work/nothere -- true
+	assertEquals "--ro-within" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open /work/nothere in the view (it does not exist): No such file or directory" \
+		"$(cat "$T/err")"
+	# A symlink is still named as one, in the middle of the path or at its end.
+	ln -s "$T/canary" "$T/link"
+	run role member --ro "$T/link/secret:/x" -- true
+	assertEquals "otomount: fatal: unable to open $T/link/secret (a symlink is refused): $ELOOP_TEXT" \
+		"$(cat "$T/err")"
+	run role member --ro "$T/link:/x" -- true
+	assertEquals 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $T/link (a symlink is refused): $ELOOP_TEXT" \
+		"$(cat "$T/err")"
+}
+
 # A symlink in the middle of a path that stays inside the agent root:
 # people -> people.real, so people/alice resolves beneath the root and
 # RESOLVE_BENEATH alone would let it through (O_NOFOLLOW only checks the last
@@ -780,7 +814,7 @@ test_no_option_creates_anything_on_the_host() {
 	done
 	assertEquals "the host's tree, unchanged" "$before" "$(tree_listing)"
 	run role member --hide /work/nothere -- true
-	assertEquals "otomount: fatal: unable to hide /work/nothere: it must be in the view (a symlink is refused): No such file or directory" \
+	assertEquals "otomount: fatal: unable to hide /work/nothere: it must be in the view (it does not exist): No such file or directory" \
 		"$(cat "$T/err")"
 	run role member --tmpfs /work/nothere -- true
 	assertEquals "otomount: fatal: unable to mount a tmpfs on /work/nothere: it is not there, and it would be made in a host tree of the view (otomount makes nothing on the host: make it there first): No such file or directory" \

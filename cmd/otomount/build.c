@@ -146,8 +146,8 @@ void xbuild_mask(struct view_state *v, const char *dst)
 	int tree;
 
 	if (target < 0)
-		die(EXIT_SYS, errno,
-		    "unable to hide %s: it must be in the view (a symlink is refused)", dst);
+		die(EXIT_SYS, errno, "unable to hide %s: it must be in the view%s", dst,
+		    path_why(errno));
 	if (fstat(target, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat %s", dst);
 	/* O_PATH | O_NOFOLLOW opens a symlink as itself: a mount there would follow it. */
@@ -168,7 +168,7 @@ static void xro_within(struct view_state *v, const char *dst)
 	int tree;
 
 	if (target < 0)
-		die(EXIT_SYS, errno, "unable to open %s in the view (a symlink is refused)", dst);
+		die(EXIT_SYS, errno, "unable to open %s in the view%s", dst, path_why(errno));
 	if (fstat(target, &st) < 0 || S_ISLNK(st.st_mode))
 		die(EXIT_SYS, S_ISLNK(st.st_mode) ? ELOOP : errno, "unable to open %s in the view",
 		    dst);

@@ -85,6 +85,11 @@ int host_open(const char *path, int flags);
 /* A path in the new root, never leaving it. */
 int path_open_beneath(int rootfd, const char *path, int flags);
 /*
+ * Why an open above failed, for the message: " (a symlink is refused)" for
+ * ELOOP, " (it does not exist)" for ENOENT, "" for any other errno.
+ */
+const char *path_why(int err);
+/*
  * Create the missing directories of path, and path itself (a dir, or an empty
  * file when !is_dir), beneath rootfd; return an O_PATH fd of it. Nothing is
  * made on a mount path_host_tree named: there, -1 with errno EXDEV (what is

@@ -32,6 +32,19 @@ int path_open_beneath(int rootfd, const char *path, int flags)
 }
 
 /*
+ * RESOLVE_NO_SYMLINKS and O_NOFOLLOW refuse a symlink with ELOOP; a path
+ * that is simply not there is ENOENT, and is no symlink's fault.
+ */
+const char *path_why(int err)
+{
+	if (err == ELOOP)
+		return " (a symlink is refused)";
+	if (err == ENOENT)
+		return " (it does not exist)";
+	return "";
+}
+
+/*
  * The mounts that are the host's trees (the clones of host paths), by mount
  * id: a mount point missing in one of them would be made on the host, in a
  * tree an operator bound in (--hide /work/nothere made nothere in the

@@ -61,7 +61,7 @@ static void xagent_tree(struct view_state *v, int agent, const char *root, const
 	int tree;
 
 	if (fd < 0)
-		die(EXIT_SYS, errno, "unable to open %s/%s (a symlink is refused)", root, sub);
+		die(EXIT_SYS, errno, "unable to open %s/%s%s", root, sub, path_why(errno));
 	if (asprintf(&src, "%s/%s", root, sub) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s/%s on %s: out of memory", root, sub, dst);
 	tree = mnt_clone(fd, "", attr);
@@ -79,8 +79,7 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 	char *people;
 
 	if (agent < 0)
-		die(EXIT_SYS, errno, "unable to open the agent root %s (a symlink is refused)",
-		    root);
+		die(EXIT_SYS, errno, "unable to open the agent root %s%s", root, path_why(errno));
 	xagent_tree(v, agent, root, "workspace", "/work", o->role == ROLE_VIEWER ? MNT_RO : MNT_RW);
 	xagent_tree(v, agent, root, "knowledge", "/knowledge", mgr ? MNT_RW : MNT_RO);
 	if (mgr)
@@ -131,8 +130,7 @@ static void xsocket(struct view_state *v, const struct view_op *op)
 	}
 	fd = host_open(op->src, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
-		die(EXIT_SYS, errno, "unable to open the socket %s (a symlink is refused)",
-		    op->src);
+		die(EXIT_SYS, errno, "unable to open the socket %s%s", op->src, path_why(errno));
 	if (fstat(fd, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat %s", op->src);
 	/* O_PATH | O_NOFOLLOW opens a symlink in the last component as itself. */
@@ -169,10 +167,14 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 			}
 			fd = host_open(op->src, O_PATH | O_NOFOLLOW);
 			if (fd < 0)
-				die(EXIT_SYS, errno, "unable to open %s (a symlink is refused)",
-				    op->src);
+				die(EXIT_SYS, errno, "unable to open %s%s", op->src,
+				    path_why(errno));
 			if (fstat(fd, &st) < 0)
 				die(EXIT_SYS, errno, "unable to stat %s", op->src);
+			/* O_PATH | O_NOFOLLOW opens a symlink in the last component as itself. */
+			if (S_ISLNK(st.st_mode))
+				die(EXIT_SYS, ELOOP, "unable to open %s%s", op->src,
+				    path_why(ELOOP));
 			if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 				die(EXIT_SYS, EINVAL,
 				    "unable to bind %s on %s: not a file or directory", op->src,
