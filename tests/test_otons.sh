@@ -506,7 +506,11 @@ test_refusal_log_out_of_the_sandbox_reach() {
 	assertEquals 0 "$(cat "$T/out")"
 	run ns --log-fd 2 -- true
 	assertEquals 100 "$rc"
-	assertOneLine otons
+	assertEquals "otons: fatal: --log-fd 2: not a file descriptor from 3 up (to log on stderr: 3>&2 and --log-fd 3)" \
+		"$(cat "$T/err")"
+	run ns --log-fd x -- true
+	assertEquals 100 "$rc"
+	assertEquals "otons: fatal: --log-fd x: not a file descriptor from 3 up" "$(cat "$T/err")"
 	run ns --log-fd 9 -- true
 	assertEquals 111 "$rc"
 	assertEquals "otons: fatal: --log-fd 9: not an open fd: Bad file descriptor" "$(cat "$T/err")"

@@ -172,8 +172,13 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			o->cgroup = 1;
 			break;
 		case OPT_LOGFD:
-			if (opt_ulong(optarg, 65535, &val) < 0 || val < 3)
+			/* 0 to 2 are the program's own; fd 2 is what one usually means. */
+			if (opt_ulong(optarg, 65535, &val) < 0)
 				die_usage("--log-fd %s: not a file descriptor from 3 up", optarg);
+			if (val < 3)
+				die_usage("--log-fd %s: not a file descriptor from 3 up (to log on "
+					  "%s: 3>&%lu and --log-fd 3)",
+					  optarg, val == 2 ? "stderr" : val ? "stdout" : "stdin", val);
 			o->log_fd = (int)val;
 			break;
 		default:
