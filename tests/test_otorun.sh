@@ -671,6 +671,37 @@ fd 12 w $T/log" "$(grep '^fd \(3\|12\) ' "$T/out")"
 	assertEquals "" "$(cat "$T/out")"
 }
 
+# otosecret and otogate get the store and key as fds 8 and 9 (5 and 6) and
+# refuse one others may access, but could name only their --store-fd: otorun,
+# which opened them, refuses it first, naming the file the user gave.
+test_store_and_key_modes_named_by_file() {
+	fake_chain
+	echo store >"$T/store" && echo key >"$T/key"
+	chmod 600 "$T/store" "$T/key"
+	for use in "--secret S" "--grant G=https://h"; do
+		chmod 644 "$T/store"
+		# shellcheck disable=SC2086 # the option and its value, split on purpose
+		run "$T/bin/otorun" $AS --agent-root /a --role member --person p $use \
+			--store "$T/store" --key-file "$T/key" -- x
+		assertEquals "$use: store" 101 "$rc"
+		assertEquals "otorun: fatal: store $T/store is accessible by group or others (mode 0644): chmod 600" \
+			"$(cat "$T/err")"
+		assertEquals "" "$(cat "$T/out")"
+		chmod 600 "$T/store" && chmod 640 "$T/key"
+		# shellcheck disable=SC2086
+		run "$T/bin/otorun" $AS --agent-root /a --role member --person p $use \
+			--store "$T/store" --key-file "$T/key" -- x
+		assertEquals "$use: key" 101 "$rc"
+		assertEquals "otorun: fatal: key $T/key is accessible by group or others (mode 0640): chmod 600" \
+			"$(cat "$T/err")"
+		chmod 600 "$T/key"
+		# shellcheck disable=SC2086
+		run "$T/bin/otorun" $AS --agent-root /a --role member --person p $use \
+			--store "$T/store" --key-file "$T/key" -- x
+		assertEquals "$use: owner-only ($(cat "$T/err"))" 0 "$rc"
+	done
+}
+
 # The tools' directory: the one otorun's path names, made absolute as the
 # shell's cd would (a link's own directory, . and .. taken off by name);
 # found on PATH, the directory of the binary itself.

@@ -178,12 +178,29 @@ static int open_on(const char *path, int fd)
 	return fd;
 }
 
+/*
+ * otosecret and otogate refuse a store or key others may access (101), but
+ * they get it as an fd and could only name their --store-fd or --key-fd: the
+ * same rule here, on what was opened, names the file the user gave.
+ */
+static void xowner_only(const char *what, const char *path, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		xotorun_die(EXIT_REJECT,
+			    "%s %s is accessible by group or others (mode %04o): chmod 600", what,
+			    shown(path), (unsigned int)(st.st_mode & 07777));
+}
+
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 {
 	const char *p = o->profile;
 	struct stat st;
 
 	if (o->secrets.n || o->grants.n) {
+		int sfd = o->grants.n ? 5 : 8;
+
 		if (access(o->store, R_OK) < 0)
 			xotorun_die(EXIT_SYS, "unable to open store %s", shown(o->store));
 		if (access(o->key, R_OK) < 0)
@@ -192,6 +209,8 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 8 and 9");
 		if (o->grants.n && (open_on(o->store, 5) < 0 || open_on(o->key, 6) < 0))
 			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 5 and 6");
+		xowner_only("store", o->store, sfd);
+		xowner_only("key", o->key, sfd + 1);
 	}
 	/* Read on the host now: inside the view a path names what the agent may
 	 * have written (its workspace is the working directory there). */

@@ -13,9 +13,9 @@
  * first stage, exec'd in place (no shell, no fork); --print shows the same
  * chain, one stage per line, which pasted into sh runs the same words.
  * Exits: the chain's code (otorun execs it), or 0 for --print, --help and
- * --version; 100 usage, 101 a profile that cannot be opened, 111 a system
- * error (a config file, the store or key, --log-fd, the cgroup), 126/127
- * the first stage cannot be run.
+ * --version; 100 usage, 101 a profile that cannot be opened or a store or
+ * key others may access, 111 a system error (a config file, the store or
+ * key, --log-fd, the cgroup), 126/127 the first stage cannot be run.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -42,10 +42,14 @@ def prepare(d, otorun, argdump, case):
     for t in TOOLS:
         shutil.copy(argdump, d + "/bin/" + t)
         os.chmod(d + "/bin/" + t, 0o755)
-    for name, mode in (("store", 0o644), ("key", 0o644), ("profile", 0o644), ("unreadable", 0)):
+    # The store and key owner-only, as otorun wants them (the script did not
+    # look); the account that replays as "user" owns them.
+    for name, mode in (("store", 0o600), ("key", 0o600), ("profile", 0o644), ("unreadable", 0)):
         with open(d + "/" + name, "w") as f:
             f.write(name + "\n")
         os.chmod(d + "/" + name, mode)
+        if mode == 0o600 and os.geteuid() == 0:
+            os.chown(d + "/" + name, 65534, 65534)
     for name, content in case.get("files", {}).items():
         with open(d + "/" + name, "wb") as f:
             f.write(b(content).replace(b"@DIR@", d.encode()))
