@@ -25,6 +25,35 @@ test_share_keeps_a_namespace() {
 		"$(ns --share mnt --no-proc -- readlink /proc/self/ns/mnt)"
 }
 
+# Under a container runtime's seccomp profile that allows a user namespace
+# but not sethostname, or not the other namespaces (Docker's default allows
+# both only with CAP_SYS_ADMIN), the EPERM is the filter's: otons holds every
+# capability there. otoexec's profile language stands in for the runtime's.
+test_seccomp_refusal_named() {
+	printf 'default allow\nerrno EPERM sethostname\n' >"$T/nohost"
+	printf 'default allow\nerrno EPERM unshare if arg0 & 0x20000 == 0x20000\n' >"$T/nons"
+	chmod 0644 "$T/nohost" "$T/nons"
+	as_user=
+	[ -n "$IS_ROOT" ] && as_user="setpriv --reuid $OTO_TEST_USER --regid $OTO_TEST_USER --clear-groups"
+	hint='(refused by the seccomp filter otons was started under, such as a container'"'"'s default profile: run the container with deploy/seccomp-oto.json, README "Deploying"): Operation not permitted'
+	run $as_user "$OTO_BIN/otoexec" --profile "$T/nohost" -- "$OTO_BIN/otons" -- /bin/true
+	assertEquals "sethostname" 111 "$rc"
+	assertEquals "otons: fatal: unable to set the host name $hint" "$(cat "$T/err")"
+	run $as_user "$OTO_BIN/otoexec" --profile "$T/nons" -- "$OTO_BIN/otons" -- /bin/true
+	assertEquals "unshare" 111 "$rc"
+	assertEquals "otons: fatal: unable to create the namespaces mnt pid ipc uts cgroup net $hint" \
+		"$(cat "$T/err")"
+	# The control: the same chain under a filter that refuses nothing.
+	printf 'default allow\n' >"$T/all" && chmod 0644 "$T/all"
+	run $as_user "$OTO_BIN/otoexec" --profile "$T/all" -- "$OTO_BIN/otons" -- /bin/true
+	assertEquals "control ($(cat "$T/err"))" 0 "$rc"
+	# A filter that refuses the user namespace: the errno is unshare's own.
+	printf 'default allow\nerrno EPERM unshare\n' >"$T/nouser" && chmod 0644 "$T/nouser"
+	run $as_user "$OTO_BIN/otoexec" --profile "$T/nouser" -- "$OTO_BIN/otons" -- /bin/true
+	assertEquals "user namespace" 111 "$rc"
+	assertContains "$(cat "$T/err")" "otons: fatal: unable to create a user namespace: Operation not permitted: "
+}
+
 test_id_maps_and_setgroups_deny() {
 	me=$(id -u)
 	[ -n "$IS_ROOT" ] && me=$OTO_TEST_USER

@@ -4,6 +4,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -36,9 +37,13 @@ void xotons_enter_userns(const struct otons_opts *o)
 	if (!(o->unshare_flags & CLONE_NEWUSER))
 		return;
 	/* Outer namespace A: the caller's ids become the sandbox's ids. */
-	if (unshare(CLONE_NEWUSER) < 0)
-		die(EXIT_SYS, 0, "unable to create a user namespace: %s: %s", strerror(errno),
-		    userns_hint(errno));
+	if (unshare(CLONE_NEWUSER) < 0) {
+		/* Read before the hint, which opens files of /proc (and sets errno). */
+		int e = errno;
+
+		die(EXIT_SYS, 0, "unable to create a user namespace: %s: %s", strerror(e),
+		    userns_hint(e));
+	}
 	if (userns_map_self(0, uid, outer_uid, gid, outer_gid) < 0)
 		die(EXIT_SYS, errno, "unable to write the uid/gid map of the user namespace");
 	/*
@@ -76,6 +81,36 @@ static void xlo_up(void)
 	close(fd);
 }
 
+/* Whether a seccomp filter is on this process (Seccomp: 2 in /proc/self/status). */
+static int seccomp_filtered(void)
+{
+	char buf[4096], *p;
+	ssize_t n = file_read_at(AT_FDCWD, "/proc/self/status", buf, sizeof(buf));
+
+	if (n <= 0)
+		return 0;
+	p = strstr(buf, "\nSeccomp:");
+	return p && strtol(p + 9, NULL, 10) == 2;
+}
+
+/*
+ * Past the first unshare, otons holds every capability in namespaces of its
+ * own: EPERM there is no missing privilege but a filter in front of the call,
+ * a container runtime's seccomp profile (Docker's and Podman's default allow
+ * unshare and sethostname only with CAP_SYS_ADMIN) or a security module.
+ */
+static const char *refused_hint(int err)
+{
+	if (err != EPERM)
+		return "";
+	if (seccomp_filtered())
+		return " (refused by the seccomp filter otons was started under, such as a "
+		       "container's default profile: run the container with "
+		       "deploy/seccomp-oto.json, README \"Deploying\")";
+	return " (otons holds every capability in its own namespaces: a security module "
+	       "refused it, such as a container's AppArmor profile, README \"Deploying\")";
+}
+
 void xotons_unshare_rest(const struct otons_opts *o, const struct otons_cgroup *cg)
 {
 	/* With --cgroup, pid 1 makes the cgroup namespace once it is in the leaf. */
@@ -86,12 +121,12 @@ void xotons_unshare_rest(const struct otons_opts *o, const struct otons_cgroup *
 		char names[64];
 
 		otons_ns_names(flags, names, sizeof(names));
-		die(EXIT_SYS, e, "unable to create the namespaces %s", names);
+		die(EXIT_SYS, e, "unable to create the namespaces %s%s", names, refused_hint(e));
 	}
 	if (flags & CLONE_NEWNET)
 		xlo_up();
 	if ((flags & CLONE_NEWUTS) && sethostname(o->hostname, strlen(o->hostname)) < 0)
-		die(EXIT_SYS, errno, "unable to set the host name");
+		die(EXIT_SYS, errno, "unable to set the host name%s", refused_hint(errno));
 	/* Nothing mounted in here may ever propagate back to the caller's view. */
 	if ((flags & CLONE_NEWNS) && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to make the mount namespace private");
