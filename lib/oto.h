@@ -166,10 +166,31 @@ void xopt_common(int c, const char *usage, char *const argv[]);
  */
 void version_print(void);
 
-/* xexec.c: execvp; dies 127 when not found, 126 otherwise. */
+/* xexec.c: execvp; dies 127 when not found, 126 otherwise (xexec_fail's words). */
 noreturn void xexec(char *const argv[]);
 /* exec_code.c: the exit code for an exec failure with err. Pure. */
 int exec_code(int err);
+/*
+ * The source otomount gives its view's root tmpfs (/proc/self/mountinfo), by
+ * which a later stage knows that a path missing there may be on the host.
+ */
+#define VIEW_ROOT_SOURCE "otomount"
+/*
+ * exec_fail_format.c: the message for prog's failed exec (err), without the
+ * errno's text: PATH the search path for a bare name (NULL: none shown);
+ * found a file that is there though the exec said ENOENT, and interp its #!
+ * interpreter (either NULL); holds the top of the sandbox's view ("/bin /dev
+ * ..."), NULL outside one. Its length, as snprintf. Pure.
+ */
+int exec_fail_format(char *buf, size_t size, const char *prog, int err, const char *path,
+		     const char *found, const char *interp, const char *holds);
+/*
+ * xexec_fail.c: dies with exec_code(err) and exec_fail_format's message,
+ * having looked (once, on this failure path) for a file the exec found but
+ * could not run, its #! line, and whether / is otomount's view. path: the
+ * PATH searched (NULL: this process's).
+ */
+noreturn void xexec_fail(const char *prog, int err, const char *path);
 
 /* wait.c */
 int wait_code(int status); /* the code a forking stage exits with: code, or 128+signal. Pure. */

@@ -7,5 +7,5 @@
 void xexec(char *const argv[])
 {
 	execvp(argv[0], argv);
-	die(exec_code(errno), errno, "unable to exec %s", argv[0]);
+	xexec_fail(argv[0], errno, NULL);
 }

@@ -949,6 +949,14 @@ test_usage_errors() {
 	assertOneLine otoexec
 	run otoexec -- no-such-program-anywhere
 	assertEquals "missing program in PATH" 127 "$rc"
+	assertEquals "otoexec: fatal: unable to exec no-such-program-anywhere: not found in PATH=/usr/local/bin:/usr/bin:/bin: No such file or directory" \
+		"$(cat "$T/err")"
+	# A script whose #! interpreter is missing: the exec says ENOENT, the file is there.
+	printf '#!/nonexistent/node\n' >"$T/s.js" && chmod 0755 "$T/s.js"
+	run otoexec -- "$T/s.js"
+	assertEquals "missing interpreter" 127 "$rc"
+	assertEquals "otoexec: fatal: unable to exec $T/s.js: $T/s.js is there, but its interpreter /nonexistent/node is not: No such file or directory" \
+		"$(cat "$T/err")"
 	run otoexec -- /etc/passwd
 	assertEquals "not executable" 126 "$rc"
 	run otoexec --help

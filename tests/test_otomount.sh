@@ -866,6 +866,39 @@ test_bad_input() {
 	assertOneLine otomount
 }
 
+# Not found in the view: the view hides the host's paths, and says so (a
+# program under /root, a #! interpreter outside it), otomount's exec and
+# otoexec's alike; the control binds the host path in.
+test_not_found_in_the_view() {
+	holds="/bin /dev /etc /home /knowledge"
+	for d in /lib /lib32 /lib64 /libx32; do [ -e "$d" ] && holds="$holds $d"; done
+	holds="$holds /opt /private /proc /sbin /tmp /usr /work"
+	hint="a host path outside it is not there: bind it with --ro SRC:DST): No such file or directory"
+	mkdir -p "$T/tools" && printf '#!/bin/sh\necho tool ran\n' >"$T/tools/tool" && chmod -R a+rX "$T/tools"
+	chmod 0755 "$T/tools/tool"
+	run role member --ro "$OTO_BIN:/opt/oto/bin" -- /opt/oto/bin/otoexec --env PATH=/usr/bin:/opt/t -- tool
+	assertEquals "otoexec, by PATH" 127 "$rc"
+	assertEquals "otoexec: fatal: unable to exec tool: not found in the sandbox's view (PATH=/usr/bin:/opt/t; the view holds $holds; $hint" \
+		"$(cat "$T/err")"
+	run role member --ro "$OTO_BIN:/opt/oto/bin" -- /opt/oto/bin/otoexec -- "$T/tools/tool"
+	assertEquals "otoexec, a host path" 127 "$rc"
+	assertEquals "otoexec: fatal: unable to exec $T/tools/tool: not found in the sandbox's view (the view holds $holds; $hint" \
+		"$(cat "$T/err")"
+	printf '#!%s/tools/tool\n' "$T" >"$A/workspace/s" && chmod 0755 "$A/workspace/s"
+	run role member --ro "$OTO_BIN:/opt/oto/bin" -- /opt/oto/bin/otoexec -- /work/s
+	assertEquals "otoexec, an interpreter" 127 "$rc"
+	assertEquals "otoexec: fatal: unable to exec /work/s: /work/s is there, but its interpreter $T/tools/tool is not in the sandbox's view (the view holds $holds; $hint" \
+		"$(cat "$T/err")"
+	holds_m=$(echo "$holds" | sed 's| /opt||')
+	run role member -- no-such-program-anywhere
+	assertEquals "otomount" 127 "$rc"
+	assertContains "$(cat "$T/err")" "otomount: fatal: unable to exec no-such-program-anywhere: not found in the sandbox's view (PATH="
+	assertContains "$(cat "$T/err")" "; the view holds $holds_m; $hint"
+	# The control: bound in, the same path runs.
+	run role member --ro "$T/tools:/opt/t" --ro "$OTO_BIN:/opt/oto/bin" -- /opt/oto/bin/otoexec --env PATH=/usr/bin:/opt/t -- tool
+	assertEquals "control ($(cat "$T/err"))" "0 tool ran" "$rc $(cat "$T/out")"
+}
+
 test_refused_without_privilege() {
 	if [ -n "$IS_ROOT" ]; then
 		run setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups otomount -- true

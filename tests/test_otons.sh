@@ -668,6 +668,11 @@ test_exec_errors() {
 	run ns -- /nonexistent/prog
 	assertEquals 127 "$rc"
 	assertOneLine otons
+	# Outside any view: the caller's own files, searched on its PATH.
+	PATH=/usr/bin:/bin run "$OTO_BIN/otons" $AS -- no-such-program-anywhere
+	assertEquals 127 "$rc"
+	assertEquals "otons: fatal: unable to exec no-such-program-anywhere: not found in PATH=/usr/bin:/bin: No such file or directory" \
+		"$(cat "$T/err")"
 	printf '#!/bin/sh\n' >"$T/noexec"
 	chmod 0644 "$T/noexec"
 	run ns -- "$T/noexec"

@@ -423,13 +423,13 @@ void xsb_exec(char **argv, char **envp)
 	char buf[4096];
 	int err = ENOENT;
 
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
-		die(exec_code(errno), errno, "unable to exec %s", argv[0]);
-	}
 	for (char **e = envp; *e; e++)
 		if (!strncmp(*e, "PATH=", 5))
 			path = *e + 5;
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		xexec_fail(argv[0], errno, path);
+	}
 	for (p = path;; p++) {
 		const char *end = strchrnul(p, ':');
 		int l = (int)(end - p);
@@ -445,5 +445,5 @@ void xsb_exec(char **argv, char **envp)
 			break;
 		p = end;
 	}
-	die(exec_code(err), err, "unable to exec %s", argv[0]);
+	xexec_fail(argv[0], err, path);
 }

@@ -97,10 +97,11 @@ out:
  * lets empty files pin gigabytes of kernel memory (view_tmpfs_inodes). Owned
  * by the caller's ids: in the user namespace, the agent's.
  */
-int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr)
+int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes,
+		    const char *mode, unsigned int attr)
 {
 	char s[24], n[24], u[16], g[16];
-	const char *opts[] = { "source", "tmpfs", "size", s,	 "nr_inodes", n,   "mode",
+	const char *opts[] = { "source", source, "size", s,	 "nr_inodes", n,   "mode",
 			       mode,	 "uid",	  u,	  "gid", g,	      NULL };
 
 	snprintf(s, sizeof(s), "%lu", size);
@@ -108,6 +109,11 @@ int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsign
 	snprintf(u, sizeof(u), "%u", (unsigned)getuid());
 	snprintf(g, sizeof(g), "%u", (unsigned)getgid());
 	return mnt_fs("tmpfs", opts, attr);
+}
+
+int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr)
+{
+	return mnt_tmpfs_named("tmpfs", size, inodes, mode, attr);
 }
 
 int mnt_move(int tree, int target_fd)

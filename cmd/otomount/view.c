@@ -42,7 +42,8 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 	 * Read-only before the agent runs: it holds our mount points, as many
 	 * as the operator's views make, far fewer than this.
 	 */
-	v->root = mnt_tmpfs(1UL << 20, 65536, "0755", MNT_RW);
+	/* Named, so that a stage exec'ing in the view can tell it is in one. */
+	v->root = mnt_tmpfs_named(VIEW_ROOT_SOURCE, 1UL << 20, 65536, "0755", MNT_RW);
 	if (v->root < 0)
 		die(EXIT_SYS, errno, "unable to make the root tmpfs");
 	/*

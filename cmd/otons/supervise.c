@@ -201,7 +201,7 @@ static pid_t xspawn_program(char *const argv[])
 
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		die(exec_code(e), e, "unable to exec %s", argv[0]);
+		xexec_fail(argv[0], e, NULL);
 	}
 	return pid;
 }

@@ -252,6 +252,6 @@ void xinject_exec(char **argv, uint8_t **plain, size_t nuses)
 		/* die() reads OTO_STATUS_FD: give it the environment without the secrets. */
 		environ = old;
 		sodium_free(plain[nuses]);
-		die(exec_code(err), err, "unable to exec %s", argv[0]);
+		xexec_fail(argv[0], err, NULL);
 	}
 }

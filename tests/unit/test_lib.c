@@ -1,7 +1,7 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
-// UNIT: lib/file_read_at.c
+// UNIT: lib/file_read_at.c lib/exec_fail_format.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <sched.h>
@@ -82,6 +82,39 @@ static void test_wait_and_exec_codes(void **state)
 	assert_int_equal(exec_code(ENOTDIR), 127);
 	assert_int_equal(exec_code(EACCES), 126);
 	assert_int_equal(exec_code(ENOEXEC), 126);
+}
+
+/* 127 says where the search was made; inside a view, what the view holds. */
+static void test_exec_fail_format(void **state)
+{
+	char b[512];
+	const char *holds = "/bin /usr /work";
+
+	(void)state;
+	exec_fail_format(b, sizeof(b), "x", EACCES, "/bin", NULL, NULL, holds);
+	assert_string_equal(b, "unable to exec x");
+	exec_fail_format(b, sizeof(b), "/a/x", ENOENT, NULL, NULL, NULL, NULL);
+	assert_string_equal(b, "unable to exec /a/x");
+	exec_fail_format(b, sizeof(b), "node", ENOENT, "/usr/bin:/bin", NULL, NULL, NULL);
+	assert_string_equal(b, "unable to exec node: not found in PATH=/usr/bin:/bin");
+	exec_fail_format(b, sizeof(b), "node", ENOENT, "/usr/bin:/bin", NULL, NULL, holds);
+	assert_string_equal(b, "unable to exec node: not found in the sandbox's view "
+			       "(PATH=/usr/bin:/bin; the view holds /bin /usr /work; a host path "
+			       "outside it is not there: bind it with --ro SRC:DST)");
+	exec_fail_format(b, sizeof(b), "/root/x", ENOTDIR, NULL, NULL, NULL, holds);
+	assert_string_equal(b, "unable to exec /root/x: not found in the sandbox's view (the "
+			       "view holds /bin /usr /work; a host path outside it is not there: "
+			       "bind it with --ro SRC:DST)");
+	exec_fail_format(b, sizeof(b), "s", ENOENT, "/w", "/w/s", "/root/node", holds);
+	assert_string_equal(b, "unable to exec s: /w/s is there, but its interpreter /root/node "
+			       "is not in the sandbox's view (the view holds /bin /usr /work; a "
+			       "host path outside it is not there: bind it with --ro SRC:DST)");
+	exec_fail_format(b, sizeof(b), "/w/s", ENOENT, NULL, "/w/s", NULL, NULL);
+	assert_string_equal(b, "unable to exec /w/s: /w/s is there, but its interpreter (its #! "
+			       "line or ELF loader) is not");
+	/* Cut short, still a string. */
+	assert_true(exec_fail_format(b, 8, "node", ENOENT, "/bin", NULL, NULL, holds) > 8);
+	assert_string_equal(b, "unable ");
 }
 
 static void test_ptyenv(void **state)
@@ -401,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_opt_id),
 		cmocka_unit_test(test_opt_split2),
 		cmocka_unit_test(test_wait_and_exec_codes),
+		cmocka_unit_test(test_exec_fail_format),
 		cmocka_unit_test(test_ptyenv),
 		cmocka_unit_test(test_status_line),
 		cmocka_unit_test(test_log_format),
