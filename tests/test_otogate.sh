@@ -434,8 +434,7 @@ test_otorun_grant_usage_errors() {
 	for a in "--grant API_KEY=https://a|--secret and --grant need --store and --key-file" \
 		"--store s --key-file k --no-net --grant API_KEY=https://a|--no-net excludes --grant (the gateway is reached through otonet)" \
 		"--store s --key-file k --grant API_KEY=http://a|--grant API_KEY=http://a: expected NAME=https://HOST[:PORT]" \
-		"--store s --key-file k --grant A;B=https://a|--grant A;B=https://a: NAME must be letters, digits and _" \
-		"--store s --key-file k --secret A --ca-file c|--ca-file is only used with --grant"; do
+		"--store s --key-file k --grant A;B=https://a|--grant A;B=https://a: NAME must be letters, digits and _"; do
 		# shellcheck disable=SC2086 # split on purpose
 		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p ${a%%|*} -- x
 		assertEquals "<$a>" 100 "$rc"
