@@ -49,10 +49,38 @@ bad:
 	return -1;
 }
 
-void xinit_conceal(int own_mounts)
+/* A copy of v (n strings and the NULL), out of the area about to be wiped. */
+static char **xstrv_copy(char *const *v)
 {
+	size_t n = 0;
+	char **c;
+
+	while (v[n])
+		n++;
+	c = calloc(n + 1, sizeof(*c));
+	if (!c)
+		die(EXIT_SYS, ENOMEM, "pid 1: unable to keep the program's arguments");
+	for (size_t i = 0; i < n; i++)
+		if (!(c[i] = strdup(v[i])))
+			die(EXIT_SYS, ENOMEM, "pid 1: unable to keep the program's arguments");
+	return c;
+}
+
+void xinit_wipe(char ***argv)
+{
+	extern char **environ;
 	unsigned long b[4];
 
+	/*
+	 * First, before the program exists: otherwise it could read
+	 * /proc/1/cmdline before pid 1 gets to it (seen in CI: the chain's
+	 * whole command line, once in a run). What the program is given is
+	 * copied out of the area first, its environment with it.
+	 */
+	*argv = xstrv_copy(*argv);
+	environ = xstrv_copy(environ);
+	/* The messages' name pointed into the area too (log_init's argv[0]). */
+	log_prog = "otons";
 	if (arg_env_bounds(b) < 0)
 		die(EXIT_SYS, errno, "pid 1: unable to find its arguments in /proc/self/stat");
 	/*
@@ -66,6 +94,10 @@ void xinit_conceal(int own_mounts)
 						      : b[1] - b[0] - 1);
 	if (prctl(PR_SET_NAME, OTONS_INIT_NAME, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "pid 1: unable to set its name");
+}
+
+void xinit_conceal(int own_mounts)
+{
 	if (!own_mounts)
 		return;
 	if (unshare(CLONE_NEWNS) < 0)

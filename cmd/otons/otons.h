@@ -118,6 +118,11 @@ void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
  */
 #define OTONS_INIT_NAME "oto-init"
 void xinit_conceal(int own_mounts);
+/*
+ * Before the program is spawned: its argv (*argv) and environment copied
+ * out, then otons' own arguments and environment wiped from /proc/1. Dies.
+ */
+void xinit_wipe(char ***argv);
 
 /* The session's leaf cgroup, made before root is dropped (cgroup.c). */
 struct otons_cgroup {

@@ -226,6 +226,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 {
 	pid_t caller = getppid();
 	pid_t init, prog;
+	char **argv;
 	int alive[2], code, sfd;
 	struct pollfd pf;
 	struct otons_tty tty;
@@ -306,15 +307,18 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace");
 
-	prog = xspawn_program(o->argv);
 	/*
 	 * pid 1 holds every capability of the sandbox's user namespace,
 	 * and the program it waits for may be allowed ptrace (otoexec
 	 * --profile dev): not dumpable, pid 1 can be neither traced
 	 * nor read through /proc/1/mem, environ or fd by the agent,
 	 * whose uid it shares. The program's exec makes it dumpable again.
+	 * Both before the program exists, as its command line's wiping.
 	 */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	argv = o->argv;
+	xinit_wipe(&argv);
+	prog = xspawn_program(argv);
 	/*
 	 * With a pty, the kernel signals the agent's window changes to
 	 * the pty's foreground group itself; pid 1, still in the
@@ -325,9 +329,10 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	if (otons_pty_init(&pty))
 		ignore_signal(SIGWINCH);
 	/*
-	 * Nothing of the chain's command line or the host's mounts in
-	 * /proc/1: a mount namespace of its own needs the capabilities
-	 * of a user namespace otons made (or root's).
+	 * Nothing of the host's mounts in /proc/1: a mount namespace of
+	 * its own (after the program is spawned, which needs the view's
+	 * way to its binary) needs the capabilities of a user namespace
+	 * otons made (or root's).
 	 */
 	xinit_conceal((o->unshare_flags & CLONE_NEWUSER) || geteuid() == 0);
 	/* When pid 1 exits, the kernel kills whatever is left in the namespace. */
