@@ -302,6 +302,23 @@ const char *userns_cap_hint(int err);
 	"AppArmor restricts unprivileged user namespaces: install oto's profile "                  \
 	"(deploy/apparmor/oto, see the README), or sysctl "                                        \
 	"kernel.apparmor_restrict_unprivileged_userns=0"
+/*
+ * For a write under /proc/sys that failed with EROFS: container engines bind
+ * /proc/sys read-only by default, and only their configuration undoes it.
+ */
+#define PROC_SYS_RO_HINT                                                                           \
+	" (/proc/sys is read-only here, as in a container by default: run it with "                \
+	"--security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; "            \
+	"see README, Deploying)"
+/*
+ * For a new procfs refused with EPERM in a pid namespace of our own: the
+ * kernel allows one only while a proc mounted here is fully visible, and a
+ * container engine covers parts of its /proc by default.
+ */
+#define PROC_MASKED_HINT                                                                           \
+	" (the kernel refuses it while /proc is partly covered, as in a container by default: "    \
+	"run it with --security-opt systempaths=unconfined, or procMount: Unmasked in "            \
+	"Kubernetes; see README, Deploying)"
 
 /*
  * xtest_switch.c: the value of the test-only switch NAME (an OTO_TEST_*

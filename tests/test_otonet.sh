@@ -460,6 +460,30 @@ test_tun_link_is_up_with_its_mtu_and_queue() {
 		"$(sed 's/\\.*//' "$T/out" | awk '{ print $3, $4, $5, $(NF - 1), $NF }')"
 }
 
+# ro_proc_sys CMD...: CMD in the fake host with /proc/sys as a container has
+# it by default (Docker's and Podman's ReadonlyPaths, Kubernetes' procMount:
+# Default): bound read-only over itself, in a mount namespace of its own. In
+# otonet's user namespace the bind is locked: nothing under it can be written.
+ro_proc_sys() {
+	in_host unshare -m --propagation private sh -c \
+		'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && exec "$@"' \
+		sh "$@"
+}
+
+# tun0 without a link-local address there too (nl_link_addrgen_none: the
+# kernel's addr_gen_mode 1, none, set over rtnetlink); flows go through; only
+# the agent's ping sockets stay off, and otonet says why in one line.
+test_read_only_proc_sys_as_in_a_container() {
+	run ro_proc_sys "$OTO_BIN/otonet" $AS $PUB -- sh -c "
+		f=/proc/sys/net/ipv6/conf/tun0/addr_gen_mode; [ -w \$f ] && echo rw || echo ro
+		ip -6 -o addr show dev tun0 | awk '{ print \$4 }'; cat \$f
+		$NT down 203.0.113.10 100000; $NT ping 203.0.113.10"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "$(printf 'ro\nfd00::100/64\n1\nok\nEACCES')" "$(cat "$T/out")"
+	assertEquals "otonet: warning: ping will fail in the sandbox: unable to write /proc/sys/net/ipv4/ping_group_range (/proc/sys is read-only here, as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying): Read-only file system" \
+		"$(grep -v '^otonet: warning: --public ' "$T/err")"
+}
+
 test_inside_the_network_cannot_be_reconfigured() {
 	for cmd in "ip addr add 10.9.9.9/32 dev tun0" "ip route add 10.1.0.0/16 dev tun0" \
 		"ip link set tun0 down" "ip route del 10.0.0.0/8"; do

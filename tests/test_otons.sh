@@ -89,6 +89,29 @@ test_nested_userns_refused() {
 	assertEquals 1 "$rc"
 }
 
+# /proc/sys as a container has it by default (bound read-only over itself):
+# otons cannot limit nested user namespaces, and stops, naming the fix.
+test_read_only_proc_sys_is_explained() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (a read-only bind of /proc/sys)"; return 0; }
+	run unshare -m --propagation private sh -c \
+		'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && exec "$@"' \
+		sh "$OTO_BIN/otons" $AS -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertEquals "otons: fatal: unable to write /proc/sys/user/max_user_namespaces (/proc/sys is read-only here, as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying): Read-only file system" "$(cat "$T/err")"
+}
+
+# A /proc partly covered as a container's is by default (Docker's masked
+# paths: /dev/null over a file): no new proc for the pid namespace.
+test_masked_proc_is_explained() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (a bind over /proc/interrupts)"; return 0; }
+	run unshare -m --propagation private sh -c \
+		'mount --bind /dev/null /proc/interrupts && exec "$@"' sh "$OTO_BIN/otons" $AS -- true
+	assertEquals 111 "$rc"
+	assertOneLine otons
+	assertEquals "otons: fatal: unable to mount a new /proc for the pid namespace (the kernel refuses it while /proc is partly covered, as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying): Operation not permitted" "$(cat "$T/err")"
+}
+
 test_userns_unavailable_is_explained() {
 	# Inside a sandbox the user-namespace limit is used up: otons must say so.
 	run ns -- otons -- true

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
@@ -153,6 +154,21 @@ static void put_attr(struct nlmsghdr *h, unsigned short type, const void *data, 
 	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
 }
 
+/* A nested attribute's header: its length is set by nest_close, once its content is queued. */
+static struct rtattr *nest_open(struct nlmsghdr *h, unsigned short type)
+{
+	struct rtattr *a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+
+	a->rta_type = type;
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_LENGTH(0);
+	return a;
+}
+
+static void nest_close(struct nlmsghdr *h, struct rtattr *a)
+{
+	a->rta_len = (unsigned short)((char *)h + h->nlmsg_len - (char *)a);
+}
+
 /* One RTM_NEWLINK: flags (IFF_UP or none), then the MTU and queue length if set. */
 static int link_req(struct nl_batch *b, const char *what, int ifindex, unsigned int flags,
 		    unsigned int mtu, unsigned int txqlen)
@@ -240,6 +256,34 @@ int nl_route_add(struct nl_batch *b, const char *what, int type, const struct ci
 
 		put_attr(h, RTA_OIF, &oif, sizeof(oif));
 	}
+	req_done(b, h);
+	return 0;
+}
+
+/*
+ * The link's IPv6 address generation off (IFLA_AF_SPEC, AF_INET6,
+ * IFLA_INET6_ADDR_GEN_MODE: none), as writing 1 to its addr_gen_mode sysctl
+ * would, but through rtnetlink, which a container's read-only /proc/sys does
+ * not stop. The kernel applies it to a link that is down without making any
+ * address: the request must come before the one that brings the link up.
+ */
+int nl_link_addrgen_none(struct nl_batch *b, const char *what, int ifindex)
+{
+	struct nlmsghdr *h = req_new(b, what, RTM_NEWLINK, 0, sizeof(struct ifinfomsg));
+	struct ifinfomsg *ifi;
+	struct rtattr *spec, *inet6;
+	unsigned char mode = IN6_ADDR_GEN_MODE_NONE;
+
+	if (!h)
+		return -1;
+	ifi = NLMSG_DATA(h);
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	spec = nest_open(h, IFLA_AF_SPEC);
+	inet6 = nest_open(h, AF_INET6);
+	put_attr(h, IFLA_INET6_ADDR_GEN_MODE, &mode, sizeof(mode));
+	nest_close(h, inet6);
+	nest_close(h, spec);
 	req_done(b, h);
 	return 0;
 }

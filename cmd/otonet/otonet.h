@@ -335,11 +335,11 @@ int http_req_name(const struct http_req *q, const uint8_t *head, char *out);
  * it fails), and go to the kernel together, many in one send, which handles
  * them in order (the last one acknowledged, any refused one reported). A
  * full batch is sent before the next request is queued. nl_link_set,
- * nl_addr_add, nl_route_add queue a request (and may send the batch: -1 with
- * errno and b->failed set as by nl_batch_send); nl_batch_send sends what is
- * queued and reads the answers up to the last request's: 0, or -1 with errno
- * (the first refused request's error) and b->failed naming it ("" when the
- * send or receive itself failed).
+ * nl_link_addrgen_none, nl_addr_add, nl_route_add queue a request (and may
+ * send the batch: -1 with errno and b->failed set as by nl_batch_send);
+ * nl_batch_send sends what is queued and reads the answers up to the last
+ * request's: 0, or -1 with errno (the first refused request's error) and
+ * b->failed naming it ("" when the send or receive itself failed).
  */
 #define NL_BATCH_BYTES 32768
 #define NL_BATCH_MAX   256
@@ -360,6 +360,8 @@ void nl_batch_close(struct nl_batch *b);
 int nl_batch_send(struct nl_batch *b);
 int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
 		unsigned int txqlen);
+/* The link's IPv6 address generation (link-local included) off: before it goes up. */
+int nl_link_addrgen_none(struct nl_batch *b, const char *what, int ifindex);
 int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
 		unsigned int plen);
 int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,

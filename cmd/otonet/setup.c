@@ -142,14 +142,25 @@ static int sysctl_write(const char *path, const char *val)
 	return r;
 }
 
-/* Ping sockets for the agent's group, so echo goes through the relay's. */
+/*
+ * Ping sockets for the agent's group, so echo goes through the relay's. A
+ * sysctl with no rtnetlink equivalent: where /proc/sys is read-only (a
+ * container's default), the sandbox still starts, and the agent's ping fails
+ * (EACCES), which the warning explains.
+ */
 static void allow_ping(void)
 {
+	static const char PATH[] = "/proc/sys/net/ipv4/ping_group_range";
 	char buf[64];
 
 	snprintf(buf, sizeof(buf), "%u %u\n", (unsigned int)getegid(), (unsigned int)getegid());
-	if (sysctl_write("/proc/sys/net/ipv4/ping_group_range", buf) < 0)
-		debugx("ping_group_range: %s", strerror(errno));
+	if (sysctl_write(PATH, buf) == 0)
+		return;
+	if (errno == EROFS)
+		warnx("ping will fail in the sandbox: unable to write %s%s: %s", PATH,
+		      PROC_SYS_RO_HINT, strerror(EROFS));
+	else
+		debugx("%s: %s", PATH, strerror(errno));
 }
 
 static struct nl_batch b;
@@ -204,17 +215,17 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 	ipaddr_parse("fd00::100", &a6);
 	ipaddr_parse("10.0.2.2", &gw4);
 	ipaddr_parse("fd00::2", &gw6);
+	allow_ping();
+	snprintf(what, sizeof(what), "bring up tun0 (MTU %u)", o->tun_mtu);
 	/*
 	 * No link-local address on tun0: the agent's only IPv6 source is
 	 * fd00::100, the one the relay accepts, so even fe80::1%tun0 gets a RST.
-	 * Before tun0 goes up (the batch), when the kernel would make one.
+	 * Before tun0 goes up, when the kernel would make one; over rtnetlink,
+	 * not the addr_gen_mode sysctl, which a container's /proc/sys may not
+	 * let anyone write.
 	 */
-	if (sysctl_write("/proc/sys/net/ipv6/conf/tun0/addr_gen_mode", "1") < 0)
-		die(EXIT_SYS, errno, "unable to turn off link-local addresses on tun0%s",
-		    userns_cap_hint(errno));
-	allow_ping();
-	snprintf(what, sizeof(what), "bring up tun0 (MTU %u)", o->tun_mtu);
-	if (nl_link_set(&b, "bring up lo", lo, 0, 0) < 0 ||
+	if (nl_link_addrgen_none(&b, "turn off IPv6 address generation on tun0", tun) < 0 ||
+	    nl_link_set(&b, "bring up lo", lo, 0, 0) < 0 ||
 	    nl_link_set(&b, what, tun, o->tun_mtu, 16384) < 0 ||
 	    nl_addr_add(&b, "add 10.0.2.100/24 to tun0", tun, &a4, 24) < 0 ||
 	    nl_addr_add(&b, "add fd00::100/64 to tun0", tun, &a6, 64) < 0)

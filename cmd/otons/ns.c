@@ -23,7 +23,8 @@ static void xwrite_file(const char *path, const char *data)
 
 	/* The first step that needs a capability in the new user namespace. */
 	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		die(EXIT_SYS, errno, "unable to write %s%s", path, userns_cap_hint(errno));
+		die(EXIT_SYS, errno, "unable to write %s%s", path,
+		    errno == EROFS ? PROC_SYS_RO_HINT : userns_cap_hint(errno));
 	close(fd);
 }
 

@@ -305,7 +305,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	}
 	if (o->mount_proc && (o->unshare_flags & CLONE_NEWNS) &&
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace");
+		die(EXIT_SYS, errno, "unable to mount a new /proc for the pid namespace%s",
+		    errno == EPERM ? PROC_MASKED_HINT : "");
 
 	/*
 	 * pid 1 holds every capability of the sandbox's user namespace,

@@ -830,11 +830,12 @@ def c_raw(host, port):
 
 def c_ping(host):
     fam = family(host)
-    s = socket.socket(fam, socket.SOCK_DGRAM,
-                      socket.IPPROTO_ICMP if fam == socket.AF_INET else socket.IPPROTO_ICMPV6)
-    s.settimeout(2)
     t = 128 if fam == socket.AF_INET6 else 8
     try:
+        # EACCES here where the group is outside net.ipv4.ping_group_range.
+        s = socket.socket(fam, socket.SOCK_DGRAM,
+                          socket.IPPROTO_ICMP if fam == socket.AF_INET else socket.IPPROTO_ICMPV6)
+        s.settimeout(2)
         s.connect((host, 0))
         s.send(struct.pack(">BBHHH", t, 0, 0, 0, 7) + b"otonet-echo")
         r = s.recv(1024)

@@ -7,7 +7,9 @@
  * its name and errno, and the requests after it still done.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -107,12 +110,66 @@ static void test_batch_error_last(void **state)
 	assert_string_equal(b.failed, "refused last");
 }
 
+/*
+ * The request that turns off a link's IPv6 address generation, byte for
+ * byte: RTM_NEWLINK on the index, no flags, and IFLA_AF_SPEC (26) holding
+ * AF_INET6 (10) holding IFLA_INET6_ADDR_GEN_MODE (8), one byte, 1 (none).
+ * Queued only: the bytes are checked before any send.
+ */
+static void test_addrgen_none_bytes(void **state)
+{
+	static const unsigned char WANT[] = {
+		48, 0, 0,  0, 16, 0, 1,	 0,		/* length, RTM_NEWLINK, NLM_F_REQUEST */
+		0,  0, 0,  0, 0,  0, 0,	 0,		/* seq (below), pid */
+		0,  0, 0,  0, 7,  0, 0,	 0,		/* AF_UNSPEC, type, index 7 */
+		0,  0, 0,  0, 0,  0, 0,	 0,		/* flags, change: none */
+		16, 0, 26, 0, 12, 0, 10, 0, 5, 0, 8, 0, /* the nest, the nest, the mode */
+		1,  0, 0,  0,				/* IN6_ADDR_GEN_MODE_NONE, padding */
+	};
+	static struct nl_batch q;
+	unsigned char got[sizeof(WANT)];
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	q.fd = -1;
+	q.seq0 = 1;
+	assert_int_equal(nl_link_addrgen_none(&q, "addrgen", 7), 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal(q.len, sizeof(WANT));
+	assert_string_equal(q.what[0], "addrgen");
+	memcpy(got, q.buf, sizeof(got));
+	assert_int_equal(((struct nlmsghdr *)got)->nlmsg_seq, 1);
+	memset(got + 8, 0, 4);
+	assert_memory_equal(got, WANT, sizeof(WANT));
+}
+
+/* And the kernel takes it: lo's addr_gen_mode, as its sysctl reads, is 1 after. */
+static void test_addrgen_none_kernel(void **state)
+{
+	char buf[8] = "";
+	int fd;
+
+	(void)state;
+	if (!have_ns)
+		skip();
+	assert_int_equal(nl_link_addrgen_none(&b, "lo's addrgen", (int)if_nametoindex("lo")), 0);
+	assert_int_equal(nl_batch_send(&b), 0);
+	fd = open("/proc/sys/net/ipv6/conf/lo/addr_gen_mode", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		skip(); /* IPv6 off in this kernel */
+	assert_true(read(fd, buf, sizeof(buf) - 1) > 0);
+	close(fd);
+	assert_string_equal(buf, "1\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch_ok),
 		cmocka_unit_test(test_batch_error_in_middle),
 		cmocka_unit_test(test_batch_error_last),
+		cmocka_unit_test(test_addrgen_none_bytes),
+		cmocka_unit_test(test_addrgen_none_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
