@@ -443,19 +443,25 @@ test_otorun_grant_usage_errors() {
 	done
 }
 
+# claude_install: the CLI in $C (OTO_CLAUDE_DIR), from the npm registry
+# once; false (the test skips) when it cannot be installed.
+claude_install() {
+	C=${OTO_CLAUDE_DIR:-/var/tmp/oto-claude}
+	if [ ! -x "$C/node_modules/.bin/claude" ]; then
+		command -v npm >/dev/null || { skip "npm not found"; return 1; }
+		mkdir -p "$C" && npm install --prefix "$C" --no-audit --no-fund \
+			@anthropic-ai/claude-code >"$T/npm.log" 2>&1 ||
+			{ skip "the agent CLI did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
+		chmod -R a+rX "$C"
+	fi
+}
+
 # A real coding-agent CLI from the npm registry (installed once into
 # OTO_CLAUDE_DIR), pointed at the gateway, answered by fakeapi's scripted
 # model, which has it run "env" in its shell tool: the tool's output it
 # sends back holds the phantom, never the key, and the upstream got the key.
 test_a_real_agent_cli_sees_only_the_phantom() {
-	C=${OTO_CLAUDE_DIR:-/var/tmp/oto-claude}
-	if [ ! -x "$C/node_modules/.bin/claude" ]; then
-		command -v npm >/dev/null || { skip "npm not found"; return 0; }
-		mkdir -p "$C" && npm install --prefix "$C" --no-audit --no-fund \
-			@anthropic-ai/claude-code >"$T/npm.log" 2>&1 ||
-			{ skip "the agent CLI did not install: $(tail -n 1 "$T/npm.log")"; return 0; }
-		chmod -R a+rX "$C"
-	fi
+	claude_install || return 0
 	mkdir -p "$T/home"
 	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
 	gate --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
@@ -466,6 +472,38 @@ test_a_real_agent_cli_sees_only_the_phantom() {
 	assertEquals "done" "$(cat "$T/out")"
 	assertTrue "the tool's output came back" "[ -s '$TOPO_DIR/api/toolresult' ]"
 	assertEquals 1 "$(grep -c '^ANTHROPIC_API_KEY=oto-phantom-' "$TOPO_DIR/api/toolresult")"
+	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
+	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
+	rm -f "$TOPO_DIR/api/toolresult"
+}
+
+# The recipe of examples/claude-code/agent.conf, run as it is written but
+# for the test's places (the agent's tree, the account, the store, the
+# CLI's install) and the fake API as its upstream: otorun composes the
+# whole chain, the CLI's shell tool writes its file in /work (the agent's
+# workspace on the host), the API gets the key, the tool's output only the
+# phantom.
+test_the_claude_code_example_end_to_end() {
+	claude_install || return 0
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	sed -e "s|https://api.anthropic.com|https://$API:8443|" -e "s|^--agent-root .*|--agent-root $A|" \
+		-e "s|^--as .*|--as $OTO_TEST_USER|" -e "s|^--store .*|--store $K/store|" \
+		-e "s|^--key-file .*|--key-file $K/key|" -e "s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|" \
+		"$OTO_TOP/examples/claude-code/agent.conf" >"$T/agent.conf"
+	assertEquals "the recipe, only its places changed" 6 \
+		"$(diff "$OTO_TOP/examples/claude-code/agent.conf" "$T/agent.conf" | grep -c '^>')"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/claude/node_modules/.bin/claude -p "Show me the environment." \
+		--dangerously-skip-permissions
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertEquals "the tool's file, in the workspace" "/work" "$(cat "$A/workspace/agent-was-here")"
+	assertEquals "$OTO_TEST_USER" "$(stat -c %u "$A/workspace/agent-was-here")"
+	assertEquals 1 "$(grep -c '^ANTHROPIC_API_KEY=oto-phantom-' "$TOPO_DIR/api/toolresult")"
+	assertEquals 1 "$(grep -c '^ANTHROPIC_BASE_URL=http://10.0.2.4:8001$' "$TOPO_DIR/api/toolresult")"
 	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
 	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
 	rm -f "$TOPO_DIR/api/toolresult"

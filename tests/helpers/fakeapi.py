@@ -21,7 +21,8 @@
 #   /rand     200, a Content-Length of 1 MiB: random.Random(7).randbytes(1 MiB)
 #   /v1/messages   a scripted model (the Messages API, streamed or not):
 #             a request with tools and no tool result yet is answered with a
-#             call of the Bash tool running "env"; one carrying a tool
+#             call of the Bash tool running "env" (and writing the working
+#             directory's path in agent-was-here there); one carrying a tool
 #             result gets "done", and the result's text is written to
 #             DIR/toolresult; a request without tools gets "ok"
 #   /drop     the request is read and the connection closed without a word
@@ -37,6 +38,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 SECRET = open(sys.argv[5]).read()
+# The one tool call the scripted model makes: the environment, and a file
+# in the working directory (where the agent's writes land).
+CALL = {"command": "env && pwd >agent-was-here", "description": "Show the environment"}
 lock = threading.Lock()
 
 
@@ -92,8 +96,8 @@ class H(BaseHTTPRequestHandler):
         if req.get("tools") and result is None:
             block = {"type": "tool_use", "id": "toolu_oto1", "name": "Bash", "input": {}}
             delta = {"type": "input_json_delta",
-                     "partial_json": json.dumps({"command": "env", "description": "Show the environment"})}
-            full = dict(block, input={"command": "env", "description": "Show the environment"})
+                     "partial_json": json.dumps(CALL)}
+            full = dict(block, input=CALL)
             stop = "tool_use"
         else:
             text = "done" if result is not None else "ok"
