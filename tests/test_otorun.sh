@@ -304,7 +304,7 @@ pong
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
 		--ro "$T/cargo-link:/opt/cargo" -- true
 	assertEquals 111 "$rc"
-	assertEquals "otorun: fatal: unable to open --ro $T/cargo-link (a symlink is refused): Symbolic link loop" \
+	assertEquals "otorun: fatal: unable to open --ro $T/cargo-link (a symlink is refused): $ELOOP_TEXT" \
 		"$(cat "$T/err")"
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
 		--ro "$H/.ssh/id_ed25519:/opt/key" --socket "$H/.cargo:/tools/x.sock" -- true
