@@ -201,6 +201,8 @@ int wait_code(int status); /* the code a forking stage exits with: code, or 128+
  * read on; a whole file is open() then this.
  */
 ssize_t fd_read_all(int fd, void *buf, size_t size);
+/* fd_write_all.c: all of buf to fd, short writes and EINTR written on: 0, or -1 with errno. */
+int fd_write_all(int fd, const void *buf, size_t len);
 /*
  * file_read_at.c: a small file whole (dirfd/file, as openat), NUL-terminated,
  * into buf: its length, or -1 with errno (EFBIG: more than size - 1 bytes).

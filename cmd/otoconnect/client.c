@@ -40,16 +40,8 @@ static int xconnect(const char *path)
 
 static void xwrite_all(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			die(EXIT_SYS, errno, "unable to write to stdout");
-		p += w;
-		n -= (size_t)w;
-	}
+	if (fd_write_all(fd, p, n) < 0)
+		die(EXIT_SYS, errno, "unable to write to stdout");
 }
 
 void xclient_run(const struct otoconnect_opts *o)

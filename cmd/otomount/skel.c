@@ -36,22 +36,6 @@ struct skel {
 	char buf[65536];
 };
 
-/* All of buf to fd: 0, or -1 with errno. */
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void xcopy_file(struct skel *k, int sdir, int ddir, const char *name, mode_t mode)
 {
 	int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -74,7 +58,7 @@ static void xcopy_file(struct skel *k, int sdir, int ddir, const char *name, mod
 			    "--home-skel %s: more than %lu MiB (a skeleton holds settings; bind "
 			    "big trees with --ro)",
 			    k->name, SKEL_MAX_BYTES >> 20);
-		if (write_all(out, k->buf, (size_t)n) < 0)
+		if (fd_write_all(out, k->buf, (size_t)n) < 0)
 			die(EXIT_SYS, errno, "--home-skel %s: unable to write %s in the home",
 			    k->name, name);
 	}

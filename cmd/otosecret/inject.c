@@ -124,7 +124,7 @@ static int place_file(const char *path, const uint8_t *val, size_t len, const ch
 		*why = saved == EEXIST ? "already exists" : "unable to create";
 		return saved == EEXIST ? EXIT_REJECT : EXIT_SYS;
 	}
-	if (fchmod(fd, 0400) < 0 || io_write_all(fd, val, len) < 0) {
+	if (fchmod(fd, 0400) < 0 || fd_write_all(fd, val, len) < 0) {
 		saved = errno;
 		close(fd);
 		unlink(path);
@@ -152,7 +152,7 @@ static int place_fd(const char *name, int target, const uint8_t *val, size_t len
 	if (m < 0)
 		return -1;
 	/* Sealed against writes, resizing and new seals: the program can only read it. */
-	if (io_write_all(m, val, len) < 0 ||
+	if (fd_write_all(m, val, len) < 0 ||
 	    fcntl(m, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
 	    lseek(m, 0, SEEK_SET) < 0)
 		goto fail;

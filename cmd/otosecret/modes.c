@@ -34,7 +34,7 @@ void xotosecret_keygen(const struct otosecret_opts *o)
 	}
 	randombytes_buf(key, STORE_KEY_BYTES);
 	len = key_encode(key, text, KEY_TEXT_MAX);
-	if (len < 0 || io_write_all(fd, text, (size_t)len) < 0 || (o->out && close(fd) < 0)) {
+	if (len < 0 || fd_write_all(fd, text, (size_t)len) < 0 || (o->out && close(fd) < 0)) {
 		int err = errno;
 
 		if (o->out)
@@ -184,7 +184,7 @@ static void xwrite_store(const char *path, const uint8_t *buf, size_t len)
 	int fd;
 
 	if (!path) {
-		if (io_write_all(1, buf, len) < 0)
+		if (fd_write_all(1, buf, len) < 0)
 			die(EXIT_SYS, errno, "unable to write the store to stdout");
 		return;
 	}
@@ -198,7 +198,7 @@ static void xwrite_store(const char *path, const uint8_t *buf, size_t len)
 				 "killed (if so, remove it)", tmp);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to create %s", tmp);
-	if (io_write_all(fd, buf, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
+	if (fd_write_all(fd, buf, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
 	    rename(tmp, path) < 0) {
 		int err = errno;
 

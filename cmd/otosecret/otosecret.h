@@ -45,7 +45,6 @@ int use_parse(char *spec, struct use *u, const char **why);
 int secret_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
 
 /* ---- io.c ---- */
-int io_write_all(int fd, const void *buf, size_t len); /* 0, or -1 with errno */
 
 /* ---- modes.c: each dies 101 or 111 on failure ---- */
 void xotosecret_keygen(const struct otosecret_opts *o);

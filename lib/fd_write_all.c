@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-/* Writes that finish: a short write is written on. */
+/* Writes that finish: a short write is written on (oto.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "oto.h"
-#include "otosecret.h"
 
-int io_write_all(int fd, const void *buf, size_t len)
+int fd_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
