@@ -319,7 +319,7 @@ pong
 }
 
 # --ca-file: a private CA reaches every tool in the view (issue 33). A TLS
-# server on the sandbox's own 127.0.0.1, under a test CA: curl, python,
+# server on the sandbox's own loopback, under a test CA: curl, python,
 # node and git verify it with --ca-file, and curl refuses it without; the
 # host's bundle is untouched, and the view's still holds the public CAs.
 test_ca_file_reaches_every_tool() {
@@ -337,14 +337,21 @@ test_ca_file_reaches_every_tool() {
 		-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null
 	chmod -R a+rX "$K"
 	cat >"$K/srv.py" <<'PYEOF'
-import http.server, ssl, sys
+import http.server, socket, ssl, sys
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(200); self.send_header("Content-Length", "7"); self.end_headers()
         self.wfile.write(b"tls-ok\n")
     def log_message(self, *a):
         pass
-s = http.server.HTTPServer(("127.0.0.1", 8443), H)
+# Both loopbacks: a client may resolve localhost to ::1 first (node does
+# where /etc/hosts says so, as a fresh bookworm's does).
+class S(http.server.HTTPServer):
+    address_family = socket.AF_INET6
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+s = S(("::", 8443), H)
 c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain(sys.argv[1], sys.argv[2])
 s.socket = c.wrap_socket(s.socket, server_side=True)
 s.timeout = 10
