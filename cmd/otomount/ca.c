@@ -24,7 +24,8 @@
 /* Where distributions keep the bundle their TLS libraries read by default. */
 static const char *const BUNDLES[] = {
 	"/etc/ssl/certs/ca-certificates.crt", /* Debian, Ubuntu, Alpine, Arch */
-	"/etc/pki/tls/certs/ca-bundle.crt",   /* Fedora, RHEL */
+	"/etc/pki/tls/certs/ca-bundle.crt",   /* Fedora, RHEL (a file there) */
+	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* ... where the above is a symlink */
 	"/etc/ssl/ca-bundle.pem",	      /* openSUSE */
 	"/etc/ssl/cert.pem",		      /* others, LibreSSL */
 	NULL,
