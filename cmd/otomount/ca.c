@@ -34,30 +34,15 @@ static const char *const BUNDLES[] = {
 static const char *const VARS[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
 				    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", NULL };
 
-/* fd's content after buf[*len], at most max bytes in all; -1 with errno (EFBIG: more). */
+/* fd's content appended after buf[*len], at most max bytes in all: 0, or -1 with errno (EFBIG: more). */
 static int read_into(int fd, char *buf, size_t *len, size_t max)
 {
-	for (;;) {
-		ssize_t n;
+	ssize_t n = fd_read_all(fd, buf + *len, max - *len);
 
-		if (*len == max) {
-			char c;
-
-			n = read(fd, &c, 1);
-			if (n == 0)
-				return 0;
-			errno = n < 0 ? errno : EFBIG;
-			return -1;
-		}
-		n = read(fd, buf + *len, max - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return 0;
-		*len += (size_t)n;
-	}
+	if (n < 0)
+		return -1;
+	*len += (size_t)n;
+	return 0;
 }
 
 void xsources_ca(struct view_state *v, const struct otomount_opts *o)

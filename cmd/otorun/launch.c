@@ -238,23 +238,34 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
  * otomount moves the tree into the view and closes the fd; nothing of the
  * path above the source is in the view.
  */
-static int xsource_tree(const char *opt, const char *src, size_t n)
+/* path opened as otomount opens a source: no symlink anywhere in it. Dies 111. */
+static int xsource_open(const char *opt, const char *path, int flags)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+	struct open_how how = { .flags = (unsigned long long)flags | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
-	char *path = strndup(src, n);
-	struct stat st;
-	int fd, tree, e;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 
-	if (!path)
-		xotorun_die(EXIT_SYS, "unable to open %s: out of memory", opt);
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		e = errno;
+	if (fd < 0) {
+		int e = errno;
+
 		xotorun_die(EXIT_SYS, "unable to open %s %s%s: %s", opt, shown(path),
 			    e == ELOOP ? " (a symlink is refused)" : "", strerror(e));
 	}
+	return fd;
+}
+
+static int xsource_tree(const char *opt, const char *src, size_t n)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+	char *path = strndup(src, n);
+	struct stat st;
+	int fd, tree;
+
+	if (!path)
+		xotorun_die(EXIT_SYS, "unable to open %s: out of memory", opt);
+	fd = xsource_open(opt, path, O_PATH);
+	if (fstat(fd, &st) < 0)
+		xotorun_die(EXIT_SYS, "unable to open %s %s: %s", opt, shown(path), strerror(errno));
 	if (!strcmp(opt, "--socket")	   ? !S_ISSOCK(st.st_mode)
 	    : !strcmp(opt, "--home-skel") ? !S_ISDIR(st.st_mode)
 					   : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
@@ -284,17 +295,9 @@ static int xsource_tree(const char *opt, const char *src, size_t n)
 /* --ca-file's FILE, opened here as root for reading (no symlink in its path): "fd=N". */
 static char *xsource_file(const char *opt, const char *path)
 {
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how)), kept;
+	int fd = xsource_open(opt, path, O_RDONLY), kept;
 	char *w;
 
-	if (fd < 0) {
-		int e = errno;
-
-		xotorun_die(EXIT_SYS, "unable to open %s %s%s: %s", opt, shown(path),
-			    e == ELOOP ? " (a symlink is refused)" : "", strerror(e));
-	}
 	/* What otomount will check, said here with the path the caller gave. */
 	{
 		static char buf[(1 << 20) + 1];
