@@ -101,6 +101,8 @@ test_outside_reports_the_gaps() {
 	fi
 	# Unprivileged user namespaces are enabled here, for root and nobody alike.
 	assertEquals "GAP|allowed: the call succeeded" "$(row 'syscall unshare(CLONE_NEWUSER)')"
+	assertEquals "info|a tool's own sandbox could start here (a user namespace was made)" \
+		"$(row 'nested sandbox')"
 	assertEquals "GAP|reached the kernel: EINVAL (Invalid argument)" "$(row 'syscall clone3')"
 	# strerror's words are the libc's: musl's, or glibc's in the sanitized pass.
 	e="Not supported"
@@ -240,7 +242,10 @@ test_full_chain_is_contained() {
 		/opt/oto/otoprobe --json $HOSTNS 7</dev/null
 	assertEquals "" "$(cat "$T/err")"
 	assertEquals "no gaps: $(verdicts . | grep '=GAP$')" 0 "$rc"
-	assertEquals "True 0 66" "$(summary)"
+	assertEquals "True 0 67" "$(summary)"
+	# What codex's bwrap or Chromium's sandbox meets here, and what to do.
+	assertEquals "info|none can start here (no user namespace): turn a tool's own sandbox off, this one is the boundary (codex: sandbox_mode = \"danger-full-access\"; Chromium: --no-sandbox)" \
+		"$(row 'nested sandbox')"
 	assertEquals "ok|only the agent's own home" "$(row 'path /home')"
 	assertEquals "ok|absent" "$(row 'path /sys')"
 	assertEquals "ok|absent" "$(row 'path /home/agent/.ssh')"
@@ -254,9 +259,9 @@ test_full_chain_is_contained() {
 	run otons $AS -- otomount --ro "$OTO_BIN:/opt/oto" -- /opt/oto/otoexec -- \
 		/opt/oto/otoprobe $HOSTNS
 	assertEquals 0 "$rc"
-	assertEquals "otoprobe: 63 checks, 63 contained, 0 gaps; 3 for information" "$(tail -n 1 "$T/out")"
+	assertEquals "otoprobe: 63 checks, 63 contained, 0 gaps; 4 for information" "$(tail -n 1 "$T/out")"
 	assertEquals "CHECK                                      VERDICT DETAIL" "$(head -n 1 "$T/out")"
-	assertEquals 68 "$(wc -l <"$T/out")"
+	assertEquals 69 "$(wc -l <"$T/out")"
 }
 
 # The limits of the session's cgroup (otons --cgroup), as a cgroup v2

@@ -173,7 +173,8 @@ static const struct probe {
 	{ "ioctl(TIOCSTI)", p_tiocsti, E_TIOCSTI, 1 },
 };
 
-static void xrun_probe(const struct probe *p)
+/* The verdict of P's row. */
+static enum verdict xrun_probe(const struct probe *p)
 {
 	char name[64];
 	int status, err;
@@ -192,26 +193,49 @@ static void xrun_probe(const struct probe *p)
 		if (errno != EINTR)
 			die(EXIT_SYS, errno, "unable to wait for the %s probe", p->name);
 	if (WIFSIGNALED(status)) {
-		if (WTERMSIG(status) == SIGSYS)
+		if (WTERMSIG(status) == SIGSYS) {
 			report_add(name, V_OK, "refused: killed by SIGSYS (seccomp)");
-		else
-			report_add(name, V_GAP, "the probe died of signal %d", WTERMSIG(status));
-		return;
+			return V_OK;
+		}
+		report_add(name, V_GAP, "the probe died of signal %d", WTERMSIG(status));
+		return V_GAP;
 	}
 	err = WEXITSTATUS(status);
-	if (err == NOT_HERE)
+	if (err == NOT_HERE) {
 		report_add(name, V_INFO, "not tried: no pseudo-terminal to open here");
-	else if (err == 0)
+		return V_INFO;
+	}
+	if (err == 0) {
 		report_add(name, V_GAP, "allowed: the call succeeded");
-	else if (syscall_verdict(err, p->extra, p->nextra) == V_OK)
+		return V_GAP;
+	}
+	if (syscall_verdict(err, p->extra, p->nextra) == V_OK) {
 		report_add(name, V_OK, "refused: %s (%s)", errno_name(err), strerror(err));
-	else
-		report_add(name, V_GAP, "reached the kernel: %s (%s)", errno_name(err),
-			   strerror(err));
+		return V_OK;
+	}
+	report_add(name, V_GAP, "reached the kernel: %s (%s)", errno_name(err), strerror(err));
+	return V_GAP;
 }
 
 void xcheck_syscalls(void)
 {
-	for (size_t i = 0; i < sizeof(PROBES) / sizeof(PROBES[0]); i++)
-		xrun_probe(&PROBES[i]);
+	enum verdict userns = V_INFO;
+
+	for (size_t i = 0; i < sizeof(PROBES) / sizeof(PROBES[0]); i++) {
+		enum verdict v = xrun_probe(&PROBES[i]);
+
+		if (PROBES[i].fn == p_unshare_user)
+			userns = v;
+	}
+	/* What an agent's own tools meet: codex, Chromium and Flatpak start a
+	 * sandbox of their own in a new user namespace, which cannot be made
+	 * here. Said once, where a user looks when such a tool fails. */
+	if (userns == V_OK)
+		report_add("nested sandbox", V_INFO,
+			   "none can start here (no user namespace): turn a tool's own sandbox "
+			   "off, this one is the boundary (codex: sandbox_mode = "
+			   "\"danger-full-access\"; Chromium: --no-sandbox)");
+	else
+		report_add("nested sandbox", V_INFO,
+			   "a tool's own sandbox could start here (a user namespace was made)");
 }
