@@ -8,48 +8,21 @@
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
+. "$OTO_TESTS/net/api.sh"
 
-REAL=sk-real-0123456789abcdef0123456789abcdef
-OTHER=sk-other-9876543210fedcba9876543210
-API=api.example.test
 CLIENT="$PY $OTO_TESTS/helpers/gateclient.py"
 
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
-	trap 'topo_down' EXIT
-	trap 'topo_down; exit 1' INT TERM HUP
+	trap 'api_down; topo_down' EXIT
+	trap 'api_down; topo_down; exit 1' INT TERM HUP
 	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-	K=$TOPO_DIR/pki
-	mkdir -p "$K" "$TOPO_DIR/api"
-	chmod 0755 "$K"
-	chmod 1777 "$TOPO_DIR/api"
-	# The test CA, another CA, and the server's certificate for $API.
-	for ca in ca ca2; do
-		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-			-subj "/CN=oto test $ca" -keyout "$K/$ca.key" -out "$K/$ca.pem" 2>/dev/null || exit 1
-	done
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$API" \
-		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null &&
-		printf 'subjectAltName=DNS:%s\n' "$API" >"$K/ext" &&
-		openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
-			-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null || exit 1
-	# The value in a file: on fakeapi's command line, the agent could read it in /proc.
-	printf '%s' "$REAL" >"$K/real"
-	chmod 0600 "$K/real"
-	ip netns exec "$NI" $PY "$OTO_TESTS/helpers/fakeapi.py" "$K/srv.pem" "$K/srv.key" 8443 \
-		"$TOPO_DIR/api" "$K/real" >"$TOPO_DIR/api.log" 2>&1 &
-	echo $! >"$TOPO_DIR/api.pid"
-	n=0
-	while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	[ -e "$TOPO_DIR/api/ready" ] || { echo "fakeapi failed: $(cat "$TOPO_DIR/api.log")" >&2; exit 1; }
-	otosecret keygen --out "$K/key"
-	printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\nANTHROPIC_API_KEY=%s\n' "$REAL" "$OTHER" "$REAL" |
-		otosecret seal --key-file "$K/key" --store "$K/store" || exit 1
+	api_up || { echo "the fake API failed" >&2; exit 1; }
 }
 
 oneTimeTearDown() {
 	[ -n "$IS_ROOT" ] || return 0
-	[ -f "$TOPO_DIR/api.pid" ] && kill "$(cat "$TOPO_DIR/api.pid")" 2>/dev/null
+	api_down
 	topo_down
 	return 0
 }
@@ -443,25 +416,13 @@ test_otorun_grant_usage_errors() {
 	done
 }
 
-# claude_install: the CLI in $C (OTO_CLAUDE_DIR), from the npm registry
-# once; false (the test skips) when it cannot be installed.
-claude_install() {
-	C=${OTO_CLAUDE_DIR:-/var/tmp/oto-claude}
-	if [ ! -x "$C/node_modules/.bin/claude" ]; then
-		command -v npm >/dev/null || { skip "npm not found"; return 1; }
-		mkdir -p "$C" && npm install --prefix "$C" --no-audit --no-fund \
-			@anthropic-ai/claude-code >"$T/npm.log" 2>&1 ||
-			{ skip "the agent CLI did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
-		chmod -R a+rX "$C"
-	fi
-}
-
 # A real coding-agent CLI from the npm registry (installed once into
-# OTO_CLAUDE_DIR), pointed at the gateway, answered by fakeapi's scripted
+# build/agents), pointed at the gateway, answered by fakeapi's scripted
 # model, which has it run "env" in its shell tool: the tool's output it
 # sends back holds the phantom, never the key, and the upstream got the key.
 test_a_real_agent_cli_sees_only_the_phantom() {
-	claude_install || return 0
+	C=$AGENTS/claude
+	npm_cli "$C" @anthropic-ai/claude-code || return 0
 	mkdir -p "$T/home"
 	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
 	gate --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
@@ -472,38 +433,6 @@ test_a_real_agent_cli_sees_only_the_phantom() {
 	assertEquals "done" "$(cat "$T/out")"
 	assertTrue "the tool's output came back" "[ -s '$TOPO_DIR/api/toolresult' ]"
 	assertEquals 1 "$(grep -c '^ANTHROPIC_API_KEY=oto-phantom-' "$TOPO_DIR/api/toolresult")"
-	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
-	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
-	rm -f "$TOPO_DIR/api/toolresult"
-}
-
-# The recipe of examples/claude-code/agent.conf, run as it is written but
-# for the test's places (the agent's tree, the account, the store, the
-# CLI's install) and the fake API as its upstream: otorun composes the
-# whole chain, the CLI's shell tool writes its file in /work (the agent's
-# workspace on the host), the API gets the key, the tool's output only the
-# phantom.
-test_the_claude_code_example_end_to_end() {
-	claude_install || return 0
-	A=$T/agent
-	cp -R "$OTO_TOP/examples/agent" "$A"
-	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
-	sed -e "s|https://api.anthropic.com|https://$API:8443|" -e "s|^--agent-root .*|--agent-root $A|" \
-		-e "s|^--as .*|--as $OTO_TEST_USER|" -e "s|^--store .*|--store $K/store|" \
-		-e "s|^--key-file .*|--key-file $K/key|" -e "s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|" \
-		"$OTO_TOP/examples/claude-code/agent.conf" >"$T/agent.conf"
-	assertEquals "the recipe, only its places changed" 6 \
-		"$(diff "$OTO_TOP/examples/claude-code/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
-		/opt/claude/node_modules/.bin/claude -p "Show me the environment." \
-		--dangerously-skip-permissions
-	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
-	assertEquals "done" "$(cat "$T/out")"
-	assertEquals "the tool's file, in the workspace" "/work" "$(cat "$A/workspace/agent-was-here")"
-	assertEquals "$OTO_TEST_USER" "$(stat -c %u "$A/workspace/agent-was-here")"
-	assertEquals 1 "$(grep -c '^ANTHROPIC_API_KEY=oto-phantom-' "$TOPO_DIR/api/toolresult")"
-	assertEquals 1 "$(grep -c '^ANTHROPIC_BASE_URL=http://10.0.2.4:8001$' "$TOPO_DIR/api/toolresult")"
 	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
 	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
 	rm -f "$TOPO_DIR/api/toolresult"

@@ -25,6 +25,9 @@
 #             directory's path in agent-was-here there); one carrying a tool
 #             result gets "done", and the result's text is written to
 #             DIR/toolresult; a request without tools gets "ok"
+#   /v1/responses  the same scripted model in the Responses API (codex):
+#             its exec_command tool runs CALL's command; the call's output
+#             goes to DIR/toolresult, then "done"
 #   /drop     the request is read and the connection closed without a word
 #   /reflect  a hostile upstream: every request header, name and value, back in
 #             a JSON body in every form (raw, upper and lower case, %HH,
@@ -122,6 +125,39 @@ class H(BaseHTTPRequestHandler):
                    "usage": {"output_tokens": 5}},
                   {"type": "message_stop"}])
 
+    def responses_api(self, data):
+        req = json.loads(data or b"{}")
+        outs = [i for i in req.get("input", []) if isinstance(i, dict) and i.get("type") == "function_call_output"]
+        result = None
+        if outs:
+            o = outs[-1].get("output")
+            result = o if isinstance(o, str) else json.dumps(o)
+            with open(os.path.join(DIR, "toolresult"), "w") as f:
+                f.write(result)
+        if req.get("tools") and result is None:
+            item = {"type": "function_call", "id": "fc_oto1", "call_id": "call_oto1", "name": "exec_command",
+                    "arguments": json.dumps({"cmd": CALL["command"]})}
+        else:
+            item = {"type": "message", "id": "msg_oto", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": "done" if result is not None else "ok",
+                                 "annotations": []}]}
+        usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
+        resp = {"id": "resp_oto", "object": "response", "model": req.get("model", "m")}
+        if not req.get("stream"):
+            out = json.dumps(dict(resp, status="completed", output=[item], usage=usage)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
+        self.sse([{"type": "response.created", "response": dict(resp, status="in_progress", output=[])},
+                  {"type": "response.output_item.added", "output_index": 0, "item": item},
+                  {"type": "response.output_item.done", "output_index": 0, "item": item},
+                  {"type": "response.completed", "response": dict(resp, status="completed", output=[item],
+                                                                  usage=usage)}])
+
     def reflect(self):
         def forms(v):
             b = v.encode("latin-1")
@@ -164,6 +200,9 @@ class H(BaseHTTPRequestHandler):
             return
         if p == "/v1/messages":
             self.messages(data)
+            return
+        if p == "/v1/responses":
+            self.responses_api(data)
             return
         if p == "/drop":
             self.close_connection = True

@@ -1,0 +1,63 @@
+# shellcheck shell=sh
+# The fake model API of the gateway's suites, sourced after topo.sh by
+# tests/test_otogate.sh and tests/test_agents.sh:
+#
+#   api_up    a test CA (and another), a certificate of it for $API, the
+#             fake API (tests/helpers/fakeapi.py) on $API:8443 in the fake
+#             internet, and a store sealed under $K/key holding API_KEY,
+#             OTHER_KEY, SHORT, ANTHROPIC_API_KEY and OPENAI_API_KEY
+#   api_down  the fake API stopped (topo_down removes the rest)
+#   npm_cli DIR PACKAGE  a CLI from the npm registry, installed into DIR
+#             once; false, the test skipped, when it cannot be
+#
+# $TOPO_DIR/api/requests holds every request the API received, and
+# $TOPO_DIR/api/toolresult the output of the scripted model's tool call.
+
+REAL=sk-real-0123456789abcdef0123456789abcdef
+OTHER=sk-other-9876543210fedcba9876543210
+API=api.example.test
+
+api_up() {
+	K=$TOPO_DIR/pki
+	mkdir -p "$K" "$TOPO_DIR/api"
+	chmod 0755 "$K"
+	chmod 1777 "$TOPO_DIR/api"
+	# The test CA, another CA, and the server's certificate for $API.
+	for ca in ca ca2; do
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+			-subj "/CN=oto test $ca" -keyout "$K/$ca.key" -out "$K/$ca.pem" 2>/dev/null || return 1
+	done
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$API" \
+		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null &&
+		printf 'subjectAltName=DNS:%s\n' "$API" >"$K/ext" &&
+		openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
+			-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null || return 1
+	# The value in a file: on fakeapi's command line, the agent could read it in /proc.
+	printf '%s' "$REAL" >"$K/real"
+	chmod 0600 "$K/real"
+	ip netns exec "$NI" $PY "$OTO_TESTS/helpers/fakeapi.py" "$K/srv.pem" "$K/srv.key" 8443 \
+		"$TOPO_DIR/api" "$K/real" >"$TOPO_DIR/api.log" 2>&1 &
+	echo $! >"$TOPO_DIR/api.pid"
+	n=0
+	while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -e "$TOPO_DIR/api/ready" ] || { echo "fakeapi failed: $(cat "$TOPO_DIR/api.log")" >&2; return 1; }
+	otosecret keygen --out "$K/key" &&
+		printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\nANTHROPIC_API_KEY=%s\nOPENAI_API_KEY=%s\n' \
+			"$REAL" "$OTHER" "$REAL" "$REAL" | otosecret seal --key-file "$K/key" --store "$K/store"
+}
+
+api_down() {
+	[ -f "$TOPO_DIR/api.pid" ] && kill "$(cat "$TOPO_DIR/api.pid")" 2>/dev/null
+	return 0
+}
+
+# The CLIs are kept under build/agents (OTO_AGENTS_DIR), between runs.
+AGENTS=${OTO_AGENTS_DIR:-$OTO_TOP/build/agents}
+
+npm_cli() { # DIR PACKAGE
+	[ -d "$1/node_modules/$2" ] && return 0
+	command -v npm >/dev/null || { skip "npm not found"; return 1; }
+	mkdir -p "$1" && npm install --prefix "$1" --no-audit --no-fund "$2" >"$T/npm.log" 2>&1 ||
+		{ skip "$2 did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
+	chmod -R a+rX "$1"
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# The coding-agent CLIs of examples/, each run end to end as its recipe is
+# written: otorun composes the whole chain (otogate, otonet, otons, otomount,
+# otoexec) from the recipe's agent.conf, the CLI comes from the npm registry
+# (a pinned version, installed once into build/agents), and its model API is
+# tests/helpers/fakeapi.py in the fake internet of tests/net/topo.sh, whose
+# scripted model has the CLI's shell tool run "env" and write the working
+# directory's path in agent-was-here. Each test asserts that the file lands
+# in the agent's workspace on the host, that the API got the real key and
+# the tool's output only the phantom.
+# run-as: root
+. "$(dirname "$0")/common.sh"
+. "$OTO_TESTS/net/topo.sh"
+. "$OTO_TESTS/net/api.sh"
+
+CLAUDE=@anthropic-ai/claude-code@2.1.332
+CODEX=@openai/codex@0.171.0
+
+oneTimeSetUp() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'api_down; topo_down' EXIT
+	trap 'api_down; topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+	api_up || { echo "the fake API failed" >&2; exit 1; }
+}
+
+oneTimeTearDown() {
+	[ -n "$IS_ROOT" ] || return 0
+	api_down
+	topo_down
+	return 0
+}
+
+suite_setUp() {
+	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
+	: >"$TOPO_DIR/api/requests"
+	rm -f "$TOPO_DIR/api/toolresult"
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+}
+
+assertNoSecret() { # WHERE FILE
+	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
+}
+
+# recipe NAME SED-SCRIPT...: examples/NAME/agent.conf in $T/agent.conf, with
+# the test's places: the agent's tree, the account, the store and key, and
+# those of the SED-SCRIPTs (the CLI's install, the API's address).
+recipe() {
+	_n=$1
+	shift
+	for _e; do set -- "$@" -e "$_e"; shift; done
+	sed -e "s|^--agent-root .*|--agent-root $A|" -e "s|^--as .*|--as $OTO_TEST_USER|" \
+		-e "s|^--store .*|--store $K/store|" -e "s|^--key-file .*|--key-file $K/key|" \
+		"$@" "$OTO_TOP/examples/$_n/agent.conf" >"$T/agent.conf"
+}
+
+# The file the scripted model's tool call writes, in the workspace on the
+# host, the agent's own; the tool's output with the phantom in NAME (its
+# only value), never the key; the API with the key in HEADER.
+assertTheToolRan() { # NAME HEADER
+	assertEquals "the tool's file, in the workspace" "/work" "$(cat "$A/workspace/agent-was-here")"
+	assertEquals "$OTO_TEST_USER" "$(stat -c %u "$A/workspace/agent-was-here")"
+	assertEquals 1 "$(grep -c "^$1=oto-phantom-" "$TOPO_DIR/api/toolresult")"
+	assertNoSecret "the tool's output" "$TOPO_DIR/api/toolresult"
+	assertEquals "$2" "$(grep -i "^${2%%:*}:" "$TOPO_DIR/api/requests" | sort -u)"
+}
+
+# examples/claude-code: the key through --grant, the CLI pointed at the
+# gateway by ANTHROPIC_BASE_URL.
+test_the_claude_code_example_end_to_end() {
+	C=$AGENTS/claude
+	npm_cli "$C" "$CLAUDE" || return 0
+	recipe claude-code "s|https://api.anthropic.com|https://$API:8443|" \
+		"s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|"
+	assertEquals "the recipe, only its places changed" 6 \
+		"$(diff "$OTO_TOP/examples/claude-code/agent.conf" "$T/agent.conf" | grep -c '^>')"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/claude/node_modules/.bin/claude -p "Show me the environment." \
+		--dangerously-skip-permissions
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertTheToolRan ANTHROPIC_API_KEY "x-api-key: $REAL"
+	assertEquals 1 "$(grep -c '^ANTHROPIC_BASE_URL=http://10.0.2.4:8001$' "$TOPO_DIR/api/toolresult")"
+}
+
+# examples/codex: the key through --grant, the gateway as a model provider
+# of codex's own and its sandbox off, both in examples/codex/home (the
+# recipe's --home-skel), copied into the fresh home.
+test_the_codex_example_end_to_end() {
+	C=$AGENTS/codex
+	npm_cli "$C" "$CODEX" || return 0
+	recipe codex "s|https://api.openai.com|https://$API:8443|" \
+		"s|^--ro /opt/codex:/opt/codex|--ro $C:/opt/codex|" \
+		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/codex/home|"
+	assertEquals "the recipe, only its places changed" 7 \
+		"$(diff "$OTO_TOP/examples/codex/agent.conf" "$T/agent.conf" | grep -c '^>')"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/codex/node_modules/.bin/codex exec --skip-git-repo-check "Show me the environment." \
+		</dev/null
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertTheToolRan OPENAI_API_KEY "authorization: Bearer $REAL"
+	assertEquals 2 "$(grep -c '^== POST /v1/responses$' "$TOPO_DIR/api/requests")"
+}
+
+# Why the recipe turns codex's own sandbox off: on, every command it runs is
+# refused by its bundled bwrap, which needs a user namespace, no file is
+# written, and codex still exits 0. otoprobe, in the same view, says so.
+test_codex_own_sandbox_cannot_nest() {
+	C=$AGENTS/codex
+	npm_cli "$C" "$CODEX" || return 0
+	recipe codex "s|https://api.openai.com|https://$API:8443|" \
+		"s|^--ro /opt/codex:/opt/codex|--ro $C:/opt/codex|" \
+		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/codex/home|"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" \
+		--ro "$OTO_BIN:/opt/probe" -- sh -c '"$0" exec -s workspace-write --skip-git-repo-check \
+			"Show me the environment." </dev/null && /opt/probe/otoprobe --no-net |
+			grep "^nested sandbox"' /opt/codex/node_modules/.bin/codex
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done
+nested sandbox                             info    none can start here (no user namespace): turn a tool's own sandbox off, this one is the boundary (codex: sandbox_mode = \"danger-full-access\"; Chromium: --no-sandbox)" \
+		"$(cat "$T/out")"
+	assertEquals "Process exited with code 1" "$(grep '^Process exited' "$TOPO_DIR/api/toolresult")"
+	assertEquals "bwrap: No permissions to create new namespace" \
+		"$(grep -o '^bwrap: No permissions to create new namespace' "$TOPO_DIR/api/toolresult")"
+	assertFalse "no file was written" "[ -e '$A/workspace/agent-was-here' ]"
+}
+
+. shunit2
