@@ -21,13 +21,18 @@
 #   /rand     200, a Content-Length of 1 MiB: random.Random(7).randbytes(1 MiB)
 #   /v1/messages   a scripted model (the Messages API, streamed or not):
 #             a request with tools and no tool result yet is answered with a
-#             call of the Bash tool running "env" (and writing the working
-#             directory's path in agent-was-here there); one carrying a tool
-#             result gets "done", and the result's text is written to
-#             DIR/toolresult; a request without tools gets "ok"
+#             call of the client's shell tool (the first of SHELLS its tools
+#             name: Claude Code's Bash, opencode's bash) running "env" (and
+#             writing the working directory's path in agent-was-here there);
+#             one carrying a tool result gets "done", and the result's text
+#             is written to DIR/toolresult; a request without tools gets "ok"
 #   /v1/responses  the same scripted model in the Responses API (codex):
 #             its exec_command tool runs CALL's command; the call's output
 #             goes to DIR/toolresult, then "done"
+#   /v1beta/models/MODEL:generateContent, :streamGenerateContent (?alt=sse)
+#             the same scripted model in the Gemini API (gemini-cli): its
+#             run_shell_command tool runs CALL's command; the functionResponse's
+#             output goes to DIR/toolresult, then "done"
 #   /drop     the request is read and the connection closed without a word
 #   /reflect  a hostile upstream: every request header, name and value, back in
 #             a JSON body in every form (raw, upper and lower case, %HH,
@@ -44,7 +49,14 @@ SECRET = open(sys.argv[5]).read()
 # The one tool call the scripted model makes: the environment, and a file
 # in the working directory (where the agent's writes land).
 CALL = {"command": "env && pwd >agent-was-here", "description": "Show the environment"}
+# The shell tool's name in each client: the model's call must name a tool
+# the request offers.
+SHELLS = ("Bash", "bash", "exec_command", "run_shell_command")
 lock = threading.Lock()
+
+
+def shell_tool(names, default):
+    return next((n for n in names if n in SHELLS), default)
 
 
 class H(BaseHTTPRequestHandler):
@@ -97,7 +109,8 @@ class H(BaseHTTPRequestHandler):
             with open(os.path.join(DIR, "toolresult"), "w") as f:
                 f.write(result)
         if req.get("tools") and result is None:
-            block = {"type": "tool_use", "id": "toolu_oto1", "name": "Bash", "input": {}}
+            block = {"type": "tool_use", "id": "toolu_oto1", "input": {},
+                     "name": shell_tool([t.get("name") for t in req["tools"]], "Bash")}
             delta = {"type": "input_json_delta",
                      "partial_json": json.dumps(CALL)}
             full = dict(block, input=CALL)
@@ -135,7 +148,9 @@ class H(BaseHTTPRequestHandler):
             with open(os.path.join(DIR, "toolresult"), "w") as f:
                 f.write(result)
         if req.get("tools") and result is None:
-            item = {"type": "function_call", "id": "fc_oto1", "call_id": "call_oto1", "name": "exec_command",
+            names = [t.get("name") for t in req["tools"] if isinstance(t, dict)]
+            item = {"type": "function_call", "id": "fc_oto1", "call_id": "call_oto1",
+                    "name": shell_tool(names, "exec_command"),
                     "arguments": json.dumps({"cmd": CALL["command"]})}
         else:
             item = {"type": "message", "id": "msg_oto", "role": "assistant", "status": "completed",
@@ -157,6 +172,41 @@ class H(BaseHTTPRequestHandler):
                   {"type": "response.output_item.done", "output_index": 0, "item": item},
                   {"type": "response.completed", "response": dict(resp, status="completed", output=[item],
                                                                   usage=usage)}])
+
+    def gemini(self, data, stream):
+        req = json.loads(data or b"{}")
+        result = None
+        for c in req.get("contents", []):
+            for part in c.get("parts", []):
+                if "functionResponse" in part:
+                    r = part["functionResponse"].get("response")
+                    out = r.get("output") if isinstance(r, dict) else None
+                    result = out if isinstance(out, str) else json.dumps(r)
+        if result is not None:
+            with open(os.path.join(DIR, "toolresult"), "w") as f:
+                f.write(result)
+        names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
+        if names and result is None:
+            part = {"functionCall": {"name": shell_tool(names, "run_shell_command"), "args": CALL}}
+        else:
+            part = {"text": "done" if result is not None else "ok"}
+        resp = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+                                "index": 0}],
+                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+                "modelVersion": self.path.split("/")[-1].split(":")[0]}
+        out = json.dumps(resp).encode()
+        self.send_response(200)
+        if not stream:
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.chunk(b"data: " + out + b"\r\n\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     def reflect(self):
         def forms(v):
@@ -203,6 +253,9 @@ class H(BaseHTTPRequestHandler):
             return
         if p == "/v1/responses":
             self.responses_api(data)
+            return
+        if p.startswith("/v1beta/models/") and p.endswith((":generateContent", ":streamGenerateContent")):
+            self.gemini(data, p.endswith(":streamGenerateContent"))
             return
         if p == "/drop":
             self.close_connection = True
