@@ -15,6 +15,7 @@
 
 CLAUDE=@anthropic-ai/claude-code@2.1.332
 CODEX=@openai/codex@0.171.0
+GEMINI=@google/gemini-cli@0.61.0
 
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
@@ -129,6 +130,50 @@ nested sandbox                             info    none can start here (no user 
 	assertEquals "bwrap: No permissions to create new namespace" \
 		"$(grep -o '^bwrap: No permissions to create new namespace' "$TOPO_DIR/api/toolresult")"
 	assertFalse "no file was written" "[ -e '$A/workspace/agent-was-here' ]"
+}
+
+# examples/gemini-cli: the key through --grant, in x-goog-api-key (a header
+# the grant names), the CLI pointed at the gateway by GOOGLE_GEMINI_BASE_URL;
+# its settings and the workspace's trust in examples/gemini-cli/home. One
+# request per turn: the model the settings name, no router's before it.
+test_the_gemini_cli_example_end_to_end() {
+	C=$AGENTS/gemini
+	npm_cli "$C" "$GEMINI" || return 0
+	gemini_recipe "$OTO_TOP/examples/gemini-cli/home"
+	assertEquals "the recipe, only its places changed" 7 \
+		"$(diff "$OTO_TOP/examples/gemini-cli/agent.conf" "$T/agent.conf" | grep -c '^>')"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/gemini/node_modules/.bin/gemini -p "Show me the environment." --yolo </dev/null
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertTheToolRan GEMINI_API_KEY "x-goog-api-key: $REAL"
+	assertEquals 1 "$(grep -c '^GOOGLE_GEMINI_BASE_URL=http://10.0.2.4:8001$' "$TOPO_DIR/api/toolresult")"
+	assertEquals 2 "$(grep -c '^== POST /v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse$' \
+		"$TOPO_DIR/api/requests")"
+}
+
+# Why the recipe's home trusts /work: without trustedFolders.json, gemini-cli
+# in headless mode exits 55 before a request, saying so.
+test_gemini_cli_untrusted_workspace_exits_55() {
+	C=$AGENTS/gemini
+	npm_cli "$C" "$GEMINI" || return 0
+	mkdir -p "$T/home/.gemini"
+	cp "$OTO_TOP/examples/gemini-cli/home/.gemini/settings.json" "$T/home/.gemini/"
+	chmod -R a+rX "$T/home"
+	gemini_recipe "$T/home"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/gemini/node_modules/.bin/gemini -p "Show me the environment." --yolo </dev/null
+	assertEquals 55 "$rc"
+	assertEquals 1 "$(grep -c 'Gemini CLI is not running in a trusted directory' "$T/err")"
+	assertEquals "no request" 0 "$(grep -c '^== ' "$TOPO_DIR/api/requests")"
+}
+
+gemini_recipe() { # HOME-SKEL
+	recipe gemini-cli "s|https://generativelanguage.googleapis.com|https://$API:8443|" \
+		"s|^--ro /opt/gemini:/opt/gemini|--ro $C:/opt/gemini|" \
+		"s|^--home-skel .*|--home-skel $1|"
 }
 
 . shunit2

@@ -5,7 +5,8 @@
 #   api_up    a test CA (and another), a certificate of it for $API, the
 #             fake API (tests/helpers/fakeapi.py) on $API:8443 in the fake
 #             internet, and a store sealed under $K/key holding API_KEY,
-#             OTHER_KEY, SHORT, ANTHROPIC_API_KEY and OPENAI_API_KEY
+#             OTHER_KEY, SHORT, ANTHROPIC_API_KEY, OPENAI_API_KEY and
+#             GEMINI_API_KEY
 #   api_down  the fake API stopped (topo_down removes the rest)
 #   npm_cli DIR PACKAGE  a CLI from the npm registry, installed into DIR
 #             once; false, the test skipped, when it cannot be
@@ -42,8 +43,8 @@ api_up() {
 	while [ ! -e "$TOPO_DIR/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	[ -e "$TOPO_DIR/api/ready" ] || { echo "fakeapi failed: $(cat "$TOPO_DIR/api.log")" >&2; return 1; }
 	otosecret keygen --out "$K/key" &&
-		printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\nANTHROPIC_API_KEY=%s\nOPENAI_API_KEY=%s\n' \
-			"$REAL" "$OTHER" "$REAL" "$REAL" | otosecret seal --key-file "$K/key" --store "$K/store"
+		printf 'API_KEY=%s\nOTHER_KEY=%s\nSHORT=tooshort\nANTHROPIC_API_KEY=%s\nOPENAI_API_KEY=%s\nGEMINI_API_KEY=%s\n' \
+			"$REAL" "$OTHER" "$REAL" "$REAL" "$REAL" | otosecret seal --key-file "$K/key" --store "$K/store"
 }
 
 api_down() {
