@@ -16,6 +16,7 @@
 CLAUDE=@anthropic-ai/claude-code@2.1.332
 CODEX=@openai/codex@0.171.0
 GEMINI=@google/gemini-cli@0.61.0
+OPENCODE=opencode-ai@1.18.33
 
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
@@ -174,6 +175,24 @@ gemini_recipe() { # HOME-SKEL
 	recipe gemini-cli "s|https://generativelanguage.googleapis.com|https://$API:8443|" \
 		"s|^--ro /opt/gemini:/opt/gemini|--ro $C:/opt/gemini|" \
 		"s|^--home-skel .*|--home-skel $1|"
+}
+
+# examples/opencode: the key through --grant, the gateway as its Anthropic
+# provider's base URL and its permissions granted, in examples/opencode/home.
+test_the_opencode_example_end_to_end() {
+	C=$AGENTS/opencode
+	npm_cli "$C" "$OPENCODE" || return 0
+	recipe opencode "s|https://api.anthropic.com|https://$API:8443|" \
+		"s|^--ro /opt/opencode:/opt/opencode|--ro $C:/opt/opencode|" \
+		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/opencode/home|"
+	assertEquals "the recipe, only its places changed" 7 \
+		"$(diff "$OTO_TOP/examples/opencode/agent.conf" "$T/agent.conf" | grep -c '^>')"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/opencode/node_modules/.bin/opencode run "Show me the environment." </dev/null
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "done" "$(cat "$T/out")"
+	assertTheToolRan ANTHROPIC_API_KEY "x-api-key: $REAL"
 }
 
 . shunit2
