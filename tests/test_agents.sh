@@ -13,7 +13,6 @@
 . "$OTO_TESTS/net/topo.sh"
 . "$OTO_TESTS/net/api.sh"
 
-CLAUDE=@anthropic-ai/claude-code@2.1.332
 CODEX=@openai/codex@0.171.0
 GEMINI=@google/gemini-cli@0.61.0
 OPENCODE=opencode-ai@1.18.33

@@ -422,7 +422,7 @@ test_otorun_grant_usage_errors() {
 # sends back holds the phantom, never the key, and the upstream got the key.
 test_a_real_agent_cli_sees_only_the_phantom() {
 	C=$AGENTS/claude
-	npm_cli "$C" @anthropic-ai/claude-code || return 0
+	npm_cli "$C" "$CLAUDE" || return 0
 	mkdir -p "$T/home"
 	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
 	gate --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \

@@ -8,8 +8,8 @@
 #             OTHER_KEY, SHORT, ANTHROPIC_API_KEY, OPENAI_API_KEY and
 #             GEMINI_API_KEY
 #   api_down  the fake API stopped (topo_down removes the rest)
-#   npm_cli DIR PACKAGE  a CLI from the npm registry, installed into DIR
-#             once; false, the test skipped, when it cannot be
+#   npm_cli DIR PACKAGE@VERSION  a CLI from the npm registry, installed
+#             into DIR once (again when the version there differs); false, the test skipped, when it cannot be
 #
 # $TOPO_DIR/api/requests holds every request the API received, and
 # $TOPO_DIR/api/toolresult the output of the scripted model's tool call.
@@ -52,11 +52,17 @@ api_down() {
 	return 0
 }
 
-# The CLIs are kept under build/agents (OTO_AGENTS_DIR), between runs.
+# The CLIs are kept under build/agents (OTO_AGENTS_DIR), between runs, each
+# at the version pinned here (the suites' outcomes are these versions').
 AGENTS=${OTO_AGENTS_DIR:-$OTO_TOP/build/agents}
+CLAUDE=@anthropic-ai/claude-code@2.1.332
 
-npm_cli() { # DIR PACKAGE
-	[ -d "$1/node_modules/$2" ] && return 0
+npm_cli() { # DIR PACKAGE@VERSION
+	_pkg=${2%@*}
+	_want=${2##*@}
+	_have=$(node -p 'require(process.argv[1]).version' \
+		"$1/node_modules/$_pkg/package.json" 2>/dev/null) || _have=
+	[ "$_have" = "$_want" ] && return 0
 	command -v npm >/dev/null || { skip "npm not found"; return 1; }
 	mkdir -p "$1" && npm install --prefix "$1" --no-audit --no-fund "$2" >"$T/npm.log" 2>&1 ||
 		{ skip "$2 did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
