@@ -106,6 +106,8 @@ security_uri=$(apt_uri security)
 rid=$(date +%s).$$
 label=oto.test-container
 image=localhost/oto-agent-test:$rid
+image_claude=localhost/oto-claude-test:$rid
+project=oto-test-$$
 ctr=oto-agent-test-$rid
 dir=$(mktemp -d /tmp/oto-container.XXXXXX) || die "mktemp failed"
 chmod 0700 "$dir"
@@ -135,6 +137,9 @@ cleanup() {
 	if command -v podman >/dev/null; then
 		# shellcheck disable=SC2086 # the engine's options, split on purpose
 		podman $engine rm -f "$ctr" >/dev/null 2>&1 || true
+		# What podman-compose made: its pod and the pod's containers.
+		# shellcheck disable=SC2086
+		podman $engine pod rm -f "pod_$project" >/dev/null 2>&1 || true
 	fi
 	if [ -n "$keep" ]; then
 		info "kept $dir (clone: the repository; agent: the agent tree; root: the base root)"
@@ -334,6 +339,30 @@ done
 [ -n "$agent" ] || die "README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
 [ -n "$dev" ] || die "README.md: the 'docker run' line has no --device /dev/net/tun"
 info "podman run:$cmd"
+# verdict WHAT: the run's exit code ($rc) is 0 and its output's ($dir/out)
+# last line is otoprobe's, every check contained, 0 gaps; else status=1.
+status=0
+verdict() {
+	cat "$dir/out" >&2
+	last=$(tail -n 1 "$dir/out")
+	if [ "$rc" -ne 0 ]; then
+		echo "$prog: error: $1: the run exited $rc" >&2
+		status=1
+	elif ! printf '%s\n' "$last" |
+		grep -qE '^otoprobe: ([0-9]+) checks, ([0-9]+) contained, 0 gaps;'; then
+		echo "$prog: error: $1: otoprobe's last line does not say 0 gaps" >&2
+		status=1
+	else
+		n=$(printf '%s\n' "$last" | sed -E 's/^otoprobe: ([0-9]+) checks, ([0-9]+) contained.*/\1 \2/')
+		if [ "${n% *}" = "${n#* }" ]; then
+			info "$1 passed: exit 0, every check contained, 0 gaps"
+		else
+			echo "$prog: error: $1: not every check is contained" >&2
+			status=1
+		fi
+	fi
+}
+
 set +e
 # shellcheck disable=SC2086 # the line's words, split on purpose (set -f)
 (cd "$src" && exec $cmd) </dev/null >"$dir/out" 2>&1
@@ -341,21 +370,70 @@ rc=$?
 set -e
 set +f
 phase_done run
-cat "$dir/out" >&2
-last=$(tail -n 1 "$dir/out")
-status=0
-if [ "$rc" -ne 0 ]; then
-	echo "$prog: error: the run exited $rc" >&2
+verdict "the README's run line"
+readme_last=$last
+
+# ---- 6. the example image: Node and Claude Code (target claude) -----------
+info "podman build --target claude (minutes)"
+# shellcheck disable=SC2086
+(cd "$src" && exec podman $engine build --pull=never -f deploy/Containerfile --target claude \
+	-t "$image_claude" .) </dev/null >"$log" 2>&1 ||
+	{ tail -n 40 "$log" >&2; die "podman build --target claude failed"; }
+phase_done "claude image build"
+
+# A store for the claude service, sealed by the image's own otosecret: a
+# key that only a test holds (the gateway needs one; nothing is sent).
+mkdir "$dir/secrets"
+chown "$user" "$dir/secrets"
+chmod 0700 "$dir/secrets"
+# shellcheck disable=SC2086
+{ podman $engine run --rm --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" "$image" \
+	keygen --out /out/key &&
+	printf 'ANTHROPIC_API_KEY=sk-test-container-0123456789abcdef\n' |
+	podman $engine run --rm -i --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" \
+		"$image" seal --key-file /out/key --store /out/store; } >"$log" 2>&1 ||
+	{ cat "$log" >&2; die "sealing the test store failed"; }
+
+# ---- 7. deploy/compose.yaml with podman-compose ---------------------------
+command -v podman-compose >/dev/null || apt_install podman-compose
+# The compose file as it is, but for the images' names (this run's) and,
+# where the README's node is used, the device.
+sed -e "s|^    image: oto-agent\$|    image: $image|" -e "s|^    image: oto-claude\$|    image: $image_claude|" \
+	${node:+-e "s|^    - /dev/net/tun\$|    - $node:/dev/net/tun|"} \
+	"$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
+want=2
+[ -z "$node" ] || want=4
+[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -eq "$want" ] ||
+	die "deploy/compose.yaml: its image or device lines moved"
+# compose RUN-ARGS...: podman-compose run of this file, its output in $dir/out.
+compose() {
+	set +e
+	# shellcheck disable=SC2086
+	OTO_AGENT_TREE=$dir/agent OTO_STORE=$dir/secrets/store OTO_KEY=$dir/secrets/key \
+		podman-compose ${engine:+--podman-args "$engine"} -p "$project" \
+		-f "$src/deploy/compose.test.yaml" run --rm -T "$@" </dev/null >"$dir/out" 2>&1
+	rc=$?
+	set -e
+	# podman-compose's own lines (the podman commands, "exit code:") out.
+	grep -v '^podman \|^exit code: \|^\[\|^using podman\|^podman-compose version\|^\*\*' \
+		"$dir/out" >"$dir/out.clean" || true
+	mv "$dir/out.clean" "$dir/out"
+}
+info "podman-compose run agent"
+compose agent
+verdict "compose: agent"
+info "podman-compose run claude otoprobe"
+compose claude otoprobe
+verdict "compose: claude (otogate in the chain)"
+compose claude claude --version
+info "compose: claude claude --version: $(tail -n 1 "$dir/out")"
+if [ "$rc" -ne 0 ] || ! tail -n 1 "$dir/out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(Claude Code\)$'; then
+	cat "$dir/out" >&2
+	echo "$prog: error: claude --version in the chain: exit $rc" >&2
 	status=1
-elif ! printf '%s\n' "$last" |
-	grep -qE '^otoprobe: ([0-9]+) checks, ([0-9]+) contained, 0 gaps;'; then
-	echo "$prog: error: otoprobe's last line does not say 0 gaps" >&2
-	status=1
-else
-	n=$(printf '%s\n' "$last" | sed -E 's/^otoprobe: ([0-9]+) checks, ([0-9]+) contained.*/\1 \2/')
-	[ "${n% *}" = "${n#* }" ] || { echo "$prog: error: not every check is contained" >&2; status=1; }
 fi
-[ "$status" -ne 0 ] || info "passed: exit 0, every check contained, 0 gaps"
+phase_done compose
+last=$readme_last
 info "total $(($(date +%s) - t_start)) s"
 # Cleaned up before the last line, so that it stays the last line of all.
 cleanup
