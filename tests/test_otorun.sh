@@ -318,6 +318,25 @@ pong
 		"$(cat "$T/err")"
 }
 
+# A mount on, above or inside /opt/oto/bin, where the chain's own tools are,
+# would hide them (the next stage "not found in the sandbox's view"): refused
+# at once, with the option named; a neighbour of it is not.
+test_a_mount_over_the_chains_tools_is_refused() {
+	for a in "--ro /usr:/opt/oto" "--ro /usr:/opt" "--rw /usr://opt//oto/" "--ro /usr:/opt/oto/bin/x" \
+		"--tmpfs /opt:64m" "--socket /s:/" "--tmpfs /opt/oto/bin"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p $a -- x
+		assertEquals "<$a>" 100 "$rc"
+		assertEquals "otorun: fatal: $a: DST would cover, or land inside, the chain's own tools at /opt/oto/bin (choose another)" \
+			"$(cat "$T/err")"
+	done
+	for a in "--ro /usr:/opt/otox" "--ro /usr:/opt/o" "--tmpfs /opt/probe" "--ro /usr:/usr/opt/oto"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p $a -- x
+		assertEquals "<$a>: $(cat "$T/err")" 0 "$rc"
+	done
+}
+
 # --ca-file: a private CA reaches every tool in the view (issue 33). A TLS
 # server on the sandbox's own loopback, under a test CA: curl, python,
 # node and git verify it with --ca-file, and curl refuses it without; the

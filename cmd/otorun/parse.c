@@ -504,6 +504,38 @@ static int limit_ok(const char *v)
 	return 1;
 }
 
+/*
+ * Whether the DST of --ro, --rw, --socket SRC:DST or --tmpfs DST[:SIZE]
+ * would cover the chain's own tools (VIEW_BIN, bound first): DST equal
+ * to it, above it or inside it, with repeated and trailing slashes read as
+ * the kernel reads them.
+ */
+static int covers_tools(const char *n, const char *v)
+{
+	const char *d = strcmp(n, "--tmpfs") ? strchr(v, ':') : v;
+	const char *b = VIEW_BIN;
+
+	if (!d)
+		return 0;
+	if (*d == ':')
+		d++;
+	if (*d != '/')
+		return 0;
+	/* d and b walked a component at a time; b has no repeated slash. */
+	for (;;) {
+		while (*d == '/')
+			d++;
+		while (*b == '/')
+			b++;
+		if (!*d || *d == ':' || !*b)
+			return 1; /* DST ended (above or equal), or went below */
+		while (*d && *d != '/' && *d != ':' && *d == *b)
+			d++, b++;
+		if ((*d && *d != '/' && *d != ':') || (*b && *b != '/'))
+			return 0; /* the components differ */
+	}
+}
+
 static const char *const NET_NUMBERS[] = { "--max-flows", "--max-half-open", "--max-udp-flows",
 					   "--tcp-idle",  "--udp-idle",	     "--busy-poll" };
 static const char *const LIMITS[] = { "--memory-max", "--pids-max", "--cpu-max" };
@@ -556,6 +588,11 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		    !strcmp(n, "--home-skel") || !strcmp(n, "--ca-file")) &&
 		   !strncmp(v, "fd=", 3)) {
 		FAIL_SHOWN(err, "%s %s: otorun opens the sources itself: give SRC:DST", n, v);
+	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket") ||
+		    !strcmp(n, "--tmpfs")) &&
+		   covers_tools(n, v)) {
+		FAIL_SHOWN(err, "%s %s: DST would cover, or land inside, the chain's own tools at " VIEW_BIN
+				" (choose another)", n, v);
 	} else if (!strcmp(n, "--keep-fd")) {
 		/* The fds otorun opens itself are the stages': the store's, the log's copy. */
 		if (!is_num(v) || strlen(v) > 4 || atoi(v) < 10)
