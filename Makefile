@@ -221,6 +221,11 @@ check: | deps-test
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
 
+# The container recipe as README "Deploying" documents it, with podman (as
+# root; installs podman, runc and podman-compose; builds two images).
+check-container:
+	@sh deploy/test-container.sh
+
 bench: | deps-bench
 	@$(MAKE) --no-print-directory all
 	@for b in bench/*.sh; do OTO_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
@@ -241,5 +246,5 @@ distclean:
 
 -include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
 
-.PHONY: all unit fuzz fuzz-build check run bench install format clean distclean \
+.PHONY: all unit fuzz fuzz-build check check-container run bench install format clean distclean \
 	deps-test deps-bench deps-fuzz

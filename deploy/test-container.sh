@@ -2,9 +2,10 @@
 # test-container: the container recipe, built and run as the README documents
 # it ("Deploying"), with podman for docker, on this machine, as root.
 #
-# Run by hand, as root; not part of `make check`: it installs podman and runc
-# with apt-get when they are missing, and building the image takes minutes
-# (apt-get in the container, then the oto build with its static libraries).
+# Run by hand or by `make check-container`, as root; not part of `make
+# check`: it installs podman, runc and podman-compose with apt-get when they
+# are missing, and building the images takes minutes (apt-get in the
+# container, the oto build with its static libraries, Node and Claude Code).
 #
 # No registry is asked for anything: the base image the Containerfile's FROM
 # names is imported from a minimal Debian bookworm root made here with
@@ -27,7 +28,13 @@
 # refuses a hybrid layout) and `--cgroup-manager cgroupfs` where systemd is
 # not running.
 #
-# Passed: the run exits 0 and otoprobe's last line says every check is
+# Then the Containerfile's target claude is built, and deploy/compose.yaml's
+# services run with podman-compose (the file as it is but for the images'
+# names and the device node): agent and claude (otoprobe as the agent, with
+# a test store sealed by the image's otosecret), and claude --version in the
+# chain.
+#
+# Passed: each run exits 0 and otoprobe's last line says every check is
 # contained, 0 gaps. Progress, the time of each phase and otoprobe's report go
 # to stderr; the last line on stdout is otoprobe's own last line. Exit status:
 # 0 passed; 1 the run or the verdict failed; 100 bad usage; 111 the harness
@@ -45,8 +52,11 @@ usage() {
 	Builds deploy/Containerfile with the README's 'docker build' line and runs
 	its 'docker run' line, both with podman, on a base image imported from a
 	debootstrap bookworm root (no registry), and checks otoprobe's verdict
-	(exit 0, 0 gaps). Installs podman and runc when missing. Run as root, by
-	hand: not part of make check; the build takes minutes.
+	(exit 0, 0 gaps); then builds the target claude and runs
+	deploy/compose.yaml's services with podman-compose, checked the same way.
+	Installs podman, runc and podman-compose when missing. Run as root, by
+	hand or by make check-container: not part of make check; the builds take
+	minutes.
 
 	  --keep      keep the images and the folder (clone, agent tree, root)
 	  --tun-node  pass a node of the container's group for /dev/net/tun (the
@@ -140,6 +150,8 @@ cleanup() {
 		# What podman-compose made: its pod and the pod's containers.
 		# shellcheck disable=SC2086
 		podman $engine pod rm -f "pod_$project" >/dev/null 2>&1 || true
+		# shellcheck disable=SC2086
+		podman $engine pod rm -f "$ctr-pod" >/dev/null 2>&1 || true
 	fi
 	if [ -n "$keep" ]; then
 		info "kept $dir (clone: the repository; agent: the agent tree; root: the base root)"
@@ -376,7 +388,11 @@ readme_last=$last
 # ---- 6. the example image: Node and Claude Code (target claude) -----------
 info "podman build --target claude (minutes)"
 # shellcheck disable=SC2086
+# The host's CA bundle for npm (the way to the registry may be a proxy that
+# this machine trusts and a stock image does not), mounted for the build.
+ca=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 (cd "$src" && exec podman $engine build --pull=never -f deploy/Containerfile --target claude \
+	-v "$ca:/run/build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/build-ca.crt \
 	-t "$image_claude" .) </dev/null >"$log" 2>&1 ||
 	{ tail -n 40 "$log" >&2; die "podman build --target claude failed"; }
 phase_done "claude image build"
@@ -433,6 +449,52 @@ if [ "$rc" -ne 0 ] || ! tail -n 1 "$dir/out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+
 	status=1
 fi
 phase_done compose
+
+# ---- 8. deploy/pod.yaml with podman kube play -----------------------------
+# The pod as it is, but for this run's names, the agent tree (a hostPath for
+# its volume claim) and, where the README's node is used, the device; the
+# seccomp profile where the kubelet would have it (profiles/ under a root).
+pod=$ctr-pod
+mkdir -p "$dir/seccomp/profiles"
+cp "$src/deploy/seccomp-oto.json" "$dir/seccomp/profiles/"
+awk -v img="$image" -v pod="$pod" -v tree="$dir/agent" -v node="$node" '
+	/^  name: oto-agent$/ { print "  name: " pod; next }
+	/^      image: oto-agent:latest$/ { print "      image: " img; next }
+	/^      persistentVolumeClaim:$/ { print "      hostPath:"; print "        path: " tree
+		print "        type: Directory"; getline; next }
+	node != "" && /^        path: \/dev\/net\/tun$/ { print "        path: " node; next }
+	{ print }' "$src/deploy/pod.yaml" >"$dir/pod.yaml"
+want=4
+[ -z "$node" ] || want=5
+[ "$(diff "$src/deploy/pod.yaml" "$dir/pod.yaml" | grep -c '^>')" -eq "$want" ] ||
+	die "deploy/pod.yaml: its name, image, volume or device lines moved"
+# shellcheck disable=SC2086
+version=$(podman $engine version --format '{{.Client.Version}}')
+info "podman kube play (podman $version)"
+set +e
+# shellcheck disable=SC2086
+podman $engine kube play --seccomp-profile-root "$dir/seccomp" "$dir/pod.yaml" >"$log" 2>&1 &&
+	podman $engine wait "$pod-agent" >"$dir/rc" 2>>"$log"
+rc=$(cat "$dir/rc" 2>/dev/null)
+# shellcheck disable=SC2086
+podman $engine logs "$pod-agent" >"$dir/out" 2>&1
+set -e
+[ -n "$rc" ] || { cat "$log" >&2; die "podman kube play failed"; }
+case $version in
+[0-3].* | 4.[0-6].*)
+	# procMount: Unmasked is ignored before 4.7 (/proc stays masked):
+	# the stage refused says which relaxation is missing, and where.
+	cat "$dir/out" >&2
+	if [ "$rc" -ne 0 ] && tail -n 1 "$dir/out" |
+		grep -qF "(the kernel refuses it while /proc is partly covered, as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying)"; then
+		info "kube play: podman $version ignores procMount: Unmasked; the refusal names it (exit $rc)"
+	else
+		echo "$prog: error: kube play: podman $version: expected the masked /proc refusal, exit $rc" >&2
+		status=1
+	fi ;;
+*) verdict "kube play" ;;
+esac
+phase_done "kube play"
 last=$readme_last
 info "total $(($(date +%s) - t_start)) s"
 # Cleaned up before the last line, so that it stays the last line of all.
