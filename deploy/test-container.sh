@@ -400,13 +400,15 @@ phase_done "claude image build"
 # A store for the claude service, sealed by the image's own otosecret: a
 # key that only a test holds (the gateway needs one; nothing is sent).
 mkdir "$dir/secrets"
+# The README's limits: the engine's defaults may exceed its own hard limits.
+limits="--ulimit nofile=1024:8192 --ulimit nproc=4096:4096"
 chown "$user" "$dir/secrets"
 chmod 0700 "$dir/secrets"
 # shellcheck disable=SC2086
-{ podman $engine run --rm --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" "$image" \
+{ podman $engine run --rm $limits --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" "$image" \
 	keygen --out /out/key &&
 	printf 'ANTHROPIC_API_KEY=sk-test-container-0123456789abcdef\n' |
-	podman $engine run --rm -i --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" \
+	podman $engine run --rm -i $limits --user "$user" --entrypoint otosecret -v "$dir/secrets:/out" \
 		"$image" seal --key-file /out/key --store /out/store; } >"$log" 2>&1 ||
 	{ cat "$log" >&2; die "sealing the test store failed"; }
 
