@@ -17,20 +17,8 @@ CODEX=@openai/codex@0.171.0
 GEMINI=@google/gemini-cli@0.61.0
 OPENCODE=opencode-ai@1.18.33
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'api_down; topo_down' EXIT
-	trap 'api_down; topo_down; exit 1' INT TERM HUP
-	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-	api_up || { echo "the fake API failed" >&2; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] || return 0
-	api_down
-	topo_down
-	return 0
-}
+oneTimeSetUp() { api_suite_up; }
+oneTimeTearDown() { api_suite_down; }
 
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
@@ -57,6 +45,19 @@ recipe() {
 		"$@" "$OTO_TOP/examples/$_n/agent.conf" >"$T/agent.conf"
 }
 
+# run_recipe ARGS...: otorun with $T/agent.conf in the fake host, the fake
+# internet public and the test CA trusted, then ARGS.
+run_recipe() {
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" "$@"
+}
+
+codex_recipe() {
+	recipe codex "s|https://api.openai.com|https://$API:8443|" \
+		"s|^--ro /opt/codex:/opt/codex|--ro $C:/opt/codex|" \
+		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/codex/home|"
+}
+
 # The file the scripted model's tool call writes, in the workspace on the
 # host, the agent's own; the tool's output with the phantom in NAME (its
 # only value), never the key; the API with the key in HEADER.
@@ -77,8 +78,7 @@ test_the_claude_code_example_end_to_end() {
 		"s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|"
 	assertEquals "the recipe, only its places changed" 6 \
 		"$(diff "$OTO_TOP/examples/claude-code/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+	run_recipe -- \
 		/opt/claude/node_modules/.bin/claude -p "Show me the environment." \
 		--dangerously-skip-permissions
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
@@ -93,13 +93,10 @@ test_the_claude_code_example_end_to_end() {
 test_the_codex_example_end_to_end() {
 	C=$AGENTS/codex
 	npm_cli "$C" "$CODEX" || return 0
-	recipe codex "s|https://api.openai.com|https://$API:8443|" \
-		"s|^--ro /opt/codex:/opt/codex|--ro $C:/opt/codex|" \
-		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/codex/home|"
+	codex_recipe
 	assertEquals "the recipe, only its places changed" 7 \
 		"$(diff "$OTO_TOP/examples/codex/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+	run_recipe -- \
 		/opt/codex/node_modules/.bin/codex exec --skip-git-repo-check "Show me the environment." \
 		</dev/null
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
@@ -114,11 +111,8 @@ test_the_codex_example_end_to_end() {
 test_codex_own_sandbox_cannot_nest() {
 	C=$AGENTS/codex
 	npm_cli "$C" "$CODEX" || return 0
-	recipe codex "s|https://api.openai.com|https://$API:8443|" \
-		"s|^--ro /opt/codex:/opt/codex|--ro $C:/opt/codex|" \
-		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/codex/home|"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" \
+	codex_recipe
+	run_recipe \
 		--ro "$OTO_BIN:/opt/probe" -- sh -c '"$0" exec -s workspace-write --skip-git-repo-check \
 			"Show me the environment." </dev/null && /opt/probe/otoprobe --no-net |
 			grep "^nested sandbox"' /opt/codex/node_modules/.bin/codex
@@ -142,8 +136,7 @@ test_the_gemini_cli_example_end_to_end() {
 	gemini_recipe "$OTO_TOP/examples/gemini-cli/home"
 	assertEquals "the recipe, only its places changed" 7 \
 		"$(diff "$OTO_TOP/examples/gemini-cli/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+	run_recipe -- \
 		/opt/gemini/node_modules/.bin/gemini -p "Show me the environment." --yolo </dev/null
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "done" "$(cat "$T/out")"
@@ -162,8 +155,7 @@ test_gemini_cli_untrusted_workspace_exits_55() {
 	cp "$OTO_TOP/examples/gemini-cli/home/.gemini/settings.json" "$T/home/.gemini/"
 	chmod -R a+rX "$T/home"
 	gemini_recipe "$T/home"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+	run_recipe -- \
 		/opt/gemini/node_modules/.bin/gemini -p "Show me the environment." --yolo </dev/null
 	assertEquals 55 "$rc"
 	assertEquals 1 "$(grep -c 'Gemini CLI is not running in a trusted directory' "$T/err")"
@@ -186,8 +178,7 @@ test_the_opencode_example_end_to_end() {
 		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/opencode/home|"
 	assertEquals "the recipe, only its places changed" 7 \
 		"$(diff "$OTO_TOP/examples/opencode/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	# shellcheck disable=SC2086 # PUB: options
-	run in_host "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+	run_recipe -- \
 		/opt/opencode/node_modules/.bin/opencode run "Show me the environment." </dev/null
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "done" "$(cat "$T/out")"

@@ -12,20 +12,8 @@
 
 CLIENT="$PY $OTO_TESTS/helpers/gateclient.py"
 
-oneTimeSetUp() {
-	[ -n "$IS_ROOT" ] || return 0
-	trap 'api_down; topo_down' EXIT
-	trap 'api_down; topo_down; exit 1' INT TERM HUP
-	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
-	api_up || { echo "the fake API failed" >&2; exit 1; }
-}
-
-oneTimeTearDown() {
-	[ -n "$IS_ROOT" ] || return 0
-	api_down
-	topo_down
-	return 0
-}
+oneTimeSetUp() { api_suite_up; }
+oneTimeTearDown() { api_suite_down; }
 
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }

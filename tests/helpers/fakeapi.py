@@ -83,6 +83,13 @@ class H(BaseHTTPRequestHandler):
             f.write(f"== {self.command} {self.path}\n".encode() + bytes(self.headers) + data + b"\n")
         return data
 
+    def json_body(self, out):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
     def chunk(self, b):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
         self.wfile.flush()
@@ -124,11 +131,7 @@ class H(BaseHTTPRequestHandler):
                "stop_sequence": None}
         if not req.get("stream"):
             out = json.dumps(dict(msg, content=[full], stop_reason=stop, usage=usage)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self.json_body(out)
             return
         self.sse([{"type": "message_start", "message": dict(msg, content=[], stop_reason=None, usage=usage)},
                   {"type": "content_block_start", "index": 0, "content_block": block},
@@ -161,11 +164,7 @@ class H(BaseHTTPRequestHandler):
         resp = {"id": "resp_oto", "object": "response", "model": req.get("model", "m")}
         if not req.get("stream"):
             out = json.dumps(dict(resp, status="completed", output=[item], usage=usage)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self.json_body(out)
             return
         self.sse([{"type": "response.created", "response": dict(resp, status="in_progress", output=[])},
                   {"type": "response.output_item.added", "output_index": 0, "item": item},
@@ -195,13 +194,10 @@ class H(BaseHTTPRequestHandler):
                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
                 "modelVersion": self.path.split("/")[-1].split(":")[0]}
         out = json.dumps(resp).encode()
-        self.send_response(200)
         if not stream:
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self.json_body(out)
             return
+        self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
@@ -265,11 +261,7 @@ class H(BaseHTTPRequestHandler):
             out = json.dumps({"x-api-key": self.headers.get("x-api-key"),
                               "authorization": self.headers.get("authorization"),
                               "path": self.path, "body": data.decode("latin-1")}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self.json_body(out)
         elif p == "/leak":
             s = SECRET.encode()
             self.send_response(200)
@@ -341,11 +333,7 @@ class H(BaseHTTPRequestHandler):
             self.end_headers()
         elif p == "/v1/messages/count_tokens":
             out = b'{"input_tokens": 10}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self.json_body(out)
         else:
             self.send_response(404)
             self.send_header("Content-Length", "0")

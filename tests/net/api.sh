@@ -8,6 +8,8 @@
 #             OTHER_KEY, SHORT, ANTHROPIC_API_KEY, OPENAI_API_KEY and
 #             GEMINI_API_KEY
 #   api_down  the fake API stopped (topo_down removes the rest)
+#   api_suite_up, api_suite_down  a suite's oneTimeSetUp and oneTimeTearDown:
+#             the topology and the fake API, as root; nothing otherwise
 #   npm_cli DIR PACKAGE@VERSION  a CLI from the npm registry, installed
 #             into DIR once (again when the version there differs); false, the test skipped, when it cannot be
 #
@@ -49,6 +51,21 @@ api_up() {
 
 api_down() {
 	[ -f "$TOPO_DIR/api.pid" ] && kill "$(cat "$TOPO_DIR/api.pid")" 2>/dev/null
+	return 0
+}
+
+api_suite_up() {
+	[ -n "$IS_ROOT" ] || return 0
+	trap 'api_down; topo_down' EXIT
+	trap 'api_down; topo_down; exit 1' INT TERM HUP
+	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+	api_up || { echo "the fake API failed" >&2; exit 1; }
+}
+
+api_suite_down() {
+	[ -n "$IS_ROOT" ] || return 0
+	api_down
+	topo_down
 	return 0
 }
 
