@@ -419,8 +419,9 @@ command -v podman-compose >/dev/null || apt_install podman-compose
 sed -e "s|^    image: oto-agent\$|    image: $image|" -e "s|^    image: oto-claude\$|    image: $image_claude|" \
 	${node:+-e "s|^    - /dev/net/tun\$|    - $node:/dev/net/tun|"} \
 	"$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
+# Two images; the device once, in the services' shared part (x-oto).
 want=2
-[ -z "$node" ] || want=4
+[ -z "$node" ] || want=3
 [ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -eq "$want" ] ||
 	die "deploy/compose.yaml: its image or device lines moved"
 # compose RUN-ARGS...: podman-compose run of this file, its output in $dir/out.
