@@ -334,8 +334,13 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	resolv = xoverlay_resolv();
 	tun = xtun_create(tun, asked, err, opener, &tun_st);
 	xconfigure(o, f);
-	if (fd_send(sock, tun, 0) < 0)
+	if (fd_send(sock, tun, 0) < 0) {
+		/* The relay ended first (its death signal is on its way): it
+		 * said why, and one fatal line is the rule. */
+		if (errno == EPIPE || errno == ECONNRESET || errno == ECONNREFUSED)
+			_exit(EXIT_SYS);
 		die(EXIT_SYS, errno, "unable to pass the TUN fd to the relay");
+	}
 	/* Failing that, the close below is the last, and waits here. */
 	if (fd_send(sock, resolv, 0) < 0)
 		debugx("the relay did not take resolv.conf's tmpfs: %s", strerror(errno));
