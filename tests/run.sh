@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run every test suite and print, last, one line: N passed, N failed[, N skipped].
+# Run every test suite and print, last, the tests skipped and why, then one
+# line: N passed, N failed[, N skipped].
 #
 #   OTO_BIN      directory of the static binaries
 #   OTO_SAN_BIN  directory of the same tools built with ASan and UBSan (make
@@ -188,6 +189,15 @@ if [ -n "${OTO_SAN_BIN:-}" ]; then
 		[ -n "${OTO_ONLY:-}" ] && ! basename "$suite" | grep -qE "$OTO_ONLY" && continue
 		grep -q '^# sanitized: no' "$suite" && continue
 		suite_run "$suite" asan
+	done
+fi
+
+# The tests skipped, each with its suite, its run and why: a skip is a
+# promise this machine did not check.
+if [ "$skip" -gt 0 ]; then
+	echo "== skipped"
+	for r in "$work"/res-*; do
+		sed -n "s/^SKIP \([^ ]*\) *\(.*\)/  ${r##*/res-} \1: \2/p" "$r"
 	done
 fi
 
