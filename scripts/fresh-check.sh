@@ -7,7 +7,8 @@
 # machine's own apt sources name it, and given the apt sources a stock
 # bookworm image has (main: bookworm, bookworm-updates; bookworm-security).
 # Nothing of this machine's packages or build results is copied in: whatever
-# `make` needs, it has to install itself, from the archive.
+# `make` needs, it has to install itself, from the archive. What is copied is
+# the network's: the machine's own trust anchors, /usr/local/share/ca-certificates.
 #
 # The repository is cloned into the root at its HEAD commit: uncommitted
 # changes are deliberately not included (commit them to have them checked).
@@ -220,6 +221,18 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+# The machine's own trust anchors (/usr/local/share/ca-certificates: a
+# private or TLS-inspecting CA of the network this machine is on), which a
+# machine installed on the same network would trust too: without them,
+# nothing in the root reaches a registry through such a network (npm).
+# Debian's own trust store is the package's, untouched.
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	mkdir -p "$base/usr/local/share/ca-certificates"
+	cp /usr/local/share/ca-certificates/*.crt "$base/usr/local/share/ca-certificates/"
+	chroot "$base" update-ca-certificates >"$log" 2>&1 ||
+		{ cat "$log" >&2; die "update-ca-certificates failed in the root"; }
+	info "the machine's trust anchors: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+fi
 # What an installed machine has and minbase does not write.
 [ -s "$base/etc/hosts" ] || printf '%s\n' '127.0.0.1	localhost' \
 	'::1		localhost ip6-localhost ip6-loopback' >"$base/etc/hosts"
@@ -256,7 +269,9 @@ esac
 
 # Run by pid 1 of the new pid namespace, still seeing this machine's tree:
 # mount the root and what it needs, pivot_root into it, drop the old root,
-# and run the two commands with a clean environment.
+# and run the two commands with a clean environment. Its one addition is
+# NODE_EXTRA_CA_CERTS, as this machine's environment has it: Node trusts
+# only the roots compiled into it, and npm would not see the anchors above.
 # shellcheck disable=SC2016 # expanded by the inner shells
 setup='set -eu
 d=$1 r=$1/root
@@ -282,7 +297,8 @@ pivot_root . .
 umount -l .
 cd /
 exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	HOME=/root CI=true OTO_TEST_AUDIT="$3" sh -c "$2"'
+	HOME=/root CI=true OTO_TEST_AUDIT="$3" \
+	NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt sh -c "$2"'
 # shellcheck disable=SC2016
 run='cd /root/oto || exit 111
 t=$(date +%s)
