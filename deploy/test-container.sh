@@ -3,8 +3,8 @@
 # it ("Deploying"), with podman for docker, on this machine, as root.
 #
 # Run by hand or by `make check-container`, as root; not part of `make
-# check`: it installs podman, runc and podman-compose with apt-get when they
-# are missing, and building the images takes minutes (apt-get in the
+# check`: it installs podman, runc, podman-compose, uidmap and slirp4netns
+# with apt-get when they are missing, and building the images takes minutes (apt-get in the
 # container, the oto build with its static libraries, Node and Claude Code).
 #
 # No registry is asked for anything: the base image the Containerfile's FROM
@@ -32,7 +32,10 @@
 # services run with podman-compose (the file as it is but for the images'
 # names and the device node): agent and claude (otoprobe as the agent, with
 # a test store sealed by the image's otosecret), and claude --version in the
-# chain.
+# chain. Then deploy/pod.yaml with podman kube play (podman 4.7 and later;
+# before, the refusal that names the missing relaxation), and the README's
+# run line once more by rootless podman: nobody, with subordinate ids of
+# this run's only, in a mount namespace of its own.
 #
 # Passed: each run exits 0 and otoprobe's last line says every check is
 # contained, 0 gaps. Progress, the time of each phase and otoprobe's report go
@@ -53,8 +56,10 @@ usage() {
 	its 'docker run' line, both with podman, on a base image imported from a
 	debootstrap bookworm root (no registry), and checks otoprobe's verdict
 	(exit 0, 0 gaps); then builds the target claude and runs
-	deploy/compose.yaml's services with podman-compose, checked the same way.
-	Installs podman, runc and podman-compose when missing. Run as root, by
+	deploy/compose.yaml's services with podman-compose, podman kube play of
+	deploy/pod.yaml, and the run line by rootless podman, each checked the
+	same way. Installs podman, runc, podman-compose, uidmap and slirp4netns
+	when missing. Run as root, by
 	hand or by make check-container: not part of make check; the builds take
 	minutes.
 
@@ -122,7 +127,7 @@ ctr=oto-agent-test-$rid
 dir=$(mktemp -d /tmp/oto-container.XXXXXX) || die "mktemp failed"
 chmod 0700 "$dir"
 log=$dir/log
-engine=''
+engine='' inner=''
 t_start=$(date +%s)
 
 # labelled RID: the ids of the images of run RID (layers and stages included).
@@ -144,6 +149,12 @@ remove_images() {
 cleanup() {
 	trap - EXIT INT TERM HUP
 	armed=''
+	# unshare waits for its child ignoring SIGTERM: SIGKILL, and with
+	# --kill-child its end kills the rootless run's pid namespace.
+	if [ -n "$inner" ] && kill -0 "$inner" 2>/dev/null; then
+		kill -KILL "$inner" 2>/dev/null || true
+		wait "$inner" 2>/dev/null || true
+	fi
 	if command -v podman >/dev/null; then
 		# shellcheck disable=SC2086 # the engine's options, split on purpose
 		podman $engine rm -f "$ctr" >/dev/null 2>&1 || true
@@ -334,22 +345,28 @@ else
 	info "/dev/net/tun is $tun_mode here: --device /dev/net/tun as in the README"
 fi
 
-set -f
-cmd='' prev='' agent='' dev=''
-for w in $(words "$run_line"); do
-	case $prev:$w in
-	:docker) out="podman $engine" ;;
-	docker:run) out="run --name $ctr" ;;
-	*:-it | *:-ti) out=-i ;;
-	-v:*:/agent) agent=1 out=$dir/agent:/agent ;;
-	--device:/dev/net/tun) dev=1 out=${node:+$node:}/dev/net/tun ;;
-	*:"$tag") out=$image ;;
-	*) out=$w ;;
-	esac
-	cmd="$cmd $out" prev=$w
-done
-[ -n "$agent" ] || die "README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
-[ -n "$dev" ] || die "README.md: the 'docker run' line has no --device /dev/net/tun"
+# run_line ENGINE NODE AGENT: in $cmd, the README's run line for podman with
+# ENGINE's options, the device NODE (empty: the README's) and the tree AGENT.
+run_line() {
+	set -f
+	cmd='' prev='' agent='' dev=''
+	for w in $(words "$run_line"); do
+		case $prev:$w in
+		:docker) out="podman $1" ;;
+		docker:run) out="run --name $ctr" ;;
+		*:-it | *:-ti) out=-i ;;
+		-v:*:/agent) agent=1 out=$3:/agent ;;
+		--device:/dev/net/tun) dev=1 out=${2:+$2:}/dev/net/tun ;;
+		*:"$tag") out=$image ;;
+		*) out=$w ;;
+		esac
+		cmd="$cmd $out" prev=$w
+	done
+	set +f
+	[ -n "$agent" ] || die "README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
+	[ -n "$dev" ] || die "README.md: the 'docker run' line has no --device /dev/net/tun"
+}
+run_line "$engine" "$node" "$dir/agent"
 info "podman run:$cmd"
 # verdict WHAT: the run's exit code ($rc) is 0 and its output's ($dir/out)
 # last line is otoprobe's, every check contained, 0 gaps; else status=1.
@@ -376,11 +393,12 @@ verdict() {
 }
 
 set +e
+set -f
 # shellcheck disable=SC2086 # the line's words, split on purpose (set -f)
 (cd "$src" && exec $cmd) </dev/null >"$dir/out" 2>&1
 rc=$?
-set -e
 set +f
+set -e
 phase_done run
 verdict "the README's run line"
 readme_last=$last
@@ -414,16 +432,28 @@ chmod 0700 "$dir/secrets"
 
 # ---- 7. deploy/compose.yaml with podman-compose ---------------------------
 command -v podman-compose >/dev/null || apt_install podman-compose
-# The compose file as it is, but for the images' names (this run's) and,
-# where the README's node is used, the device.
-sed -e "s|^    image: oto-agent\$|    image: $image|" -e "s|^    image: oto-claude\$|    image: $image_claude|" \
-	${node:+-e "s|^    - /dev/net/tun\$|    - $node:/dev/net/tun|"} \
-	"$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
-# Two images; the device once, in the services' shared part (x-oto).
-want=2
-[ -z "$node" ] || want=3
-[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -eq "$want" ] ||
-	die "deploy/compose.yaml: its image or device lines moved"
+# The compose file as it is, but for the images' names (this run's, built
+# above: the build sections go, podman-compose's run would build again, and
+# without this machine's CA), where the README's node is used the device,
+# and an address for the claude service's upstream: otogate resolves its
+# grants' hosts at start, this machine resolves no API's name, and nothing
+# is sent to it (otoprobe and --version ask no model).
+awk -v img="$image" -v imgc="$image_claude" -v node="$node" '
+	skip && /^      / { next }
+	{ skip = 0 }
+	/^    build:$/ { skip = 1; next }
+	/^    image: oto-agent$/ { print "    image: " img; next }
+	/^    image: oto-claude$/ { print "    image: " imgc
+		print "    extra_hosts:"; print "      - api.anthropic.com:203.0.113.1"; next }
+	node != "" && /^    - \/dev\/net\/tun$/ { print "    - " node ":/dev/net/tun"; next }
+	{ print }' "$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
+# Two images, two lines of extra_hosts; the device once, in the services'
+# shared part (x-oto); two build sections of four lines gone.
+want=4
+[ -z "$node" ] || want=5
+[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -eq "$want" ] &&
+	[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^<')" -eq $((want + 6)) ] ||
+	die "deploy/compose.yaml: its image, build or device lines moved"
 # compose RUN-ARGS...: podman-compose run of this file, its output in $dir/out.
 compose() {
 	set +e
@@ -498,6 +528,76 @@ case $version in
 *) verdict "kube play" ;;
 esac
 phase_done "kube play"
+
+# ---- 9. rootless podman: the README's run line by an unprivileged account ---
+# nobody (65534) runs podman, with subordinate ids of this run's only: in a
+# mount namespace of its own, /etc is an overlay whose /etc/subuid and
+# /etc/subgid give it 65536 ids from $sub (the host's /etc is untouched), and
+# its home, storage and image (a podman save of this run's) are in a tmpfs
+# there, gone with the namespace. The container's uid and gid 10001 are the
+# host's $sub + 10000 (0 is nobody, 1 and on from $sub): the agent tree's
+# copy is theirs, and so is the README's node for /dev/net/tun, mode 0660.
+missing=''
+for p in uidmap:newuidmap slirp4netns:slirp4netns; do
+	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"
+done
+# shellcheck disable=SC2086 # a list of packages
+[ -z "$missing" ] || apt_install $missing
+sub=1879048192
+r=$dir/rootless
+mkdir -m 0755 "$r"
+# nobody reaches $r, and through $dir nothing else ($dir: search only).
+chmod 0711 "$dir"
+# shellcheck disable=SC2086
+podman $engine save -q -o "$dir/image.tar" "$image" >"$log" 2>&1 ||
+	{ cat "$log" >&2; die "podman save failed"; }
+rengine="--cgroup-manager cgroupfs"
+[ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] || rengine="$rengine --runtime runc"
+rengine="$rengine --root $r/home/storage --runroot $r/xdg/run"
+run_line "$rengine" "$r/tun" "$r/agent"
+info "rootless podman (nobody, ids from $sub):$cmd"
+# shellcheck disable=SC2016 # expanded by the inner shell
+rootless_sh='set -eu
+r=$1 sub=$2 dir=$3 src=$4 cmd=$5
+mount -t tmpfs -o mode=0755 oto-rootless "$r"
+mkdir "$r/etc-up" "$r/etc-work"
+mount -t overlay -o "lowerdir=/etc,upperdir=$r/etc-up,workdir=$r/etc-work" oto-etc /etc
+echo "nobody:$sub:65536" >/etc/subuid
+echo "nobody:$sub:65536" >/etc/subgid
+id=$((sub + 10000))
+mkdir -m 0700 "$r/home" "$r/xdg"
+chown 65534:65534 "$r/home" "$r/xdg"
+mv "$dir/image.tar" "$r/image.tar"
+chmod 0644 "$r/image.tar"
+cp -R "$src/examples/agent" "$r/agent"
+chown -R "$id:$id" "$r/agent"
+mknod -m 0660 "$r/tun" c 10 200
+chgrp "$id" "$r/tun"
+as_nobody() {
+	setpriv --reuid 65534 --regid 65534 --clear-groups env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME="$r/home" XDG_RUNTIME_DIR="$r/xdg" "$@"
+}
+as_nobody sh -c "podman $6 load -q -i \"\$1\" >/dev/null" sh "$r/image.tar"
+rm -f "$r/image.tar"
+cd "$src"
+set -f
+# shellcheck disable=SC2086 # the line'"'"'s words, split on purpose (set -f)
+as_nobody $cmd'
+# A pid namespace too, of which the inner shell is pid 1: when it ends, or
+# unshare is killed (cleanup), so does everything podman left (its pause
+# process, conmon), and the tmpfs with them.
+set +e
+unshare --mount --propagation private --pid --fork --kill-child --mount-proc \
+	sh -c "$rootless_sh" sh "$r" "$sub" "$dir" "$src" "$cmd" "$rengine" </dev/null >"$dir/out" 2>&1 &
+inner=$!
+wait "$inner"
+rc=$?
+inner=''
+set -e
+chmod 0700 "$dir"
+phase_done "rootless podman"
+verdict "rootless podman"
 last=$readme_last
 info "total $(($(date +%s) - t_start)) s"
 # Cleaned up before the last line, so that it stays the last line of all.
