@@ -199,9 +199,6 @@ if [ "$skip" -gt 0 ]; then
 	for r in "$work"/res-*; do
 		sed -n "s/^SKIP \([^ ]*\) *\(.*\)/  ${r##*/res-} \1: \2/p" "$r"
 	done
-fi
-
-if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else
 	echo "$pass passed, $fail failed"
