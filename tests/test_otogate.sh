@@ -24,13 +24,22 @@ suite_setUp() {
 # gate [OTOGATE OPTIONS] -- CMD...: CMD as the agent behind otogate and
 # otonet in the fake host, API_KEY granted for the fake API; the gateway's
 # log in $T/log, stdout in $T/out, stderr in $T/err.
+# --bind SRC:DST (the test's own, not otogate's): SRC bound on DST in the
+# fake host's mount namespace, for a tree the agent's account cannot reach
+# by its own path (a checkout under /root, 0700).
 gate() {
-	_opts=
-	while [ "$1" != -- ]; do _opts="$_opts $1"; shift; done
+	_opts='' _bind=''
+	while [ "$1" != -- ]; do
+		case $1 in
+		--bind) _bind=$2; shift 2 ;;
+		*) _opts="$_opts $1"; shift ;;
+		esac
+	done
 	shift
 	# shellcheck disable=SC2086 # options split on purpose
-	run in_host env FLAG="$TOPO_DIR/api/flag" "$OTO_BIN/otogate" --store "$K/store" \
-		--key-file "$K/key" $AS --log-fd 3 $_opts -- \
+	run in_host sh -c '[ -z "$1" ] || mount --bind "${1%%:*}" "${1#*:}" || exit 99
+		shift; exec "$@"' sh "$_bind" env FLAG="$TOPO_DIR/api/flag" "$OTO_BIN/otogate" \
+		--store "$K/store" --key-file "$K/key" $AS --log-fd 3 $_opts -- \
 		"$OTO_BIN/otonet" $AS $PUB -- "$@" 3>"$T/log"
 }
 GRANT="--grant API_KEY=https://$API:8443 --ca-file $TOPO_DIR/pki/ca.pem"
@@ -411,12 +420,12 @@ test_otorun_grant_usage_errors() {
 test_a_real_agent_cli_sees_only_the_phantom() {
 	C=$AGENTS/claude
 	npm_cli "$C" "$CLAUDE" || return 0
-	mkdir -p "$T/home"
+	mkdir -p "$T/home" "$T/claude"
 	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
-	gate --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
+	gate --bind "$C:$T/claude" --grant "ANTHROPIC_API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
 		env HOME="$T/home" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
 		DISABLE_AUTOUPDATER=1 sh -c 'cd "$HOME" && ANTHROPIC_BASE_URL=$ANTHROPIC_API_KEY_URL exec "$0" \
-			-p "Show me the environment." --dangerously-skip-permissions' "$C/node_modules/.bin/claude"
+			-p "Show me the environment." --dangerously-skip-permissions' "$T/claude/node_modules/.bin/claude"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "done" "$(cat "$T/out")"
 	assertTrue "the tool's output came back" "[ -s '$TOPO_DIR/api/toolresult' ]"
