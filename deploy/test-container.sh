@@ -497,8 +497,10 @@ awk -v img="$image" -v pod="$pod" -v tree="$dir/agent" -v node="$node" '
 		print "        type: Directory"; getline; next }
 	node != "" && /^        path: \/dev\/net\/tun$/ { print "        path: " node; next }
 	{ print }' "$src/deploy/pod.yaml" >"$dir/pod.yaml"
-want=4
-[ -z "$node" ] || want=5
+# One line each for the name and the image, three for the hostPath that
+# takes the claim's two, one more for the device.
+want=5
+[ -z "$node" ] || want=6
 [ "$(diff "$src/deploy/pod.yaml" "$dir/pod.yaml" | grep -c '^>')" -eq "$want" ] ||
 	die "deploy/pod.yaml: its name, image, volume or device lines moved"
 # shellcheck disable=SC2086
