@@ -18,12 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The parser uses the instructions in place, so it needs them aligned. */
 	uint64_t *buf = malloc(size + 8);
-	const unsigned char *b = (const unsigned char *)buf, *end = b + size;
+	const unsigned char *b, *end, *prev;
 	struct bpf_set s;
-	const unsigned char *prev = b + 16;
 
 	if (!buf)
 		return 0;
+	b = (const unsigned char *)buf;
+	end = b + size;
+	prev = b + 16;
 	memcpy(buf, data, size);
 	if (bpf_set_parse(b, size, 0xc000003e, &s) == BPF_SET_OK) {
 		if (s.nprog < 1 || s.nprog > BPF_SET_MAX)

@@ -87,6 +87,7 @@ __attribute__((format(printf, 3, 0))) static int fail(struct prof_error *e, int 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	/* fmt is always one of this file's literals, with at most one %s. */
+	/* cppcheck-suppress wrongPrintfScanfArgNum */
 	snprintf(e->msg, sizeof(e->msg), fmt, arg ? arg : "");
 #pragma GCC diagnostic pop
 	return -1;

@@ -95,7 +95,7 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 		if (f->nexc_names < NET_MAX_ALLOW) {
 			char *x = f->exc_names[f->nexc_names++];
 
-			for (size_t j = 0; host[j] && j < sizeof(f->exc_names[0]) - 1; j++)
+			for (size_t j = 0; j < sizeof(f->exc_names[0]) - 1 && host[j]; j++)
 				x[j] = host[j] >= 'A' && host[j] <= 'Z' ? (char)(host[j] + 32) : host[j];
 			if (*x && x[strlen(x) - 1] == '.')
 				x[strlen(x) - 1] = 0;

@@ -280,7 +280,7 @@ static void tcp(struct P *p, uint16_t sport, uint16_t dport, uint32_t seq, uint3
 	t[13] = flags;
 	put16(t + 14, win);
 	put16(t + 18, urg);
-	if (optn)
+	if (opt && optn)
 		memcpy(t + 20, opt, optn);
 	for (size_t i = 0; i < dlen; i++)
 		t[thl + i] = (uint8_t)('a' + i % 26);

@@ -912,6 +912,8 @@ static size_t stream(const char *s, size_t n, const size_t *cuts, size_t ncuts, 
 	size_t o = 0, from = 0;
 
 	for (size_t k = 0; k <= ncuts; k++) {
+		/* cuts is NULL only with ncuts 0. */
+		/* cppcheck-suppress nullPointer */
 		size_t to = k < ncuts ? cuts[k] : n, max = http_repl_max(&RP, to - from), w;
 
 		w = http_repl_feed(&RP, s + from, to - from, out + o);

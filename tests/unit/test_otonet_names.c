@@ -223,6 +223,8 @@ static int follow_stream(const char *s, size_t n, const size_t *cuts, size_t ncu
 
 	out[0] = 0;
 	for (size_t c = 0; c <= ncuts; c++) {
+		/* cuts is NULL only with ncuts 0. */
+		/* cppcheck-suppress nullPointer */
 		size_t to = c < ncuts ? cuts[c] : n, m = to - at, pos = 0, take;
 		const uint8_t *d = (const uint8_t *)s + at;
 		int k;
