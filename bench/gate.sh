@@ -11,7 +11,7 @@
 # the relay's cost, without the gateway's). Reported: p50 and p90 per
 # request (ms) and requests per second, the medians of RUNS runs (the paths
 # take turns within each run); the added latency is the p50 difference
-# from the direct path, the gateway's own the one from otonet alone. Goals (issue 18): at most 1 ms added
+# from the direct path, the gateway's own the one from otonet alone. Goals: at most 1 ms added
 # at p50, at least 80 % of the direct throughput. The upstream is Python:
 # its own time is in both paths alike. TOPO_RATE=200mbit (a tc rate) puts
 # a tbf limit on the fake host's internet link, a path slower than the TUN

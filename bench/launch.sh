@@ -16,13 +16,13 @@
 # namespace made for it (loopback only), so otonet reads no real host and no
 # packet goes anywhere. Not root: everything runs as the caller, in its
 # network namespace, and the otonet lines need /dev/net/tun to be the
-# caller's to open. Goals (issue 21): otoexec adds at most 2 ms to the exec
+# caller's to open. Goals: otoexec adds at most 2 ms to the exec
 # of a stage (the null stage: a static program that only execs); the whole
 # chain without network at most 1.0x bwrap; with otonet, at most 1.5x.
-# The cost of otons --cgroup (issue 22) is measured in the same loop: see
-# below; so is the protected-files walk (issue 32: at most 2 ms for 100
+# The cost of otons --cgroup is measured in the same loop: see
+# below; so is the protected-files walk (at most 2 ms for 100
 # repositories and 100,000 files), and the session's record on --log-fd
-# (issue 32; the lines alone: against the previous build, bench/RESULTS.md).
+# (the lines alone: against the previous build, bench/RESULTS.md).
 set -eu
 : "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
 runs=${1:-200}
@@ -46,7 +46,7 @@ printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv(v[1], v 
 musl-gcc -static -Os -s -o "$w/bin/nullstage" "$w/null.c"
 A=$w/agent
 mkdir -p "$A/workspace" "$A/knowledge" "$A/config" "$A/people/alice"
-# The protected-files walk (otomount(1), issue 32): an agent tree whose
+# The protected-files walk (otomount(1)): an agent tree whose
 # workspace holds 100 repositories of 1,000 files each (10 directories of
 # 100), 100,000 files in all; its line against the same tree with both
 # writable trees exempt (--writable), which walks nothing.
@@ -110,7 +110,7 @@ EOF
 # /dev/net/tun is root's here. Not a goal line: the goals stay on the lines
 # above, as the issue measured them.
 [ -z "$uid" ] || echo "otorun --no-net (whole chain, started by the user)|u|$B/otorun $view --no-net -- /bin/true" >>"$w/cmds"
-# The session's cgroup (otons --cgroup, issue 22): make the leaf, move pid 1
+# The session's cgroup (otons --cgroup): make the leaf, move pid 1
 # into it, kill and remove it at the end. As root, root's default
 # (CGROUP2/oto/65534) with --as, against otons with --as alone, and with the
 # limits whose controllers cgroup v2 has; not root, in OTO_BENCH_CGROUP (a

@@ -5,7 +5,7 @@
 # of one refused connect() to 10.0.0.1:80 as the program inside sees it,
 # with and without the log. Interleaved: round after round, every variant
 # once (in reverse order every other round). Prints medians and the ratio of
-# each to the kernel's line (issue 32).
+# each to the kernel's line.
 #
 #   OTO_BIN=build/musl/bin sh bench/refuse.sh [ROUNDS]    (default 100; root)
 #

@@ -8,8 +8,8 @@
 /*
  * Every capability, from every set. Capabilities are numbered without gaps
  * from 0, so the first EINVAL from the bounding set is the end of the
- * kernel's list (64 calls became 42 here). Ambient in one call
- * (PR_CAP_AMBIENT_CLEAR_ALL), where libcap's cap_reset_ambient asks about
+ * kernel's list (64 calls became 42 with 41 capabilities). Ambient in one
+ * call (PR_CAP_AMBIENT_CLEAR_ALL), where libcap's cap_reset_ambient asks about
  * each capability first (42 calls more); EINVAL there is a kernel without
  * ambient capabilities (before 4.3): nothing to clear.
  */

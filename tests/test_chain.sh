@@ -129,7 +129,7 @@ session close" "$(cat "$T/parsed")"
 	assertEquals "$(printf 'open otonet\nclose 0 0')" "$(session_of "$T/log")"
 }
 
-# The whole record of one session, exactly (issue 32): connects to three
+# The whole record of one session, exactly: connects to three
 # private destinations (each refused by the relay, with the range's name),
 # three names resolved (one private: its answer stripped), two system calls
 # refused, exit 3. Every line carries the session's id, between its open and

@@ -56,8 +56,7 @@ exits() {
 }
 
 # Every function outside main.c that can end the process says so by its
-# name, but for those of otonet's relay.c (being split on its own branch):
-# xrelay_run and its signal handling, and xrelay_lockdown, which relay.c calls.
+# name; the die family itself is where the exits are.
 test_only_main_and_x_functions_exit() {
 	cd "$TOP" || return
 	set --
@@ -100,6 +99,17 @@ EOF
 	assertEquals "$T/a.c loud die
 $T/a.c loud xcalloc
 $T/a.c shy xfine" "$(exits "$T/a.c")"
+}
+
+# History belongs in commits: no comment of the code, the tests, the fuzzers,
+# the scripts or the build names an issue by its number.
+test_no_source_cites_an_issue() {
+	cd "$TOP" || return
+	found=$(grep -rnE '[Ii]ssue [0-9]+|[Ii]ssues? #[0-9]+' lib cmd tests fuzz scripts deploy bench \
+		examples Makefile --include='*.[ch]' --include='*.sh' --include='*.py' \
+		--include='*.pl' --include=Makefile --include='*.yaml' --include=Containerfile \
+		--exclude-dir=corpus | grep -v '^tests/test_house\.sh:')
+	assertEquals "comments that cite an issue" "" "$found"
 }
 
 . shunit2

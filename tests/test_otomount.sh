@@ -140,7 +140,7 @@ test_mountinfo_member() { check_mountinfo member; }
 test_mountinfo_viewer() { check_mountinfo viewer; }
 
 # --home-skel: a skeleton's files in the fresh home, every session, while
-# the home stays a tmpfs (issue 33): directories, files and symlinks as they
+# the home stays a tmpfs: directories, files and symlinks as they
 # are (modes without the set-id bits, owned by the agent), anything else
 # skipped, nothing written back; bounded in entries and bytes (101).
 test_home_skel() {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# otonet's bounds and lockdown (issue 7), in the topology of tests/net/topo.sh:
+# otonet's bounds and lockdown, in the topology of tests/net/topo.sh:
 # the buffered path for kernels without SO_PEEK_OFF, the relay's own
 # namespaces, capabilities and seccomp allowlist, and the resource bounds
 # under a flood of connections and datagrams. Needs root for ip netns.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# otonet against hostile packets (issue 7): tests/helpers/otonet_inject.c
+# otonet against hostile packets: tests/helpers/otonet_inject.c
 # writes crafted packets straight onto the sandbox's tun0 (AF_PACKET, so no
 # kernel fixes them up on the way), one batch per test; then the relay must be
 # alive, a checked 10 MiB download through it must succeed, no packet from a

@@ -169,7 +169,7 @@ print(*sorted({(d["comm"], d["exe"]) for d in map(json.loads, sys.stdin)}).pop()
 
 # Every option of every stage otorun composes is otorun's: passed on to its
 # stage, taken by otorun itself, or refused with its reason, never "unknown"
-# (issue 33: --allow-name was, and the lists had drifted). Each stage's
+# (--allow-name was, when the lists were copied by hand). Each stage's
 # --help is read (and checked against its getopt table: the help tells the
 # truth), then each option given to otorun --print: rc 0, and a passed
 # option in its stage's line; or rc 100 and "OPT: an option of STAGE that
@@ -337,7 +337,7 @@ test_a_mount_over_the_chains_tools_is_refused() {
 	done
 }
 
-# --ca-file: a private CA reaches every tool in the view (issue 33). A TLS
+# --ca-file: a private CA reaches every tool in the view. A TLS
 # server on the sandbox's own loopback, under a test CA: curl, python,
 # node and git verify it with --ca-file, and curl refuses it without; the
 # host's bundle is untouched, and the view's still holds the public CAs.

@@ -137,7 +137,7 @@ size_t bpf_set_prog_head(unsigned char *out, uint32_t insns)
  * libseccomp makes a rule of each number: the numbers this build does not
  * know (about 650 of them on x86-64) and the calls allowed without condition
  * (about 280, in 37 ranges for the default profile); the allowlist's load,
- * JIT and free cost about 1 us per instruction here (issue 21).
+ * JIT and free cost time in proportion to its instructions.
  */
 size_t bpf_prefix(struct sock_filter *out, uint32_t arch, const struct bpf_prefix_group *g,
 		  size_t ng)

@@ -118,8 +118,8 @@ static const char *const ETC_ALLOW[] = {
 
 /*
  * The work on /etc runs in a thread of its own, beside the rest of the
- * preparation and the build (on the other CPU: about a third of otomount's
- * time, issue 21). It looks up the host's entries beneath the host's /etc
+ * preparation and the build (on another CPU: a large part of otomount's
+ * time). It looks up the host's entries beneath the host's /etc
  * fd, writes the copies, links and generated files straight into the
  * detached tmpfs through its fd, and clones the directories, which the main
  * thread attaches at the join (P_ETC in the plan), after the tmpfs itself.
@@ -281,8 +281,8 @@ static void xetc_generate(struct etc_job *j)
 
 /*
  * The allowed entries, taken one at a time by whoever is free: the thread,
- * and the main thread too once it reaches the join, where it used to wait
- * (about 0.8 ms of its 2.8 here: issue 21). Each entry writes its own
+ * and the main thread too once it reaches the join, where it would
+ * otherwise wait. Each entry writes its own
  * names, and its own slot of dirs.
  */
 static void xetc_take(struct etc_job *j)

@@ -3,8 +3,8 @@
  * The relay's and the TUN holder's seccomp filters (lockdown.c), as
  * libseccomp contexts. Pure: the build compiles them once into the BPF that
  * otonet loads (gen/bpfgen.c, $(O)/gen/otonet_bpf.c), so that the relay does
- * not run libseccomp at every launch (about 1 ms of CPU here, which the
- * agent's own start shared two CPUs with: issue 21); the sanitizer build
+ * not run libseccomp at every launch (CPU time the agent's own start would
+ * share the machine with); the sanitizer build
  * compiles them at run time instead (its runtime needs one call more).
  */
 #include <errno.h>

@@ -54,8 +54,8 @@ int flow_table_init(struct flow_table *t, unsigned long max)
 	/*
 	 * No slot is touched before its first use (slots from nscan on are
 	 * calloc's zeros: FLOW_FREE): writing all 4096 up front faulted in
-	 * every page of the table (about 1 MiB) in the relay, about 2 ms of
-	 * every launch here (issue 21). The free list holds freed slots only,
+	 * every page of the table (about 1 MiB) in the relay, at every launch.
+	 * The free list holds freed slots only,
 	 * most recent first, then flow_new takes nscan: the same order as a
 	 * list of every slot would give.
 	 */

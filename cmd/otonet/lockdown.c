@@ -14,8 +14,8 @@
  * The TUN's holder (xrelay_holder_start) keeps a second reference to the TUN
  * in a process of its own, confined as the relay is, that does nothing but
  * wait for the relay's end of their socket to close. The last close of the
- * TUN removes tun0 (unregister_netdevice, which waits for RCU grace periods:
- * about 25 ms here); held twice, that wait happens in the holder's exit,
+ * TUN removes tun0 (unregister_netdevice, which waits for RCU grace periods,
+ * tens of milliseconds); held twice, that wait happens in the holder's exit,
  * after the relay's, instead of inside it, where otonet's caller waited for
  * it at every launch. Whether the relay ends or is killed, its socket
  * closes, the holder exits, and tun0 goes as it went before, a moment later.

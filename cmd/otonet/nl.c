@@ -8,7 +8,7 @@
  * asks for an acknowledgement (NLM_F_ACK): the kernel reports a refused
  * request whatever its flags, and goes on with the next, so the last one's
  * acknowledgement comes after every error of the batch. One receive instead
- * of one per request (issue 21).
+ * of one per request.
  */
 #include <errno.h>
 #include <linux/if.h>
@@ -195,7 +195,7 @@ static int link_req(struct nl_batch *b, const char *what, int ifindex, unsigned 
  * The MTU and the queue length in a request of their own, before the one
  * that brings the link up: the kernel applies a message's flags before its
  * queue length, and a new queue length on a link that is up detaches and
- * reattaches its qdisc, waiting for an RCU grace period (issue 21).
+ * reattaches its qdisc, waiting for an RCU grace period.
  */
 int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int mtu,
 		unsigned int txqlen)

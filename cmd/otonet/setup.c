@@ -264,8 +264,8 @@ out:
  * and it is mounted over /etc/resolv.conf itself without following a
  * symlink: a link to a systemd-resolved stub is covered the same way.
  * Returns the tmpfs's own mount, still open: its last close unmounts it,
- * which waits for an RCU grace period (about 0.5 ms here), so it goes to the
- * relay with the TUN and closes there, off the sandbox's way (issue 21).
+ * which waits for an RCU grace period, so it goes to the relay with the TUN
+ * and closes there, off the sandbox's way.
  */
 static int xoverlay_resolv(void)
 {

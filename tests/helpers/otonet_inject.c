@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * otonet_inject BATCH: hostile packets for otonet's relay (issue 7), written
+ * otonet_inject BATCH: hostile packets for otonet's relay, written
  * as-is onto tun0 through an AF_PACKET socket, so that no kernel fixes a
  * length, a checksum or a header on the way: the relay reads exactly these
  * bytes. Runs in the sandbox's network namespace with CAP_NET_RAW over it
