@@ -145,6 +145,8 @@ void status_report(int code, int err, const char *msg);
 /* opt.c: pure parsers for option arguments. 0 on success, -1 with errno EINVAL/ERANGE. */
 int opt_ulong(const char *s, unsigned long max, unsigned long *out);
 int opt_id(const char *s, unsigned int *out); /* a uid or gid: 0..2^32-2 */
+/* "512m", "2G", "1048576": bytes, K, M, G, T (either case) powers of 1024; 1 to max. */
+int opt_bytes(const char *s, unsigned long long max, unsigned long long *out);
 /* Split "A:B" at the first ':' into two non-empty strings copied into a and b. */
 int opt_split2(const char *s, char *a, size_t asz, char *b, size_t bsz);
 

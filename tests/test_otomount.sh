@@ -856,6 +856,11 @@ test_bad_input() {
 	done
 	run om --tmp-size lots -- true
 	assertEquals 100 "$rc"
+	assertEquals "otomount: fatal: --tmp-size lots: not a size in bytes (like 256m, 2G)" \
+		"$(cat "$T/err")"
+	# One grammar for sizes: what otons --memory-max takes, T included.
+	run om --tmp-size 1t --tmpfs /t:2T -- true
+	assertEquals "--tmp-size 1t: $(cat "$T/err")" 0 "$rc"
 	run om --bogus -- true
 	assertEquals 100 "$rc"
 	run om

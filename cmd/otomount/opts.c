@@ -23,7 +23,7 @@ static const char USAGE[] =
     "  --rw SRC:DST          bind host SRC read-write on DST; repeatable\n"
     "  --socket SRC:DST      bind the host's Unix socket SRC on DST, alone (nothing\n"
     "                        else of its directory); connectable; repeatable\n"
-    "  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng); repeatable\n"
+    "  --tmpfs DST[:SIZE]    a fresh tmpfs on DST (SIZE: N, Nk, Nm, Ng, Nt); repeatable\n"
     "  --hide DST            an empty read-only directory over DST; repeatable\n"
     "  --ro-within PATH      make PATH of the view (inside a rw mount) read-only;\n"
     "                        repeatable, e.g. /work/.git/hooks\n"
@@ -151,6 +151,7 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
+	unsigned long long bytes;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -197,8 +198,9 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 			xadd_op(o, OP_RO_WITHIN, "--ro-within", optarg);
 			break;
 		case OPT_TMP_SIZE:
-			if (view_parse_size(optarg, &o->tmp_size) < 0)
-				die_usage("--tmp-size %s: want N, Nk, Nm or Ng", optarg);
+			if (opt_bytes(optarg, ULONG_MAX, &bytes) < 0)
+				die_usage("--tmp-size %s: not a size in bytes (like 256m, 2G)", optarg);
+			o->tmp_size = (unsigned long)bytes;
 			break;
 		case OPT_TMP_INODES:
 			if (opt_ulong(optarg, TMPFS_INODES_MAX, &o->tmp_inodes) < 0 ||

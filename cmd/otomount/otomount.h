@@ -53,7 +53,6 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv);
 /* ---- parse.c: the option values. Pure: 0, or -1 with errno EINVAL/ERANGE ---- */
 int view_path_ok(const char *p); /* absolute, no ".", "..", "//", not "/" alone */
 int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or ".." */
-int view_parse_size(const char *s, unsigned long *out);			/* N[k|m|g] bytes, > 0 */
 /* SRC:DST; SRC may be fd=N, a detached tree a launcher opened (view_src_fd). */
 int view_parse_bind(const char *arg, char **src, char **dst);
 int view_src_fd(const char *src); /* N of "fd=N" (3 to 65535), else -1 */

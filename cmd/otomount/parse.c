@@ -60,45 +60,6 @@ bad:
 	return -1;
 }
 
-int view_parse_size(const char *s, unsigned long *out)
-{
-	char num[32];
-	size_t n = strlen(s);
-	unsigned long v, mul = 1;
-
-	if (!n || n >= sizeof(num)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memcpy(num, s, n + 1);
-	switch (num[n - 1]) {
-	case 'k':
-	case 'K':
-		mul = 1UL << 10;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1UL << 20;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1UL << 30;
-		break;
-	default:
-		n++;
-		break;
-	}
-	num[n - 1] = 0;
-	if (opt_ulong(num, ~0UL / mul, &v) < 0)
-		return -1;
-	if (!v) {
-		errno = EINVAL;
-		return -1;
-	}
-	*out = v * mul;
-	return 0;
-}
-
 int view_src_fd(const char *src)
 {
 	unsigned long n = 0;
@@ -156,18 +117,20 @@ int view_parse_socket(const char *arg, char **src, char **dst)
 int view_parse_tmpfs(const char *arg, char **dst, unsigned long *size)
 {
 	const char *colon = strchr(arg, ':');
+	unsigned long long bytes = 0;
 	char *d;
 
 	*size = 0;
 	d = colon ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
 	if (!d)
 		return -1;
-	if (view_path_ok(d) < 0 || (colon && view_parse_size(colon + 1, size) < 0)) {
+	if (view_path_ok(d) < 0 || (colon && opt_bytes(colon + 1, ULONG_MAX, &bytes) < 0)) {
 		free(d);
 		errno = EINVAL;
 		return -1;
 	}
 	*dst = d;
+	*size = (unsigned long)bytes;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* The option loop: exits 0 for --help and --version, 100 for bad usage. */
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +156,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			o->cgroup_dir = optarg;
 			break;
 		case OPT_MEMMAX:
-			if (otons_bytes_parse(optarg, &o->memory_max) < 0)
+			if (opt_bytes(optarg, ULLONG_MAX, &o->memory_max) < 0)
 				die_usage("--memory-max %s: not a size in bytes (like 512M, 2G)",
 					  optarg);
 			o->cgroup = 1;

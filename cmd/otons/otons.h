@@ -41,8 +41,6 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv);
 int otons_ns_flag(const char *name); /* CLONE_NEW* for a namespace name, 0 if unknown */
 /* The names of the CLONE_NEW* in flags, space-separated, into buf; the length, 0 if too long. */
 size_t otons_ns_names(int flags, char *buf, size_t size);
-/* "512M", "2G", "1048576": bytes (K, M, G, T are powers of 1024), not 0. -1/EINVAL, ERANGE. */
-int otons_bytes_parse(const char *s, unsigned long long *out);
 /* "1.5" CPUs: the quota in microseconds per OTONS_CPU_PERIOD; 0.01 to 4096. -1/EINVAL, ERANGE. */
 int otons_cpus_parse(const char *s, unsigned long *quota);
 /* Whether word is one of list's space- or newline-separated words (cgroup.controllers). */

@@ -55,57 +55,6 @@ size_t otons_ns_names(int flags, char *buf, size_t size)
  * The cgroup options' values, and what otons reads of cgroupfs and
  * /proc/self/mountinfo. Pure as well.
  */
-int otons_bytes_parse(const char *s, unsigned long long *out)
-{
-	unsigned long long v = 0, mul = 1;
-	const char *p = s;
-
-	if (!s || *s < '0' || *s > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (ULLONG_MAX - 9) / 10)
-			goto range;
-		v = v * 10 + (unsigned long long)(*p - '0');
-	}
-	switch (*p) {
-	case 0:
-		break;
-	case 'K':
-	case 'k':
-		mul = 1ULL << 10;
-		break;
-	case 'M':
-	case 'm':
-		mul = 1ULL << 20;
-		break;
-	case 'G':
-	case 'g':
-		mul = 1ULL << 30;
-		break;
-	case 'T':
-	case 't':
-		mul = 1ULL << 40;
-		break;
-	default:
-		goto bad;
-	}
-	if (*p && p[1])
-		goto bad;
-	/* 0 would kill the session at once; cgroupfs itself takes it. */
-	if (!v)
-		goto bad;
-	if (v > ULLONG_MAX / mul)
-		goto range;
-	*out = v * mul;
-	return 0;
-bad:
-	errno = EINVAL;
-	return -1;
-range:
-	errno = ERANGE;
-	return -1;
-}
-
 int otons_cpus_parse(const char *s, unsigned long *quota)
 {
 	unsigned long whole = 0, frac = 0;

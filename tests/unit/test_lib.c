@@ -4,6 +4,7 @@
 // UNIT: lib/file_read_at.c lib/exec_fail_format.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +42,48 @@ static void test_opt_ulong(void **state)
 		assert_int_equal(errno, EINVAL);
 	}
 	assert_int_equal(opt_ulong(NULL, 100, &v), -1);
+}
+
+static void test_opt_bytes(void **state)
+{
+	unsigned long long v = 0;
+
+	(void)state;
+	assert_int_equal(opt_bytes("1048576", ULLONG_MAX, &v), 0);
+	assert_true(v == 1048576ULL);
+	assert_int_equal(opt_bytes("512M", ULLONG_MAX, &v), 0);
+	assert_true(v == 512ULL << 20);
+	assert_int_equal(opt_bytes("2g", ULLONG_MAX, &v), 0);
+	assert_true(v == 2ULL << 30);
+	assert_int_equal(opt_bytes("4K", ULLONG_MAX, &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(opt_bytes("1T", ULLONG_MAX, &v), 0);
+	assert_true(v == 1ULL << 40);
+	assert_int_equal(opt_bytes("256m", ULLONG_MAX, &v), 0);
+	assert_true(v == 256ULL << 20);
+	assert_int_equal(opt_bytes("1t", ULLONG_MAX, &v), 0);
+	assert_true(v == 1ULL << 40);
+	assert_int_equal(opt_bytes("1k", 1024, &v), 0);
+	assert_true(v == 1024);
+	errno = 0;
+	assert_int_equal(opt_bytes("2k", 2047, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(opt_bytes("99999999999999999999g", ULLONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	const char *bad[] = { "",     "0",   "0M",  "M",  "-1",	 " 1", "1 ", "1MB",
+			      "1.5G", "1e9", "max", "1q", "1 m", "k",  NULL };
+	for (int i = 0; bad[i]; i++) {
+		errno = 0;
+		assert_int_equal(opt_bytes(bad[i], ULLONG_MAX, &v), -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	errno = 0;
+	assert_int_equal(opt_bytes("99999999999999999999", ULLONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	errno = 0;
+	assert_int_equal(opt_bytes("17179869184T", ULLONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
 }
 
 static void test_opt_id(void **state)
@@ -207,11 +250,14 @@ static void test_event_head(void **state)
 
 	(void)state;
 	assert_int_equal(event_head(buf, sizeof(buf), &t, "net", "s1"), 67);
-	assert_string_equal(buf, "{\"time\":\"1970-01-01T00:00:00.999999Z\",\"source\":\"net\",\"session\":\"s1\"");
+	assert_string_equal(
+	    buf, "{\"time\":\"1970-01-01T00:00:00.999999Z\",\"source\":\"net\",\"session\":\"s1\"");
 	t.tv_sec = -1;
 	t.tv_nsec = 0;
 	assert_true(event_head(buf, sizeof(buf), &t, "seccomp", "s1") > 0);
-	assert_string_equal(buf, "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\",\"session\":\"s1\"");
+	assert_string_equal(
+	    buf,
+	    "{\"time\":\"1969-12-31T23:59:59.000000Z\",\"source\":\"seccomp\",\"session\":\"s1\"");
 	/* Leap days and century years: what gmtime_r says, every 7 hours and a
 	 * second from 1900 to 2400. */
 	for (long long s = -2208988800LL; s < 13569465600LL; s += 25201) {
@@ -219,8 +265,10 @@ static void test_event_head(void **state)
 
 		t.tv_sec = sec;
 		assert_non_null(gmtime_r(&sec, &tm));
-		strftime(want, sizeof(want),
-			 "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\",\"session\":\"s\"", &tm);
+		strftime(
+		    want, sizeof(want),
+		    "{\"time\":\"%Y-%m-%dT%H:%M:%S.000000Z\",\"source\":\"x\",\"session\":\"s\"",
+		    &tm);
 		assert_true(event_head(buf, sizeof(buf), &t, "x", "s") > 0);
 		assert_string_equal(buf, want);
 	}
@@ -235,21 +283,36 @@ static void test_session_lines(void **state)
 	struct timespec t = { .tv_sec = 1796176282, .tv_nsec = 0 };
 	struct session se = { .id = "0123abcd" };
 	size_t n;
-	const char *chain[] = { "/usr/bin/otonet", "--log-fd", "3",	"--",	    "otons", "--",
-			  "otomount",	      "--role",	  "member", "--person=al\"x", "--",
-			  "otoexec",	      "--",	  "/bin/sh", "-c", "secret prompt", NULL };
+	const char *chain[] = { "/usr/bin/otonet",
+				"--log-fd",
+				"3",
+				"--",
+				"otons",
+				"--",
+				"otomount",
+				"--role",
+				"member",
+				"--person=al\"x",
+				"--",
+				"otoexec",
+				"--",
+				"/bin/sh",
+				"-c",
+				"secret prompt",
+				NULL };
 	const char *alone[] = { "otons", "--share", "net", NULL };
 
 	(void)state;
 	n = session_open_line(buf, sizeof(buf), &t, &se, "otonet", 1000, "ana", chain);
 	assert_int_equal(n, strlen(buf));
 	/* The chain to the agent's program; its arguments are the agent's, not the chain's. */
-	assert_string_equal(buf, "{\"time\":\"2026-12-02T01:51:22.000000Z\",\"source\":\"session\","
-				 "\"session\":\"0123abcd\",\"verdict\":\"open\",\"stage\":\"otonet\","
-				 "\"uid\":1000,\"account\":\"ana\",\"role\":\"member\",\"person\":\"al\\\"x\","
-				 "\"chain\":[\"/usr/bin/otonet\",\"--log-fd\",\"3\",\"--\",\"otons\",\"--\","
-				 "\"otomount\",\"--role\",\"member\",\"--person=al\\\"x\",\"--\",\"otoexec\","
-				 "\"--\",\"/bin/sh\"]}\n");
+	assert_string_equal(
+	    buf, "{\"time\":\"2026-12-02T01:51:22.000000Z\",\"source\":\"session\","
+		 "\"session\":\"0123abcd\",\"verdict\":\"open\",\"stage\":\"otonet\","
+		 "\"uid\":1000,\"account\":\"ana\",\"role\":\"member\",\"person\":\"al\\\"x\","
+		 "\"chain\":[\"/usr/bin/otonet\",\"--log-fd\",\"3\",\"--\",\"otons\",\"--\","
+		 "\"otomount\",\"--role\",\"member\",\"--person=al\\\"x\",\"--\",\"otoexec\","
+		 "\"--\",\"/bin/sh\"]}\n");
 	/* A stage alone, without "--": its words; no otomount, no role. */
 	assert_true(session_open_line(buf, sizeof(buf), &t, &se, "otons", 7, NULL, alone) > 0);
 	assert_non_null(strstr(buf, "\"account\":null,\"role\":null,\"person\":null,"
@@ -267,8 +330,9 @@ static void test_session_lines(void **state)
 	assert_non_null(strstr(buf, "\"exit\":137,\"signal\":9,"));
 	assert_int_equal(session_close_line(buf, 100, &t, &se, 0, 0), 0);
 	assert_true(session_id_ok("a") && session_id_ok("job-17:run.2_x"));
-	assert_false(session_id_ok("") || session_id_ok("a b") || session_id_ok("a\"") ||
-		     session_id_ok("0123456789012345678901234567890123456789012345678901234567890123x"));
+	assert_false(
+	    session_id_ok("") || session_id_ok("a b") || session_id_ok("a\"") ||
+	    session_id_ok("0123456789012345678901234567890123456789012345678901234567890123x"));
 	/* json_str: escapes, and nothing when it does not fit. */
 	buf[0] = 'x';
 	assert_int_equal(json_str(buf, sizeof(buf), 1, "a\"\\\n\xff", 5), 20);
@@ -431,6 +495,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opt_ulong),
+		cmocka_unit_test(test_opt_bytes),
 		cmocka_unit_test(test_opt_id),
 		cmocka_unit_test(test_opt_split2),
 		cmocka_unit_test(test_wait_and_exec_codes),
