@@ -369,6 +369,7 @@ enum store_err {
 	STORE_EDUP,	 /* a name twice */
 	STORE_ETRAILING, /* bytes after the last entry */
 	STORE_EVERIFY,	 /* an entry fails authentication: wrong key or tampered */
+	STORE_NUM_ERR,	 /* the count of the above, not an error */
 };
 
 struct store_entry {

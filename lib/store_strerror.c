@@ -16,6 +16,8 @@ static const char *const STORE_ERR[] = {
 	[STORE_ETRAILING] = "malformed store (bytes after the last entry)",
 	[STORE_EVERIFY] = "store does not verify (wrong key or tampered store)",
 };
+_Static_assert(sizeof(STORE_ERR) / sizeof(STORE_ERR[0]) == STORE_NUM_ERR,
+	       "a message for each enum store_err");
 
 const char *store_strerror(int err)
 {

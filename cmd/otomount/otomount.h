@@ -114,6 +114,7 @@ enum plan_kind {
 	P_MASK,	     /* an empty read-only dir, or a mode-0 empty file, over dst */
 	P_RO_WITHIN, /* make dst, already in the view, read-only */
 	P_ETC,	     /* wait for /etc's thread, attach its directories (etc.c) */
+	P_NUM_KINDS, /* the count of the above */
 };
 
 struct plan_entry {

@@ -76,13 +76,14 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 	};
 	static const char *const MODES[] = { [MODE_KEYGEN] = "keygen", [MODE_SEAL] = "seal",
 					     [MODE_LIST] = "list" };
+	_Static_assert(sizeof(MODES) / sizeof(MODES[0]) == MODE_NUM, "a word for each mode");
 	const char *why = NULL;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->store_fd = o->key_fd = -1;
 	o->mode = MODE_CHAIN;
-	for (int m = MODE_KEYGEN; m <= MODE_LIST; m++)
+	for (int m = MODE_KEYGEN; m < MODE_NUM; m++)
 		if (argc > 1 && !strcmp(argv[1], MODES[m])) {
 			o->mode = (enum mode)m;
 			argv++;

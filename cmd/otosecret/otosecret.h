@@ -26,7 +26,7 @@ struct use {
 	int fd;		    /* fd: the number */
 	int index;	    /* the entry, once the store is parsed */
 };
-enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST };
+enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST, MODE_NUM };
 struct otosecret_opts {
 	enum mode mode;
 	int store_fd, key_fd;		   /* -1 when unset */
