@@ -112,4 +112,46 @@ test_no_source_cites_an_issue() {
 	assertEquals "comments that cite an issue" "" "$found"
 }
 
+# commit_faults: "HASH WHAT" for each commit after MARK (merges aside) whose
+# message is not the house's form: a subject "area: summary" of at most 72
+# characters (areas: words, paths, a man page, comma-separated), a blank
+# line, a body. The commits before MARK are the record as it was.
+MARK=4c7b99c
+commit_faults() {
+	git -C "$1" log --no-merges --format='%h%x00%B%x01' "$2..HEAD" | awk -v RS='\001' -v FS='\000' '
+		NF < 2 { next }
+		{
+			h = $1; sub(/^\n+/, "", h); n = split($2, l, "\n")
+			if (length(l[1]) > 72) print h, "subject over 72 characters"
+			else if (l[1] !~ /^[A-Za-z0-9][A-Za-z0-9._\/()+-]*(, [A-Za-z0-9][A-Za-z0-9._\/()+-]*)*: [^ ]/)
+				print h, "subject not \"area: summary\""
+			else if (n < 3 || l[2] != "" || l[3] == "") print h, "no blank line and body"
+		}'
+}
+
+# History in commits: every commit after the marker has the house's form.
+test_commits_after_the_marker_have_subject_and_body() {
+	git -C "$TOP" cat-file -e "$MARK^{commit}" 2>/dev/null ||
+		{ skip "no history to $MARK in $TOP (an export, or a shallow clone)"; return; }
+	assertEquals "commits not in the house's form" "" "$(commit_faults "$TOP" "$MARK")"
+}
+
+# The check itself: a long subject, one without an area, one without a
+# body, and a good one, in a repository of its own.
+test_the_commit_check_finds_each_fault() {
+	g=$T/git
+	git init -q "$g" && git -C "$g" config user.email t@t && git -C "$g" config user.name t
+	c() { git -C "$g" commit -q --allow-empty -m "$1" ${2:+-m "$2"}; }
+	c "base: start" "b"
+	base=$(git -C "$g" rev-parse --short HEAD)
+	c "otonet: $(printf '%070d' 0)" "b"
+	c "no area here" "b"
+	c "otons: no body"
+	c "otomount, lib/opt: good" "why"
+	got=$(commit_faults "$g" "$base" | cut -d' ' -f2-)
+	assertEquals "no blank line and body
+subject not \"area: summary\"
+subject over 72 characters" "$got"
+}
+
 . shunit2
