@@ -45,7 +45,7 @@ LDLIBS_otogate := -lssl -lcrypto
 ifeq ($(LIBC),musl)
 # musl has no _FORTIFY_SOURCE; its headers ignore the macro, so it is not set.
 # static-pie: Debian's musl-gcc.specs drops -static-pie and links a dynamic
-# PIE, so the binaries are plain static (see README, "Static binaries").
+# PIE, so the binaries are plain static (docs/HACKING.md, "Static binaries").
 CC      := musl-gcc
 DEPS    := build/deps
 DEPSTAMP := $(DEPS)/.built
