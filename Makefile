@@ -45,7 +45,7 @@ LDLIBS_otogate := -lssl -lcrypto
 ifeq ($(LIBC),musl)
 # musl has no _FORTIFY_SOURCE; its headers ignore the macro, so it is not set.
 # static-pie: Debian's musl-gcc.specs drops -static-pie and links a dynamic
-# PIE, so the binaries are plain static (see README, "Static binaries").
+# PIE, so the binaries are plain static (docs/HACKING.md, "Static binaries").
 CC      := musl-gcc
 DEPS    := build/deps
 DEPSTAMP := $(DEPS)/.built
@@ -221,7 +221,7 @@ check: | deps-test
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
 
-# The container recipe as README "Deploying" documents it, with podman (as
+# The container recipe as deploy/README.md documents it, with podman (as
 # root; installs podman, runc and podman-compose; builds two images).
 check-container:
 	@sh deploy/test-container.sh
@@ -231,9 +231,11 @@ bench: | deps-bench
 	@for b in bench/*.sh; do OTO_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0755 $(TOOLS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(wildcard man/*.7) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 format:
 	clang-format -i $(wildcard lib/*.[ch] cmd/*/*.[ch] tests/unit/*.c tests/helpers/*.c)

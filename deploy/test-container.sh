@@ -1,6 +1,6 @@
 #!/bin/sh
-# test-container: the container recipe, built and run as the README documents
-# it ("Deploying"), with podman for docker, on this machine, as root.
+# test-container: the container recipe, built and run as deploy/README.md
+# documents it, with podman for docker, on this machine, as root.
 #
 # Run by hand or by `make check-container`, as root; not part of `make
 # check`: it installs podman, runc, podman-compose, uidmap and slirp4netns
@@ -15,14 +15,14 @@
 # repository is cloned at its HEAD commit, so uncommitted changes are not part
 # of the test (commit them to have them tested).
 #
-# The README's two lines are taken from the README itself (its first code
-# block under "Deploying" holding `docker build` and `docker run`) and run
+# deploy/README.md's two lines are taken from that file itself (its first code
+# block under "A container" holding `docker build` and `docker run`) and run
 # with podman, changed only where a test must: `-it` becomes `-i` (no
 # terminal), the image gets a name of this run's, the container a name (to
 # remove it when interrupted), the build --pull=never, and the agent tree is a
 # fresh copy of examples/agent owned by the line's --user. Where this host's
 # /dev/net/tun is not 0666 (or with --tun-node), `--device /dev/net/tun`
-# becomes a node of the container's group made as the README says (mode 0660,
+# becomes a node of the container's group made as deploy/README.md says (mode 0660,
 # group 10001, in this run's folder, mode 0700). podman runs with
 # `--runtime runc` where the cgroup layout is not the unified one (crun
 # refuses a hybrid layout) and `--cgroup-manager cgroupfs` where systemd is
@@ -33,7 +33,7 @@
 # names and the device node): agent and claude (otoprobe as the agent, with
 # a test store sealed by the image's otosecret), and claude --version in the
 # chain. Then deploy/pod.yaml with podman kube play (podman 4.7 and later;
-# before, the refusal that names the missing relaxation), and the README's
+# before, the refusal that names the missing relaxation), and deploy/README.md's
 # run line once more by rootless podman: nobody, with subordinate ids of
 # this run's only, in a mount namespace of its own.
 #
@@ -52,20 +52,19 @@ usage() {
 	cat <<-EOF
 	usage: $0 [--keep] [--tun-node]
 
-	Builds deploy/Containerfile with the README's 'docker build' line and runs
+	Builds deploy/Containerfile with deploy/README.md's 'docker build' line and runs
 	its 'docker run' line, both with podman, on a base image imported from a
 	debootstrap bookworm root (no registry), and checks otoprobe's verdict
 	(exit 0, 0 gaps); then builds the target claude and runs
 	deploy/compose.yaml's services with podman-compose, podman kube play of
 	deploy/pod.yaml, and the run line by rootless podman, each checked the
-	same way. Installs podman, runc, podman-compose, uidmap and slirp4netns
-	when missing. Run as root, by
-	hand or by make check-container: not part of make check; the builds take
-	minutes.
+	same way. Installs podman, runc, catatonit, podman-compose, uidmap and
+	slirp4netns when missing. Run as root, by hand or by make
+	check-container: not part of make check; the builds take minutes.
 
 	  --keep      keep the images and the folder (clone, agent tree, root)
 	  --tun-node  pass a node of the container's group for /dev/net/tun (the
-	              README's way for a host whose node is 0600) even when this
+	              deploy/README.md's way for a host whose node is 0600) even when this
 	              host's is 0666
 	  --help      this text
 
@@ -203,7 +202,9 @@ apt_install() {
 
 # ---- 1. the tools ---------------------------------------------------------
 missing=''
-for p in podman:podman runc:runc debootstrap:debootstrap; do
+# catatonit: the pause process kube play's pod starts (a recommendation of
+# podman's, which --no-install-recommends leaves out).
+for p in podman:podman runc:runc catatonit:catatonit debootstrap:debootstrap; do
 	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"
 done
 # shellcheck disable=SC2086 # a list of packages
@@ -215,7 +216,7 @@ fi
 info "podman $(podman --version | sed 's/^podman version //'), options:${engine:- none}"
 phase_done tools
 
-# ---- 2. the repository, at HEAD, and the README's lines --------------------
+# ---- 2. the repository, at HEAD, and deploy/README.md's lines -------------
 if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	info "uncommitted changes in $top are not part of this test (HEAD only)"
 fi
@@ -225,24 +226,25 @@ info "git clone $top at $sha"
 	{ cat "$log" >&2; die "git clone failed"; }
 src=$dir/clone
 
-# The commands of the first code block under "## Deploying" that holds
-# `docker run`, one a line (a trailing backslash joins the next line).
+# The commands of the first code block under "## A container" (in
+# deploy/README.md) that holds `docker run`, one a line (a trailing backslash
+# joins the next line).
 cmds=$(awk '
-	/^## / { in_sec = ($0 == "## Deploying") }
+	/^## / { in_sec = ($0 == "## A container") }
 	in_sec && /^```/ { if (blk) { if (cur ~ /docker run/) { print cur; exit } cur = "" }
 		blk = !blk; next }
 	in_sec && blk { line = $0; sub(/^[ \t]+/, "", line)
 		if (part != "") { line = part " " line; part = "" }
 		if (line ~ /\\$/) { sub(/[ \t]*\\$/, "", line); part = line; next }
 		cur = cur line "\n" }
-' "$src/README.md")
+' "$src/deploy/README.md")
 build_line=$(printf '%s\n' "$cmds" | grep '^docker build ' | head -n1)
 run_line=$(printf '%s\n' "$cmds" | grep '^docker run ' | head -n1)
 if [ -z "$build_line" ] || [ -z "$run_line" ]; then
-	die "README.md: no code block under Deploying with a 'docker build' and a 'docker run' line"
+	die "deploy/README.md: no code block under 'A container' with a 'docker build' and a 'docker run' line"
 fi
-info "README: $build_line"
-info "README: $run_line"
+info "deploy/README.md: $build_line"
+info "deploy/README.md: $run_line"
 
 # The base image: the FROM of the Containerfile's stages (not a stage's name).
 cf=$src/deploy/Containerfile
@@ -254,7 +256,7 @@ base=$(sed -nE 's/^FROM[[:space:]]+([^[:space:]]+).*/\1/p' "$cf" | sort -u |
 if [ -z "$base" ] || [ "$(echo "$base" | wc -l)" -ne 1 ]; then
 	die "$cf: expected one base image, found: $(echo "$base" | tr '\n' ' ')"
 fi
-phase_done "clone and README"
+phase_done "clone and deploy/README.md"
 
 # ---- 3. the base image, from a debootstrap root --------------------------
 # An image of that name that is not this test's is the operator's: refuse
@@ -303,10 +305,10 @@ podman $engine import -q --change "LABEL $label=$rid" "$dir/root.tar" "$base" >"
 rm -f "$dir/root.tar"
 phase_done "base image"
 
-# ---- 4. the image: the README's build line --------------------------------
-# words LINE: its words, one a line (the README's lines hold no quotes).
+# ---- 4. the image: deploy/README.md's build line -------------------------
+# words LINE: its words, one a line (deploy/README.md's lines hold no quotes).
 words() { printf '%s\n' "$1" | tr -s '[:blank:]' '[\n*]'; }
-# Each word is matched with the README word before it ($prev).
+# Each word is matched with the word before it in the line ($prev).
 set -f
 tag='' cmd='' prev=''
 for w in $(words "$build_line"); do
@@ -318,7 +320,7 @@ for w in $(words "$build_line"); do
 	esac
 	cmd="$cmd $out" prev=$w
 done
-[ -n "$tag" ] || die "README.md: the 'docker build' line names no image (-t NAME)"
+[ -n "$tag" ] || die "deploy/README.md: the 'docker build' line names no image (-t NAME)"
 info "podman build (minutes):$cmd"
 # shellcheck disable=SC2086 # the line's words, split on purpose (set -f)
 (cd "$src" && exec $cmd) </dev/null >"$log" 2>&1 ||
@@ -326,9 +328,9 @@ info "podman build (minutes):$cmd"
 set +f
 phase_done "image build"
 
-# ---- 5. the run: the README's run line -----------------------------------
+# ---- 5. the run: deploy/README.md's run line ----------------------------
 user=$(words "$run_line" | sed -n '/^--user$/{n;p;q;}')
-[ -n "$user" ] || die "README.md: the 'docker run' line has no --user"
+[ -n "$user" ] || die "deploy/README.md: the 'docker run' line has no --user"
 mkdir "$dir/agent"
 cp -R "$src/examples/agent/." "$dir/agent/"
 chown -R "$user" "$dir/agent"
@@ -336,17 +338,17 @@ chown -R "$user" "$dir/agent"
 tun_mode=$(stat -c %a /dev/net/tun 2>/dev/null) || die "this host has no /dev/net/tun"
 node=''
 if [ -n "$tun_node" ] || [ "$tun_mode" != 666 ]; then
-	# The README's node for a host whose own is 0600, in this run's folder.
+	# deploy/README.md's node for a host whose own is 0600, in this run's folder.
 	node=$dir/tun
 	{ mknod -m 0660 "$node" c 10 200 && chgrp "${user#*:}" "$node"; } ||
 		die "mknod $node failed"
 	info "/dev/net/tun is $tun_mode here: --device $node:/dev/net/tun (mode 0660, group ${user#*:})"
 else
-	info "/dev/net/tun is $tun_mode here: --device /dev/net/tun as in the README"
+	info "/dev/net/tun is $tun_mode here: --device /dev/net/tun as in deploy/README.md"
 fi
 
-# run_line ENGINE NODE AGENT: in $cmd, the README's run line for podman with
-# ENGINE's options, the device NODE (empty: the README's) and the tree AGENT.
+# run_line ENGINE NODE AGENT: in $cmd, deploy/README.md's run line for podman
+# with ENGINE's options, the device NODE (empty: the line's) and the tree AGENT.
 run_line() {
 	set -f
 	cmd='' prev='' agent='' dev=''
@@ -363,8 +365,8 @@ run_line() {
 		cmd="$cmd $out" prev=$w
 	done
 	set +f
-	[ -n "$agent" ] || die "README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
-	[ -n "$dev" ] || die "README.md: the 'docker run' line has no --device /dev/net/tun"
+	[ -n "$agent" ] || die "deploy/README.md: the 'docker run' line mounts no agent tree (-v DIR:/agent)"
+	[ -n "$dev" ] || die "deploy/README.md: the 'docker run' line has no --device /dev/net/tun"
 }
 run_line "$engine" "$node" "$dir/agent"
 info "podman run:$cmd"
@@ -400,7 +402,7 @@ rc=$?
 set +f
 set -e
 phase_done run
-verdict "the README's run line"
+verdict "deploy/README.md's run line"
 readme_last=$last
 
 # ---- 6. the example image: Node and Claude Code (target claude) -----------
@@ -418,7 +420,7 @@ phase_done "claude image build"
 # A store for the claude service, sealed by the image's own otosecret: a
 # key that only a test holds (the gateway needs one; nothing is sent).
 mkdir "$dir/secrets"
-# The README's limits: the engine's defaults may exceed its own hard limits.
+# deploy/README.md's limits: the engine's defaults may exceed its own hard limits.
 limits="--ulimit nofile=1024:8192 --ulimit nproc=4096:4096"
 chown "$user" "$dir/secrets"
 chmod 0700 "$dir/secrets"
@@ -434,7 +436,7 @@ chmod 0700 "$dir/secrets"
 command -v podman-compose >/dev/null || apt_install podman-compose
 # The compose file as it is, but for the images' names (this run's, built
 # above: the build sections go, podman-compose's run would build again, and
-# without this machine's CA), where the README's node is used the device,
+# without this machine's CA), where deploy/README.md's node is used the device,
 # and an address for the claude service's upstream: otogate resolves its
 # grants' hosts at start, this machine resolves no API's name, and nothing
 # is sent to it (otoprobe and --version ask no model).
@@ -485,7 +487,7 @@ phase_done compose
 
 # ---- 8. deploy/pod.yaml with podman kube play -----------------------------
 # The pod as it is, but for this run's names, the agent tree (a hostPath for
-# its volume claim) and, where the README's node is used, the device; the
+# its volume claim) and, where deploy/README.md's node is used, the device; the
 # seccomp profile where the kubelet would have it (profiles/ under a root).
 pod=$ctr-pod
 mkdir -p "$dir/seccomp/profiles"
@@ -505,14 +507,38 @@ want=5
 	die "deploy/pod.yaml: its name, image, volume or device lines moved"
 # shellcheck disable=SC2086
 version=$(podman $engine version --format '{{.Client.Version}}')
-info "podman kube play (podman $version)"
+# hostUsers: false is podman's --userns=auto: root's podman takes the pod's
+# ids from the subordinate ids of the account "containers". This run gives
+# it some of its own, as the rootless run below does for nobody: in a mount
+# namespace of its own, /etc is an overlay (the host's /etc is untouched),
+# and a pid namespace whose end takes what podman left (conmon, the pause).
+ksub=2147483647
+info "podman kube play (podman $version, containers:$ksub:65536)"
+# shellcheck disable=SC2016 # expanded by the inner shell
+kube_sh='set -u
+dir=$1 pod=$2 ksub=$3
+shift 3
+mount -t tmpfs -o mode=0700 oto-kube "$dir/kube" &&
+	mkdir "$dir/kube/up" "$dir/kube/work" &&
+	mount -t overlay -o "lowerdir=/etc,upperdir=$dir/kube/up,workdir=$dir/kube/work" oto-etc /etc ||
+	exit 111
+echo "containers:$ksub:65536" >>/etc/subuid
+echo "containers:$ksub:65536" >>/etc/subgid
+podman "$@" kube play --seccomp-profile-root "$dir/seccomp" "$dir/pod.yaml" >"$dir/log" 2>&1 &&
+	podman "$@" wait "$pod-agent" >"$dir/rc" 2>>"$dir/log"
+podman "$@" logs "$pod-agent" >"$dir/out" 2>&1
+podman "$@" pod rm -f "$pod" >/dev/null 2>&1
+umount /etc'
+mkdir "$dir/kube"
 set +e
-# shellcheck disable=SC2086
-podman $engine kube play --seccomp-profile-root "$dir/seccomp" "$dir/pod.yaml" >"$log" 2>&1 &&
-	podman $engine wait "$pod-agent" >"$dir/rc" 2>>"$log"
+# shellcheck disable=SC2086 # the engine's options, split on purpose
+unshare --mount --propagation private --pid --fork --kill-child --mount-proc \
+	sh -c "$kube_sh" sh "$dir" "$pod" "$ksub" $engine </dev/null &
+inner=$!
+wait "$inner"
+inner=''
 rc=$(cat "$dir/rc" 2>/dev/null)
-# shellcheck disable=SC2086
-podman $engine logs "$pod-agent" >"$dir/out" 2>&1
+rmdir "$dir/kube"
 set -e
 [ -n "$rc" ] || { cat "$log" >&2; die "podman kube play failed"; }
 case $version in
@@ -531,14 +557,14 @@ case $version in
 esac
 phase_done "kube play"
 
-# ---- 9. rootless podman: the README's run line by an unprivileged account ---
+# ---- 9. rootless podman: the run line by an unprivileged account ----------
 # nobody (65534) runs podman, with subordinate ids of this run's only: in a
 # mount namespace of its own, /etc is an overlay whose /etc/subuid and
 # /etc/subgid give it 65536 ids from $sub (the host's /etc is untouched), and
 # its home, storage and image (a podman save of this run's) are in a tmpfs
 # there, gone with the namespace. The container's uid and gid 10001 are the
 # host's $sub + 10000 (0 is nobody, 1 and on from $sub): the agent tree's
-# copy is theirs, and so is the README's node for /dev/net/tun, mode 0660.
+# copy is theirs, and so is deploy/README.md's node for /dev/net/tun, mode 0660.
 missing=''
 for p in uidmap:newuidmap slirp4netns:slirp4netns; do
 	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"

@@ -168,8 +168,11 @@ test_version_names_the_revisions_built() {
 	done
 }
 
-# The manual pages name the same version, in their .TH line.
+# The manual pages name the same version, in their .TH line: each tool's,
+# and oto(7), the whole chain's.
 test_man_pages_name_the_version() {
+	assertEquals "oto.7" "oto $VERSION" \
+		"$(sed -n 's/^\.TH .*"oto \([0-9][^"]*\)".*/oto \1/p' "$TOP/man/oto.7")"
 	n=0
 	for m in "$TOP"/man/*.1; do
 		assertEquals "$(basename "$m")" "oto $VERSION" \

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The house rules a machine can check in the sources (docs/HACKING.md):
-# outside main.c, only x-prefixed functions exit. Reads the checkout
-# (OTO_TOP), runs nothing of it.
+# outside main.c, only x-prefixed functions exit; no comment cites an issue;
+# every manual page formats without a groff warning, and a tool's page names
+# every option its --help lists. Reads the checkout (OTO_TOP), and runs
+# nothing of it but the built tools' --help (OTO_BIN).
 # run-as: root
 . "$(dirname "$0")/common.sh"
 
@@ -152,6 +154,70 @@ test_the_commit_check_finds_each_fault() {
 	assertEquals "no blank line and body
 subject not \"area: summary\"
 subject over 72 characters" "$got"
+}
+
+# man_warnings PAGE...: each page groff warns about (-ww, every warning), as
+# "PAGE: WARNING" lines; nothing when every page formats cleanly.
+man_warnings() {
+	for m in "$@"; do
+		LC_ALL=C groff -man -ww -z "$m" 2>&1 | sed "s|^|$m: |"
+	done
+}
+
+# Every manual page formats without a warning: a macro groff does not know
+# (a misspelled request), a bad escape or a number that does not parse shows
+# to its reader as nothing, or as the wrong text.
+test_man_pages_format_without_warnings() {
+	assertTrue "groff (groff-base, scripts/install-deps.sh test) is installed" \
+		"command -v groff >/dev/null"
+	cd "$TOP" || return
+	n=$(find man -name 'oto*.[17]' | wc -l)
+	assertEquals "pages in man/: the tools' and oto.7" \
+		"$(($(find cmd -mindepth 1 -maxdepth 1 -type d | wc -l) + 1))" "$n"
+	assertEquals "groff's warnings" "" "$(man_warnings man/*.1 man/oto.7)"
+}
+
+# help_options FILE: the long options a --help text names (--name, from
+# "--name", "--name=V", "[--name N]"), one a line, sorted.
+help_options() {
+	grep -oE '(^|[^A-Za-z0-9-])--[a-z][a-z0-9-]*' "$1" | sed 's/^[^-]*//' | sort -u
+}
+
+# man_lacks HELP PAGE: the options of HELP that PAGE never names (groff
+# spells a dash \-; an option is a whole word: --store is not --store-fd).
+man_lacks() {
+	sed 's/\\-/-/g' "$2" >"$T/man.txt"
+	help_options "$1" | while read -r o; do
+		grep -qE -- "$o([^a-z0-9-]|\$)" "$T/man.txt" || printf '%s ' "$o"
+	done
+}
+
+# Each tool's manual page names every option its --help lists: a user who
+# reads the page misses nothing the program offers.
+test_man_pages_name_every_option_of_help() {
+	cd "$TOP" || return
+	for d in cmd/*/; do
+		t=$(basename "$d")
+		"$OTO_BIN/$t" --help >"$T/help" 2>&1
+		assertEquals "$t --help: exit" 0 $?
+		assertNotEquals "$t --help names no option" "" "$(help_options "$T/help")"
+		assertEquals "options of $t --help that man/$t.1 does not name" "" \
+			"$(man_lacks "$T/help" "man/$t.1")"
+	done
+}
+
+# The two checks themselves: groff's warning for an unknown macro; an option
+# missing, one named only as a longer one's prefix,
+# and one present in \- and in \fB form.
+test_the_man_checks_find_what_is_wrong() {
+	printf '.TH X 1\n.SH NAME\nx \\- y\n.XY\n' >"$T/bad.1"
+	printf '.TH X 1\n.SH NAME\nx \\- y\n.SH OPTIONS\n.B \\-\\-a\n' >"$T/good.1"
+	assertNotEquals "a page with an unknown macro" "" "$(man_warnings "$T/bad.1")"
+	assertEquals "a clean page" "" "$(man_warnings "$T/good.1")"
+	printf '  --a N       one\n  --store-fd N, [--bee]\n      --version  the version\n' >"$T/help"
+	assertEquals "--a --bee --store-fd --version" "$(help_options "$T/help" | tr '\n' ' ' | sed 's/ $//')"
+	printf '.B \\-\\-a\n\\fB\\-\\-bee\\fR N\nthe \\-\\-store\\-fdx, \\-\\-version\n' >"$T/p.1"
+	assertEquals "--store-fd " "$(man_lacks "$T/help" "$T/p.1")"
 }
 
 . shunit2

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A tool with its own exception (README, "A tool with its own exception"),
+# A tool with its own exception (oto(7), "A TOOL WITH ITS OWN EXCEPTION"),
 # in the test network topology (tests/net/topo.sh): the tool's chain reaches
 # its one granted endpoint on the fake LAN; the agent's chain, the same
 # command, is refused at once and reaches the tool only through the socket

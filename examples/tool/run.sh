@@ -1,6 +1,6 @@
 #!/bin/sh
 # A tool with its own network exception, an agent without it: two chains and
-# one Unix socket between them (README, "A tool with its own exception").
+# one Unix socket between them (oto(7), "A TOOL WITH ITS OWN EXCEPTION").
 #
 #   TOOL_CMD='metrics-mcp --stdio' examples/tool/run.sh TOOL_CONF AGENT_CONF -- CMD [ARG]...
 #
