@@ -228,6 +228,21 @@ test_only_the_named_secret_arrives() {
 	assertEquals "0 1 2 3 " "$(sed -n 3p "$T/out")"
 }
 
+# otosecret keeps what otoexec reads, not only what it consumes: with a
+# secret in the chain, the calls the filter refuses are still on the record
+# (OTO_REFUSALS reaches otoexec; test_otosecret checks OTO_VIEW too).
+test_refusals_on_the_record_with_a_secret() {
+	make_store
+	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
+	chmod 0755 "$T/refuse"
+	run chain --role member --secret API_KEY --store "$T/store" --key-file "$T/key" \
+		--ro "$T/refuse:/opt/refuse" --log-fd 3 -- /opt/refuse 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "$(printf 'unshare EPERM\nmount EPERM\nbpf EPERM\nptrace EPERM')" "$(cat "$T/out")"
+	assertEquals "unshare mount bpf ptrace" "$(refusals_of "$T/log" | python3 -c 'import json, sys
+print(" ".join(d["syscall"] for d in map(json.loads, sys.stdin) if "syscall" in d))')"
+}
+
 test_exit_code_and_signal_pass_through() {
 	run chain --role member -- sh -c 'exit 7'
 	assertEquals 7 "$rc"

@@ -195,6 +195,10 @@ test_fds_closed_and_oto_vars_removed() {
 	# OTO_STATUS_FD is passed on to the later stages.
 	run env OTO_STATUS_FD=8 OTO_X=1 otosecret --store-fd 3 --key-fd 4 --use TXT -- env 3<"$T/store" 4<"$T/key"
 	assertEquals "OTO_STATUS_FD=8" "$(grep '^OTO_' "$T/out")"
+	# So are otoexec's: the refusal log's socket, the view's mark, the pty.
+	run env OTO_REFUSALS=7 OTO_VIEW=1 OTO_PTY=1 OTO_X=1 otosecret --store-fd 3 --key-fd 4 \
+		--use TXT -- env 3<"$T/store" 4<"$T/key"
+	assertEquals "$(printf 'OTO_PTY=1\nOTO_REFUSALS=7\nOTO_VIEW=1')" "$(grep '^OTO_' "$T/out" | sort)"
 }
 
 test_canary_in_no_proc_cmdline_or_environ() {

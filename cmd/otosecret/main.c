@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	static struct otosecret_opts o;
 	static struct store_view v;
 	const struct rlimit nocore = { 0, 0 };
-	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY" };
+	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS", "OTO_VIEW" };
 	const char *kept[sizeof(KEPT) / sizeof(KEPT[0])];
 	uint8_t *key, *store, **plain;
 	size_t len;
@@ -82,7 +82,9 @@ int main(int argc, char **argv)
 	/*
 	 * 4. The consumed variables go before the new environment is built from
 	 *    what is left. Those for the later stages stay: OTO_STATUS_FD (they
-	 *    report to it), OTO_PTY (otoexec makes the agent's pty).
+	 *    report to it), and otoexec's: OTO_PTY (it makes the agent's pty),
+	 *    OTO_REFUSALS (the refusal log's socket), OTO_VIEW (a profile by
+	 *    path is refused in the view).
 	 */
 	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++) {
 		kept[i] = getenv(KEPT[i]);
