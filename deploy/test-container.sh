@@ -508,7 +508,8 @@ want=5
 # shellcheck disable=SC2086
 version=$(podman $engine version --format '{{.Client.Version}}')
 # hostUsers: false is podman's --userns=auto: root's podman takes the pod's
-# ids from the subordinate ids of the account "containers". This run gives
+# ids from the subordinate ids of the account "containers", 1024 of them
+# unless told more (uid 10001 needs 65536, as a kubelet gives). This run gives
 # it some of its own, as the rootless run below does for nobody: in a mount
 # namespace of its own, /etc is an overlay (the host's /etc is untouched),
 # and a pid namespace whose end takes what podman left (conmon, the pause).
@@ -524,7 +525,8 @@ mount -t tmpfs -o mode=0700 oto-kube "$dir/kube" &&
 	exit 111
 echo "containers:$ksub:65536" >>/etc/subuid
 echo "containers:$ksub:65536" >>/etc/subgid
-podman "$@" kube play --seccomp-profile-root "$dir/seccomp" "$dir/pod.yaml" >"$dir/log" 2>&1 &&
+podman "$@" kube play --userns auto:size=65536 --seccomp-profile-root "$dir/seccomp" \
+	"$dir/pod.yaml" >"$dir/log" 2>&1 &&
 	podman "$@" wait "$pod-agent" >"$dir/rc" 2>>"$dir/log"
 podman "$@" logs "$pod-agent" >"$dir/out" 2>&1
 podman "$@" pod rm -f "$pod" >/dev/null 2>&1
