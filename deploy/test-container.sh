@@ -486,25 +486,23 @@ fi
 phase_done compose
 
 # ---- 8. deploy/pod.yaml with podman kube play -----------------------------
-# The pod as it is, but for this run's names, the agent tree (a hostPath for
-# its volume claim) and, where deploy/README.md's node is used, the device; the
-# seccomp profile where the kubelet would have it (profiles/ under a root).
+# The pod as it is, but for this run's names and the agent tree (a hostPath
+# for its volume claim); the seccomp profile where the kubelet would have it
+# (profiles/ under a root). The device stays the host's /dev/net/tun: no
+# host group is mapped into the pod's user namespace, so it must be 0666.
 pod=$ctr-pod
 mkdir -p "$dir/seccomp/profiles"
 cp "$src/deploy/seccomp-oto.json" "$dir/seccomp/profiles/"
-awk -v img="$image" -v pod="$pod" -v tree="$dir/agent" -v node="$node" '
+awk -v img="$image" -v pod="$pod" -v tree="$dir/agent" '
 	/^  name: oto-agent$/ { print "  name: " pod; next }
 	/^      image: oto-agent:latest$/ { print "      image: " img; next }
 	/^      persistentVolumeClaim:$/ { print "      hostPath:"; print "        path: " tree
 		print "        type: Directory"; getline; next }
-	node != "" && /^        path: \/dev\/net\/tun$/ { print "        path: " node; next }
 	{ print }' "$src/deploy/pod.yaml" >"$dir/pod.yaml"
 # One line each for the name and the image, three for the hostPath that
-# takes the claim's two, one more for the device.
-want=5
-[ -z "$node" ] || want=6
-[ "$(diff "$src/deploy/pod.yaml" "$dir/pod.yaml" | grep -c '^>')" -eq "$want" ] ||
-	die "deploy/pod.yaml: its name, image, volume or device lines moved"
+# takes the claim's two.
+[ "$(diff "$src/deploy/pod.yaml" "$dir/pod.yaml" | grep -c '^>')" -eq 5 ] ||
+	die "deploy/pod.yaml: its name, image or volume lines moved"
 # shellcheck disable=SC2086
 version=$(podman $engine version --format '{{.Client.Version}}')
 # hostUsers: false is podman's --userns=auto: root's podman takes the pod's
@@ -512,7 +510,9 @@ version=$(podman $engine version --format '{{.Client.Version}}')
 # unless told more (uid 10001 needs 65536, as a kubelet gives). This run gives
 # it some of its own, as the rootless run below does for nobody: in a mount
 # namespace of its own, /etc is an overlay (the host's /etc is untouched),
-# and a pid namespace whose end takes what podman left (conmon, the pause).
+# /dev/net/tun a node of mode 0666 as on a stock Debian host (where this
+# machine's is not), and a pid namespace whose end takes what podman left
+# (conmon, the pause).
 ksub=2147483647
 info "podman kube play (podman $version, containers:$ksub:65536)"
 # shellcheck disable=SC2016 # expanded by the inner shell
@@ -521,7 +521,8 @@ dir=$1 pod=$2 ksub=$3
 shift 3
 mount -t tmpfs -o mode=0700 oto-kube "$dir/kube" &&
 	mkdir "$dir/kube/up" "$dir/kube/work" &&
-	mount -t overlay -o "lowerdir=/etc,upperdir=$dir/kube/up,workdir=$dir/kube/work" oto-etc /etc ||
+	mount -t overlay -o "lowerdir=/etc,upperdir=$dir/kube/up,workdir=$dir/kube/work" oto-etc /etc &&
+	mknod -m 0666 "$dir/kube/tun" c 10 200 && mount --bind "$dir/kube/tun" /dev/net/tun ||
 	exit 111
 echo "containers:$ksub:65536" >>/etc/subuid
 echo "containers:$ksub:65536" >>/etc/subgid
@@ -530,7 +531,7 @@ podman "$@" kube play --userns auto:size=65536 --seccomp-profile-root "$dir/secc
 	podman "$@" wait "$pod-agent" >"$dir/rc" 2>>"$dir/log"
 podman "$@" logs "$pod-agent" >"$dir/out" 2>&1
 podman "$@" pod rm -f "$pod" >/dev/null 2>&1
-umount /etc'
+umount /dev/net/tun /etc'
 mkdir "$dir/kube"
 set +e
 # shellcheck disable=SC2086 # the engine's options, split on purpose
@@ -567,6 +568,8 @@ phase_done "kube play"
 # there, gone with the namespace. The container's uid and gid 10001 are the
 # host's $sub + 10000 (0 is nobody, 1 and on from $sub): the agent tree's
 # copy is theirs, and so is deploy/README.md's node for /dev/net/tun, mode 0660.
+# slirp4netns, rootless podman's network, opens /dev/net/tun as nobody: there
+# the host's is a node of mode 0666, as on a stock Debian host.
 missing=''
 for p in uidmap:newuidmap slirp4netns:slirp4netns; do
 	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"
@@ -592,6 +595,8 @@ r=$1 sub=$2 dir=$3 src=$4 cmd=$5
 mount -t tmpfs -o mode=0755 oto-rootless "$r"
 mkdir "$r/etc-up" "$r/etc-work"
 mount -t overlay -o "lowerdir=/etc,upperdir=$r/etc-up,workdir=$r/etc-work" oto-etc /etc
+mknod -m 0666 "$r/tun-host" c 10 200
+mount --bind "$r/tun-host" /dev/net/tun
 echo "nobody:$sub:65536" >/etc/subuid
 echo "nobody:$sub:65536" >/etc/subgid
 id=$((sub + 10000))
