@@ -139,7 +139,7 @@ static void xmake_link(int rootfd, const struct plan_entry *p)
  * it (in a host tree, on the host), and an agent's tree may gain it later
  * anyway. As --ro-within, a missing dst is refused.
  */
-void xbuild_mask(struct view_state *v, const char *dst)
+static void xbuild_mask(struct view_state *v, const char *dst)
 {
 	struct stat st;
 	int target = path_open_beneath(v->root, dst, O_PATH | O_NOFOLLOW);
@@ -188,7 +188,8 @@ static int is_ro_later(const struct view_state *v, int fd)
 }
 
 /* A detached tree on dst, its mount point made first (a directory, or a file). */
-void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src)
+static void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir,
+			  const char *src)
 {
 	int target;
 
@@ -209,6 +210,21 @@ void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, 
 		close(tree);
 }
 
+/* /etc's directories, once its thread is done, and the mask laid over one of them. */
+static void xbuild_etc(struct view_state *v)
+{
+	struct etc_trees t;
+
+	xetc_join(v, &t);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.dirs[i].tree >= 0)
+			xbuild_attach(v, t.dirs[i].dst, t.dirs[i].tree, 1, t.dirs[i].dst);
+	if (t.mask) {
+		debugx("hide %s", t.mask);
+		xbuild_mask(v, t.mask);
+	}
+}
+
 void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 {
 	static const char *const what[] = {
@@ -226,7 +242,7 @@ void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 		xbuild_attach(v, p->dst, p->tree, p->is_dir, p->src);
 		break;
 	case P_ETC:
-		xetc_join(v);
+		xbuild_etc(v);
 		break;
 	case P_LINK:
 		xmake_link(v->root, p);

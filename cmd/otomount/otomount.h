@@ -172,8 +172,20 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o);
 void xsources_ca(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
+struct etc_tree {
+	char *dst; /* in the view */
+	int tree;  /* a detached clone of the host's directory; -1: none */
+};
+
+/* What /etc's thread leaves to be made: build.c attaches the trees, then the mask. */
+struct etc_trees {
+	const struct etc_tree *dirs; /* in the allowlist's order */
+	size_t n;
+	const char *mask; /* a path to hide once they are attached; NULL: none */
+};
+
 void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */
-void xetc_join(struct view_state *v);				      /* at P_ETC */
+void xetc_join(struct view_state *v, struct etc_trees *out);	      /* at P_ETC */
 
 /* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
@@ -198,7 +210,5 @@ void xprotect(struct view_state *v, const struct otomount_opts *o);
 void xbuild_scratch(struct view_state *v);
 void xbuild_entry(struct view_state *v, const struct plan_entry *e);
 void build_done(void); /* forget the directory kept between entries */
-void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src);
-void xbuild_mask(struct view_state *v, const char *dst);
 
 #endif
