@@ -8,6 +8,7 @@
 #ifndef OTOMOUNT_H
 #define OTOMOUNT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <linux/mount.h>
 #include <stdnoreturn.h>
@@ -154,6 +155,11 @@ struct view_state {
 	mode_t umask;	     /* the caller's, set back before exec */
 	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
+	/* build.c: the directory the last file or link went in, kept for the next */
+	struct build_dir {
+		char path[PATH_MAX];
+		int fd; /* -1: none */
+	} dir;
 	char hostname[65];
 	char resolv[65536]; /* the host's resolv.conf, read before anything else */
 	size_t resolv_len;
@@ -209,6 +215,6 @@ void xprotect(struct view_state *v, const struct otomount_opts *o);
 /* The scratch tmpfs on the old root: the new root's mount point, and the masks. */
 void xbuild_scratch(struct view_state *v);
 void xbuild_entry(struct view_state *v, const struct plan_entry *e);
-void build_done(void); /* forget the directory kept between entries */
+void build_done(struct view_state *v); /* forget the directory kept between entries */
 
 #endif
