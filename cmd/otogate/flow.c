@@ -13,7 +13,8 @@
  * Whatever goes wrong before a response has begun is answered with an HTTP
  * error and a one-line body; after, the agent's connection is closed. Either
  * way one log line says what happened. A request the gateway refuses never
- * reaches an upstream.
+ * reaches an upstream. What goes to the agent is written with fd_write_all:
+ * the gateway ignores SIGPIPE (main.c), so an agent gone is EPIPE, not a signal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,23 +68,6 @@ struct flow {
 	const char *error;
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void flow_log(struct flow *f)
 {
 	struct gate_logrec r = { 0 };
@@ -123,7 +107,7 @@ static void refuse(struct flow *f, int status, const char *why, const char *deta
 	else
 		snprintf(msg, sizeof(msg), "%s", why);
 	n = gate_error_format(head, sizeof(head), status, msg);
-	if (n && write_all(f->fd, head, n) == 0)
+	if (n && fd_write_all(f->fd, head, n) == 0)
 		f->down_bytes += n;
 	f->status = status;
 	f->error = msg;
@@ -398,7 +382,7 @@ static int relay_response(struct flow *f, int until_continue)
 			f->held = f->resp.head_len;
 			break;
 		}
-		if (write_all(f->fd, f->rb, f->resp.head_len) < 0) {
+		if (fd_write_all(f->fd, f->rb, f->resp.head_len) < 0) {
 			f->error = "the agent closed";
 			f->status = f->resp.status;
 			goto after;
@@ -476,7 +460,7 @@ static int relay_response(struct flow *f, int until_continue)
 	}
 	n = replen + http_repl_flush(&f->repl, f->rep + replen);
 	if (send_data(f, f->rep, n, chunked) < 0 ||
-	    (chunked && write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
+	    (chunked && fd_write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
 		goto after;
 	}
