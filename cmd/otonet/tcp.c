@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 
 #include "oto.h"
+#include "be.h"
 #include "otonet.h"
 #include "relay.h"
 
@@ -324,7 +325,7 @@ static void tcp_dns_answers(struct relay *r, struct flow *f)
 {
 	while (f->sblen - f->dns_ready >= 2) {
 		uint8_t *m = f->sbuf + f->sboff + f->dns_ready;
-		uint32_t len = (uint32_t)(m[0] << 8 | m[1]);
+		uint32_t len = be16_get(m);
 
 		if (f->sblen - f->dns_ready - 2 < len)
 			break;
