@@ -16,7 +16,7 @@
 #define VIEW_BIN "/opt/oto/bin"
 
 /* A growing string; oom is set (and the rest ignored) when malloc fails. */
-struct sbuf {
+struct strbuf {
 	char *p;
 	size_t n, cap;
 	int oom;
@@ -29,7 +29,7 @@ struct sbuf {
 struct words {
 	char **v;
 	size_t n, cap;
-	struct sbuf text;
+	struct strbuf text;
 	int oom;
 };
 
@@ -57,11 +57,11 @@ void *arena_alloc(size_t n);
 char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free(void);
-void sbuf_add(struct sbuf *b, const char *s, size_t n);
-void sbuf_str(struct sbuf *b, const char *s);
+void strbuf_add(struct strbuf *b, const char *s, size_t n);
+void strbuf_str(struct strbuf *b, const char *s);
 /* The bytes of s as one sh word: as they are when s is not empty and holds only
  * [A-Za-z0-9_./:=@%+,-], else single-quoted whole ('\'' for a quote). */
-void quote_add(struct sbuf *b, const char *s);
+void quote_add(struct strbuf *b, const char *s);
 /* s with each control byte (0-31, 127) as '?', for an error message (arena); NULL on ENOMEM. */
 char *shown(const char *s);
 int is_num(const char *s);  /* [0-9]+ */
@@ -92,7 +92,7 @@ const char *opts_check(const struct otorun_opts *o, int euid);
  */
 struct chain {
 	struct words w;
-	struct sbuf opens;
+	struct strbuf opens;
 	const char *ns_log_fd; /* otons' copy of --log-fd, NULL when none */
 	int dup_log;	       /* otorun dups --log-fd to ns_log_fd */
 };

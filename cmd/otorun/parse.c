@@ -75,7 +75,7 @@ char *arena_printf(const char *fmt, ...)
 	return r;
 }
 
-void sbuf_add(struct sbuf *b, const char *s, size_t n)
+void strbuf_add(struct strbuf *b, const char *s, size_t n)
 {
 	if (b->oom)
 		return;
@@ -97,9 +97,9 @@ void sbuf_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->n] = 0;
 }
 
-void sbuf_str(struct sbuf *b, const char *s)
+void strbuf_str(struct strbuf *b, const char *s)
 {
-	sbuf_add(b, s, strlen(s));
+	strbuf_add(b, s, strlen(s));
 }
 
 static int is_safe(const char *s)
@@ -114,22 +114,22 @@ static int is_safe(const char *s)
 	return 1;
 }
 
-void quote_add(struct sbuf *b, const char *s)
+void quote_add(struct strbuf *b, const char *s)
 {
 	const char *q;
 
 	if (is_safe(s)) {
-		sbuf_str(b, s);
+		strbuf_str(b, s);
 		return;
 	}
-	sbuf_add(b, "'", 1);
+	strbuf_add(b, "'", 1);
 	while ((q = strchr(s, '\''))) {
-		sbuf_add(b, s, (size_t)(q - s));
-		sbuf_add(b, "'\\''", 4);
+		strbuf_add(b, s, (size_t)(q - s));
+		strbuf_add(b, "'\\''", 4);
 		s = q + 1;
 	}
-	sbuf_str(b, s);
-	sbuf_add(b, "'", 1);
+	strbuf_str(b, s);
+	strbuf_add(b, "'", 1);
 }
 
 char *shown(const char *s)
@@ -369,13 +369,13 @@ void words_add(struct words *w, const char *lit, const char *val)
 {
 	char *s;
 
-	sbuf_add(&w->text, " ", 1);
+	strbuf_add(&w->text, " ", 1);
 	if (!val) {
 		quote_add(&w->text, lit);
 		words_push(w, arena_strndup(lit, strlen(lit)));
 		return;
 	}
-	sbuf_str(&w->text, lit);
+	strbuf_str(&w->text, lit);
 	quote_add(&w->text, val);
 	s = arena_printf("%s%s", lit, val);
 	words_push(w, s);
@@ -388,7 +388,7 @@ void words_cat(struct words *dst, const struct words *src)
 	for (size_t i = 0; i < src->n; i++)
 		words_push(dst, src->v[i]);
 	if (src->text.n)
-		sbuf_add(&dst->text, src->text.p, src->text.n);
+		strbuf_add(&dst->text, src->text.p, src->text.n);
 }
 
 void opts_init(struct otorun_opts *o)
@@ -706,7 +706,7 @@ static void stage_begin(struct chain *c, const struct otorun_opts *o, const char
 static void stage_end(struct chain *c)
 {
 	words_add(&c->w, "--", NULL);
-	sbuf_str(&c->w.text, " \\\n ");
+	strbuf_str(&c->w.text, " \\\n ");
 }
 
 int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools *t,
@@ -812,7 +812,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		 * may have written (its workspace is the working directory there). */
 		words_add(&ex, "--profile-fd", NULL);
 		words_add(&ex, "7", NULL);
-		sbuf_str(&c->opens, " 7<");
+		strbuf_str(&c->opens, " 7<");
 		quote_add(&c->opens, o->profile);
 	}
 	words_cat(&ex, &o->exec);
@@ -838,30 +838,30 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		words_add(&c->w, "", *a);
 	/* --print's first line: the fds, in the order they are opened. */
 	if (c->dup_log) {
-		struct sbuf s = { 0 };
+		struct strbuf s = { 0 };
 
-		sbuf_add(&s, " ", 1);
-		sbuf_str(&s, c->ns_log_fd);
-		sbuf_str(&s, ">&");
-		sbuf_str(&s, o->log_fd);
+		strbuf_add(&s, " ", 1);
+		strbuf_str(&s, c->ns_log_fd);
+		strbuf_str(&s, ">&");
+		strbuf_str(&s, o->log_fd);
 		if (c->opens.n)
-			sbuf_add(&s, c->opens.p, c->opens.n);
+			strbuf_add(&s, c->opens.p, c->opens.n);
 		c->opens = s;
 	}
 	if (o->secrets.n || o->grants.n) {
-		struct sbuf s = { 0 };
+		struct strbuf s = { 0 };
 
 		/* otogate's 5 and 6 first, then otosecret's 8 and 9. */
 		for (int i = 0; i < 2; i++) {
 			if (!(i ? o->secrets.n : o->grants.n))
 				continue;
-			sbuf_str(&s, i ? " 8<" : " 5<");
+			strbuf_str(&s, i ? " 8<" : " 5<");
 			quote_add(&s, o->store);
-			sbuf_str(&s, i ? " 9<" : " 6<");
+			strbuf_str(&s, i ? " 9<" : " 6<");
 			quote_add(&s, o->key);
 		}
 		if (c->opens.n)
-			sbuf_add(&s, c->opens.p, c->opens.n);
+			strbuf_add(&s, c->opens.p, c->opens.n);
 		c->opens = s;
 	}
 	if (as.oom || ns.oom || ex.oom || c->w.oom || c->w.text.oom || c->opens.oom ||

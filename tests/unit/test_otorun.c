@@ -17,7 +17,7 @@
 
 static char *q(const char *s)
 {
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 
 	quote_add(&b, s);
 	assert_false(b.oom);
