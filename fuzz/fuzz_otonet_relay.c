@@ -1,4 +1,4 @@
-// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/tcp_flush.c
 // FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
 // FUZZ: cmd/otonet/seccomp.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
