@@ -143,7 +143,7 @@ $(eval $(call bpfgen_rule,otoexec,$(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bp
 	cmd/otoexec/profile.c cmd/otoexec/filter.c cmd/otoexec/bpf.c \
 	cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)))
 $(eval $(call bpfgen_rule,otonet,$(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c \
-	cmd/otonet/filters.c)))
+	cmd/otonet/seccomp.c)))
 
 define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(EXTRA_$(1)) $(O)/liboto.a

@@ -1,6 +1,6 @@
-// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c
+// FUZZ: cmd/otonet/relay.c cmd/otonet/context.c cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/tcp_flush.c
 // FUZZ: cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c cmd/otonet/lockdown.c
-// FUZZ: cmd/otonet/filters.c
+// FUZZ: cmd/otonet/seccomp.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
 // FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
 // FUZZ: cmd/otonet/namecheck.c

@@ -34,7 +34,7 @@ enum {
 	EXIT_NOTFOUND = 127, /* the next program was not found */
 };
 
-enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG };
+enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_NUM_LEVELS };
 
 /* log.c: one line per message, written with one write(2) to stderr; die also
  * reports it to OTO_STATUS_FD, then exits with code. */

@@ -11,7 +11,7 @@
 
 enum prof_act { PACT_ALLOW, PACT_ERRNO, PACT_KILL };
 
-enum prof_op { POP_EQ, POP_NE, POP_LT, POP_LE, POP_GT, POP_GE, POP_MASKED_EQ };
+enum prof_op { POP_EQ, POP_NE, POP_LT, POP_LE, POP_GT, POP_GE, POP_MASKED_EQ, POP_NUM };
 
 #define PROF_MAX_CONDS 6
 

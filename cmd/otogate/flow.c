@@ -13,7 +13,8 @@
  * Whatever goes wrong before a response has begun is answered with an HTTP
  * error and a one-line body; after, the agent's connection is closed. Either
  * way one log line says what happened. A request the gateway refuses never
- * reaches an upstream.
+ * reaches an upstream. What goes to the agent is written with fd_write_all:
+ * the gateway ignores SIGPIPE (main.c), so an agent gone is EPIPE, not a signal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@
 #define MAX_FLOWS 256
 static atomic_int nflows;
 
-struct flow {
+struct gate_flow {
 	const struct gate *gate;
 	const struct grant *g; /* NULL: no grant on this port */
 	int port;
@@ -67,24 +68,7 @@ struct flow {
 	const char *error;
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static void flow_log(struct flow *f)
+static void flow_log(struct gate_flow *f)
 {
 	struct gate_logrec r = { 0 };
 	struct timespec ts;
@@ -113,7 +97,7 @@ static void flow_log(struct flow *f)
 }
 
 /* The gateway's own answer, before any byte of a response: logged, then the flow ends. */
-static void refuse(struct flow *f, int status, const char *why, const char *detail)
+static void refuse(struct gate_flow *f, int status, const char *why, const char *detail)
 {
 	char msg[512], head[1024];
 	size_t n;
@@ -123,7 +107,7 @@ static void refuse(struct flow *f, int status, const char *why, const char *deta
 	else
 		snprintf(msg, sizeof(msg), "%s", why);
 	n = gate_error_format(head, sizeof(head), status, msg);
-	if (n && write_all(f->fd, head, n) == 0)
+	if (n && fd_write_all(f->fd, head, n) == 0)
 		f->down_bytes += n;
 	f->status = status;
 	f->error = msg;
@@ -132,7 +116,7 @@ static void refuse(struct flow *f, int status, const char *why, const char *deta
 }
 
 /* More of the agent's bytes into in: the count, 0 at its end, -1 on error. */
-static ssize_t agent_read(struct flow *f)
+static ssize_t agent_read(struct gate_flow *f)
 {
 	ssize_t n;
 
@@ -149,7 +133,7 @@ static ssize_t agent_read(struct flow *f)
 }
 
 /* The request's head: 1 read, 0 the agent is done, -1 refused (answered). */
-static int read_head(struct flow *f)
+static int read_head(struct gate_flow *f)
 {
 	int err;
 
@@ -189,7 +173,7 @@ static int read_head(struct flow *f)
 }
 
 /* Another grant's phantom anywhere in the head: the agent aims one credential at another's host. */
-static const struct grant *foreign_phantom(const struct flow *f)
+static const struct grant *foreign_phantom(const struct gate_flow *f)
 {
 	const struct otogate_opts *o = f->gate->o;
 
@@ -203,7 +187,7 @@ static const struct grant *foreign_phantom(const struct flow *f)
 }
 
 /* The request's body, as it came, to the upstream: 0, or -1 (the flow ends). */
-static int forward_body(struct flow *f)
+static int forward_body(struct gate_flow *f)
 {
 	size_t pos = f->req.head_len, used, doff, dlen;
 	int err;
@@ -244,7 +228,7 @@ done:
 }
 
 /* A request with a body and "Expect: 100-continue" (RFC 9110, 10.1.1). */
-static int expects_continue(const struct flow *f)
+static int expects_continue(const struct gate_flow *f)
 {
 	if (f->req.body.kind == HTTP_BODY_NONE)
 		return 0;
@@ -258,7 +242,7 @@ static int expects_continue(const struct flow *f)
 	return 0;
 }
 
-static ssize_t up_read(struct flow *f)
+static ssize_t up_read(struct gate_flow *f)
 {
 	ssize_t n;
 
@@ -276,7 +260,7 @@ static ssize_t up_read(struct flow *f)
  * The response's head scrubbed in place: every form of the real value becomes
  * the phantom's, of the same length (the head is shorter than rep).
  */
-static void scrub_head(struct flow *f)
+static void scrub_head(struct gate_flow *f)
 {
 	size_t n;
 
@@ -292,7 +276,7 @@ static void scrub_head(struct flow *f)
  * http_rewrite's identity) would carry the value compressed, where no scrubber
  * sees it: such a response is refused whole.
  */
-static const char *encoded_body(const struct flow *f)
+static const char *encoded_body(const struct gate_flow *f)
 {
 	if (f->resp.body.kind == HTTP_BODY_NONE)
 		return NULL;
@@ -338,7 +322,7 @@ static int writev_all(int fd, struct iovec *v, int cnt)
  * a stream leaves at once and whole, and a small response as one segment.
  * With len 0, only the held head (if any).
  */
-static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
+static int send_data(struct gate_flow *f, const char *buf, size_t len, int chunked)
 {
 	char size[24];
 	struct iovec v[4];
@@ -368,7 +352,7 @@ static int send_data(struct flow *f, const char *buf, size_t len, int chunked)
  * the upstream's close). With until_continue, a 100 (Continue) is passed on
  * and 1 returned: the request's body is to follow.
  */
-static int relay_response(struct flow *f, int until_continue)
+static int relay_response(struct gate_flow *f, int until_continue)
 {
 	int head = f->method_len == 4 && !memcmp(f->method, "HEAD", 4);
 	int err, chunked, began = 0;
@@ -398,7 +382,7 @@ static int relay_response(struct flow *f, int until_continue)
 			f->held = f->resp.head_len;
 			break;
 		}
-		if (write_all(f->fd, f->rb, f->resp.head_len) < 0) {
+		if (fd_write_all(f->fd, f->rb, f->resp.head_len) < 0) {
 			f->error = "the agent closed";
 			f->status = f->resp.status;
 			goto after;
@@ -476,7 +460,7 @@ static int relay_response(struct flow *f, int until_continue)
 	}
 	n = replen + http_repl_flush(&f->repl, f->rep + replen);
 	if (send_data(f, f->rep, n, chunked) < 0 ||
-	    (chunked && write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
+	    (chunked && fd_write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
 		goto after;
 	}
@@ -507,7 +491,7 @@ after:
 	return -1;
 }
 
-static void serve(struct flow *f)
+static void serve(struct gate_flow *f)
 {
 	struct http_rewrite rw;
 	const struct grant *other;
@@ -591,7 +575,7 @@ static void serve(struct flow *f)
 
 static void *flow_main(void *arg)
 {
-	struct flow *f = arg;
+	struct gate_flow *f = arg;
 
 	serve(f);
 	upstream_close(&f->up);
@@ -604,7 +588,7 @@ static void *flow_main(void *arg)
 
 int flow_start(const struct gate *gate, int fd, int port)
 {
-	struct flow *f;
+	struct gate_flow *f;
 	pthread_attr_t a;
 	pthread_t t;
 	int rc;

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 {
 	static struct otogate_opts o;
 	static struct gate gate;
+	static struct gate_secrets secrets;
 	const struct rlimit nocore = { 0, 0 };
 	sigset_t mask, old;
 	int sv[2], go[2], sigfd;
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
 
 	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
-	xsecrets_plan(&o);
+	xsecrets_plan(&o, &secrets);
 
 	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
 	xupstream_init(&o);
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "gateway: unable to create a signalfd");
 	xgate_unshare();
-	xsecrets_open(&o);
+	xsecrets_open(&o, &secrets);
 	if (write(go[1], "g", 1) != 1)
 		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
 	close(go[1]);

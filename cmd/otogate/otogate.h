@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "http.h"
+#include "oto.h"
 
 #define GATE_MAX_GRANTS	      16 /* otonet's OTO_GATEWAY carries at most 16 ports */
 #define GATE_FIRST_PORT	      8001
@@ -82,10 +83,16 @@ size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
 size_t gate_error_format(char *buf, size_t size, int status, const char *why);
 
 /* ---- secrets.c: each dies 101 or 111 ---- */
+/* The store between the two steps: read and checked, not yet decrypted. */
+struct gate_secrets {
+	struct store_view v;
+	uint8_t *store;			/* the sealed store; freed once decrypted */
+	int index_of[GATE_MAX_GRANTS]; /* each grant's entry in v */
+};
 /* Read and check the store, make the phantoms, open the key (unread, close-on-exec). */
-void xsecrets_plan(struct otogate_opts *o);
+void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s);
 /* Read the key, verify the store, decrypt the granted entries into locked memory. */
-void xsecrets_open(struct otogate_opts *o);
+void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s);
 
 /* ---- upstream.c ---- */
 /* Resolve every grant's host, load the CA bundle, make the TLS context: dies 111. */

@@ -23,11 +23,7 @@
 #include "oto.h"
 #include "otogate.h"
 
-static struct store_view v;
-static uint8_t *store;
-static int index_of[GATE_MAX_GRANTS];
-
-void xsecrets_plan(struct otogate_opts *o)
+void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 {
 	size_t len;
 	struct stat st;
@@ -35,19 +31,19 @@ void xsecrets_plan(struct otogate_opts *o)
 
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
-	store = xstore_load(o->store_fd, o->store_path, &len, 0, 1);
-	err = store_parse(store, len, &v);
+	s->store = xstore_load(o->store_fd, o->store_path, &len, 0, 1);
+	err = store_parse(s->store, len, &s->v);
 	if (err)
 		die(EXIT_REJECT, 0, "store %s: %s", o->store_path ? o->store_path : "--store-fd",
 		    store_strerror(err));
 	for (size_t i = 0; i < o->ngrants; i++) {
 		struct grant *g = &o->grants[i];
-		int idx = store_find(&v, g->name);
+		int idx = store_find(&s->v, g->name);
 		size_t n;
 
 		if (idx < 0)
 			die(EXIT_REJECT, 0, "--grant %s: no such name in the store", g->name);
-		n = v.e[idx].value_len;
+		n = s->v.e[idx].value_len;
 		/*
 		 * A short value would be found, and replaced, in responses that
 		 * never held it; a long one is more than the replacer holds.
@@ -56,7 +52,7 @@ void xsecrets_plan(struct otogate_opts *o)
 			die(EXIT_REJECT, 0,
 			    "--grant %s: the value is %zu bytes: the gateway takes %d to %d",
 			    g->name, n, GATE_MIN_SECRET, HTTP_MAX_SECRET);
-		index_of[i] = idx;
+		s->index_of[i] = idx;
 		g->len = n;
 		g->phantom = malloc(n + 1);
 		if (!g->phantom)
@@ -88,22 +84,22 @@ void xsecrets_plan(struct otogate_opts *o)
 	}
 }
 
-void xsecrets_open(struct otogate_opts *o)
+void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s)
 {
 	uint8_t *key = xkey_load(o->key_fd, NULL);
 
 	/* A store with one tampered byte anywhere is refused; verifying decrypts nothing. */
-	for (uint32_t i = 0; i < v.count; i++)
-		if (store_verify(&v, i, key))
-			die(EXIT_REJECT, 0, "entry %u (%.*s): %s", i, (int)v.e[i].name_len,
-			    v.e[i].name, store_strerror(STORE_EVERIFY));
+	for (uint32_t i = 0; i < s->v.count; i++)
+		if (store_verify(&s->v, i, key))
+			die(EXIT_REJECT, 0, "entry %u (%.*s): %s", i, (int)s->v.e[i].name_len,
+			    s->v.e[i].name, store_strerror(STORE_EVERIFY));
 	for (size_t i = 0; i < o->ngrants; i++) {
 		struct grant *g = &o->grants[i];
 
 		g->real = sodium_malloc(g->len + 1);
 		if (!g->real)
 			die(EXIT_SYS, errno, "unable to allocate locked memory for %s", g->name);
-		if (store_open(&v, (uint32_t)index_of[i], key, g->real))
+		if (store_open(&s->v, (uint32_t)s->index_of[i], key, g->real))
 			die(EXIT_REJECT, 0, "--grant %s: %s", g->name,
 			    store_strerror(STORE_EVERIFY));
 		g->real[g->len] = 0;
@@ -116,6 +112,6 @@ void xsecrets_open(struct otogate_opts *o)
 	}
 	sodium_memzero(key, STORE_KEY_BYTES);
 	sodium_free(key);
-	free(store);
-	store = NULL;
+	free(s->store);
+	s->store = NULL;
 }

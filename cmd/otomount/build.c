@@ -23,6 +23,7 @@ void xbuild_scratch(struct view_state *v)
 {
 	int tmp, f, mp;
 
+	v->dir.fd = -1; /* the build starts here: no directory kept yet */
 	v->scratch = mnt_tmpfs(64UL << 10, 16, "0700", MNT_RW);
 	if (v->scratch < 0)
 		die(EXIT_SYS, errno, "unable to make the scratch tmpfs");
@@ -63,46 +64,43 @@ void xbuild_scratch(struct view_state *v)
  * for the next entry in the same directory (the /etc files come in a row).
  * Forgotten whenever a mount is attached: it could cover the directory.
  */
-static char cached_dir[PATH_MAX];
-static int cached_fd = -1;
-
-static void dir_forget(void)
+static void dir_forget(struct build_dir *d)
 {
-	if (cached_fd >= 0)
-		close(cached_fd);
-	cached_fd = -1;
-	cached_dir[0] = 0;
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	d->path[0] = 0;
 }
 
-static int dir_of(int rootfd, const char *dst, const char **name)
+static int dir_of(struct build_dir *d, int rootfd, const char *dst, const char **name)
 {
 	const char *slash = strrchr(dst, '/');
 	size_t len = (size_t)(slash - dst);
 	int dir;
 
 	*name = slash + 1;
-	if (cached_fd >= 0 && len == strlen(cached_dir) && !strncmp(dst, cached_dir, len))
-		return cached_fd;
-	dir_forget();
-	if (len >= sizeof(cached_dir)) {
+	if (d->fd >= 0 && len == strlen(d->path) && !strncmp(dst, d->path, len))
+		return d->fd;
+	dir_forget(d);
+	if (len >= sizeof(d->path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	memcpy(cached_dir, dst, len);
-	cached_dir[len] = 0;
-	dir = path_make_beneath(rootfd, len ? cached_dir : "/", 1);
+	memcpy(d->path, dst, len);
+	d->path[len] = 0;
+	dir = path_make_beneath(rootfd, len ? d->path : "/", 1);
 	if (dir < 0)
 		return -1;
 	/* O_PATH fds cannot be written through: reopen it as a directory. */
-	cached_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d->fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(dir);
-	return cached_fd;
+	return d->fd;
 }
 
-static void xwrite_file(int rootfd, const struct plan_entry *p)
+static void xwrite_file(struct view_state *v, const struct plan_entry *p)
 {
 	const char *name;
-	int dir = dir_of(rootfd, p->dst, &name);
+	int dir = dir_of(&v->dir, v->root, p->dst, &name);
 	int fd = dir < 0 ? -1
 			 : openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				  p->mode);
@@ -125,10 +123,10 @@ static void xwrite_file(int rootfd, const struct plan_entry *p)
 	close(fd);
 }
 
-static void xmake_link(int rootfd, const struct plan_entry *p)
+static void xmake_link(struct view_state *v, const struct plan_entry *p)
 {
 	const char *name;
-	int dir = dir_of(rootfd, p->dst, &name);
+	int dir = dir_of(&v->dir, v->root, p->dst, &name);
 
 	if (dir < 0 || symlinkat(p->data, dir, name) < 0)
 		die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
@@ -139,7 +137,7 @@ static void xmake_link(int rootfd, const struct plan_entry *p)
  * it (in a host tree, on the host), and an agent's tree may gain it later
  * anyway. As --ro-within, a missing dst is refused.
  */
-void xbuild_mask(struct view_state *v, const char *dst)
+static void xbuild_mask(struct view_state *v, const char *dst)
 {
 	struct stat st;
 	int target = path_open_beneath(v->root, dst, O_PATH | O_NOFOLLOW);
@@ -188,12 +186,13 @@ static int is_ro_later(const struct view_state *v, int fd)
 }
 
 /* A detached tree on dst, its mount point made first (a directory, or a file). */
-void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src)
+static void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir,
+			  const char *src)
 {
 	int target;
 
 	debugx("mount %s", dst);
-	dir_forget();
+	dir_forget(&v->dir);
 	target = path_make_beneath(v->root, dst, is_dir);
 	if (target < 0 && errno == EXDEV)
 		die(EXIT_SYS, ENOENT,
@@ -209,6 +208,21 @@ void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, 
 		close(tree);
 }
 
+/* /etc's directories, once its thread is done, and the mask laid over one of them. */
+static void xbuild_etc(struct view_state *v)
+{
+	struct etc_trees t;
+
+	xetc_join(v, &t);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.dirs[i].tree >= 0)
+			xbuild_attach(v, t.dirs[i].dst, t.dirs[i].tree, 1, t.dirs[i].dst);
+	if (t.mask) {
+		debugx("hide %s", t.mask);
+		xbuild_mask(v, t.mask);
+	}
+}
+
 void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 {
 	static const char *const what[] = {
@@ -220,19 +234,19 @@ void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 	if (p->kind != P_TREE && p->kind != P_ETC)
 		debugx("%s %s", what[p->kind], p->dst);
 	if (p->kind != P_FILE && p->kind != P_LINK)
-		dir_forget();
+		dir_forget(&v->dir);
 	switch (p->kind) {
 	case P_TREE:
 		xbuild_attach(v, p->dst, p->tree, p->is_dir, p->src);
 		break;
 	case P_ETC:
-		xetc_join(v);
+		xbuild_etc(v);
 		break;
 	case P_LINK:
-		xmake_link(v->root, p);
+		xmake_link(v, p);
 		break;
 	case P_FILE:
-		xwrite_file(v->root, p);
+		xwrite_file(v, p);
 		break;
 	case P_MASK:
 		xbuild_mask(v, p->dst);
@@ -244,7 +258,7 @@ void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 	}
 }
 
-void build_done(void)
+void build_done(struct view_state *v)
 {
-	dir_forget();
+	dir_forget(&v->dir);
 }

@@ -121,8 +121,8 @@ static const char *const ETC_ALLOW[] = {
  * preparation and the build (on another CPU: a large part of otomount's
  * time). It looks up the host's entries beneath the host's /etc
  * fd, writes the copies, links and generated files straight into the
- * detached tmpfs through its fd, and clones the directories, which the main
- * thread attaches at the join (P_ETC in the plan), after the tmpfs itself.
+ * detached tmpfs through its fd, and clones the directories, which build.c
+ * attaches after the join (P_ETC in the plan), after the tmpfs itself.
  * At the join the main thread takes the entries left too, instead of
  * waiting: the clones are then made in no fixed order (their mount ids, and
  * so their order in mountinfo, vary), and attached in ETC_ALLOW's order.
@@ -136,10 +136,7 @@ struct etc_job {
 	const struct view_state *v;
 	const struct otomount_opts *o;
 	/* By ETC_ALLOW's index: attached in that order, whoever cloned them. */
-	struct {
-		char *dst;
-		int tree; /* -1: none */
-	} dirs[ETC_DIRS];
+	struct etc_tree dirs[ETC_DIRS];
 	atomic_size_t next; /* the next ETC_ALLOW entry to take */
 	int ssl_private;    /* the host has ssl/private: masked at the join */
 };
@@ -348,7 +345,7 @@ void xetc_start(struct view_state *v, const struct otomount_opts *o)
 	v->etc = j;
 }
 
-void xetc_join(struct view_state *v)
+void xetc_join(struct view_state *v, struct etc_trees *out)
 {
 	struct etc_job *j = v->etc;
 	int e;
@@ -359,11 +356,7 @@ void xetc_join(struct view_state *v)
 		die(EXIT_SYS, e, "unable to wait for the thread that fills /etc");
 	close(j->host);
 	close(j->tmpfs);
-	for (size_t i = 0; i < ETC_DIRS; i++)
-		if (j->dirs[i].tree >= 0)
-			xbuild_attach(v, j->dirs[i].dst, j->dirs[i].tree, 1, j->dirs[i].dst);
-	if (j->ssl_private) {
-		debugx("hide /etc/ssl/private");
-		xbuild_mask(v, "/etc/ssl/private");
-	}
+	out->dirs = j->dirs;
+	out->n = ETC_DIRS;
+	out->mask = j->ssl_private ? "/etc/ssl/private" : NULL;
 }

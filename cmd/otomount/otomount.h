@@ -8,6 +8,7 @@
 #ifndef OTOMOUNT_H
 #define OTOMOUNT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <linux/mount.h>
 #include <stdnoreturn.h>
@@ -154,6 +155,11 @@ struct view_state {
 	mode_t umask;	     /* the caller's, set back before exec */
 	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
+	/* build.c: the directory the last file or link went in, kept for the next */
+	struct build_dir {
+		char path[PATH_MAX];
+		int fd; /* -1: none */
+	} dir;
 	char hostname[65];
 	char resolv[65536]; /* the host's resolv.conf, read before anything else */
 	size_t resolv_len;
@@ -172,8 +178,20 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o);
 void xsources_ca(struct view_state *v, const struct otomount_opts *o);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
+struct etc_tree {
+	char *dst; /* in the view */
+	int tree;  /* a detached clone of the host's directory; -1: none */
+};
+
+/* What /etc's thread leaves to be made: build.c attaches the trees, then the mask. */
+struct etc_trees {
+	const struct etc_tree *dirs; /* in the allowlist's order */
+	size_t n;
+	const char *mask; /* a path to hide once they are attached; NULL: none */
+};
+
 void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */
-void xetc_join(struct view_state *v);				      /* at P_ETC */
+void xetc_join(struct view_state *v, struct etc_trees *out);	      /* at P_ETC */
 
 /* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
@@ -197,8 +215,6 @@ void xprotect(struct view_state *v, const struct otomount_opts *o);
 /* The scratch tmpfs on the old root: the new root's mount point, and the masks. */
 void xbuild_scratch(struct view_state *v);
 void xbuild_entry(struct view_state *v, const struct plan_entry *e);
-void build_done(void); /* forget the directory kept between entries */
-void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir, const char *src);
-void xbuild_mask(struct view_state *v, const char *dst);
+void build_done(struct view_state *v); /* forget the directory kept between entries */
 
 #endif

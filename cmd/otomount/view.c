@@ -81,7 +81,7 @@ void xview_build(struct view_state *v, const struct otomount_opts *o)
 	xbuild_scratch(v);
 	for (size_t i = 0; i < v->plan.n; i++)
 		xbuild_entry(v, &v->plan.e[i]);
-	build_done();
+	build_done(v);
 	/*
 	 * In the view as built, custom binds included, and before the agent
 	 * exists: it can neither race the walk nor see a tree unprotected.

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "oto.h"
+#include "be.h"
 #include "otonet.h"
 #include "relay.h"
 
@@ -72,8 +73,7 @@ static void icmp_input(struct relay *r, const struct pkt *p)
 	r->obuf[0] = p->family == AF_INET ? 8 : 128;
 	r->obuf[1] = 0;
 	memset(r->obuf + 2, 0, 4); /* the kernel sets the id and checksum */
-	r->obuf[6] = (uint8_t)(p->echo_seq >> 8);
-	r->obuf[7] = (uint8_t)p->echo_seq;
+	be16_put(r->obuf + 6, p->echo_seq);
 	memcpy(r->obuf + 8, p->data, p->dlen);
 	r->sys->send(f->fd, r->obuf, 8 + p->dlen, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
@@ -120,7 +120,7 @@ void dgram_sock_event(struct relay *r, struct flow *f)
 			    ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
 				continue;
 			tun_write(r, pkt_echo_reply(r->obuf, &f->adst, &f->asrc, f->sport,
-						 (uint16_t)(ih[6] << 8 | ih[7]), (size_t)n - 8));
+						 be16_get(ih + 6), (size_t)n - 8));
 		}
 	}
 }

@@ -13,18 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "be.h"
 #include "otonet.h"
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /*
  * A label's bytes are printable ASCII (letters lowercased): not a dot, which
@@ -96,17 +86,17 @@ int dns_parse(const uint8_t *m, size_t len, struct dns_msg *d)
 	memset(d, 0, offsetof(struct dns_msg, rr));
 	if (len < 12 || len > 65535)
 		return -1;
-	d->id = get16(m);
-	d->flags = get16(m + 2);
-	if (get16(m + 4) != 1)
+	d->id = be16_get(m);
+	d->flags = be16_get(m + 2);
+	if (be16_get(m + 4) != 1)
 		return -1;
 	for (int s = 0; s < 3; s++)
-		counts[s] = get16(m + 6 + 2 * s);
+		counts[s] = be16_get(m + 6 + 2 * s);
 	if (counts[0] + counts[1] + counts[2] > DNS_MAX_RR)
 		return -1;
 	if (dns_name(m, len, 12, d->qname, &pos) < 0 || pos + 4 > len)
 		return -1;
-	d->qtype = get16(m + pos);
+	d->qtype = be16_get(m + pos);
 	d->qend = (uint16_t)(pos + 4);
 	pos += 4;
 	for (int s = 0; s < 3; s++) {
@@ -117,10 +107,10 @@ int dns_parse(const uint8_t *m, size_t len, struct dns_msg *d)
 			rr->off = (uint16_t)pos;
 			if (dns_name(m, len, pos, name, &pos) < 0 || pos + 10 > len)
 				return -1;
-			rr->type = get16(m + pos);
-			rr->cls = get16(m + pos + 2);
-			rr->ttl = (uint32_t)get16(m + pos + 4) << 16 | get16(m + pos + 6);
-			rr->rdlen = get16(m + pos + 8);
+			rr->type = be16_get(m + pos);
+			rr->cls = be16_get(m + pos + 2);
+			rr->ttl = (uint32_t)be16_get(m + pos + 4) << 16 | be16_get(m + pos + 6);
+			rr->rdlen = be16_get(m + pos + 8);
 			rd = pos + 10;
 			if (rd + rr->rdlen > len)
 				return -1;
@@ -182,8 +172,8 @@ static int hide_hints(uint8_t *m, const struct dns_rr *rr,
 
 		if (pos + 4 > end)
 			return -1;
-		key = get16(m + pos);
-		len = get16(m + pos + 2);
+		key = be16_get(m + pos);
+		len = be16_get(m + pos + 2);
 		pos += 4;
 		if (pos + len > end)
 			return -1;
@@ -207,7 +197,7 @@ static int hide_hints(uint8_t *m, const struct dns_rr *rr,
 /* rr made a record of the private-use type, TTL 0, its data zeroed. */
 static void hide_rr(uint8_t *m, struct dns_rr *rr)
 {
-	put16(m + rr->typeoff, DNS_T_HIDDEN);
+	be16_put(m + rr->typeoff, DNS_T_HIDDEN);
 	memset(m + rr->typeoff + 4, 0, 4);
 	memset(m + rr->rdoff, 0, rr->rdlen);
 	rr->type = DNS_T_HIDDEN;
@@ -254,7 +244,7 @@ size_t dns_rcode(uint8_t *m, struct dns_msg *d, int rcode)
 	/* An answer (QR), recursion available, the agent's RD kept; no records. */
 	uint16_t flags = (uint16_t)((d->flags & 0x7900) | 0x8080 | (rcode & 0xf));
 
-	put16(m + 2, flags);
+	be16_put(m + 2, flags);
 	memset(m + 6, 0, 6);
 	memset(m + d->qend, 0, d->end > d->qend ? d->end - d->qend : 0);
 	d->flags = flags;

@@ -50,9 +50,9 @@ void xrelay_confine(void)
 }
 
 /*
- * The filters: the ones the build compiled from filters.c, or, in the
+ * The filters: the ones the build compiled from seccomp.c, or, in the
  * sanitizer builds (OTO_SAN: the suites' second pass, the hostile test's,
- * the fuzz targets), filters.c's compiled here by libseccomp (with the
+ * the fuzz targets), seccomp.c's compiled here by libseccomp (with the
  * sanitizer runtime's call added, tests/helpers/otonet_asan_seccomp.c).
  */
 #ifdef OTO_SAN

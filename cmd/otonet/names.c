@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "oto.h"
+#include "be.h"
 #include "otonet.h"
 #include "relay.h"
 
@@ -382,7 +383,7 @@ int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, siz
 		return 0;
 	/* Whole questions, each a name a rule allows: else the flow is reset. */
 	for (size_t off = 0, n; off < len; off += 2 + n) {
-		if (len - off < 2 || len - off - 2 < (n = (size_t)q[off] << 8 | q[off + 1]) ||
+		if (len - off < 2 || len - off - 2 < (n = be16_get(q + off)) ||
 		    dns_parse(q + off + 2, n, d) < 0 || (d->flags & 0x8000)) {
 			names_log(r, f, NULL, "reset", "dns-malformed", 0);
 			return -1;

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "oto.h"
 #include "otonet.h"
 
 /* The largest request queued: a route with a destination, a gateway and an interface. */
@@ -99,17 +100,9 @@ int nl_batch_send(struct nl_batch *b)
 	if (b->n == 0)
 		return 0;
 	((struct nlmsghdr *)(b->buf + b->last))->nlmsg_flags |= NLM_F_ACK;
-	for (size_t off = 0; off < b->len;) {
-		ssize_t n = send(b->fd, b->buf + off, b->len - off, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			b->failed = "";
-			rc = -1;
-			break;
-		}
-		off += (size_t)n;
+	if (fd_write_all(b->fd, b->buf, b->len) < 0) {
+		b->failed = "";
+		rc = -1;
 	}
 	if (rc == 0)
 		rc = read_acks(b);

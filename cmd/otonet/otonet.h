@@ -427,7 +427,7 @@ void xrelay_confine(void);
 int xrelay_holder_start(void);
 void xrelay_lockdown(void);
 /*
- * filters.c: the relay's and the holder's filters as libseccomp contexts, or
+ * seccomp.c: the relay's and the holder's filters as libseccomp contexts, or
  * NULL with errno; the build compiles them (gen/bpfgen.c) into these arrays
  * of struct sock_filter (8-aligned), which lockdown.c loads.
  */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "be.h"
 #include "otonet.h"
 
 static uint64_t sum_raw(const uint8_t *p, size_t len, uint64_t acc)
@@ -62,45 +63,17 @@ static uint64_t pseudo(int family, const uint8_t *src, const uint8_t *dst, int p
 		memcpy(ph + 4, dst, 4);
 		ph[8] = 0;
 		ph[9] = (uint8_t)proto;
-		ph[10] = (uint8_t)(len >> 8);
-		ph[11] = (uint8_t)len;
+		be16_put(ph + 10, (uint16_t)len);
 		n = 12;
 	} else {
 		memcpy(ph, src, 16);
 		memcpy(ph + 16, dst, 16);
-		ph[32] = (uint8_t)(len >> 24);
-		ph[33] = (uint8_t)(len >> 16);
-		ph[34] = (uint8_t)(len >> 8);
-		ph[35] = (uint8_t)len;
+		be32_put(ph + 32, (uint32_t)len);
 		ph[36] = ph[37] = ph[38] = 0;
 		ph[39] = (uint8_t)proto;
 		n = 40;
 	}
 	return sum_raw(ph, n, 0);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 static int parse_tcp_opts(const uint8_t *o, size_t n, struct pkt *p)
@@ -124,7 +97,7 @@ static int parse_tcp_opts(const uint8_t *o, size_t n, struct pkt *p)
 		if (kind == 2) {
 			if (len != 4)
 				return -1;
-			p->mss = get16(o + i + 2);
+			p->mss = be16_get(o + i + 2);
 		} else if (kind == 3) {
 			if (len != 3)
 				return -1;
@@ -157,7 +130,7 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 		if (len < 20)
 			return -1;
 		hl = (size_t)(buf[0] & 0xf) * 4;
-		tot = get16(buf + 2);
+		tot = be16_get(buf + 2);
 		/*
 		 * Options are dropped as IPv6 extension headers are: the relay
 		 * would ignore a source route or a lying option length, and the
@@ -165,7 +138,7 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 		 */
 		if (hl != 20 || tot < hl || tot > len)
 			return -1;
-		if (get16(buf + 6) & 0x3fff) /* MF or an offset: a fragment */
+		if (be16_get(buf + 6) & 0x3fff) /* MF or an offset: a fragment */
 			return -1;
 		if (pkt_csum(buf, hl, 0) != 0)
 			return -1;
@@ -180,7 +153,7 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 	} else if (buf[0] >> 4 == 6) {
 		if (len < 40)
 			return -1;
-		l4len = get16(buf + 4);
+		l4len = be16_get(buf + 4);
 		if (l4len + 40 > len)
 			return -1;
 		p->family = AF_INET6;
@@ -207,12 +180,12 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 		    fold(sum_raw(l4, l4len, pseudo(p->family, p->src.a, p->dst.a, nh, l4len))) != 0)
 			return -1;
 		p->proto = PROTO_TCP;
-		p->sport = get16(l4);
-		p->dport = get16(l4 + 2);
-		p->seq = get32(l4 + 4);
-		p->ack = get32(l4 + 8);
+		p->sport = be16_get(l4);
+		p->dport = be16_get(l4 + 2);
+		p->seq = be32_get(l4 + 4);
+		p->ack = be32_get(l4 + 8);
 		p->flags = l4[13] & 0x1f;
-		p->win = get16(l4 + 14);
+		p->win = be16_get(l4 + 14);
 		if (parse_tcp_opts(l4 + 20, doff - 20, p) < 0)
 			return -1;
 		p->data = l4 + doff;
@@ -223,17 +196,17 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 
 		if (l4len < 8)
 			return -1;
-		ulen = get16(l4 + 4);
+		ulen = be16_get(l4 + 4);
 		if (ulen < 8 || ulen > l4len)
 			return -1;
-		ck = get16(l4 + 6);
+		ck = be16_get(l4 + 6);
 		/* A zero UDP checksum means "none" over IPv4 only. */
 		if (!partial && (ck || p->family == AF_INET6) &&
 		    fold(sum_raw(l4, ulen, pseudo(p->family, p->src.a, p->dst.a, nh, ulen))) != 0)
 			return -1;
 		p->proto = PROTO_UDP;
-		p->sport = get16(l4);
-		p->dport = get16(l4 + 2);
+		p->sport = be16_get(l4);
+		p->dport = be16_get(l4 + 2);
 		p->data = l4 + 8;
 		p->dlen = ulen - 8;
 	} else if ((nh == PROTO_ICMP && p->family == AF_INET) ||
@@ -247,8 +220,8 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 		if (l4[1] != 0 || l4[0] != (p->family == AF_INET ? 8 : 128))
 			return -1;
 		p->proto = PROTO_ICMP;
-		p->sport = get16(l4 + 4);
-		p->echo_seq = get16(l4 + 6);
+		p->sport = be16_get(l4 + 4);
+		p->echo_seq = be16_get(l4 + 6);
 		p->data = l4 + 8;
 		p->dlen = l4len - 8;
 	} else {
@@ -350,20 +323,20 @@ static size_t ip_hdr(uint8_t *buf, const struct ipaddr *src, const struct ipaddr
 
 		buf[0] = 0x45;
 		buf[1] = 0;
-		put16(buf + 2, (uint16_t)(20 + l4len));
-		put16(buf + 4, 0);
-		put16(buf + 6, 0x4000); /* DF */
+		be16_put(buf + 2, (uint16_t)(20 + l4len));
+		be16_put(buf + 4, 0);
+		be16_put(buf + 6, 0x4000); /* DF */
 		buf[8] = 64;
 		buf[9] = (uint8_t)proto;
-		put16(buf + 10, 0);
+		be16_put(buf + 10, 0);
 		memcpy(buf + 12, src->a, 4);
 		memcpy(buf + 16, dst->a, 4);
 		ck = pkt_csum(buf, 20, 0);
 		memcpy(buf + 10, &ck, 2);
 		return 20;
 	}
-	put32(buf, 0x60000000);
-	put16(buf + 4, (uint16_t)l4len);
+	be32_put(buf, 0x60000000);
+	be16_put(buf + 4, (uint16_t)l4len);
 	buf[6] = (uint8_t)proto;
 	buf[7] = 64;
 	memcpy(buf + 8, src->a, 16);
@@ -392,14 +365,14 @@ static size_t tcp_common(uint8_t *buf, const struct ipaddr *src, const struct ip
 	uint8_t *th = buf + off;
 
 	ip_hdr(buf, src, dst, PROTO_TCP, l4len);
-	put16(th, sport);
-	put16(th + 2, dport);
-	put32(th + 4, seq);
-	put32(th + 8, ack);
+	be16_put(th, sport);
+	be16_put(th + 2, dport);
+	be32_put(th + 4, seq);
+	be32_put(th + 8, ack);
 	th[12] = (uint8_t)((thl / 4) << 4);
 	th[13] = flags;
-	put16(th + 14, win);
-	put16(th + 18, 0);
+	be16_put(th + 14, win);
+	be16_put(th + 18, 0);
 	if (optlen)
 		memcpy(th + 20, opts, optlen);
 	if (partial) {
@@ -444,9 +417,9 @@ size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
 	uint8_t *uh = buf + off;
 
 	ip_hdr(buf, src, dst, PROTO_UDP, 8 + dlen);
-	put16(uh, sport);
-	put16(uh + 2, dport);
-	put16(uh + 4, (uint16_t)(8 + dlen));
+	be16_put(uh, sport);
+	be16_put(uh + 2, dport);
+	be16_put(uh + 4, (uint16_t)(8 + dlen));
 	l4_csum(uh, 8 + dlen, 6, src, dst, PROTO_UDP);
 	return off + 8 + dlen;
 }
@@ -461,8 +434,8 @@ size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipadd
 	ip_hdr(buf, src, dst, proto, 8 + dlen);
 	ih[0] = src->family == AF_INET ? 0 : 129;
 	ih[1] = 0;
-	put16(ih + 4, id);
-	put16(ih + 6, seq);
+	be16_put(ih + 4, id);
+	be16_put(ih + 6, seq);
 	l4_csum(ih, 8 + dlen, 2, src, dst, proto);
 	return off + 8 + dlen;
 }

@@ -215,6 +215,22 @@ enum flow_fate tcp_timer(struct relay *r, struct flow *f);
 /* What TCP holds for f, let go as f is freed (flow_free). */
 void tcp_flow_free(struct relay *r, struct flow *f);
 
+/* tcp_flush.c, for tcp.c: what goes to the agent. */
+/* A host side that is a unix socket pair: the gateway's, or the relay's own answer. */
+int tcp_route_pair(const struct flow *f);
+/* The window measured now, scaled for the header; a socket too full gets its drain watched. */
+uint32_t tcp_measure(struct relay *r, struct flow *f);
+/* A segment to the agent: seq, flags, and dlen bytes of data already at the payload's offset. */
+void tcp_out(struct relay *r, struct flow *f, uint32_t seq, uint8_t flags, size_t dlen);
+/* The host side reset or failed: tell the agent, forget the flow. Always FLOW_FREED. */
+enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f);
+/* The host socket's events watched as f's state and buffers want them. */
+void tcp_events(struct relay *r, struct flow *f);
+/* Send what the host sent, as far as the agent's window reaches. */
+enum flow_fate tcp_flush(struct relay *r, struct flow *f);
+/* Back to the last byte the agent acknowledged, and send again from there. */
+enum flow_fate tcp_rewind(struct relay *r, struct flow *f);
+
 /* A UDP or echo request packet from the agent. */
 void dgram_input(struct relay *r, const struct pkt *p);
 /* An event on a UDP or echo flow's host socket: datagrams to the agent. */

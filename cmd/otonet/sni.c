@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "be.h"
 #include "http.h"
 #include "otonet.h"
 
@@ -44,11 +45,6 @@ int name_text(const uint8_t *s, size_t n, char *out)
 	return 0;
 }
 
-static size_t get16(const uint8_t *p)
-{
-	return (size_t)p[0] << 8 | p[1];
-}
-
 /*
  * The server_name of a whole ClientHello message m (its 4-byte handshake
  * header first, len bytes): HELLO_NAME, HELLO_NONAME, or HELLO_BAD.
@@ -63,17 +59,17 @@ static int hello_sni(const uint8_t *m, size_t len, char *out)
 	pos += 1 + m[pos]; /* session id */
 	if (pos + 2 > end)
 		return HELLO_BAD;
-	pos += 2 + get16(m + pos); /* cipher suites */
+	pos += 2 + be16_get(m + pos); /* cipher suites */
 	if (pos + 1 > end)
 		return HELLO_BAD;
 	pos += 1 + m[pos]; /* compression methods */
 	if (pos == end)
 		return HELLO_NONAME; /* no extensions at all */
-	if (pos + 2 > end || pos + 2 + get16(m + pos) != end)
+	if (pos + 2 > end || pos + 2 + be16_get(m + pos) != end)
 		return HELLO_BAD;
 	pos += 2;
 	while (pos + 4 <= end) {
-		size_t type = get16(m + pos), n = get16(m + pos + 2), list, q;
+		size_t type = be16_get(m + pos), n = be16_get(m + pos + 2), list, q;
 
 		pos += 4;
 		if (pos + n > end)
@@ -85,11 +81,11 @@ static int hello_sni(const uint8_t *m, size_t len, char *out)
 		/* server_name: a list of one host_name (type 0). */
 		if (n < 5)
 			return HELLO_BAD;
-		list = get16(m + pos);
+		list = be16_get(m + pos);
 		q = pos + 2;
-		if (list + 2 != n || m[q] != 0 || 3 + get16(m + q + 1) != list)
+		if (list + 2 != n || m[q] != 0 || 3 + (size_t)be16_get(m + q + 1) != list)
 			return HELLO_BAD;
-		return name_text(m + q + 3, get16(m + q + 1), out) < 0 ? HELLO_NONAME : HELLO_NAME;
+		return name_text(m + q + 3, be16_get(m + q + 1), out) < 0 ? HELLO_NONAME : HELLO_NAME;
 	}
 	return pos == end ? HELLO_NONAME : HELLO_BAD;
 }
@@ -116,7 +112,7 @@ int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *ou
 				return HELLO_BAD;
 			return pos + 5 > max ? HELLO_LONG : HELLO_MORE;
 		}
-		rec = get16(d + pos + 3);
+		rec = be16_get(d + pos + 3);
 		if (d[pos] != 0x16 || d[pos + 1] != 3 || d[pos + 2] > 4 || !rec || rec > 16384)
 			return HELLO_BAD;
 		if (pos + 5 + rec > max)
@@ -129,7 +125,7 @@ int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *ou
 				return n - 5 > 0 && d[5] != 1 ? HELLO_BAD : HELLO_MORE;
 			if (d[5] != 1) /* not a ClientHello */
 				return HELLO_BAD;
-			want = 4 + ((size_t)d[6] << 16 | get16(d + 7));
+			want = 4 + ((size_t)d[6] << 16 | be16_get(d + 7));
 			if (want + 5 > max)
 				return HELLO_LONG;
 		}
@@ -148,9 +144,9 @@ int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *ou
 	} else {
 		size_t o = 0;
 
-		for (size_t p = 0; p < pos; p += 5 + get16(d + p + 3)) {
-			memcpy(scratch + o, d + p + 5, get16(d + p + 3));
-			o += get16(d + p + 3);
+		for (size_t p = 0; p < pos; p += 5 + be16_get(d + p + 3)) {
+			memcpy(scratch + o, d + p + 5, be16_get(d + p + 3));
+			o += be16_get(d + p + 3);
 		}
 		msg = scratch;
 	}

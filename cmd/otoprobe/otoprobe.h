@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-enum verdict { V_OK, V_GAP, V_INFO };
+enum verdict { V_OK, V_GAP, V_INFO, V_NUM };
 
 /* The namespaces otoprobe compares, in the order it reports them. */
 enum { NS_USER, NS_MNT, NS_PID, NS_IPC, NS_UTS, NS_CGROUP, NS_NET, NS_COUNT };

@@ -20,6 +20,7 @@ static size_t nrows, cap;
 static int lost; /* a row could not be kept (out of memory): the report is incomplete */
 
 static const char *const VERDICTS[] = { "ok", "GAP", "info" };
+_Static_assert(sizeof(VERDICTS) / sizeof(VERDICTS[0]) == V_NUM, "a word for each verdict");
 
 void report_add(const char *check, enum verdict v, const char *fmt, ...)
 {

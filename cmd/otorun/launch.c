@@ -199,24 +199,29 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 	struct stat st;
 
 	if (o->secrets.n || o->grants.n) {
-		int sfd = o->grants.n ? 5 : 8;
+		int sfd = o->grants.n ? FD_GATE_STORE : FD_SECRET_STORE;
+		int kfd = o->grants.n ? FD_GATE_KEY : FD_SECRET_KEY;
 
 		if (access(o->store, R_OK) < 0)
 			xotorun_die(EXIT_SYS, "unable to open store %s", shown(o->store));
 		if (access(o->key, R_OK) < 0)
 			xotorun_die(EXIT_SYS, "unable to open key %s", shown(o->key));
-		if (o->secrets.n && (open_on(o->store, 8) < 0 || open_on(o->key, 9) < 0))
-			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 8 and 9");
-		if (o->grants.n && (open_on(o->store, 5) < 0 || open_on(o->key, 6) < 0))
-			xotorun_die(EXIT_SYS, "unable to open the store and key on fds 5 and 6");
+		if (o->secrets.n && (open_on(o->store, FD_SECRET_STORE) < 0 ||
+				     open_on(o->key, FD_SECRET_KEY) < 0))
+			xotorun_die(EXIT_SYS, "unable to open the store and key on fds %d and %d",
+				    FD_SECRET_STORE, FD_SECRET_KEY);
+		if (o->grants.n &&
+		    (open_on(o->store, FD_GATE_STORE) < 0 || open_on(o->key, FD_GATE_KEY) < 0))
+			xotorun_die(EXIT_SYS, "unable to open the store and key on fds %d and %d",
+				    FD_GATE_STORE, FD_GATE_KEY);
 		xowner_only("store", o->store, sfd);
-		xowner_only("key", o->key, sfd + 1);
+		xowner_only("key", o->key, kfd);
 	}
 	/* Read on the host now: inside the view a path names what the agent may
 	 * have written (its workspace is the working directory there). */
 	if (*p && strcmp(p, "default") && strcmp(p, "dev")) {
 		if (access(p, R_OK) < 0 || (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) ||
-		    open_on(p, 7) < 0)
+		    open_on(p, FD_PROFILE) < 0)
 			xotorun_die(EXIT_REJECT, "unable to open profile %s", shown(p));
 	}
 	if (c->dup_log) {

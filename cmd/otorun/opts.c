@@ -122,7 +122,7 @@ static const char *where = "";
 
 void xotorun_die(int code, const char *fmt, ...)
 {
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 	char *msg = NULL;
 	va_list ap;
 	ssize_t w;
@@ -133,10 +133,10 @@ void xotorun_die(int code, const char *fmt, ...)
 	va_end(ap);
 	if (r < 0)
 		_exit(code);
-	sbuf_str(&b, "otorun: fatal: ");
-	sbuf_str(&b, where);
-	sbuf_str(&b, msg);
-	sbuf_add(&b, "\n", 1);
+	strbuf_str(&b, "otorun: fatal: ");
+	strbuf_str(&b, where);
+	strbuf_str(&b, msg);
+	strbuf_add(&b, "\n", 1);
 	if (!b.oom)
 		do
 			w = write(2, b.p, b.n);
@@ -169,19 +169,19 @@ static char *xshown(const char *s)
 static char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 	char chunk[8192];
 	ssize_t r;
 
 	if (fd < 0)
 		return NULL;
-	sbuf_add(&b, "", 0);
+	strbuf_add(&b, "", 0);
 	while ((r = read(fd, chunk, sizeof(chunk))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 || b.oom)
 			break;
-		sbuf_add(&b, chunk, (size_t)r);
+		strbuf_add(&b, chunk, (size_t)r);
 	}
 	close(fd);
 	if (r != 0 || b.oom)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * otorun's files, each section below one of them. main.c: the steps;
- * opts.c: the command line and the config file (dies 100); parse.c: the
- * values, the quoting and the chain's words (pure); here.c: the directory of
- * the tools; launch.c: what a launch opens, prepares and execs (dies).
+ * opts.c: the command line and the config file (dies 100); words.c: the
+ * words and their quoting, parse.c: the options and their values, chain.c:
+ * the chain's stages (pure, all three); here.c: the directory of the tools;
+ * launch.c: what a launch opens, prepares and execs (dies).
  */
 #ifndef OTORUN_H
 #define OTORUN_H
@@ -15,8 +16,21 @@
  * in the view (otosecret, otoexec) and otoprobe are bound read-only here. */
 #define VIEW_BIN "/opt/oto/bin"
 
+/*
+ * The fds otorun opens for the stages before the first exec, above the
+ * agent's 0 to 2 and the log's copy for otons (3, or 4): otogate's store and
+ * key (it closes them), otoexec's profile file, otosecret's store and key.
+ */
+#define FD_GATE_STORE	5
+#define FD_GATE_KEY	6
+#define FD_PROFILE	7
+#define FD_SECRET_STORE 8
+#define FD_SECRET_KEY	9
+#define STR_(x)		#x
+#define STR(x)		STR_(x) /* an fd above as the word a stage reads */
+
 /* A growing string; oom is set (and the rest ignored) when malloc fails. */
-struct sbuf {
+struct strbuf {
 	char *p;
 	size_t n, cap;
 	int oom;
@@ -29,7 +43,7 @@ struct sbuf {
 struct words {
 	char **v;
 	size_t n, cap;
-	struct sbuf text;
+	struct strbuf text;
 	int oom;
 };
 
@@ -51,26 +65,28 @@ void xotorun_parse(struct otorun_opts *o, int argc, char **argv);
 /* The one-line error "otorun: fatal: MSG\n" (unbounded, one write), then exit code. */
 noreturn void xotorun_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- parse.c: pure (no system call, no exit); allocation failure: -1, *err NULL ---- */
+/* ---- words.c: pure (no system call, no exit); allocation failure: NULL, or oom set ---- */
 /* Memory that lives until arena_free (otorun never calls it: it execs or exits). */
 void *arena_alloc(size_t n);
 char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free(void);
-void sbuf_add(struct sbuf *b, const char *s, size_t n);
-void sbuf_str(struct sbuf *b, const char *s);
+void strbuf_add(struct strbuf *b, const char *s, size_t n);
+void strbuf_str(struct strbuf *b, const char *s);
 /* The bytes of s as one sh word: as they are when s is not empty and holds only
  * [A-Za-z0-9_./:=@%+,-], else single-quoted whole ('\'' for a quote). */
-void quote_add(struct sbuf *b, const char *s);
+void quote_add(struct strbuf *b, const char *s);
 /* s with each control byte (0-31, 127) as '?', for an error message (arena); NULL on ENOMEM. */
 char *shown(const char *s);
+/* Append the word LIT VAL (argv: their concatenation; text: " LIT" and VAL quoted). */
+void words_add(struct words *w, const char *lit, const char *val);
+void words_cat(struct words *dst, const struct words *src);
+
+/* ---- parse.c: pure (no system call, no exit); allocation failure: -1, *err NULL ---- */
 int is_num(const char *s);  /* [0-9]+ */
 int is_name(const char *s); /* [A-Za-z_][A-Za-z0-9_]* */
 int takes_value(const char *name);
 int is_flag(const char *name);
-/* Append the word LIT VAL (argv: their concatenation; text: " LIT" and VAL quoted). */
-void words_add(struct words *w, const char *lit, const char *val);
-void words_cat(struct words *dst, const struct words *src);
 void opts_init(struct otorun_opts *o);
 /* One option (a flag: val NULL): 0, or -1 with *err the message (NULL: ENOMEM). */
 int opt_apply(struct otorun_opts *o, const char *name, const char *val, char **err);
@@ -86,13 +102,14 @@ int config_line(char *line, size_t len, char **text, char **name, char **val, in
 const char *opts_check(const struct otorun_opts *o, int euid);
 
 /*
+ * ---- chain.c: pure; one builder per stage ----
  * The chain: tool paths (here/TOOL, or TOOL from PATH, already decided),
  * the fds to open first, and the words. opens: the text after "exec" of
  * --print's first line ("" when none).
  */
 struct chain {
 	struct words w;
-	struct sbuf opens;
+	struct strbuf opens;
 	const char *ns_log_fd; /* otons' copy of --log-fd, NULL when none */
 	int dup_log;	       /* otorun dups --log-fd to ns_log_fd */
 };

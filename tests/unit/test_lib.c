@@ -1,12 +1,13 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
-// UNIT: lib/file_read_at.c lib/exec_fail_format.c
+// UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -428,6 +430,75 @@ static void test_fd_read_all(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* What a child read from p[0] to its end: the count and a sum of the bytes, to res. */
+static pid_t drain(const int p[2], int res)
+{
+	pid_t pid = fork();
+	unsigned long long r[2] = { 0, 0 };
+	unsigned char buf[4096];
+	int fd = p[0];
+	ssize_t n;
+
+	if (pid != 0)
+		return pid;
+	close(p[1]);
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		for (ssize_t i = 0; i < n; i++)
+			r[0]++, r[1] += buf[i];
+	_exit(write(res, r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+static void test_fd_write_all(void **state)
+{
+	const size_t len = 8 << 20;
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART: EINTR, short writes */
+	struct itimerval tick = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	unsigned long long r[2], sum = 0;
+	unsigned char *buf = malloc(len);
+	int p[2], res[2], st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(buf);
+	for (size_t i = 0; i < len; i++)
+		sum += buf[i] = (unsigned char)(i * 7 + i / 4099);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(res), 0);
+	pid = drain(p, res[1]);
+	assert_true(pid > 0);
+	close(p[0]);
+	close(res[1]);
+	/* Far more than a pipe holds, written through signals: every byte, once, in order. */
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &tick, NULL), 0);
+	assert_int_equal(fd_write_all(p[1], buf, len), 0);
+	assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+	close(p[1]);
+	assert_int_equal(read(res[0], r, sizeof(r)), sizeof(r));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+	assert_true(r[0] == len);
+	assert_true(r[1] == sum);
+	close(res[0]);
+	/* Nothing to write: 0, no call. A bad fd, a reader gone: -1 and the errno. */
+	assert_int_equal(fd_write_all(-1, buf, 0), 0);
+	assert_int_equal(fd_write_all(-1, buf, 1), -1);
+	assert_int_equal(errno, EBADF);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	assert_int_equal(fd_write_all(p[1], buf, 1), -1);
+	assert_int_equal(errno, EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(p[1]);
+	free(buf);
+}
+
 static void test_fd_send_recv(void **state)
 {
 	int sv[2], p[2], fd;
@@ -508,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_idmap_format),
 		cmocka_unit_test(test_ns_names),
 		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_fd_write_all),
 		cmocka_unit_test(test_file_read_at),
 		cmocka_unit_test(test_fd_send_recv),
 		cmocka_unit_test(test_ns_names_of_flags),

@@ -1,4 +1,4 @@
-// UNIT: lib/cidr.c lib/opt.c cmd/otonet/nl.c
+// UNIT: lib/cidr.c lib/opt.c cmd/otonet/nl.c lib/fd_write_all.c
 /*
  * otonet's rtnetlink batches (nl.c), against the kernel, in a network
  * namespace of this test's own (a new user namespace owns it; skipped where

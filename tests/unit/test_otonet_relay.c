@@ -1,5 +1,5 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
-// UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
+// UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/tcp_flush.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
 // UNIT: lib/fd_msg_init.c lib/event_head.c
 // UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
 // UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c

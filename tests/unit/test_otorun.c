@@ -1,4 +1,4 @@
-// UNIT: cmd/otorun/parse.c cmd/otorun/here.c
+// UNIT: cmd/otorun/words.c cmd/otorun/parse.c cmd/otorun/chain.c cmd/otorun/here.c
 /*
  * Unit tests of otorun's pure parts: the quoting, the values and their
  * messages, a config file's lines, the checks, the chain's words and text,
@@ -17,7 +17,7 @@
 
 static char *q(const char *s)
 {
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 
 	quote_add(&b, s);
 	assert_false(b.oom);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * bpfgen: run by the build, never installed. Compiles the relay's and the
- * TUN holder's filters (filters.c, libseccomp) and writes, on stdout, the C
+ * TUN holder's filters (seccomp.c, libseccomp) and writes, on stdout, the C
  * file that embeds them in otonet as raw BPF: the instructions libseccomp's
  * seccomp_load would load. Built with the same compiler and libseccomp as
  * otonet and run on the build machine, so they are for its architecture.
