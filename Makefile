@@ -218,6 +218,12 @@ check: | deps-test
 	@OTO_BIN=$(abspath $(BIN)) OTO_SAN_BIN=$(abspath build/glibc-san/bin) \
 		OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
 
+# The static checks alone (also the first part of make check's run):
+# shellcheck, cppcheck, clang-tidy (scripts/lint.sh).
+lint: | deps-test
+	@$(MAKE) --no-print-directory all
+	@scripts/lint.sh >$(O)/lint.out; s=$$?; grep -v '^PASS ' $(O)/lint.out; exit $$s
+
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
 
@@ -248,5 +254,5 @@ distclean:
 
 -include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
 
-.PHONY: all unit fuzz fuzz-build check check-container run bench install format clean distclean \
+.PHONY: all unit fuzz fuzz-build check check-container lint run bench install format clean distclean \
 	deps-test deps-bench deps-fuzz

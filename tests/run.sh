@@ -46,48 +46,11 @@ for u in ${OTO_UNIT:-}; do
 	pass=$((pass + p)) fail=$((fail + f))
 done
 
-# Every shell file of the project (by name or by its #! line), at shellcheck's
-# warning level: its style and info notes (quoting an option list that is
-# split on purpose) are not the house style's concern.
-echo "== shellcheck"
-(
-	cd "$top" || exit 1
-	git ls-files 2>/dev/null | while read -r f; do
-		case $f in
-		*.sh | .ci/run) echo "$f" ;;
-		*) [ -f "$f" ] && head -c 32 "$f" | grep -qE '^#!(/bin/sh|/bin/bash|/usr/bin/env (ba)?sh)' &&
-			echo "$f" ;;
-		esac
-	done | sort -u | while read -r f; do
-		if out=$(shellcheck -x -S warning -f gcc "$f" 2>&1); then
-			echo "PASS shellcheck-$f"
-		else
-			echo "FAIL shellcheck-$f"
-			echo "$out" | sed 's/^/    /' >&2
-		fi
-	done
-) >"$work/lint"
-count "$work/lint"
-echo "  $(grep -c '^PASS ' "$work/lint") passed, $(grep -c '^FAIL ' "$work/lint") failed"
-
-# The C sources, the tests' and fuzzers' too, at cppcheck's warning and
-# portability levels. cppcheck reads no system header: noreturn spelled so
-# that it knows die() ends the path; va_start in die() has no va_end to reach.
-echo "== cppcheck"
-(
-	cd "$top" || exit 1
-	if out=$(cppcheck -q --error-exitcode=1 --enable=warning,portability --std=c11 \
-		-D_GNU_SOURCE '-Dnoreturn=__attribute__((noreturn))' -Ilib -Icmd --inline-suppr \
-		--suppress=va_end_missing:lib/log.c --template='{file}:{line}: {id}: {message}' \
-		lib cmd tests/helpers tests/unit fuzz 2>&1); then
-		echo "PASS cppcheck"
-	else
-		echo "FAIL cppcheck"
-		echo "$out" | grep -v '^ \|^$' | sed 's/^/    /' >&2
-	fi
-) >"$work/cppcheck"
-count "$work/cppcheck"
-echo "  $(grep -c '^PASS ' "$work/cppcheck") passed, $(grep -c '^FAIL ' "$work/cppcheck") failed"
+# The static checks (scripts/lint.sh; make lint runs them alone), each
+# section's sum printed, every PASS and FAIL counted.
+"$top/scripts/lint.sh" >"$work/lint"
+grep -v '^PASS \|^FAIL ' "$work/lint"
+count "$work/lint" >/dev/null
 
 echo "== static binaries and size budgets"
 "$top/scripts/check-static.sh" "$OTO_BIN" "$top/tests/budgets.txt" >"$work/static"

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
 	int sv[2], go[2], sigfd;
 	char c;
 	ssize_t n;
-	uid_t uid;
-	gid_t gid;
+	uid_t uid = 0;
+	gid_t gid = 0;
 	pid_t pid;
 
 	log_init(argv[0]);

@@ -115,7 +115,7 @@ void relay_log(struct relay *r, const char *source, const char *fmt, ...)
 	/* A line that does not fit is not written: never a cut one. */
 	if (n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
 		return;
-	if (r->sys->write(r->cfg->log_fd, line, (size_t)(h + n)) < 0)
+	if (r->sys->write(r->cfg->log_fd, line, (size_t)h + (size_t)n) < 0)
 		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
 }
 

@@ -52,9 +52,7 @@ static noreturn void xopener_run(int sock, pid_t parent)
 	 * host's mount namespace (the child's new one is not entered), so it
 	 * names the host's own device node whatever the sandbox mounts.
 	 */
-	if (setns(ns, CLONE_NEWNET) < 0)
-		e = errno;
-	else if ((fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
+	if (setns(ns, CLONE_NEWNET) < 0 || (fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
 		e = errno;
 	/* The child tells the failure on stderr: the opener writes nothing. */
 	_exit(fd_send(sock, fd, e) < 0 ? EXIT_SYS : 0);

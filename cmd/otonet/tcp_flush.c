@@ -168,7 +168,7 @@ static uint32_t tcp_maxlen(const struct flow *f)
  */
 static void tcp_dns_answers(struct relay *r, struct flow *f)
 {
-	while (f->sblen - f->dns_ready >= 2) {
+	while (f->sbuf && f->sblen - f->dns_ready >= 2) { /* no buffer, no bytes */
 		uint8_t *m = f->sbuf + f->sboff + f->dns_ready;
 		uint32_t len = be16_get(m);
 

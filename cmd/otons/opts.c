@@ -117,7 +117,8 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			o->unshare_flags &= ~flag;
 			break;
 		case OPT_HOSTNAME:
-			if (!*optarg || strlen(optarg) > 64)
+			/* getopt_long sets optarg: the option requires one. */
+			if (!*optarg || strlen(optarg) > 64) /* NOLINT(clang-analyzer-core.NullDereference) */
 				die_usage("--hostname %s: must be 1 to 64 characters", optarg);
 			o->hostname = optarg;
 			break;

@@ -256,13 +256,13 @@ size_t text_escape(char *out, size_t size, const char *s)
 	if (size)
 		out[0] = 0;
 	while (*p) {
-		/* A name planted by the agent must not drive the auditor's terminal. */
-		if (*p < 0x20 || *p == 0x7f || *p == '\\') {
-			snprintf(esc, sizeof(esc), "\\x%02x", *p);
-			put(out, size, &len, esc, 4);
-			p++;
-		} else if ((n = utf8_len(p)) > 0 && !(n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-			/* (U+0080..U+009F are C1 controls: CSI is U+009B) */
+		/*
+		 * A name planted by the agent must not drive the auditor's
+		 * terminal: controls, the backslash and what is not UTF-8 are
+		 * escaped (U+0080..U+009F are C1 controls: CSI is U+009B).
+		 */
+		if (*p >= 0x20 && *p != 0x7f && *p != '\\' && (n = utf8_len(p)) > 0 &&
+		    !(n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
 			put(out, size, &len, (const char *)p, n);
 			p += n;
 		} else {

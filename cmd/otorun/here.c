@@ -116,16 +116,20 @@ char *here_dir(const char *argv0)
 
 		/* The shell's test: "$here/" holds no "//" after its first byte,
 		 * no "/./", no "/../". */
-		if (asprintf(&dirs, "%s/", dir) < 0)
+		if (asprintf(&dirs, "%s/", dir) < 0) {
+			free(dir);
 			return NULL;
+		}
 		plain = !strstr(dirs + 1, "//") && !strstr(dirs, "/./") && !strstr(dirs, "/../");
 		free(dirs);
 		if (plain)
 			return dir;
 	}
 	cwd = *dir == '/' ? NULL : logical_cwd();
-	if (*dir != '/' && !cwd)
+	if (*dir != '/' && !cwd) {
+		free(dir);
 		return NULL;
+	}
 	r = path_logical(cwd, dir);
 	free(cwd);
 	free(dir);

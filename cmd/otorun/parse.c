@@ -195,7 +195,7 @@ static int in(const char *s, const char *const *set, size_t n)
 	return 0;
 }
 
-#define IN(s, set) in(s, set, sizeof(set) / sizeof(set[0]))
+#define IN(s, set) in((s), (set), sizeof(set) / sizeof((set)[0]))
 
 int takes_value(const char *name)
 {
