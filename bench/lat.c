@@ -205,7 +205,8 @@ static void serve_http(int port)
 
 			left -= (long)(have - end);
 			while (left > 0) {
-				ssize_t k = read(c, b, (size_t)left < sizeof(b) ? (size_t)left : sizeof(b));
+				ssize_t k =
+				    read(c, b, (size_t)left < sizeof(b) ? (size_t)left : sizeof(b));
 
 				if (k <= 0)
 					_exit(0);
@@ -240,9 +241,10 @@ static void post(const char *host, int port, long size, int n)
 		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
 			fail("connect");
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		hl = snprintf(head, sizeof(head),
-			      "POST /v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Length: %ld\r\n\r\n",
-			      host, size);
+		hl = snprintf(
+		    head, sizeof(head),
+		    "POST /v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Length: %ld\r\n\r\n", host,
+		    size);
 		if (write(fd, head, (size_t)hl) != hl)
 			fail("write");
 		for (long off = 0; off < size;) {
@@ -288,7 +290,8 @@ int main(int argc, char **argv)
 		}
 		serve_tcp(port);
 	}
-	if (argc == 5 && (!strcmp(argv[1], "tcp") || !strcmp(argv[1], "udp")) && atoi(argv[4]) > 0) {
+	if (argc == 5 && (!strcmp(argv[1], "tcp") || !strcmp(argv[1], "udp")) &&
+	    atoi(argv[4]) > 0) {
 		client(!strcmp(argv[1], "udp"), argv[2], atoi(argv[3]), atoi(argv[4]));
 		return 0;
 	}

@@ -53,7 +53,8 @@ static void fix_checksums(uint8_t *b, size_t n)
 	if (l4len < off + 2)
 		return;
 	if (nh == PROTO_UDP && l4len >= 8)
-		l4len = (size_t)(l4[4] << 8 | l4[5]) <= l4len ? (size_t)(l4[4] << 8 | l4[5]) : l4len;
+		l4len =
+		    (size_t)(l4[4] << 8 | l4[5]) <= l4len ? (size_t)(l4[4] << 8 | l4[5]) : l4len;
 	if (nh != PROTO_ICMP) {
 		size_t al = v6 ? 16 : 4;
 
@@ -104,13 +105,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pkt_parse(data, size, &p) < 0)
 		return 0;
 	/* What the relay does with a parsed packet, short of sockets. */
-	if (p.iplen > size || p.dlen > size || (p.data && (p.data < data || p.data + p.dlen > data + size)))
+	if (p.iplen > size || p.dlen > size ||
+	    (p.data && (p.data < data || p.data + p.dlen > data + size)))
 		__builtin_trap();
 	filter_decide(&f, p.proto, &p.dst, p.dport, &d);
 	(void)cidr_special(&p.dst);
 	pkt_icmp_err(out, sizeof(out), &p.dst, p.ip, p.iplen, p.proto == PROTO_UDP);
 	if (p.proto == PROTO_TCP)
-		pkt_tcp(out, &p.dst, &p.src, p.dport, p.sport, p.ack, p.seq + 1, TH_RST | TH_ACK, 0, 0);
+		pkt_tcp(out, &p.dst, &p.src, p.dport, p.sport, p.ack, p.seq + 1, TH_RST | TH_ACK, 0,
+			0);
 	if (p.proto == PROTO_UDP && p.dlen <= NET_MTU - 48) {
 		memcpy(out + pkt_l4_off(p.family) + 8, p.data, p.dlen);
 		pkt_udp(out, &p.dst, &p.src, p.dport, p.sport, p.dlen);

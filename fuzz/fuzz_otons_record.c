@@ -80,8 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (w = sys + syslen + 1; w <= in + size && k < 63; w += strlen(w) + 1)
 		argv[k++] = w;
 	argv[k] = NULL;
-	n = session_open_line(line, sizeof(line), &t, &s, "otons", 65534, k ? argv[0] : NULL,
-			      argv);
+	n = session_open_line(line, sizeof(line), &t, &s, "otons", 65534, k ? argv[0] : NULL, argv);
 	check_line(line, n, sizeof(line));
 	n = session_open_line(small, sizeof(small), &t, &s, "otons", 65534, NULL, argv);
 	check_line(small, n, sizeof(small));

@@ -69,9 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		abort();
 	if (mountinfo_parse(copy, &e) == 0) {
-		if (!e.mountpoint || !e.options || !e.fstype ||
-		    strlen(e.mountpoint) > size || e.writable != (!strncmp(e.options, "rw", 2) &&
-								  (!e.options[2] || e.options[2] == ',')))
+		if (!e.mountpoint || !e.options || !e.fstype || strlen(e.mountpoint) > size ||
+		    e.writable !=
+			(!strncmp(e.options, "rw", 2) && (!e.options[2] || e.options[2] == ',')))
 			abort();
 	}
 	free(copy);

@@ -119,6 +119,8 @@ const char *cidr_str(const struct cidr *c, char *buf, size_t size)
 	return buf;
 }
 
+/* A table, aligned by hand. */
+/* clang-format off */
 #define V4(a, b, c, d, l)                                                                  \
 	{                                                                                  \
 		#a "." #b "." #c "." #d "/" #l, { { AF_INET, { a, b, c, d } }, l }         \
@@ -170,6 +172,7 @@ static const struct cidr_special_range SPECIAL[] = {
 	V6("fec0::/10", 10, 0xfe, 0xc0),				  /* site-local (deprecated) */
 	V6("ff00::/8", 8, 0xff),					  /* multicast */
 };
+/* clang-format on */
 
 static const struct cidr GLOBAL6 = { { AF_INET6, { 0x20 } }, 3 };
 

@@ -35,8 +35,9 @@ int event_head(char *buf, size_t size, const struct timespec *t, const char *sou
 		days--;
 	}
 	civil(days, &y, &m, &d);
-	n = snprintf(buf, size, "{\"time\":\"%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06ldZ\","
-				"\"source\":\"%s\",\"session\":\"%s\"",
+	n = snprintf(buf, size,
+		     "{\"time\":\"%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06ldZ\","
+		     "\"source\":\"%s\",\"session\":\"%s\"",
 		     y, m, d, rem / 3600, rem / 60 % 60, rem % 60, t->tv_nsec / 1000, source,
 		     session);
 	return n > 0 && (size_t)n < size ? n : 0;

@@ -20,16 +20,18 @@ int exec_fail_format(char *buf, size_t size, const char *prog, int err, const ch
 	if (exec_code(err) != EXIT_NOTFOUND)
 		return snprintf(buf, size, "unable to exec %s", prog);
 	if (found)
-		return snprintf(buf, size,
-				"unable to exec %s: %s is there, but its interpreter%s%s is not%s%s%s%s",
-				prog, found, interp ? " " : " (its #! line or ELF loader)",
-				interp ? interp : "", where, holds ? " (the view holds " : "",
-				holds ? holds : "", holds ? "; " VIEW_HINT ")" : "");
+		return snprintf(
+		    buf, size,
+		    "unable to exec %s: %s is there, but its interpreter%s%s is not%s%s%s%s", prog,
+		    found, interp ? " " : " (its #! line or ELF loader)", interp ? interp : "",
+		    where, holds ? " (the view holds " : "", holds ? holds : "",
+		    holds ? "; " VIEW_HINT ")" : "");
 	if (holds)
-		return snprintf(buf, size,
-				"unable to exec %s: not found in the sandbox's view (%s%s%sthe view "
-				"holds %s; " VIEW_HINT ")",
-				prog, path ? "PATH=" : "", path ? path : "", path ? "; " : "", holds);
+		return snprintf(
+		    buf, size,
+		    "unable to exec %s: not found in the sandbox's view (%s%s%sthe view "
+		    "holds %s; " VIEW_HINT ")",
+		    prog, path ? "PATH=" : "", path ? path : "", path ? "; " : "", holds);
 	if (path)
 		return snprintf(buf, size, "unable to exec %s: not found in PATH=%s", prog, path);
 	return snprintf(buf, size, "unable to exec %s", prog);

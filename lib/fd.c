@@ -57,7 +57,8 @@ int fd_close_from(int from, const int *keep, size_t nkeep)
 		unsigned int hi = ~0U;
 
 		for (size_t i = 0; i < nkeep; i++)
-			if (keep[i] >= 0 && (unsigned int)keep[i] >= lo && (unsigned int)keep[i] < hi)
+			if (keep[i] >= 0 && (unsigned int)keep[i] >= lo &&
+			    (unsigned int)keep[i] < hi)
 				hi = (unsigned int)keep[i];
 		if (hi > lo && syscall(__NR_close_range, lo, hi - 1, 0) < 0)
 			return errno == ENOSYS ? close_from_proc(from, keep, nkeep) : -1;

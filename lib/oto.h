@@ -89,10 +89,11 @@ size_t json_str(char *buf, size_t size, size_t at, const char *s, size_t len);
 #define SESSION_ID_MAX 64
 struct session {
 	char id[SESSION_ID_MAX + 1];
-	int opens;		  /* this stage writes the open and close lines */
-	long long start_ns;	  /* CLOCK_MONOTONIC at xsession_begin */
+	int opens;	    /* this stage writes the open and close lines */
+	long long start_ns; /* CLOCK_MONOTONIC at xsession_begin */
 };
-/* The id, and whether this stage opens the record on log_fd (-1: none); dies 100 on a bad OTO_SESSION, 111. */
+/* The id, and whether this stage opens the record on log_fd (-1: none); dies 100 on a bad
+ * OTO_SESSION, 111. */
 void xsession_begin(struct session *s, int log_fd);
 int session_id_ok(const char *id); /* 1..64 of [A-Za-z0-9._:-] */
 /*
@@ -108,11 +109,10 @@ size_t session_open_line(char *buf, size_t size, const struct timespec *t, const
  * The close line: the code the stage exits with, the signal that code
  * stands for (128+N, as a shell reads $?; 0: none), the duration. Pure.
  */
-size_t session_close_line(char *buf, size_t size, const struct timespec *t,
-			  const struct session *s, int code, long long duration_ns);
+size_t session_close_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
+			  int code, long long duration_ns);
 /* The lines written to log_fd when s opens the record: the start's, and the end's with code. */
-void session_open(const struct session *s, int log_fd, const char *stage,
-		  const char *const argv[]);
+void session_open(const struct session *s, int log_fd, const char *stage, const char *const argv[]);
 void session_close(const struct session *s, int log_fd, int code);
 /*
  * What otoexec sends on otons' refusal socket (OTO_REFUSALS), before the

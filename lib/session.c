@@ -32,8 +32,9 @@ void xsession_begin(struct session *s, int log_fd)
 	s->start_ns = mono_ns();
 	if (id) {
 		if (!session_id_ok(id))
-			die_usage("OTO_SESSION=%.80s: not a session id (1 to %d of A-Z a-z 0-9 . _ : -)",
-				  id, SESSION_ID_MAX);
+			die_usage(
+			    "OTO_SESSION=%.80s: not a session id (1 to %d of A-Z a-z 0-9 . _ : -)",
+			    id, SESSION_ID_MAX);
 		strcpy(s->id, id);
 	} else {
 		unsigned char rnd[16];
@@ -59,11 +60,11 @@ void xsession_begin(struct session *s, int log_fd)
 static void session_write(int log_fd, const char *line, size_t n)
 {
 	if (n && write(log_fd, line, n) != (ssize_t)n)
-		log_msg(LOG_WARN, errno, "unable to write the session's line to --log-fd %d", log_fd);
+		log_msg(LOG_WARN, errno, "unable to write the session's line to --log-fd %d",
+			log_fd);
 }
 
-void session_open(const struct session *s, int log_fd, const char *stage,
-		  const char *const argv[])
+void session_open(const struct session *s, int log_fd, const char *stage, const char *const argv[])
 {
 	char line[16384];
 	char account[256];
@@ -73,10 +74,10 @@ void session_open(const struct session *s, int log_fd, const char *stage,
 	if (!s->opens)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	session_write(log_fd, line,
-		      session_open_line(line, sizeof(line), &ts, s, stage, (unsigned int)uid,
-					user_name(uid, account, sizeof(account)) < 0 ? NULL : account,
-					argv));
+	session_write(
+	    log_fd, line,
+	    session_open_line(line, sizeof(line), &ts, s, stage, (unsigned int)uid,
+			      user_name(uid, account, sizeof(account)) < 0 ? NULL : account, argv));
 }
 
 void session_close(const struct session *s, int log_fd, int code)
@@ -87,6 +88,7 @@ void session_close(const struct session *s, int log_fd, int code)
 	if (!s->opens)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	session_write(log_fd, line,
-		      session_close_line(line, sizeof(line), &ts, s, code, mono_ns() - s->start_ns));
+	session_write(
+	    log_fd, line,
+	    session_close_line(line, sizeof(line), &ts, s, code, mono_ns() - s->start_ns));
 }

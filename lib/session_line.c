@@ -51,7 +51,7 @@ static const char *base(const char *word)
 
 static int is_stage(const char *word)
 {
-	static const char *const STAGES[] = { "otogate", "otonet",    "otons",	 "otomount",
+	static const char *const STAGES[] = { "otogate",   "otonet",  "otons",	    "otomount",
 					      "otosecret", "otoexec", "otoconnect", NULL };
 
 	for (const char *const *p = STAGES; *p; p++)
@@ -105,7 +105,8 @@ size_t session_open_line(char *buf, size_t size, const struct timespec *t, const
 			 const char *const argv[])
 {
 	const char *role, *person;
-	size_t n = chain_scan(argv, &role, &person), at = (size_t)event_head(buf, size, t, "session", s->id);
+	size_t n = chain_scan(argv, &role, &person),
+	       at = (size_t)event_head(buf, size, t, "session", s->id);
 	size_t words = 0;
 
 	at = put(buf, size, at, ",\"verdict\":\"open\",\"stage\":\"%s\",\"uid\":%u", stage, uid);
@@ -121,7 +122,9 @@ size_t session_open_line(char *buf, size_t size, const struct timespec *t, const
 
 		if (words)
 			buf[at] = ',';
-		next = next < size - 64 ? json_str(buf, size - 64, next, argv[words], strlen(argv[words])) : 0;
+		next = next < size - 64
+			   ? json_str(buf, size - 64, next, argv[words], strlen(argv[words]))
+			   : 0;
 		if (!next)
 			break;
 		at = next;
@@ -133,15 +136,16 @@ size_t session_open_line(char *buf, size_t size, const struct timespec *t, const
 	return at;
 }
 
-size_t session_close_line(char *buf, size_t size, const struct timespec *t,
-			  const struct session *s, int code, long long duration_ns)
+size_t session_close_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
+			  int code, long long duration_ns)
 {
 	size_t at = (size_t)event_head(buf, size, t, "session", s->id);
 
 	if (duration_ns < 0)
 		duration_ns = 0;
-	return put(buf, size, at,
-		   ",\"verdict\":\"close\",\"exit\":%d,\"signal\":%d,\"duration_ms\":%lld.%03lld}\n",
-		   code, code > 128 && code <= 128 + 64 ? code - 128 : 0,
-		   duration_ns / 1000000, duration_ns / 1000 % 1000);
+	return put(
+	    buf, size, at,
+	    ",\"verdict\":\"close\",\"exit\":%d,\"signal\":%d,\"duration_ms\":%lld.%03lld}\n", code,
+	    code > 128 && code <= 128 + 64 ? code - 128 : 0, duration_ns / 1000000,
+	    duration_ns / 1000 % 1000);
 }

@@ -21,8 +21,8 @@ void xcaps_drop_all(const char *who)
 		if (cap_drop_bound(c) < 0) {
 			if (errno == EINVAL && c > 0)
 				break;
-			die(EXIT_SYS, errno, "%s: unable to drop capability %d from its bounding set",
-			    who, (int)c);
+			die(EXIT_SYS, errno,
+			    "%s: unable to drop capability %d from its bounding set", who, (int)c);
 		}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		die(EXIT_SYS, errno, "%s: unable to clear its ambient capabilities", who);

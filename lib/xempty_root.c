@@ -26,7 +26,8 @@ void xempty_root(const char *who, const char *name)
 			  "size=4k,nr_inodes=2,mode=0500") == 0)
 			dir = SPOTS[i];
 	if (!dir)
-		die(EXIT_SYS, errno, "%s: unable to mount its empty root on /tmp, /mnt, /dev or /proc", who);
+		die(EXIT_SYS, errno,
+		    "%s: unable to mount its empty root on /tmp, /mnt, /dev or /proc", who);
 	if (chdir(dir) < 0)
 		die(EXIT_SYS, errno, "%s: unable to enter its empty root %s", who, dir);
 	/*

@@ -6,6 +6,9 @@
 #   - every shell file (by name or its #! line), by shellcheck at warning level
 #   - the C sources, the tests' and fuzzers' too, by cppcheck
 #   - lib/ and cmd/ by clang-tidy, the checks .clang-tidy chooses
+#   - every C file of the tree as .clang-format writes it, by the pinned
+#     clang-format-14 (another version formats otherwise); make format
+#     writes them so
 #
 # The C checks read build/deps's headers: run it after make all.
 set -u
@@ -36,6 +39,8 @@ section() { # NAME FILE: the section's FAIL lines and its sum
 	[ "$f" -eq 0 ] || failed=1
 }
 out=$(mktemp -d /tmp/oto-lint.XXXXXX) || exit 111
+# The C files of the tree that are the project's (fuzzers' corpora aside).
+c_files() { git ls-files '*.c' '*.h' | grep -v '/corpus/'; }
 trap 'rm -rf "$out"' EXIT INT TERM
 
 # Style and info notes (quoting an option list split on purpose) are not the
@@ -76,4 +81,17 @@ else
 fi
 section clang-tidy "$out/tidy"
 
+if command -v clang-format-14 >/dev/null; then
+	c_files | while read -r f; do
+		if clang-format-14 "$f" | cmp -s - "$f"; then
+			echo "PASS clang-format-$f"
+		else
+			echo "FAIL clang-format-$f (make format)"
+			clang-format-14 "$f" | diff -u "$f" - | head -n 20 | sed 's/^/    /' >&2
+		fi
+	done >"$out/format"
+else
+	echo "FAIL clang-format: clang-format-14 is not installed (scripts/install-deps.sh test)" >"$out/format"
+fi
+section clang-format "$out/format"
 exit "$failed"

@@ -468,9 +468,8 @@ int filter_load(const struct bpf_set *s, int notify_sock)
 		 * no TSYNC, otoexec has one thread; no LOG; no SPEC_ALLOW); with a
 		 * refusal log, the allowlist (always the last) gets a listener.
 		 */
-		unsigned int flags = notify_sock >= 0 && i == s->nprog - 1
-					     ? SECCOMP_FILTER_FLAG_NEW_LISTENER
-					     : 0U;
+		unsigned int flags =
+		    notify_sock >= 0 && i == s->nprog - 1 ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0U;
 		long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 
 		if (rc < 0)

@@ -145,7 +145,8 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			break;
 		case OPT_PRINT:
 			if (!profile_is_builtin(optarg))
-				die_usage("--print-profile %s: 'default' and 'dev' are built in", optarg);
+				die_usage("--print-profile %s: 'default' and 'dev' are built in",
+					  optarg);
 			o->print_profile = optarg;
 			break;
 		case OPT_KEEPCAP:

@@ -173,7 +173,7 @@ struct otoexec_opts {
 	int profile_fd;	     /* --profile-fd N, or -1 */
 	int explain;
 	int print_bpf;
-	int bpf_fd; /* --bpf-fd N, or -1 */
+	int bpf_fd;	  /* --bpf-fd N, or -1 */
 	int test_foreign; /* OTO_TEST_BPF_FOREIGN (tests only) */
 	const char *print_profile;
 	int keep_fd[MAX_KEEP];

@@ -86,7 +86,7 @@ size_t gate_error_format(char *buf, size_t size, int status, const char *why);
 /* The store between the two steps: read and checked, not yet decrypted. */
 struct gate_secrets {
 	struct store_view v;
-	uint8_t *store;			/* the sealed store; freed once decrypted */
+	uint8_t *store;		       /* the sealed store; freed once decrypted */
 	int index_of[GATE_MAX_GRANTS]; /* each grant's entry in v */
 };
 /* Read and check the store, make the phantoms, open the key (unread, close-on-exec). */

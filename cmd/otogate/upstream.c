@@ -196,7 +196,8 @@ void upstream_close(struct upstream *u)
 /* Wait until fd can do what TLS wants (SSL_ERROR_WANT_READ or _WRITE): 0, or -1. */
 static int tls_wait(const struct upstream *u, int want)
 {
-	struct pollfd p = { .fd = u->fd, .events = want == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN };
+	struct pollfd p = { .fd = u->fd,
+			    .events = want == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN };
 	int rc;
 
 	do

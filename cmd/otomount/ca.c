@@ -23,18 +23,19 @@
 
 /* Where distributions keep the bundle their TLS libraries read by default. */
 static const char *const BUNDLES[] = {
-	"/etc/ssl/certs/ca-certificates.crt", /* Debian, Ubuntu, Alpine, Arch */
-	"/etc/pki/tls/certs/ca-bundle.crt",   /* Fedora, RHEL (a file there) */
+	"/etc/ssl/certs/ca-certificates.crt",		     /* Debian, Ubuntu, Alpine, Arch */
+	"/etc/pki/tls/certs/ca-bundle.crt",		     /* Fedora, RHEL (a file there) */
 	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* ... where the above is a symlink */
-	"/etc/ssl/ca-bundle.pem",	      /* openSUSE */
-	"/etc/ssl/cert.pem",		      /* others, LibreSSL */
+	"/etc/ssl/ca-bundle.pem",			     /* openSUSE */
+	"/etc/ssl/cert.pem",				     /* others, LibreSSL */
 	NULL,
 };
 
-static const char *const VARS[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+static const char *const VARS[] = { "SSL_CERT_FILE",	   "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
 				    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", NULL };
 
-/* fd's content appended after buf[*len], at most max bytes in all: 0, or -1 with errno (EFBIG: more). */
+/* fd's content appended after buf[*len], at most max bytes in all: 0, or -1 with errno (EFBIG:
+ * more). */
 static int read_into(int fd, char *buf, size_t *len, size_t max)
 {
 	ssize_t n = fd_read_all(fd, buf + *len, max - *len);
@@ -89,7 +90,8 @@ void xsources_ca(struct view_state *v, const struct otomount_opts *o)
 	close(fd);
 	buf[len] = 0;
 	if (!strstr(buf + host, "-----BEGIN CERTIFICATE-----"))
-		die(EXIT_REJECT, 0, "--ca-file %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
+		die(EXIT_REJECT, 0,
+		    "--ca-file %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
 		    o->ca_file);
 	/* The bundle in a tmpfs of its own, bound read-only over the host's. */
 	tmp = mnt_tmpfs(len + 65536, 16, "0755", MNT_RW);

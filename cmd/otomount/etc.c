@@ -178,14 +178,14 @@ static void etc_dir_done(struct etc_job *j, int dir)
 }
 
 /* A file of the view's /etc, from a host fd (copied in the kernel) or from data. */
-static void xetc_write(struct etc_job *j, const char *name, int src, const char *data,
-		       size_t len, mode_t mode)
+static void xetc_write(struct etc_job *j, const char *name, int src, const char *data, size_t len,
+		       mode_t mode)
 {
 	const char *base;
 	int dir = etc_dir_of(j, name, &base);
-	int fd = dir < 0 ? -1
-			 : openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				  mode);
+	int fd =
+	    dir < 0 ? -1
+		    : openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 
 	debugx("file /etc/%s", name);
 	if (fd < 0)
@@ -297,8 +297,8 @@ static void *xetc_fill(void *arg)
 
 	xetc_generate(j);
 	/* Host private keys live under ssl/: they never enter the view. */
-	j->ssl_private = fstatat(j->host, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			 S_ISDIR(st.st_mode);
+	j->ssl_private =
+	    fstatat(j->host, "ssl/private", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	xetc_take(j);
 	return NULL;
 }

@@ -199,7 +199,8 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 			break;
 		case OPT_TMP_SIZE:
 			if (opt_bytes(optarg, ULONG_MAX, &bytes) < 0)
-				die_usage("--tmp-size %s: not a size in bytes (like 256m, 2G)", optarg);
+				die_usage("--tmp-size %s: not a size in bytes (like 256m, 2G)",
+					  optarg);
 			o->tmp_size = (unsigned long)bytes;
 			break;
 		case OPT_TMP_INODES:

@@ -73,8 +73,8 @@ int mnt_fs(const char *type, const char *const *opts, unsigned int attr); /* fso
 /* A detached tmpfs with a size and an inode cap (mode: octal text). */
 int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsigned int attr);
 /* The same, its source (mountinfo's) named: the view's root is VIEW_ROOT_SOURCE. */
-int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes,
-		    const char *mode, unsigned int attr);
+int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes, const char *mode,
+		    unsigned int attr);
 int mnt_move(int tree, int target_fd);
 int mnt_id_of(int fd, unsigned long long *id); /* the mount fd is on (statx's stx_mnt_id) */
 

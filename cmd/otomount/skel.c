@@ -46,7 +46,8 @@ static void xcopy_file(struct skel *k, int sdir, int ddir, const char *name, mod
 		die(EXIT_SYS, errno, "--home-skel %s: unable to read %s", k->name, name);
 	out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (out < 0)
-		die(EXIT_SYS, errno, "--home-skel %s: unable to make %s in the home", k->name, name);
+		die(EXIT_SYS, errno, "--home-skel %s: unable to make %s in the home", k->name,
+		    name);
 	while ((n = read(in, k->buf, sizeof(k->buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -100,8 +101,10 @@ static void xcopy_dir(struct skel *k, int sdir, int ddir, int depth)
 			if (mkdirat(ddir, e->d_name, mode | 0700) < 0)
 				die(EXIT_SYS, errno, "--home-skel %s: unable to make %s", k->name,
 				    e->d_name);
-			s = openat(sdir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			t = openat(ddir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			s = openat(sdir, e->d_name,
+				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			t = openat(ddir, e->d_name,
+				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (s < 0 || t < 0)
 				die(EXIT_SYS, errno, "--home-skel %s: unable to enter %s", k->name,
 				    e->d_name);
@@ -119,12 +122,14 @@ static void xcopy_dir(struct skel *k, int sdir, int ddir, int depth)
 			ssize_t n = readlinkat(sdir, e->d_name, target, sizeof(target) - 1);
 
 			if (n < 0)
-				die(EXIT_SYS, errno, "--home-skel %s: unable to read the symlink %s",
-				    k->name, e->d_name);
+				die(EXIT_SYS, errno,
+				    "--home-skel %s: unable to read the symlink %s", k->name,
+				    e->d_name);
 			target[n] = 0;
 			if (symlinkat(target, ddir, e->d_name) < 0)
-				die(EXIT_SYS, errno, "--home-skel %s: unable to make the symlink %s",
-				    k->name, e->d_name);
+				die(EXIT_SYS, errno,
+				    "--home-skel %s: unable to make the symlink %s", k->name,
+				    e->d_name);
 		} else {
 			debugx("--home-skel: %s skipped (not a file, directory or symlink)",
 			       e->d_name);

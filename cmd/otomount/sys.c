@@ -97,12 +97,12 @@ out:
  * lets empty files pin gigabytes of kernel memory (view_tmpfs_inodes). Owned
  * by the caller's ids: in the user namespace, the agent's.
  */
-int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes,
-		    const char *mode, unsigned int attr)
+int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes, const char *mode,
+		    unsigned int attr)
 {
 	char s[24], n[24], u[16], g[16];
-	const char *opts[] = { "source", source, "size", s,	 "nr_inodes", n,   "mode",
-			       mode,	 "uid",	  u,	  "gid", g,	      NULL };
+	const char *opts[] = { "source", source, "size", s,	"nr_inodes", n,	  "mode",
+			       mode,	 "uid",	 u,	 "gid", g,	     NULL };
 
 	snprintf(s, sizeof(s), "%lu", size);
 	snprintf(n, sizeof(n), "%lu", inodes);

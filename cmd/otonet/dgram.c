@@ -16,7 +16,7 @@
 #include "otonet.h"
 #include "relay.h"
 
-#define DNS_IDLE_MS 10000
+#define DNS_IDLE_MS  10000
 #define ECHO_IDLE_MS 10000
 
 static void icmp_refuse(struct relay *r, const struct pkt *p, int port_unreach)
@@ -120,7 +120,7 @@ void dgram_sock_event(struct relay *r, struct flow *f)
 			    ih[0] != (f->asrc.family == AF_INET ? 0 : 129))
 				continue;
 			tun_write(r, pkt_echo_reply(r->obuf, &f->adst, &f->asrc, f->sport,
-						 be16_get(ih + 6), (size_t)n - 8));
+						    be16_get(ih + 6), (size_t)n - 8));
 		}
 	}
 }

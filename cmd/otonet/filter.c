@@ -62,7 +62,8 @@ void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, 
 		snprintf(d->rule, sizeof(d->rule), "special:%s", special);
 		return;
 	}
-public:
+
+      public:
 	if (f->no_public) {
 		snprintf(d->rule, sizeof(d->rule), "no-public");
 		return;

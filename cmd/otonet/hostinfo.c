@@ -96,14 +96,15 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 			char *x = f->exc_names[f->nexc_names++];
 
 			for (size_t j = 0; j < sizeof(f->exc_names[0]) - 1 && host[j]; j++)
-				x[j] = host[j] >= 'A' && host[j] <= 'Z' ? (char)(host[j] + 32) : host[j];
+				x[j] = host[j] >= 'A' && host[j] <= 'Z' ? (char)(host[j] + 32)
+									: host[j];
 			if (*x && x[strlen(x) - 1] == '.')
 				x[strlen(x) - 1] = 0;
 		}
 		e = getaddrinfo(host, NULL, &hints, &res);
 		if (e)
-			die(EXIT_REJECT, 0, "--allow %s: unable to resolve %s: %s", o->allow_spec[k],
-			    host, gai_strerror(e));
+			die(EXIT_REJECT, 0, "--allow %s: unable to resolve %s: %s",
+			    o->allow_spec[k], host, gai_strerror(e));
 		for (r = res; r; r = r->ai_next) {
 			struct ipaddr b = { .family = r->ai_family };
 
@@ -128,7 +129,8 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 	if (fd >= 0)
 		close(fd);
 	if (n < 0) {
-		log_msg(LOG_WARN, err, "unable to read /etc/resolv.conf, and no --dns: DNS is refused");
+		log_msg(LOG_WARN, err,
+			"unable to read /etc/resolv.conf, and no --dns: DNS is refused");
 		return;
 	}
 	text[n] = 0;

@@ -242,9 +242,9 @@ static const char *qtype_name(unsigned int t, char *buf, size_t size)
 	static const struct {
 		unsigned int t;
 		const char *name;
-	} T[] = { { 1, "A" },	 { 2, "NS" },	 { 5, "CNAME" }, { 6, "SOA" },	  { 12, "PTR" },
-		  { 15, "MX" },	 { 16, "TXT" },	 { 28, "AAAA" }, { 33, "SRV" },	  { 64, "SVCB" },
-		  { 65, "HTTPS" }, { 255, "ANY" } };
+	} T[] = { { 1, "A" },	 { 2, "NS" },	 { 5, "CNAME" },  { 6, "SOA" },
+		  { 12, "PTR" }, { 15, "MX" },	 { 16, "TXT" },	  { 28, "AAAA" },
+		  { 33, "SRV" }, { 64, "SVCB" }, { 65, "HTTPS" }, { 255, "ANY" } };
 
 	for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++)
 		if (T[i].t == t)

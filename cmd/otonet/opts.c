@@ -10,47 +10,47 @@
 #include "otonet.h"
 
 static const char USAGE[] =
-	"usage: otonet [OPTION]... [--] PROG [ARG]...\n"
-	"Run PROG in a new user and network namespace whose only link is a TUN\n"
-	"device, relayed to the host's network through a filter: the public\n"
-	"internet is reachable, private and special-purpose addresses are not.\n"
-	"\n"
-	"  --allow PROTO:HOST:PORT  let flows to HOST:PORT through (PROTO tcp or udp;\n"
-	"                     HOST an address, [IPv6] or a name resolved once at start);\n"
-	"                     repeatable\n"
-	"  --allow-name PATTERN[:PORT]  let flows through to the addresses the agent's\n"
-	"                     DNS answers gave for a name PATTERN matches (a name, or\n"
-	"                     *.SUFFIX: the names under SUFFIX), while the answer's TTL\n"
-	"                     lasts (1 min to 1 day): on PORT, any protocol; without\n"
-	"                     PORT on 80 and 443, where under --no-public the TLS SNI\n"
-	"                     and every HTTP request's Host must be one of those names;\n"
-	"                     other names are NXDOMAIN then; repeatable\n"
-	"  --public CIDR      treat CIDR as public internet (labs, tests); repeatable\n"
-	"  --no-public        allowlist mode: only --allow exceptions, --allow-name\n"
-	"                     names and DNS\n"
-	"  --kernel-wall      also refuse the private ranges with prohibit routes in\n"
-	"                     the sandbox (EACCES at once), a second wall in front of\n"
-	"                     the relay; those refusals are then not in --log-fd\n"
-	"  --dns IP           the resolver DNS flows go to (default: the first\n"
-	"                     nameserver of /etc/resolv.conf)\n"
-	"  --log-fd N         one JSON line per filter decision on fd N; run as root,\n"
-	"                     also the kernel audit's socket for the otons behind\n"
-	"                     (OTO_AUDIT: Landlock's refusals in its --log-fd)\n"
-	"  --max-flows N      bound on concurrent flows (default 4096)\n"
-	"  --max-half-open N  bound on TCP flows not yet established (default 256)\n"
-	"  --max-udp-flows N  bound on concurrent UDP flows (default 1024)\n"
-	"  --tcp-idle SECONDS an established TCP flow idle this long is reset\n"
-	"                     (default 3600)\n"
-	"  --udp-idle SECONDS a UDP flow idle this long is closed (default 60)\n"
-	"  --busy-poll USEC   after traffic, poll this long before sleeping: lower\n"
-	"                     latency for some CPU (default 50; 0: never)\n"
-	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
-	"  -v, --verbose      more messages on stderr\n"
-	"  -h, --help         this text\n"
-	"      --version      the version\n"
-	"\n"
-	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
-	"error, 126 not executable, 127 not found.\n";
+    "usage: otonet [OPTION]... [--] PROG [ARG]...\n"
+    "Run PROG in a new user and network namespace whose only link is a TUN\n"
+    "device, relayed to the host's network through a filter: the public\n"
+    "internet is reachable, private and special-purpose addresses are not.\n"
+    "\n"
+    "  --allow PROTO:HOST:PORT  let flows to HOST:PORT through (PROTO tcp or udp;\n"
+    "                     HOST an address, [IPv6] or a name resolved once at start);\n"
+    "                     repeatable\n"
+    "  --allow-name PATTERN[:PORT]  let flows through to the addresses the agent's\n"
+    "                     DNS answers gave for a name PATTERN matches (a name, or\n"
+    "                     *.SUFFIX: the names under SUFFIX), while the answer's TTL\n"
+    "                     lasts (1 min to 1 day): on PORT, any protocol; without\n"
+    "                     PORT on 80 and 443, where under --no-public the TLS SNI\n"
+    "                     and every HTTP request's Host must be one of those names;\n"
+    "                     other names are NXDOMAIN then; repeatable\n"
+    "  --public CIDR      treat CIDR as public internet (labs, tests); repeatable\n"
+    "  --no-public        allowlist mode: only --allow exceptions, --allow-name\n"
+    "                     names and DNS\n"
+    "  --kernel-wall      also refuse the private ranges with prohibit routes in\n"
+    "                     the sandbox (EACCES at once), a second wall in front of\n"
+    "                     the relay; those refusals are then not in --log-fd\n"
+    "  --dns IP           the resolver DNS flows go to (default: the first\n"
+    "                     nameserver of /etc/resolv.conf)\n"
+    "  --log-fd N         one JSON line per filter decision on fd N; run as root,\n"
+    "                     also the kernel audit's socket for the otons behind\n"
+    "                     (OTO_AUDIT: Landlock's refusals in its --log-fd)\n"
+    "  --max-flows N      bound on concurrent flows (default 4096)\n"
+    "  --max-half-open N  bound on TCP flows not yet established (default 256)\n"
+    "  --max-udp-flows N  bound on concurrent UDP flows (default 1024)\n"
+    "  --tcp-idle SECONDS an established TCP flow idle this long is reset\n"
+    "                     (default 3600)\n"
+    "  --udp-idle SECONDS a UDP flow idle this long is closed (default 60)\n"
+    "  --busy-poll USEC   after traffic, poll this long before sleeping: lower\n"
+    "                     latency for some CPU (default 50; 0: never)\n"
+    "  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
+    "  -v, --verbose      more messages on stderr\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
+    "error, 126 not executable, 127 not found.\n";
 
 enum {
 	OPT_ALLOW = 256,
@@ -121,9 +121,10 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 				die_usage("--allow-name: at most %d rules", NET_MAX_NAMES);
 			if (name_rule_parse(optarg, o->names[o->nnames].pat,
 					    &o->names[o->nnames].port) < 0)
-				die_usage("--allow-name %s: expected NAME or *.SUFFIX (two labels at "
-					  "least), then :PORT (1 to 65535) or nothing",
-					  optarg);
+				die_usage(
+				    "--allow-name %s: expected NAME or *.SUFFIX (two labels at "
+				    "least), then :PORT (1 to 65535) or nothing",
+				    optarg);
 			o->nnames++;
 			break;
 		case OPT_PUBLIC:
@@ -177,7 +178,8 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			break;
 		case OPT_BUSYPOLL:
 			if (opt_ulong(optarg, 1000, &n) < 0)
-				die_usage("--busy-poll %s: expected 0 to 1000 microseconds", optarg);
+				die_usage("--busy-poll %s: expected 0 to 1000 microseconds",
+					  optarg);
 			o->busy_poll = n;
 			break;
 		case OPT_AS:

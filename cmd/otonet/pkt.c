@@ -211,7 +211,8 @@ static int parse_ip(const uint8_t *buf, size_t len, struct pkt *p, int partial)
 		p->dlen = ulen - 8;
 	} else if ((nh == PROTO_ICMP && p->family == AF_INET) ||
 		   (nh == PROTO_ICMP6 && p->family == AF_INET6)) {
-		uint64_t ps = p->family == AF_INET6 ? pseudo(AF_INET6, p->src.a, p->dst.a, nh, l4len) : 0;
+		uint64_t ps =
+		    p->family == AF_INET6 ? pseudo(AF_INET6, p->src.a, p->dst.a, nh, l4len) : 0;
 
 		/* No partial checksum for ICMP: the kernel never offloads it. */
 		if (partial || l4len < 8 || fold(sum_raw(l4, l4len, ps)) != 0)
@@ -251,13 +252,19 @@ static void putle16(uint8_t *p, uint16_t v)
  * on every architecture the relay runs on; TUNSETVNETLE is not used):
  * flags, gso_type, hdr_len, gso_size, csum_start, csum_offset.
  */
-enum { VH_FLAGS = 0, VH_GSO_TYPE = 1, VH_HDR_LEN = 2, VH_GSO_SIZE = 4, VH_CSUM_START = 6,
-       VH_CSUM_OFF = 8 };
+enum {
+	VH_FLAGS = 0,
+	VH_GSO_TYPE = 1,
+	VH_HDR_LEN = 2,
+	VH_GSO_SIZE = 4,
+	VH_CSUM_START = 6,
+	VH_CSUM_OFF = 8
+};
 #define VH_NEEDS_CSUM 1
 #define VH_DATA_VALID 2
-#define VH_GSO_TCPV4 1
-#define VH_GSO_TCPV6 4
-#define VH_GSO_ECN 0x80
+#define VH_GSO_TCPV4  1
+#define VH_GSO_TCPV6  4
+#define VH_GSO_ECN    0x80
 
 int pkt_parse_vnet(const uint8_t *buf, size_t len, struct pkt *p)
 {
@@ -278,8 +285,8 @@ int pkt_parse_vnet(const uint8_t *buf, size_t len, struct pkt *p)
 	if (parse_ip(buf + VNET_HLEN, len - VNET_HLEN, p, partial) < 0)
 		return -1;
 	/* A partial checksum must be the one of this very TCP or UDP header. */
-	if (partial && (csum_start != pkt_l4_off(p->family) ||
-			csum_off != (p->proto == PROTO_TCP ? 16U : 6U)))
+	if (partial &&
+	    (csum_start != pkt_l4_off(p->family) || csum_off != (p->proto == PROTO_TCP ? 16U : 6U)))
 		return -1;
 	/* Segmentation left undone: TCP only, of the packet's own family. */
 	if (gso) {
@@ -377,7 +384,8 @@ static size_t tcp_common(uint8_t *buf, const struct ipaddr *src, const struct ip
 		memcpy(th + 20, opts, optlen);
 	if (partial) {
 		/* The pseudo-header's sum, not inverted: the receiver adds the rest. */
-		uint16_t ck = (uint16_t)~fold(pseudo(src->family, src->a, dst->a, PROTO_TCP, l4len));
+		uint16_t ck =
+		    (uint16_t)~fold(pseudo(src->family, src->a, dst->a, PROTO_TCP, l4len));
 
 		memcpy(th + 16, &ck, 2);
 	} else {
@@ -387,8 +395,7 @@ static size_t tcp_common(uint8_t *buf, const struct ipaddr *src, const struct ip
 }
 
 size_t pkt_tcp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
-	       uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
-	       size_t dlen)
+	       uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, size_t dlen)
 {
 	return tcp_common(buf, src, dst, sport, dport, seq, ack, flags, win, NULL, 0, dlen, 0);
 }
@@ -400,9 +407,9 @@ size_t pkt_tcp_partial(uint8_t *buf, const struct ipaddr *src, const struct ipad
 	return tcp_common(buf, src, dst, sport, dport, seq, ack, flags, win, NULL, 0, dlen, 1);
 }
 
-size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		  uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win,
-		  uint16_t mss, int wscale)
+size_t pkt_synack(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t sport,
+		  uint16_t dport, uint32_t seq, uint32_t ack, uint16_t win, uint16_t mss,
+		  int wscale)
 {
 	uint8_t o[8] = { 2, 4, (uint8_t)(mss >> 8), (uint8_t)mss, 1, 3, 3, (uint8_t)wscale };
 
@@ -424,8 +431,8 @@ size_t pkt_udp(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
 	return off + 8 + dlen;
 }
 
-size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst,
-		      uint16_t id, uint16_t seq, size_t dlen)
+size_t pkt_echo_reply(uint8_t *buf, const struct ipaddr *src, const struct ipaddr *dst, uint16_t id,
+		      uint16_t seq, size_t dlen)
 {
 	size_t off = pkt_l4_off(src->family);
 	uint8_t *ih = buf + off;

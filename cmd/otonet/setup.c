@@ -83,10 +83,13 @@ static int xtun_create(int fd, int asked, int err, int opener, const struct stat
 		if (host_st->st_mode)
 			die(EXIT_SYS, e,
 			    "unable to open /dev/net/tun (mode %04o, owner %u); the fix: "
-			    "chmod 0666 /dev/net/tun (the Debian default), or map it into the container",
-			    (unsigned int)(host_st->st_mode & 07777), (unsigned int)host_st->st_uid);
-		die(EXIT_SYS, e, "unable to open /dev/net/tun; the fix: mknod /dev/net/tun c 10 200 "
-				 "and chmod 0666 it, or map it into the container");
+			    "chmod 0666 /dev/net/tun (the Debian default), or map it into the "
+			    "container",
+			    (unsigned int)(host_st->st_mode & 07777),
+			    (unsigned int)host_st->st_uid);
+		die(EXIT_SYS, e,
+		    "unable to open /dev/net/tun; the fix: mknod /dev/net/tun c 10 200 "
+		    "and chmod 0666 it, or map it into the container");
 	}
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "tun0");
@@ -281,8 +284,8 @@ static int xoverlay_resolv(void)
 	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
 	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		die(EXIT_SYS, errno, "unable to create a tmpfs for resolv.conf");
-	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-								   MOUNT_ATTR_NOEXEC);
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	if (mnt < 0)
 		die(EXIT_SYS, errno, "unable to mount a tmpfs for resolv.conf");
 	fd = openat(mnt, "resolv.conf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -295,8 +298,8 @@ static int xoverlay_resolv(void)
 	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, "/etc/resolv.conf",
 		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		die(EXIT_SYS, errno, "unable to mount over /etc/resolv.conf");
-	if (mount(NULL, "/etc/resolv.conf", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
-							 MS_NODEV | MS_NOEXEC, NULL) < 0)
+	if (mount(NULL, "/etc/resolv.conf", NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die(EXIT_SYS, errno, "unable to make /etc/resolv.conf read-only");
 	close(tree);
 	close(fs);

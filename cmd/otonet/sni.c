@@ -85,7 +85,8 @@ static int hello_sni(const uint8_t *m, size_t len, char *out)
 		q = pos + 2;
 		if (list + 2 != n || m[q] != 0 || 3 + (size_t)be16_get(m + q + 1) != list)
 			return HELLO_BAD;
-		return name_text(m + q + 3, be16_get(m + q + 1), out) < 0 ? HELLO_NONAME : HELLO_NAME;
+		return name_text(m + q + 3, be16_get(m + q + 1), out) < 0 ? HELLO_NONAME
+									  : HELLO_NAME;
 	}
 	return pos == end ? HELLO_NONAME : HELLO_BAD;
 }

@@ -89,9 +89,8 @@ void xinit_wipe(char ***argv)
 	 */
 	memset((void *)b[0], 0, b[1] - b[0]);
 	memset((void *)b[2], 0, b[3] - b[2]);
-	memcpy((void *)b[0], OTONS_INIT_NAME, b[1] - b[0] > sizeof(OTONS_INIT_NAME)
-						      ? sizeof(OTONS_INIT_NAME)
-						      : b[1] - b[0] - 1);
+	memcpy((void *)b[0], OTONS_INIT_NAME,
+	       b[1] - b[0] > sizeof(OTONS_INIT_NAME) ? sizeof(OTONS_INIT_NAME) : b[1] - b[0] - 1);
 	if (prctl(PR_SET_NAME, OTONS_INIT_NAME, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "pid 1: unable to set its name");
 }

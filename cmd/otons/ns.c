@@ -58,7 +58,8 @@ void xotons_enter_userns(const struct otons_opts *o)
 	if (unshare(CLONE_NEWUSER) < 0)
 		die(EXIT_SYS, errno, "unable to create the nested user namespace");
 	if (userns_map_self(0, uid, uid, gid, gid) < 0)
-		die(EXIT_SYS, errno, "unable to write the uid/gid map of the nested user namespace");
+		die(EXIT_SYS, errno,
+		    "unable to write the uid/gid map of the nested user namespace");
 }
 
 /*

@@ -12,47 +12,47 @@
 #include "otons.h"
 
 static const char USAGE[] =
-	"usage: otons [OPTION]... [--] PROG [ARG]...\n"
-	"Run PROG in new user, mount, pid, ipc, uts, cgroup and net namespaces.\n"
-	"\n"
-	"  --share NS         keep the caller's namespace NS (user, mnt, pid, ipc, uts,\n"
-	"                     cgroup, net); repeatable\n"
-	"  --hostname NAME    host name in the new uts namespace (default: agent)\n"
-	"  --uid N, --gid N   ids inside (default: the caller's)\n"
-	"  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
-	"  --die-with-parent  kill the sandbox when otons' parent dies\n"
-	"  --no-proc          do not mount a new /proc for the new pid namespace\n"
-	"  --pty              a pty for PROG even when otons has no terminal (stdin\n"
-	"                     and stdout relayed to it). By default, PROG gets one\n"
-	"                     whenever stdin, stdout, stderr or the controlling\n"
-	"                     terminal is a terminal: made by otoexec in the\n"
-	"                     sandbox (OTO_PTY), relayed by otons\n"
-	"  --no-pty           no pty: PROG shares otons' terminal, if any\n"
-	"  --cgroup[=DIR]     a cgroup v2 of its own for the session, made in DIR (a\n"
-	"                     directory delegated to the caller; as root, by default\n"
-	"                     CGROUP2_MOUNT/oto/UID for the --as account): pid 1 and\n"
-	"                     everything under it run there, in a cgroup namespace\n"
-	"                     rooted there; swap off and, on OOM, the whole session\n"
-	"                     killed (when the memory controller is there); at the\n"
-	"                     end what is left is killed and the cgroup removed\n"
-	"  --memory-max BYTES memory.max of the session (K, M, G, T suffixes)\n"
-	"  --pids-max N       pids.max: processes and threads of the session\n"
-	"  --cpu-max CPUS     cpu.max as a number of CPUs (1.5: 150 ms per 100 ms)\n"
-	"                     Each limit implies --cgroup and needs its controller.\n"
-	"  --log-fd N         the system calls the sandbox's seccomp filter refuses\n"
-	"                     with EPERM, one JSON line each on fd N, written by the\n"
-	"                     supervisor (the filter is otoexec's: it sends otons its\n"
-	"                     listener); answered EPERM as without; per call, the\n"
-	"                     first 10, then the 100th, 1000th... Run as root (or\n"
-	"                     behind otonet --log-fd), also the refusals of\n"
-	"                     otoexec's Landlock rules, read from the kernel's audit\n"
-	"                     when it is on\n"
-	"  -v, --verbose      more messages on stderr\n"
-	"  -h, --help         this text\n"
-	"      --version      the version\n"
-	"\n"
-	"Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
-	"error, 126 not executable, 127 not found.\n";
+    "usage: otons [OPTION]... [--] PROG [ARG]...\n"
+    "Run PROG in new user, mount, pid, ipc, uts, cgroup and net namespaces.\n"
+    "\n"
+    "  --share NS         keep the caller's namespace NS (user, mnt, pid, ipc, uts,\n"
+    "                     cgroup, net); repeatable\n"
+    "  --hostname NAME    host name in the new uts namespace (default: agent)\n"
+    "  --uid N, --gid N   ids inside (default: the caller's)\n"
+    "  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
+    "  --die-with-parent  kill the sandbox when otons' parent dies\n"
+    "  --no-proc          do not mount a new /proc for the new pid namespace\n"
+    "  --pty              a pty for PROG even when otons has no terminal (stdin\n"
+    "                     and stdout relayed to it). By default, PROG gets one\n"
+    "                     whenever stdin, stdout, stderr or the controlling\n"
+    "                     terminal is a terminal: made by otoexec in the\n"
+    "                     sandbox (OTO_PTY), relayed by otons\n"
+    "  --no-pty           no pty: PROG shares otons' terminal, if any\n"
+    "  --cgroup[=DIR]     a cgroup v2 of its own for the session, made in DIR (a\n"
+    "                     directory delegated to the caller; as root, by default\n"
+    "                     CGROUP2_MOUNT/oto/UID for the --as account): pid 1 and\n"
+    "                     everything under it run there, in a cgroup namespace\n"
+    "                     rooted there; swap off and, on OOM, the whole session\n"
+    "                     killed (when the memory controller is there); at the\n"
+    "                     end what is left is killed and the cgroup removed\n"
+    "  --memory-max BYTES memory.max of the session (K, M, G, T suffixes)\n"
+    "  --pids-max N       pids.max: processes and threads of the session\n"
+    "  --cpu-max CPUS     cpu.max as a number of CPUs (1.5: 150 ms per 100 ms)\n"
+    "                     Each limit implies --cgroup and needs its controller.\n"
+    "  --log-fd N         the system calls the sandbox's seccomp filter refuses\n"
+    "                     with EPERM, one JSON line each on fd N, written by the\n"
+    "                     supervisor (the filter is otoexec's: it sends otons its\n"
+    "                     listener); answered EPERM as without; per call, the\n"
+    "                     first 10, then the 100th, 1000th... Run as root (or\n"
+    "                     behind otonet --log-fd), also the refusals of\n"
+    "                     otoexec's Landlock rules, read from the kernel's audit\n"
+    "                     when it is on\n"
+    "  -v, --verbose      more messages on stderr\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "Exit: the program's code, 128+N if it died of signal N; 100 usage, 111 system\n"
+    "error, 126 not executable, 127 not found.\n";
 
 enum {
 	OPT_SHARE = 256,
@@ -118,7 +118,8 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOSTNAME:
 			/* getopt_long sets optarg: the option requires one. */
-			if (!*optarg || strlen(optarg) > 64) /* NOLINT(clang-analyzer-core.NullDereference) */
+			if (!*optarg ||
+			    strlen(optarg) > 64) /* NOLINT(clang-analyzer-core.NullDereference) */
 				die_usage("--hostname %s: must be 1 to 64 characters", optarg);
 			o->hostname = optarg;
 			break;
@@ -180,7 +181,11 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			if (val < 3)
 				die_usage("--log-fd %s: not a file descriptor from 3 up (to log on "
 					  "%s: 3>&%lu and --log-fd 3)",
-					  optarg, val == 2 ? "stderr" : val ? "stdout" : "stdin", val);
+					  optarg,
+					  val == 2 ? "stderr"
+					  : val	   ? "stdout"
+						   : "stdin",
+					  val);
 			o->log_fd = (int)val;
 			break;
 		default:

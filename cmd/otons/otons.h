@@ -161,12 +161,12 @@ void otons_cgroup_end(struct otons_cgroup *cg);
 #define OTONS_REFUSALS_CHUNK 500000LL
 #define OTONS_REFUSALS_BATCH 16
 struct otons_refusals {
-	int log_fd;	/* -1: no log */
+	int log_fd;	     /* -1: no log */
 	const char *session; /* the session's id, on every line */
-	int sock;	/* ours of the socket the listener comes on; -1: none (any more) */
-	int child_sock; /* the sandbox's end, until the fork (OTO_REFUSALS) */
-	int listener;	/* the seccomp filter's, once it came */
-	int proc_fd;	/* the supervisor's /proc, before pid 1 mounts its own over it */
+	int sock;	     /* ours of the socket the listener comes on; -1: none (any more) */
+	int child_sock;	     /* the sandbox's end, until the fork (OTO_REFUSALS) */
+	int listener;	     /* the seccomp filter's, once it came */
+	int proc_fd;	     /* the supervisor's /proc, before pid 1 mounts its own over it */
 	struct otons_audit *audit; /* Landlock's refusals (audit.c) */
 	int write_failed;
 	unsigned long count[OTONS_REFUSALS_NR], count_other;
@@ -243,10 +243,10 @@ struct otons_audit_pending {
 	char body[OTONS_AUDIT_BODY];
 };
 struct otons_audit {
-	int fd;		  /* NETLINK_AUDIT in the read-log group; -1: none */
+	int fd;		     /* NETLINK_AUDIT in the read-log group; -1: none */
 	const char *session; /* the session's id, on every line */
-	unsigned int ses; /* the sandbox's audit session */
-	const char *why;  /* why there is none, for the warning; NULL: no log asked */
+	unsigned int ses;    /* the sandbox's audit session */
+	const char *why;     /* why there is none, for the warning; NULL: no log asked */
 	int why_err;
 	int noted; /* a domain of the sandbox logs (otoexec's note) */
 	int lost;  /* records were dropped (ENOBUFS), said once */

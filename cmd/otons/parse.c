@@ -16,8 +16,8 @@ static const struct {
 	const char *name;
 	int flag;
 } NAMESPACES[] = {
-	{ "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },	  { "mount", CLONE_NEWNS },
-	{ "pid", CLONE_NEWPID },   { "ipc", CLONE_NEWIPC },	  { "uts", CLONE_NEWUTS },
+	{ "user", CLONE_NEWUSER },     { "mnt", CLONE_NEWNS },	{ "mount", CLONE_NEWNS },
+	{ "pid", CLONE_NEWPID },       { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
 	{ "cgroup", CLONE_NEWCGROUP }, { "net", CLONE_NEWNET },
 };
 

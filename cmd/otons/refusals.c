@@ -177,8 +177,9 @@ static const char *program(struct otons_refusals *r, const struct seccomp_notif 
 static void log_line(struct otons_refusals *r, const struct seccomp_notif *req, unsigned long count)
 {
 	char line[8192], comm[32], exe[4096];
-	struct otons_refusal rf = { .session = r->session, .pid = req->pid, .nr = req->data.nr,
-				    .count = count };
+	struct otons_refusal rf = {
+		.session = r->session, .pid = req->pid, .nr = req->data.nr, .count = count
+	};
 	struct timespec ts;
 	int n;
 

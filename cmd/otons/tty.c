@@ -6,10 +6,9 @@
  * was started on, and may leave it raw and without echo, with its output
  * suspended, or with a process group of its own in the foreground: the
  * operator's shell would then be unusable, or never get the terminal back.
- * With one, the supervisor itself makes the terminal raw while it relays. The supervisor notes the terminal's state
- * before the sandbox starts and restores it once the sandbox is gone (pid 1
- * has been reaped: with a new pid namespace, nothing of the sandbox is left
- * to change it again).
+ * With one, the supervisor itself makes the terminal raw while it relays. The supervisor notes the
+ * terminal's state before the sandbox starts and restores it once the sandbox is gone (pid 1 has
+ * been reaped: with a new pid namespace, nothing of the sandbox is left to change it again).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -143,7 +143,8 @@ static int net_safe(char *buf, size_t size)
 		unsigned long dst, mask;
 
 		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%63s %lx %*x %*x %*d %*d %*d %lx", ifname, &dst, &mask) != 3 ||
+			if (sscanf(line, "%63s %lx %*x %*x %*d %*d %*d %lx", ifname, &dst, &mask) !=
+				3 ||
 			    dst || mask)
 				continue;
 			if (!strcmp(ifname, "tun0"))

@@ -8,8 +8,9 @@
 
 #include "otorun.h"
 
-static const char *const CA_VARS[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
-				       "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", NULL };
+static const char *const CA_VARS[] = { "SSL_CERT_FILE",	     "CURL_CA_BUNDLE",
+				       "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+				       "GIT_SSL_CAINFO",     NULL };
 
 /* One stage's start: its program, and --verbose when otorun has it. */
 static void stage_begin(struct chain *c, const struct otorun_opts *o, const char *bin)
@@ -84,9 +85,8 @@ static void stage_gate(struct chain *c, const struct otorun_opts *o, const struc
 }
 
 /* otonet, then otons in its net namespace; without a network, otons alone. */
-static void stage_net_ns(struct chain *c, const struct otorun_opts *o,
-			 const struct chain_tools *t, const struct words *as,
-			 const struct words *ns)
+static void stage_net_ns(struct chain *c, const struct otorun_opts *o, const struct chain_tools *t,
+			 const struct words *as, const struct words *ns)
 {
 	if (!o->nonet) {
 		stage_begin(c, o, t->otonet);
@@ -208,8 +208,8 @@ static void chain_opens(struct chain *c, const struct otorun_opts *o)
 		for (int i = 0; i < 2; i++) {
 			if (!(i ? o->secrets.n : o->grants.n))
 				continue;
-			strbuf_str(&s, i ? " " STR(FD_SECRET_STORE) "<"
-					 : " " STR(FD_GATE_STORE) "<");
+			strbuf_str(&s,
+				   i ? " " STR(FD_SECRET_STORE) "<" : " " STR(FD_GATE_STORE) "<");
 			quote_add(&s, o->store);
 			strbuf_str(&s, i ? " " STR(FD_SECRET_KEY) "<" : " " STR(FD_GATE_KEY) "<");
 			quote_add(&s, o->key);

@@ -206,8 +206,8 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 			xotorun_die(EXIT_SYS, "unable to open store %s", shown(o->store));
 		if (access(o->key, R_OK) < 0)
 			xotorun_die(EXIT_SYS, "unable to open key %s", shown(o->key));
-		if (o->secrets.n && (open_on(o->store, FD_SECRET_STORE) < 0 ||
-				     open_on(o->key, FD_SECRET_KEY) < 0))
+		if (o->secrets.n &&
+		    (open_on(o->store, FD_SECRET_STORE) < 0 || open_on(o->key, FD_SECRET_KEY) < 0))
 			xotorun_die(EXIT_SYS, "unable to open the store and key on fds %d and %d",
 				    FD_SECRET_STORE, FD_SECRET_KEY);
 		if (o->grants.n &&
@@ -270,21 +270,21 @@ static int xsource_tree(const char *opt, const char *src, size_t n)
 		xotorun_die(EXIT_SYS, "unable to open %s: out of memory", opt);
 	fd = xsource_open(opt, path, O_PATH);
 	if (fstat(fd, &st) < 0)
-		xotorun_die(EXIT_SYS, "unable to open %s %s: %s", opt, shown(path), strerror(errno));
-	if (!strcmp(opt, "--socket")	   ? !S_ISSOCK(st.st_mode)
+		xotorun_die(EXIT_SYS, "unable to open %s %s: %s", opt, shown(path),
+			    strerror(errno));
+	if (!strcmp(opt, "--socket")	  ? !S_ISSOCK(st.st_mode)
 	    : !strcmp(opt, "--home-skel") ? !S_ISDIR(st.st_mode)
-					   : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+					  : !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		xotorun_die(EXIT_SYS, "unable to bind %s %s: not a %s", opt, shown(path),
-			    !strcmp(opt, "--socket")	   ? "socket"
+			    !strcmp(opt, "--socket")	  ? "socket"
 			    : !strcmp(opt, "--home-skel") ? "directory"
-							   : "file or directory");
+							  : "file or directory");
 	tree = (int)syscall(SYS_open_tree, fd, "",
 			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (strcmp(opt, "--rw"))
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
-	if (tree < 0 ||
-	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-		    sizeof(attr)) < 0)
+	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+				sizeof(attr)) < 0)
 		xotorun_die(EXIT_SYS, "unable to bind %s %s (open_tree): %s", opt, shown(path),
 			    strerror(errno));
 	close(fd);

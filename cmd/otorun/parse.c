@@ -118,7 +118,8 @@ static const struct stage_opt OPTS[] = {
 	{ "otosecret", "--key-file", 1, OWN, TO_NONE, NULL },
 	{ "otosecret", "--key-fd", 1, NO, TO_NONE,
 	  "otorun opens the key itself: give --key-file FILE" },
-	{ "otosecret", "--use", 1, NO, TO_NONE, "otorun's --secret NAME[:HOW] is otosecret's --use" },
+	{ "otosecret", "--use", 1, NO, TO_NONE,
+	  "otorun's --secret NAME[:HOW] is otosecret's --use" },
 	{ "otosecret", "--out", 1, NO, TO_NONE,
 	  "otosecret --out makes a store; run otosecret itself (otosecret(1))" },
 	{ "otosecret", "--verbose", 0, OWN, TO_NONE, NULL },
@@ -411,13 +412,18 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 	} else if ((!strcmp(n, "--ro") || !strcmp(n, "--rw") || !strcmp(n, "--socket") ||
 		    !strcmp(n, "--tmpfs")) &&
 		   covers_tools(n, v)) {
-		FAIL_SHOWN(err, "%s %s: DST would cover, or land inside, the chain's own tools at " VIEW_BIN
-				" (choose another)", n, v);
+		FAIL_SHOWN(
+		    err,
+		    "%s %s: DST would cover, or land inside, the chain's own tools at " VIEW_BIN
+		    " (choose another)",
+		    n, v);
 	} else if (!strcmp(n, "--keep-fd")) {
 		/* The fds otorun opens itself are the stages': the store's, the log's copy. */
 		if (!is_num(v) || strlen(v) > 4 || atoi(v) < 10)
-			FAIL_SHOWN(err, "%s %s: expected a file descriptor number from 10 (0 to 2 "
-				   "are the agent's, 3 to 9 otorun's own)", "--keep-fd", v);
+			FAIL_SHOWN(err,
+				   "%s %s: expected a file descriptor number from 10 (0 to 2 "
+				   "are the agent's, 3 to 9 otorun's own)",
+				   "--keep-fd", v);
 		words_add(&o->exec, n, NULL);
 		words_add(&o->exec, v, NULL);
 	} else if (!strcmp(n, "--new-session")) {
@@ -437,7 +443,8 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		if (!r)
 			FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
 		if (r->how == NO)
-			return fail(err, "%s: an option of %s that otorun does not pass: %s", n, r->stage, r->why);
+			return fail(err, "%s: an option of %s that otorun does not pass: %s", n,
+				    r->stage, r->why);
 		if (r->how != PASS || !to[r->to])
 			FAIL_SHOWN(err, "%s%s (see --help)", "unknown option ", n);
 		words_add(to[r->to], n, NULL);

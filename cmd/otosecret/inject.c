@@ -20,8 +20,7 @@
 #include "oto.h"
 #include "otosecret.h"
 
-uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o,
-			  const uint8_t *key)
+uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key)
 {
 	/* plain[nuses] is the one locked block that holds every value. */
 	uint8_t **plain = calloc(o->nuses + 1, sizeof(*plain)), *p;

@@ -29,7 +29,8 @@ int main(int argc, char **argv)
 	static struct otosecret_opts o;
 	static struct store_view v;
 	const struct rlimit nocore = { 0, 0 };
-	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS", "OTO_VIEW" };
+	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS",
+					    "OTO_VIEW" };
 	const char *kept[sizeof(KEPT) / sizeof(KEPT[0])];
 	uint8_t *key, *store, **plain;
 	size_t len;
@@ -45,8 +46,8 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
 		die(EXIT_SYS, errno, "unable to make the process undumpable");
 	xotosecret_parse(&o, argc, argv);
-	stop = (int)xtest_switch("OTO_TEST_PAUSE", 0, 0, 1,
-				  "a SIGSTOP while the plaintext is held");
+	stop =
+	    (int)xtest_switch("OTO_TEST_PAUSE", 0, 0, 1, "a SIGSTOP while the plaintext is held");
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
 	switch (o.mode) {

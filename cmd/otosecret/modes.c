@@ -116,7 +116,7 @@ struct sealed {
 };
 
 static void xput_entry(struct sealed *s, uint32_t *n, const char *name, size_t nl,
-		      const uint8_t *val, size_t vl, int b64, size_t line_no)
+		       const uint8_t *val, size_t vl, int b64, size_t line_no)
 {
 	uint32_t i;
 	uint8_t *v;
@@ -194,8 +194,10 @@ static void xwrite_store(const char *path, const uint8_t *buf, size_t len)
 	/* O_EXCL: two seals at once would each drop the other's entries. */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST)
-		die(EXIT_SYS, 0, "%s exists: another seal of this store is running, or one was "
-				 "killed (if so, remove it)", tmp);
+		die(EXIT_SYS, 0,
+		    "%s exists: another seal of this store is running, or one was "
+		    "killed (if so, remove it)",
+		    tmp);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to create %s", tmp);
 	if (fd_write_all(fd, buf, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||

@@ -10,31 +10,31 @@
 #include "otosecret.h"
 
 static const char USAGE[] =
-	"usage: otosecret --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
-	"                 --use NAME[:HOW]... [--] PROG [ARG]...\n"
-	"       otosecret keygen [--out FILE]\n"
-	"       otosecret seal --key-fd N|--key-file FILE [--store FILE]\n"
-	"       otosecret list --store-fd N|--store FILE\n"
-	"Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
-	"\n"
-	"  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
-	"  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
-	"  --use NAME[:HOW]   give entry NAME to PROG; repeatable. HOW is one of\n"
-	"                     env          the variable NAME (the default)\n"
-	"                     env=VAR      the variable VAR\n"
-	"                     file=PATH    a new file, mode 0400, on a tmpfs only\n"
-	"                     fd=N         a sealed read-only memfd at fd N (N >= 3)\n"
-	"  --out FILE         keygen: write the key to a new file (mode 0600)\n"
-	"  -v, --verbose      more messages on stderr (names, never values)\n"
-	"  -h, --help         this text\n"
-	"      --version      the version\n"
-	"\n"
-	"seal reads lines NAME=VALUE, NAME:base64=DATA, or NAME then the value on the\n"
-	"next line (no echo on a terminal); it writes the store to FILE (adding to or\n"
-	"replacing in it) or, without --store, a new store to stdout.\n"
-	"\n"
-	"Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
-	"error, 126 not executable, 127 not found.\n";
+    "usage: otosecret --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
+    "                 --use NAME[:HOW]... [--] PROG [ARG]...\n"
+    "       otosecret keygen [--out FILE]\n"
+    "       otosecret seal --key-fd N|--key-file FILE [--store FILE]\n"
+    "       otosecret list --store-fd N|--store FILE\n"
+    "Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
+    "\n"
+    "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
+    "  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
+    "  --use NAME[:HOW]   give entry NAME to PROG; repeatable. HOW is one of\n"
+    "                     env          the variable NAME (the default)\n"
+    "                     env=VAR      the variable VAR\n"
+    "                     file=PATH    a new file, mode 0400, on a tmpfs only\n"
+    "                     fd=N         a sealed read-only memfd at fd N (N >= 3)\n"
+    "  --out FILE         keygen: write the key to a new file (mode 0600)\n"
+    "  -v, --verbose      more messages on stderr (names, never values)\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "seal reads lines NAME=VALUE, NAME:base64=DATA, or NAME then the value on the\n"
+    "next line (no echo on a terminal); it writes the store to FILE (adding to or\n"
+    "replacing in it) or, without --store, a new store to stdout.\n"
+    "\n"
+    "Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
+    "error, 126 not executable, 127 not found.\n";
 
 enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT };
 
@@ -74,8 +74,9 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	static const char *const MODES[] = { [MODE_KEYGEN] = "keygen", [MODE_SEAL] = "seal",
-					     [MODE_LIST] = "list" };
+	static const char *const MODES[] = {
+		[MODE_KEYGEN] = "keygen", [MODE_SEAL] = "seal", [MODE_LIST] = "list"
+	};
 	_Static_assert(sizeof(MODES) / sizeof(MODES[0]) == MODE_NUM, "a word for each mode");
 	const char *why = NULL;
 	int c;

@@ -58,8 +58,9 @@
  *                past (bytes that land in the window are the agent writing
  *                into its own stream: they go on to the echo server).
  *  windows       on such a connection: window 0, 1, 65535 with the agent's
- *                scale, then it must still echo (exit 3 if not); SYNs with window scale 14, 15, 255, a scale option of
- *                length 2 and 4, two scale options, MSS 0, 1 and 65535.
+ *                scale, then it must still echo (exit 3 if not); SYNs with
+ *                window scale 14, 15, 255, a scale option of length 2 and
+ *                4, two scale options, MSS 0, 1 and 65535.
  *  urgent        URG with urgent pointers past the data, 0, 65535, with and
  *                without data, on the real connection (which must still echo)
  *                and on unknown flows.
@@ -105,9 +106,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MARK_PORT 9100
-#define VNET_MAX (10 + 70000)
-#define ETH_P_IP 0x0800
+#define MARK_PORT  9100
+#define VNET_MAX   (10 + 70000)
+#define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD
 
 static int pfd, ifindex;
@@ -176,8 +177,8 @@ static uint16_t fold(uint32_t s)
 struct P {
 	uint8_t b[70000];
 	int v6;
-	size_t hl;   /* IP header length including options / extension headers */
-	size_t l4n;  /* l4 length */
+	size_t hl;  /* IP header length including options / extension headers */
+	size_t l4n; /* l4 length */
 	int proto;
 	uint8_t *src, *dst;
 };
@@ -400,7 +401,8 @@ static void b_lying(void)
 			if (doff >= 5 && doff < 15)
 				continue;
 			ip_start(&p, v6, A(v6), PUB(v6), 6);
-			tcp(&p, (uint16_t)(42100 + doff), MARK_PORT, 1, 0, 0x02, 1000, 0, NULL, 0, 0);
+			tcp(&p, (uint16_t)(42100 + doff), MARK_PORT, 1, 0, 0x02, 1000, 0, NULL, 0,
+			    0);
 			p.b[p.hl + 12] = (uint8_t)(doff << 4);
 			l4_csum(&p, 16, p.l4n);
 			send_p(&p);
@@ -427,8 +429,8 @@ static void b_lying(void)
 		for (int v6 = 0; v6 < 2; v6++)
 			for (size_t i = 0; i < 8; i++) {
 				ip_start(&p, v6, A(v6), PUB(v6), 6);
-				tcp(&p, (uint16_t)(42300 + i), MARK_PORT, 1, 0, 0x02, 1000, 0, os[i], 4,
-				    0);
+				tcp(&p, (uint16_t)(42300 + i), MARK_PORT, 1, 0, 0x02, 1000, 0,
+				    os[i], 4, 0);
 				send_p(&p);
 			}
 	}
@@ -500,9 +502,10 @@ static void frag4(const uint8_t *dst, int proto, uint16_t sport, uint16_t dport,
 		int mf;
 		size_t from, n;
 	} fr[] = {
-		{ 0, 1, 0, 8 },   { 0, 1, 0, 16 }, { 1, 1, 8, 16 }, { 2, 0, 16, 24 },
-		{ 1, 1, 8, 8 },   { 8191, 0, 0, 16 }, { 8190, 1, 0, 24 },
-		{ 0, 1, 0, 4096 }, /* a first fragment that holds the whole datagram */
+		{ 0, 1, 0, 8 },	    { 0, 1, 0, 16 },   { 1, 1, 8, 16 },
+		{ 2, 0, 16, 24 },   { 1, 1, 8, 8 },    { 8191, 0, 0, 16 },
+		{ 8190, 1, 0, 24 }, { 0, 1, 0, 4096 }, /* a first fragment that holds the whole
+							  datagram */
 	};
 
 	ip_start(&p, 0, A4, dst, proto);
@@ -535,7 +538,7 @@ static void frag6(const uint8_t *dst, int proto, uint16_t sport, uint16_t dport,
 		uint16_t off;
 		int mf;
 		size_t from, n;
-	} fr[] = { { 0, 1, 0, 8 },  { 1, 1, 8, 16 }, { 0, 1, 0, 24 },
+	} fr[] = { { 0, 1, 0, 8 },   { 1, 1, 8, 16 }, { 0, 1, 0, 24 },
 		   { 2, 0, 16, 24 }, { 0, 0, 0, 40 }, { 0, 1, 0, 4096 } };
 
 	ip_start(&p, 1, A6, dst, proto);
@@ -579,8 +582,8 @@ static void b_frags(void)
  * An IPv6 packet whose extension headers are hdrs (n bytes, the first one's
  * type first_nh), then a UDP datagram to dst:dport, or a SYN.
  */
-static void ext6(uint8_t first_nh, const uint8_t *hdrs, size_t n, const uint8_t *dst,
-		 int proto, uint16_t sport, uint16_t dport)
+static void ext6(uint8_t first_nh, const uint8_t *hdrs, size_t n, const uint8_t *dst, int proto,
+		 uint16_t sport, uint16_t dport)
 {
 	static struct P p;
 
@@ -770,8 +773,8 @@ static void live_open(struct live *c, int v6)
 	c->rcv = repair_seq(c->fd, 1 /* TCP_RECV_QUEUE */);
 }
 
-static void live_seg(const struct live *c, uint32_t seq, uint32_t ack, uint8_t flags,
-		     uint16_t win, uint16_t urg, size_t dlen)
+static void live_seg(const struct live *c, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+		     uint16_t urg, size_t dlen)
 {
 	static struct P p;
 
@@ -804,8 +807,10 @@ static void live_close(struct live *c, int check)
 			got += (size_t)n;
 		}
 		if (got != 5 || memcmp(b, "after", 5)) {
-			fprintf(stderr, "otonet_inject %s: the live connection no longer echoes (%zu bytes)\n",
-				batch, got);
+			fprintf(
+			    stderr,
+			    "otonet_inject %s: the live connection no longer echoes (%zu bytes)\n",
+			    batch, got);
 			exit(3);
 		}
 	}
@@ -818,7 +823,7 @@ static void b_seq(void)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
 		struct live c;
-		static const uint32_t d[] = { 0xffffffffu, 0xfffffff0u, 100000, 0x7fffffffu,
+		static const uint32_t d[] = { 0xffffffffu, 0xfffffff0u, 100000,	     0x7fffffffu,
 					      0x80000000u, 0x80000001u, 0x40000000u, 1u << 20 };
 
 		live_open(&c, v6);
@@ -862,8 +867,8 @@ static void b_windows(void)
 			for (size_t i = 0; i < 9; i++)
 				for (int w = 0; w < 2; w++) {
 					ip_start(&p, v6, A(v6), PUB(v6), 6);
-					tcp(&p, (uint16_t)(47000 + i * 2 + w + v6 * 100), 9002, 77, 0,
-					    0x02, w ? 65535 : 0, 0, os[i], ns[i], 0);
+					tcp(&p, (uint16_t)(47000 + i * 2 + w + v6 * 100), 9002, 77,
+					    0, 0x02, w ? 65535 : 0, 0, os[i], ns[i], 0);
 					send_p(&p);
 				}
 	}
@@ -958,10 +963,10 @@ static void icmp_err(int v6, const uint8_t *dst, uint8_t type, uint8_t code, uin
 static void b_icmp_errors(void)
 {
 	static struct P inner;
-	static const uint8_t t4[][2] = { { 3, 3 }, { 3, 4 }, { 3, 13 }, { 11, 0 }, { 12, 0 },
-					 { 5, 1 }, { 4, 0 } };
-	static const uint8_t t6[][2] = { { 1, 4 }, { 1, 1 }, { 2, 0 }, { 3, 0 }, { 4, 0 },
-					 { 4, 1 }, { 137, 0 } };
+	static const uint8_t t4[][2] = { { 3, 3 },  { 3, 4 }, { 3, 13 }, { 11, 0 },
+					 { 12, 0 }, { 5, 1 }, { 4, 0 } };
+	static const uint8_t t6[][2] = { { 1, 4 }, { 1, 1 }, { 2, 0 },	{ 3, 0 },
+					 { 4, 0 }, { 4, 1 }, { 137, 0 } };
 	static const uint8_t fakesrc4[4] = { 8, 8, 8, 8 };
 
 	for (int v6 = 0; v6 < 2; v6++) {
@@ -984,8 +989,8 @@ static void b_icmp_errors(void)
 					    1000, 0, NULL, 0, 0);
 				} else if (k == 1) {
 					ip_start(&inner, v6, PUB(v6), A(v6), 6);
-					tcp(&inner, 9002, c.sport, c.rcv, c.snd, 0x10, 1000, 0, NULL,
-					    0, 0);
+					tcp(&inner, 9002, c.sport, c.rcv, c.snd, 0x10, 1000, 0,
+					    NULL, 0, 0);
 				} else {
 					ip_start(&inner, v6, v6 ? GW6 : fakesrc4, LAN(v6), 17);
 					udp(&inner, 53, 22, "forged", 6);
@@ -1024,10 +1029,11 @@ static void b_icmp_errors(void)
 static void b_spoofed(void)
 {
 	static struct P p;
-	static const uint8_t s4[][4] = { { 10, 0, 2, 2 },    { 10, 0, 2, 3 },   { 10, 0, 2, 101 },
-					 { 203, 0, 113, 1 }, { 203, 0, 113, 10 }, { 0, 0, 0, 0 },
-					 { 255, 255, 255, 255 }, { 127, 0, 0, 1 }, { 10, 1, 0, 10 },
-					 { 8, 8, 8, 8 },     { 10, 0, 2, 255 } };
+	static const uint8_t s4[][4] = {
+		{ 10, 0, 2, 2 },     { 10, 0, 2, 3 }, { 10, 0, 2, 101 },      { 203, 0, 113, 1 },
+		{ 203, 0, 113, 10 }, { 0, 0, 0, 0 },  { 255, 255, 255, 255 }, { 127, 0, 0, 1 },
+		{ 10, 1, 0, 10 },    { 8, 8, 8, 8 },  { 10, 0, 2, 255 }
+	};
 	static uint8_t s6[7][16];
 
 	inet_pton(AF_INET6, "::", s6[0]);
@@ -1142,14 +1148,19 @@ static void b_vnet(void)
 				uint8_t flags, type;
 				uint16_t size;
 			} G[] = {
-				{ 1, other, 536 }, { 1, 3 /* UDP */, 536 }, { 1, 0x80 /* ECN alone */, 536 },
-				{ 1, tcpv, 0 },	   { 0, tcpv, 536 },	    { 1, tcpv, 1 },
+				{ 1, other, 536 },
+				{ 1, 3 /* UDP */, 536 },
+				{ 1, 0x80 /* ECN alone */, 536 },
+				{ 1, tcpv, 0 },
+				{ 0, tcpv, 536 },
+				{ 1, tcpv, 1 },
 				{ 1, tcpv | 0x80, 7 },
 			};
 
 			for (size_t i = 0; i < sizeof(G) / sizeof(G[0]); i++) {
 				ip_start(&p, v6, A(v6), d, 6);
-				tcp(&p, (uint16_t)(53010 + i), dp, 1, 0, 0x02, 64240, 0, NULL, 0, 2000);
+				tcp(&p, (uint16_t)(53010 + i), dp, 1, 0, 0x02, 64240, 0, NULL, 0,
+				    2000);
 				send_vnet(&p, G[i].flags, G[i].type, G[i].size, G[i].flags ? l4 : 0,
 					  G[i].flags ? 16 : 0);
 			}
@@ -1178,11 +1189,21 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } BATCHES[] = {
-	{ "trunc4", NULL },	     { "trunc6", NULL },	  { "lying-lengths", b_lying },
-	{ "ipopts", b_ipopts },	     { "frags", b_frags },	  { "ext6", b_ext6 },
-	{ "tcpflags", b_tcpflags },  { "synflood", b_synflood },  { "unknown-acks", b_unknown_acks },
-	{ "seq", b_seq },	     { "windows", b_windows },	  { "urgent", b_urgent },
-	{ "udp-lying", b_udp_lying }, { "icmp-errors", b_icmp_errors }, { "spoofed-src", b_spoofed },
+	{ "trunc4", NULL },
+	{ "trunc6", NULL },
+	{ "lying-lengths", b_lying },
+	{ "ipopts", b_ipopts },
+	{ "frags", b_frags },
+	{ "ext6", b_ext6 },
+	{ "tcpflags", b_tcpflags },
+	{ "synflood", b_synflood },
+	{ "unknown-acks", b_unknown_acks },
+	{ "seq", b_seq },
+	{ "windows", b_windows },
+	{ "urgent", b_urgent },
+	{ "udp-lying", b_udp_lying },
+	{ "icmp-errors", b_icmp_errors },
+	{ "spoofed-src", b_spoofed },
 	{ "vnet", b_vnet },
 };
 
@@ -1220,7 +1241,7 @@ int main(int argc, char **argv)
 	mark();
 	printf("%s %lu\n", batch, nsent);
 	if (nrefused)
-		fprintf(stderr, "otonet_inject %s: the kernel refused %lu of them (EINVAL)\n", batch,
-			nrefused);
+		fprintf(stderr, "otonet_inject %s: the kernel refused %lu of them (EINVAL)\n",
+			batch, nrefused);
 	return 0;
 }

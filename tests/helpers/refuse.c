@@ -14,7 +14,10 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-static const char *en(int e) { return e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == 0 ? "ok" : strerror(e); }
+static const char *en(int e)
+{
+	return e == EPERM ? "EPERM" : e == ENOSYS ? "ENOSYS" : e == 0 ? "ok" : strerror(e);
+}
 int main(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -25,9 +28,17 @@ int main(int argc, char **argv)
 		printf("bpf %ld EPERM\n", eperm);
 		return 0;
 	}
-	errno = 0; unshare(CLONE_NEWUSER); printf("unshare %s\n", en(errno));
-	errno = 0; mount("none", "/tmp", "tmpfs", 0, NULL); printf("mount %s\n", en(errno));
-	errno = 0; syscall(SYS_bpf, 0, 0, 0); printf("bpf %s\n", en(errno));
-	errno = 0; ptrace(PTRACE_TRACEME, 0, 0, 0); printf("ptrace %s\n", en(errno));
+	errno = 0;
+	unshare(CLONE_NEWUSER);
+	printf("unshare %s\n", en(errno));
+	errno = 0;
+	mount("none", "/tmp", "tmpfs", 0, NULL);
+	printf("mount %s\n", en(errno));
+	errno = 0;
+	syscall(SYS_bpf, 0, 0, 0);
+	printf("bpf %s\n", en(errno));
+	errno = 0;
+	ptrace(PTRACE_TRACEME, 0, 0, 0);
+	printf("ptrace %s\n", en(errno));
 	return 0;
 }

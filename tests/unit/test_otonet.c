@@ -16,7 +16,7 @@
 #include "oto.h"
 #include "otonet/otonet.h"
 
-static struct ipaddr A(const char *s)
+static struct ipaddr ipa(const char *s)
 {
 	struct ipaddr a;
 
@@ -26,7 +26,7 @@ static struct ipaddr A(const char *s)
 
 static const char *special(const char *s)
 {
-	struct ipaddr a = A(s);
+	struct ipaddr a = ipa(s);
 
 	return cidr_special(&a);
 }
@@ -107,7 +107,7 @@ static const struct {
 	{ "::", "::/128" },
 	{ "::1", "::1/128" },
 	{ "::2", "::/96" },
-	{ "::a00:1", "::/96" },		   /* compatible 10.0.0.1 */
+	{ "::a00:1", "::/96" }, /* compatible 10.0.0.1 */
 	{ "::ffff:ffff", "::/96" },
 	{ "::1:0:0", "not-2000::/3" },
 	{ "::fffe:ffff:ffff", "not-2000::/3" },
@@ -213,33 +213,33 @@ static void test_cidr_parse(void **state)
 {
 	struct cidr c;
 	struct ipaddr a;
-	const char *bad[] = { "", "/8", "10.0.0.0/", "10.0.0.0/33", "10.0.0.1/8", "fd00::/129",
-			      "fd00::1/8", "10.0.0", "1.2.3.4/-1", "[fd00::]/8", "x", "10.0.0.0/8x",
-			      NULL };
+	const char *bad[] = { "",	    "/8",	   "10.0.0.0/", "10.0.0.0/33", "10.0.0.1/8",
+			      "fd00::/129", "fd00::1/8",   "10.0.0",	"1.2.3.4/-1",  "[fd00::]/8",
+			      "x",	    "10.0.0.0/8x", NULL };
 
 	(void)state;
 	assert_int_equal(cidr_parse("203.0.113.0/24", &c), 0);
 	assert_int_equal(c.len, 24);
-	a = A("203.0.113.255");
+	a = ipa("203.0.113.255");
 	assert_true(cidr_contains(&c, &a));
-	a = A("203.0.114.0");
+	a = ipa("203.0.114.0");
 	assert_false(cidr_contains(&c, &a));
-	a = A("::ffff:203.0.113.1"); /* another family never matches */
+	a = ipa("::ffff:203.0.113.1"); /* another family never matches */
 	assert_false(cidr_contains(&c, &a));
 	assert_int_equal(cidr_parse("2001:db8:1::/64", &c), 0);
-	a = A("2001:db8:1::ffff");
+	a = ipa("2001:db8:1::ffff");
 	assert_true(cidr_contains(&c, &a));
-	a = A("2001:db8:2::");
+	a = ipa("2001:db8:2::");
 	assert_false(cidr_contains(&c, &a));
 	assert_int_equal(cidr_parse("0.0.0.0/0", &c), 0);
-	a = A("1.2.3.4");
+	a = ipa("1.2.3.4");
 	assert_true(cidr_contains(&c, &a));
 	assert_int_equal(cidr_parse("10.1.2.3", &c), 0);
 	assert_int_equal(c.len, 32);
 	assert_int_equal(cidr_parse("100.64.0.0/10", &c), 0);
-	a = A("100.127.0.1");
+	a = ipa("100.127.0.1");
 	assert_true(cidr_contains(&c, &a));
-	a = A("100.128.0.1");
+	a = ipa("100.128.0.1");
 	assert_false(cidr_contains(&c, &a));
 	for (int i = 0; bad[i]; i++) {
 		errno = 0;
@@ -256,13 +256,13 @@ static struct filter *base_filter(void)
 	static struct filter f;
 
 	memset(&f, 0, sizeof(f));
-	f.dns4 = A("10.0.2.3");
-	f.dns6 = A("fd00::3");
-	f.allow[0] = (struct net_rule){ PROTO_TCP, A("10.1.0.10"), 8086 };
-	f.allow[1] = (struct net_rule){ PROTO_UDP, A("fd12::5"), 53 };
+	f.dns4 = ipa("10.0.2.3");
+	f.dns6 = ipa("fd00::3");
+	f.allow[0] = (struct net_rule){ PROTO_TCP, ipa("10.1.0.10"), 8086 };
+	f.allow[1] = (struct net_rule){ PROTO_UDP, ipa("fd12::5"), 53 };
 	f.nallow = 2;
-	f.host[0] = A("203.0.113.1");
-	f.host[1] = A("192.0.2.9");
+	f.host[0] = ipa("203.0.113.1");
+	f.host[1] = ipa("192.0.2.9");
 	f.nhost = 2;
 	cidr_parse("203.0.113.0/24", &f.pub[0]);
 	f.npub = 1;
@@ -273,7 +273,7 @@ static void expect(const struct filter *f, int proto, const char *dst, uint16_t 
 		   enum verdict v, const char *rule)
 {
 	struct decision d;
-	struct ipaddr a = A(dst);
+	struct ipaddr a = ipa(dst);
 
 	filter_decide(f, proto, &a, port, &d);
 	if (d.verdict != v || strcmp(d.rule, rule))
@@ -343,9 +343,23 @@ static void test_filter_gateway(void **state)
 static void test_gateway_parse(void **state)
 {
 	static const char *const bad[] = {
-		"", "5", "5:", ":8001", "2:8001", "05:8001", "5:08001", "5:0", "5:65536",
-		"5:8001,", "5:8001,,8002", "5:8001,8001", "5: 8001", "5:8001 ", "-5:8001",
-		"5:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "99999999:1",
+		"",
+		"5",
+		"5:",
+		":8001",
+		"2:8001",
+		"05:8001",
+		"5:08001",
+		"5:0",
+		"5:65536",
+		"5:8001,",
+		"5:8001,,8002",
+		"5:8001,8001",
+		"5: 8001",
+		"5:8001 ",
+		"-5:8001",
+		"5:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
+		"99999999:1",
 	};
 	uint16_t ports[NET_MAX_GATEWAY];
 	size_t n;
@@ -378,9 +392,16 @@ static void test_rule_split(void **state)
 	char host[64];
 	int proto;
 	uint16_t port;
-	const char *bad[] = { "tcp:1.2.3.4", "icmp:1.2.3.4:80", "tcp::80", "tcp:1.2.3.4:0",
-			      "tcp:1.2.3.4:65536", "tcp:fd00::1:80", "TCP:1.2.3.4:80", "tcp:x:8x",
-			      "", NULL };
+	const char *bad[] = { "tcp:1.2.3.4",
+			      "icmp:1.2.3.4:80",
+			      "tcp::80",
+			      "tcp:1.2.3.4:0",
+			      "tcp:1.2.3.4:65536",
+			      "tcp:fd00::1:80",
+			      "TCP:1.2.3.4:80",
+			      "tcp:x:8x",
+			      "",
+			      NULL };
 
 	(void)state;
 	assert_int_equal(rule_split("tcp:10.1.0.10:8086", &proto, host, sizeof(host), &port), 0);
@@ -403,8 +424,8 @@ static void test_resolv_first(void **state)
 	struct ipaddr a;
 
 	(void)state;
-	assert_int_equal(resolv_first("# c\nsearch x\nnameserver 10.1.0.10\nnameserver 8.8.8.8\n",
-				      &a), 0);
+	assert_int_equal(
+	    resolv_first("# c\nsearch x\nnameserver 10.1.0.10\nnameserver 8.8.8.8\n", &a), 0);
 	assert_true(ipaddr_equal(&a, &(struct ipaddr){ AF_INET, { 10, 1, 0, 10 } }));
 	assert_int_equal(resolv_first("nameserver  fe80::1%eth0", &a), 0);
 	assert_int_equal(a.family, AF_INET6);
@@ -420,7 +441,7 @@ static uint8_t buf[70000];
 
 static size_t make_tcp4(uint8_t flags, size_t dlen)
 {
-	struct ipaddr s = A("10.0.2.100"), d = A("203.0.113.10");
+	struct ipaddr s = ipa("10.0.2.100"), d = ipa("203.0.113.10");
 
 	memset(buf + 40, 'x', dlen);
 	return pkt_tcp(buf, &s, &d, 40000, 80, 1000, 2000, flags, 512, dlen);
@@ -430,7 +451,7 @@ static void test_pkt_tcp_roundtrip(void **state)
 {
 	struct pkt p;
 	size_t n;
-	struct ipaddr s = A("fd00::100"), d = A("2001:db8:1::10");
+	struct ipaddr s = ipa("fd00::100"), d = ipa("2001:db8:1::10");
 
 	(void)state;
 	n = make_tcp4(TH_ACK | TH_PSH, 100);
@@ -515,7 +536,7 @@ static void test_pkt_malformed(void **state)
 	 * IPv6 extension headers are. The UDP datagram moves 4 bytes on.
 	 */
 	{
-		struct ipaddr s = A("10.0.2.100"), d = A("203.0.113.10");
+		struct ipaddr s = ipa("10.0.2.100"), d = ipa("203.0.113.10");
 
 		n = pkt_udp(buf, &s, &d, 1000, 9005, 4);
 		assert_int_equal(pkt_parse(buf, n, &p), 0);
@@ -530,7 +551,7 @@ static void test_pkt_malformed(void **state)
 	}
 	/* IPv6 with an extension header (hop-by-hop) is dropped. */
 	{
-		struct ipaddr s = A("fd00::100"), d = A("2001:db8:1::10");
+		struct ipaddr s = ipa("fd00::100"), d = ipa("2001:db8:1::10");
 
 		n = pkt_udp(buf, &s, &d, 1000, 53, 4);
 		assert_int_equal(pkt_parse(buf, n, &p), 0);
@@ -547,8 +568,8 @@ static void test_pkt_udp_echo_icmp(void **state)
 {
 	struct pkt p;
 	size_t n;
-	struct ipaddr s = A("10.0.2.100"), d = A("8.8.8.8"), gw = A("10.0.2.2");
-	struct ipaddr s6 = A("fd00::100"), d6 = A("2001:4860::8888");
+	struct ipaddr s = ipa("10.0.2.100"), d = ipa("8.8.8.8"), gw = ipa("10.0.2.2");
+	struct ipaddr s6 = ipa("fd00::100"), d6 = ipa("2001:4860::8888");
 	static uint8_t err[2000];
 
 	(void)state;
@@ -583,7 +604,7 @@ static void test_pkt_udp_echo_icmp(void **state)
 	assert_int_equal(pkt_parse(buf, n, &p), -1);
 	n = pkt_udp(buf, &s6, &d6, 1, 2, 0);
 	{
-		struct ipaddr gw6 = A("fd00::2");
+		struct ipaddr gw6 = ipa("fd00::2");
 		size_t m = pkt_icmp_err(err, sizeof(err), &gw6, buf, n, 1);
 
 		assert_int_equal(err[40], 1);
@@ -597,8 +618,8 @@ static void test_pkt_vnet(void **state)
 {
 	static uint8_t vb[70000];
 	uint8_t *ip = vb + VNET_HLEN;
-	struct ipaddr s = A("10.0.2.100"), d = A("203.0.113.10");
-	struct ipaddr s6 = A("fd00::100"), d6 = A("2001:db8:1::10");
+	struct ipaddr s = ipa("10.0.2.100"), d = ipa("203.0.113.10");
+	struct ipaddr s6 = ipa("fd00::100"), d6 = ipa("2001:db8:1::10");
 	struct pkt p;
 	size_t n;
 
@@ -619,12 +640,12 @@ static void test_pkt_vnet(void **state)
 	/* A partial checksum and segmentation, as the relay writes them. */
 	n = pkt_tcp_partial(ip, &s, &d, 40000, 80, 1000, 2000, TH_ACK, 512, 3000);
 	pkt_vnet(vb, ip, 3000, 1460);
-	assert_int_equal(vb[0], 1);	/* VIRTIO_NET_HDR_F_NEEDS_CSUM */
-	assert_int_equal(vb[1], 1);	/* VIRTIO_NET_HDR_GSO_TCPV4 */
-	assert_int_equal(vb[2], 40);	/* hdr_len */
+	assert_int_equal(vb[0], 1);  /* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+	assert_int_equal(vb[1], 1);  /* VIRTIO_NET_HDR_GSO_TCPV4 */
+	assert_int_equal(vb[2], 40); /* hdr_len */
 	assert_int_equal(vb[4] | vb[5] << 8, 1460);
-	assert_int_equal(vb[6], 20);	/* csum_start */
-	assert_int_equal(vb[8], 16);	/* csum_offset */
+	assert_int_equal(vb[6], 20); /* csum_start */
+	assert_int_equal(vb[8], 16); /* csum_offset */
 	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
 	assert_int_equal(p.dlen, 3000);
 	/* ... whose checksum field holds the pseudo-header's sum, not the whole. */
@@ -674,7 +695,7 @@ static void test_pkt_vnet(void **state)
 	memset(ip + 60, 'y', 65000);
 	n = pkt_tcp_partial(ip, &s6, &d6, 40000, 80, 1, 2, TH_ACK, 512, 65000);
 	pkt_vnet(vb, ip, 65000, 1440);
-	assert_int_equal(vb[1], 4);	/* VIRTIO_NET_HDR_GSO_TCPV6 */
+	assert_int_equal(vb[1], 4); /* VIRTIO_NET_HDR_GSO_TCPV6 */
 	assert_int_equal(vb[6], 40);
 	assert_int_equal(pkt_parse_vnet(vb, VNET_HLEN + n, &p), 0);
 	assert_int_equal(p.family, AF_INET6);

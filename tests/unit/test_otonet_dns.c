@@ -1,5 +1,6 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/dns.c cmd/otonet/parse.c
-/* otonet's names, pure: DNS messages (parse, hide, chain), --allow-name (test_otonet_names: first bytes). */
+/* otonet's names, pure: DNS messages (parse, hide, chain), --allow-name (test_otonet_names: first
+ * bytes). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -263,16 +264,16 @@ static void test_dns_hide_https_hints(void **state)
 	size_t hints;
 
 	(void)state;
-	put16(&rd, 1);		/* priority */
-	name(&rd, "", 0);	/* target: the owner */
-	put16(&rd, 1);		/* alpn */
+	put16(&rd, 1);	  /* priority */
+	name(&rd, "", 0); /* target: the owner */
+	put16(&rd, 1);	  /* alpn */
 	put16(&rd, 3);
 	put(&rd, "\2h2", 3);
-	put16(&rd, 4);		/* ipv4hint */
+	put16(&rd, 4); /* ipv4hint */
 	put16(&rd, 8);
 	hints = rd.n;
 	put(&rd, v4, 8);
-	put16(&rd, 6);		/* ipv6hint */
+	put16(&rd, 6); /* ipv6hint */
 	put16(&rd, 16);
 	put(&rd, v6, 16);
 	header(&m, 0x8180, 1, 0, 0);
@@ -283,7 +284,8 @@ static void test_dns_hide_https_hints(void **state)
 	assert_int_equal(m.b[3] & 0xf, DNS_NOERROR);
 	assert_memory_equal(m.b + d.rr[0].rdoff + hints, zero, 4);
 	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 4, v4 + 4, 4);
-	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 12, v6, 16); /* fd00::1: not refused here */
+	assert_memory_equal(m.b + d.rr[0].rdoff + hints + 12, v6,
+			    16); /* fd00::1: not refused here */
 	/* Data that does not read (a hint of 5 bytes): the record hidden whole. */
 	m.b[d.rr[0].rdoff + hints - 1] = 5;
 	assert_int_equal(dns_parse(m.b, m.n, &d), 0);

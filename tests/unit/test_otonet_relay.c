@@ -619,9 +619,10 @@ static void test_dns_over_tcp_whole_answers_filtered(void **state)
 	for (size_t i = 2 + 26; i < sizeof(ANS); i++)
 		assert_int_equal(out.data[i], 0);
 	assert_non_null(strstr(logged, "\"source\":\"dns\","));
-	assert_non_null(strstr(logged, "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
-					"\"name\":\"lan.test\",\"type\":\"A\","
-					"\"outcome\":\"private-stripped\",\"rule\":\"private-answer\""));
+	assert_non_null(strstr(logged,
+			       "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
+			       "\"name\":\"lan.test\",\"type\":\"A\","
+			       "\"outcome\":\"private-stripped\",\"rule\":\"private-answer\""));
 }
 
 /* The relay made again with rules (pattern, port), under --no-public, a.inet.test bound to INET4.
@@ -920,11 +921,12 @@ static void test_dns_over_tcp_question_judged(void **state)
 		tcp_input(&rl, &data);
 		assert_int_equal(f->state, i == 2 ? FLOW_TCP_ESTABLISHED : FLOW_FREE);
 	}
-	assert_non_null(strstr(logged, "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
-					"\"name\":\"other.test\",\"type\":\"A\",\"outcome\":\"reset\","
-					"\"rule\":\"no-name\""));
+	assert_non_null(strstr(logged,
+			       "\"verdict\":\"deny\",\"proto\":\"tcp\",\"src\":\"10.0.2.100\","
+			       "\"name\":\"other.test\",\"type\":\"A\",\"outcome\":\"reset\","
+			       "\"rule\":\"no-name\""));
 	assert_non_null(strstr(logged, "\"name\":\"\",\"type\":\"\",\"outcome\":\"reset\","
-					"\"rule\":\"dns-malformed\""));
+				       "\"rule\":\"dns-malformed\""));
 }
 
 int main(void)

@@ -5,7 +5,7 @@
 
 #include "work.h"
 
-#define N 4
+#define N    4
 #define SPAN 250000UL
 
 int main(void)
