@@ -546,11 +546,12 @@ set -e
 [ -n "$rc" ] || { cat "$log" >&2; die "podman kube play failed"; }
 case $version in
 [0-3].* | 4.[0-6].*)
-	# procMount: Unmasked is ignored before 4.7 (/proc stays masked):
-	# the stage refused says which relaxation is missing, and where.
+	# procMount: Unmasked is ignored before 4.7 (/proc stays masked, and
+	# /proc/sys read-only): the stage refused says which relaxation is
+	# missing, and where (otons, at the first write under /proc/sys).
 	cat "$dir/out" >&2
 	if [ "$rc" -ne 0 ] && tail -n 1 "$dir/out" |
-		grep -qF "(the kernel refuses it while /proc is partly covered, as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying)"; then
+		grep -qF "as in a container by default: run it with --security-opt systempaths=unconfined, or procMount: Unmasked in Kubernetes; see README, Deploying)"; then
 		info "kube play: podman $version ignores procMount: Unmasked; the refusal names it (exit $rc)"
 	else
 		echo "$prog: error: kube play: podman $version: expected the masked /proc refusal, exit $rc" >&2
