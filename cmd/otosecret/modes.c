@@ -69,6 +69,7 @@ void xotosecret_list(const struct otosecret_opts *o)
 struct reader {
 	uint8_t *buf; /* locked: it holds values */
 	size_t len, line_no;
+	size_t consumed; /* the bytes the last line returned took: dropped next */
 	int eof;
 };
 
@@ -76,14 +77,13 @@ struct reader {
 static int xnext_line(struct reader *r, const char **line, size_t *len)
 {
 	uint8_t *nl;
-	static size_t consumed;
 
 	/* Drop (and wipe) what the previous call returned. */
-	if (consumed) {
-		memmove(r->buf, r->buf + consumed, r->len - consumed);
-		sodium_memzero(r->buf + r->len - consumed, consumed);
-		r->len -= consumed;
-		consumed = 0;
+	if (r->consumed) {
+		memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
+		sodium_memzero(r->buf + r->len - r->consumed, r->consumed);
+		r->len -= r->consumed;
+		r->consumed = 0;
 	}
 	while (!(nl = memchr(r->buf, '\n', r->len)) && !r->eof) {
 		ssize_t n;
@@ -105,7 +105,7 @@ static int xnext_line(struct reader *r, const char **line, size_t *len)
 	r->line_no++;
 	*line = (const char *)r->buf;
 	*len = nl ? (size_t)(nl - r->buf) : r->len;
-	consumed = nl ? *len + 1 : r->len;
+	r->consumed = nl ? *len + 1 : r->len;
 	return 0;
 }
 
