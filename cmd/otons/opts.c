@@ -118,8 +118,8 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOSTNAME:
 			/* getopt_long sets optarg: the option requires one. */
-			if (!*optarg ||
-			    strlen(optarg) > 64) /* NOLINT(clang-analyzer-core.NullDereference) */
+			/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
+			if (!*optarg || strlen(optarg) > 64)
 				die_usage("--hostname %s: must be 1 to 64 characters", optarg);
 			o->hostname = optarg;
 			break;
