@@ -42,31 +42,16 @@
 #define UNKNOWN_LIMIT 1024
 
 /*
- * filter_notify: when otons asked for a refusal log, the allowlist's EPERM
- * refusals become user notifications, which otons' supervisor answers with
- * EPERM (and logs). Only the allowlist's: the kernel keeps the strictest
- * answer of all filters, and an errno outranks a notification.
+ * The mode (struct filter_mode, the caller's) comes down to each function
+ * that reads it. notify: when otons asked for a refusal log, the allowlist's
+ * EPERM refusals become user notifications, which otons' supervisor answers
+ * with EPERM (and logs). Only the allowlist's: the kernel keeps the strictest
+ * answer of all filters, and an errno outranks a notification. plain:
+ * without the prefix, every number a libseccomp rule, as before it existed:
+ * the unit test's reference, which the prefixed filter must equal for every
+ * number, architecture and argument it tries.
  */
-static int notify_eperm;
-
-void filter_notify(int on)
-{
-	notify_eperm = on;
-}
-
-/*
- * filter_plain: compile without the prefix, every number a libseccomp rule,
- * as before it existed: the unit test's reference, which the prefixed
- * filter must equal for every number, architecture and argument it tries.
- */
-static int plain;
-
-void filter_plain(int on)
-{
-	plain = on;
-}
-
-static uint32_t action(const struct prof_action *a)
+static uint32_t action(const struct filter_mode *m, const struct prof_action *a)
 {
 	switch (a->act) {
 	case PACT_ALLOW:
@@ -75,7 +60,7 @@ static uint32_t action(const struct prof_action *a)
 		return SCMP_ACT_KILL_PROCESS;
 	case PACT_ERRNO:
 	default:
-		if (notify_eperm && a->err == EPERM)
+		if (m->notify && a->err == EPERM)
 			return SCMP_ACT_NOTIFY;
 		return SCMP_ACT_ERRNO((uint32_t)a->err);
 	}
@@ -92,10 +77,11 @@ static const enum scmp_compare OPMAP[] = {
 };
 _Static_assert(sizeof(OPMAP) / sizeof(OPMAP[0]) == POP_NUM, "a comparison for each operator");
 
-static int add(scmp_filter_ctx ctx, uint32_t def, const struct prof_rule *r)
+static int add(scmp_filter_ctx ctx, const struct filter_mode *m, uint32_t def,
+	       const struct prof_rule *r)
 {
 	struct scmp_arg_cmp c[PROF_MAX_CONDS];
-	uint32_t act = action(&r->a);
+	uint32_t act = action(m, &r->a);
 	int rc;
 
 	/* A name this architecture lacks (chown32 on x86-64) compiles to nothing. */
@@ -158,11 +144,11 @@ static int named(const struct profile *p, int nr)
  * unconditional rules for one call are left to libseccomp, which refuses
  * them as before.
  */
-static int prefix_may_allow(const struct profile *p, int nr)
+static int prefix_may_allow(const struct profile *p, const struct filter_mode *m, int nr)
 {
 	const struct prof_rule *u = NULL;
 
-	if (plain || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
+	if (m->plain || nr < 0 || nr >= UNKNOWN_LIMIT || p->def.act == PACT_ALLOW)
 		return 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		if (p->rules[i].nr != nr || p->rules[i].ncond)
@@ -211,9 +197,9 @@ static int prefix_add(struct prefix *x, int nr, int *open)
 }
 
 /* 0, or -1 with E2BIG: too many ranges of unknown numbers for a prefix. */
-static int prefix_build(const struct profile *p, struct prefix *x)
+static int prefix_build(const struct profile *p, const struct filter_mode *m, struct prefix *x)
 {
-	int unk_on = !plain && p->have_unknown && action(&p->unknown) != action(&p->def);
+	int unk_on = !m->plain && p->have_unknown && action(m, &p->unknown) != action(m, &p->def);
 	char unknown[UNKNOWN_LIMIT];
 	int open = 0;
 
@@ -224,7 +210,7 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 		unknown[nr] = (char)(unk_on && !name && !named(p, nr));
 		free(name);
 	}
-	x->g[x->ng].ret = action(&p->unknown);
+	x->g[x->ng].ret = action(m, &p->unknown);
 	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
 		if (!unknown[nr])
 			open = 0;
@@ -235,7 +221,7 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 	open = 0;
 	x->g[x->ng].ret = SCMP_ACT_ALLOW;
 	for (int nr = 0; nr < UNKNOWN_LIMIT; nr++)
-		if ((x->allows[nr] = (char)prefix_may_allow(p, nr))) {
+		if ((x->allows[nr] = (char)prefix_may_allow(p, m, nr))) {
 			if (prefix_add(x, nr, &open) == 0)
 				continue;
 			/* Too scattered for a prefix (a profile of its own): rules, as before. */
@@ -251,9 +237,10 @@ static int prefix_build(const struct profile *p, struct prefix *x)
 	return 0;
 }
 
-static scmp_filter_ctx build_main(const struct profile *p, const struct prefix *x)
+static scmp_filter_ctx build_main(const struct profile *p, const struct filter_mode *m,
+				  const struct prefix *x)
 {
-	uint32_t def = action(&p->def);
+	uint32_t def = action(m, &p->def);
 	scmp_filter_ctx ctx = new_ctx(def);
 
 	if (!ctx)
@@ -264,10 +251,10 @@ static scmp_filter_ctx build_main(const struct profile *p, const struct prefix *
 		if (profile_rule_is_arg_denial(p, r) ||
 		    (!r->ncond && r->nr >= 0 && r->nr < UNKNOWN_LIMIT && x->allows[r->nr]))
 			continue;
-		if (add(ctx, def, r) < 0)
+		if (add(ctx, m, def, r) < 0)
 			goto bad;
 	}
-	if (plain && p->have_unknown && action(&p->unknown) != def) {
+	if (m->plain && p->have_unknown && action(m, &p->unknown) != def) {
 		struct prof_rule r = { .a = p->unknown };
 
 		for (int nr = 0; nr < UNKNOWN_LIMIT; nr++) {
@@ -276,7 +263,7 @@ static scmp_filter_ctx build_main(const struct profile *p, const struct prefix *
 
 			free(name);
 			r.nr = nr;
-			if (!known && !named(p, nr) && add(ctx, def, &r) < 0)
+			if (!known && !named(p, nr) && add(ctx, m, def, &r) < 0)
 				goto bad;
 		}
 	}
@@ -286,9 +273,13 @@ bad:
 	return NULL;
 }
 
-/* NULL with errno 0 when the profile has no argument denials. */
+/*
+ * NULL with errno 0 when the profile has no argument denials. Whatever the
+ * mode, they do not notify: the allowlist alone does, one listener per process.
+ */
 static scmp_filter_ctx build_args(const struct profile *p)
 {
+	static const struct filter_mode quiet = { 0 };
 	scmp_filter_ctx ctx = NULL;
 
 	errno = 0;
@@ -297,7 +288,7 @@ static scmp_filter_ctx build_args(const struct profile *p)
 			continue;
 		if (!ctx && !(ctx = new_ctx(SCMP_ACT_ALLOW)))
 			return NULL;
-		if (add(ctx, SCMP_ACT_ALLOW, &p->rules[i]) < 0) {
+		if (add(ctx, &quiet, SCMP_ACT_ALLOW, &p->rules[i]) < 0) {
 			int e = errno;
 
 			seccomp_release(ctx);
@@ -317,18 +308,13 @@ static int wr(int fd, const char *s)
  * Both filters (*a NULL where no argument is denied), the allowlist beside
  * its prefix x (prefix_build); -1 with errno, nothing held.
  */
-static int build_both(const struct profile *p, const struct prefix *x, scmp_filter_ctx *m,
-		      scmp_filter_ctx *a)
+static int build_both(const struct profile *p, const struct filter_mode *mode,
+		      const struct prefix *x, scmp_filter_ctx *m, scmp_filter_ctx *a)
 {
-	int notify = notify_eperm;
-
-	*m = build_main(p, x);
+	*m = build_main(p, mode, x);
 	if (!*m)
 		return -1;
-	/* The allowlist alone notifies: one listener per process. */
-	notify_eperm = 0;
 	*a = build_args(p);
-	notify_eperm = notify;
 	if (!*a && errno) {
 		seccomp_release(*m);
 		return -1;
@@ -336,14 +322,14 @@ static int build_both(const struct profile *p, const struct prefix *x, scmp_filt
 	return 0;
 }
 
-int filter_explain(const struct profile *p, int fd)
+int filter_explain(const struct profile *p, const struct filter_mode *mode, int fd)
 {
 	scmp_filter_ctx m, a;
 	static struct prefix x;
 	char line[128];
 	int rc;
 
-	if (prefix_build(p, &x) < 0 || build_both(p, &x, &m, &a) < 0)
+	if (prefix_build(p, mode, &x) < 0 || build_both(p, mode, &x, &m, &a) < 0)
 		return -1;
 	rc = wr(fd, "# filter 1 of 2: the allowlist\n");
 	/* Its prefix, which libseccomp does not write: checked first. */
@@ -377,7 +363,8 @@ int filter_explain(const struct profile *p, int fd)
  * filter first, since the allowlist may refuse seccomp() itself and must be
  * the last filter installed.
  */
-int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
+int filter_compile(const struct profile *p, const struct filter_mode *mode, unsigned char **out,
+		   size_t *len)
 {
 	scmp_filter_ctx ctx[2];
 	size_t n = 0, insns[2], pos, plen = 0;
@@ -387,11 +374,11 @@ int filter_compile(const struct profile *p, unsigned char **out, size_t *len)
 	static struct prefix x;
 	struct sock_filter prefix[BPF_PREFIX_LEN(BPF_PREFIX_MAX_RANGES, BPF_PREFIX_MAX_GROUPS)];
 
-	if (prefix_build(p, &x) < 0)
+	if (prefix_build(p, mode, &x) < 0)
 		return -1;
 	if (x.ng)
 		plen = bpf_prefix(prefix, filter_arch(), x.g, x.ng);
-	if (build_both(p, &x, &ctx[1], &ctx[0]) < 0)
+	if (build_both(p, mode, &x, &ctx[1], &ctx[0]) < 0)
 		return -1;
 	if (!ctx[0]) {
 		ctx[0] = ctx[1];

@@ -85,14 +85,15 @@ static void load_profile(const struct otoexec_opts *o, struct profile *p)
 	free(buf);
 }
 
-/* The filter set the profile compiles to, at run time. */
-static unsigned char *compile_profile(const struct otoexec_opts *o, size_t *len)
+/* The filter set the profile compiles to, at run time, as mode says. */
+static unsigned char *compile_profile(const struct otoexec_opts *o, const struct filter_mode *mode,
+				      size_t *len)
 {
 	struct profile prof;
 	unsigned char *b;
 
 	load_profile(o, &prof);
-	if (filter_compile(&prof, &b, len) < 0)
+	if (filter_compile(&prof, mode, &b, len) < 0)
 		die(EXIT_SYS, errno, "unable to compile the profile %s", o->profile);
 	profile_free(&prof);
 	return b;
@@ -108,6 +109,7 @@ static unsigned char *compile_profile(const struct otoexec_opts *o, size_t *len)
 static void load_filters(const struct otoexec_opts *o, struct bpf_set *s,
 			 const unsigned char **bytes, size_t *len, int notify)
 {
+	const struct filter_mode mode = { .notify = notify };
 	enum bpf_set_err e;
 	unsigned char *b;
 
@@ -144,8 +146,6 @@ static void load_filters(const struct otoexec_opts *o, struct bpf_set *s,
 	 * refusals are notifications, in the build's second set of a built-in
 	 * profile, or as a file is compiled here.
 	 */
-	if (notify && o->bpf_fd < 0)
-		filter_notify(1);
 	if (o->profile_fd < 0 && profile_is_builtin(o->profile)) {
 		int dev = !strcmp(o->profile, "dev");
 		/* OTO_TEST_BPF_FOREIGN: the built-in sets taken as another machine's. */
@@ -168,7 +168,7 @@ static void load_filters(const struct otoexec_opts *o, struct bpf_set *s,
 		      "machine's is 0x%x: compiling the profile",
 		      o->profile, (unsigned int)s->arch, (unsigned int)arch);
 	}
-	*bytes = b = compile_profile(o, len);
+	*bytes = b = compile_profile(o, &mode, len);
 	e = bpf_set_parse(b, *len, filter_arch(), s);
 	if (e != BPF_SET_OK)
 		die(EXIT_SYS, 0, "unable to compile the profile %s: %s", o->profile,
@@ -212,10 +212,12 @@ int main(int argc, char **argv)
 			  o.profile);
 	unsetenv("OTO_VIEW");
 	if (o.explain) {
+		/* The profile as loaded without a refusal log. */
+		const struct filter_mode mode = { 0 };
 		struct profile prof;
 
 		load_profile(&o, &prof);
-		if (filter_explain(&prof, STDOUT_FILENO) < 0)
+		if (filter_explain(&prof, &mode, STDOUT_FILENO) < 0)
 			die(EXIT_SYS, errno, "unable to compile the profile");
 		return 0;
 	}

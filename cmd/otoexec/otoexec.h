@@ -139,24 +139,30 @@ extern const unsigned char OTOEXEC_DEFAULT_NOTIFY_BPF[], OTOEXEC_DEV_NOTIFY_BPF[
 extern const size_t OTOEXEC_DEFAULT_NOTIFY_BPF_LEN, OTOEXEC_DEV_NOTIFY_BPF_LEN;
 
 /* ---- filter.c ---- */
+/*
+ * How a profile is compiled. notify: the allowlist's EPERM refusals made user
+ * notifications (the refusal log, otons --log-fd). plain: without the
+ * allowlist's prefix (bpf_prefix): the unit test's reference.
+ */
+struct filter_mode {
+	int notify;
+	int plain;
+};
 /* Build both filters and export them as pfc to fd (explain). -1 with errno. */
-int filter_explain(const struct profile *p, int fd);
+int filter_explain(const struct profile *p, const struct filter_mode *mode, int fd);
 /*
  * Compile p with libseccomp into a filter set (bpf.c), in load order, into a
- * malloc'd buffer (*out, *len). -1 with errno.
+ * malloc'd buffer (*out, *len), as mode says. -1 with errno.
  */
-int filter_compile(const struct profile *p, unsigned char **out, size_t *len);
-/* Load each program of s, in order (seccomp(2), flags 0 as libseccomp's
- * seccomp_load used). -1 with errno; no_new_privs must be set. */
-int filter_load(const struct bpf_set *s, int notify_sock);
+int filter_compile(const struct profile *p, const struct filter_mode *mode, unsigned char **out,
+		   size_t *len);
 /*
- * With on, filter_compile makes the allowlist's EPERM refusals user
- * notifications; filter_load with notify_sock >= 0 (OTO_REFUSALS) gives the
- * allowlist a listener, sent to otons on that socket, which is closed.
+ * Load each program of s, in order (seccomp(2), flags 0 as libseccomp's
+ * seccomp_load used). -1 with errno; no_new_privs must be set. With
+ * notify_sock >= 0 (OTO_REFUSALS), the allowlist (a set compiled with
+ * notify) gets a listener, sent to otons on that socket, which is closed.
  */
-void filter_notify(int on);
-/* Compile without the allowlist's prefix (bpf_prefix): the unit test's reference. */
-void filter_plain(int on);
+int filter_load(const struct bpf_set *s, int notify_sock);
 /* The architecture this build's filters are for (AUDIT_ARCH_*). */
 uint32_t filter_arch(void);
 

@@ -6,10 +6,10 @@
  * prefix (bpf_prefix: the unknown numbers and the calls allowed without a
  * condition, as ranges) must give, for every number below 1100, the x32
  * numbers, a foreign architecture, and the arguments the built-in profiles
- * test, exactly what the same profile compiled without it (filter_plain:
- * every number a libseccomp rule, as before the prefix) gives. Both sets are
- * run here by a small classic-BPF interpreter, and their programs combined
- * the kernel's way (the strictest action wins).
+ * test, exactly what the same profile compiled without it (filter_mode's
+ * plain: every number a libseccomp rule, as before the prefix) gives. Both
+ * sets are run here by a small classic-BPF interpreter, and their programs
+ * combined the kernel's way (the strictest action wins).
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -142,9 +142,8 @@ static void compile(const char *name, int plain, unsigned char **b, size_t *len,
 	assert_non_null(text);
 	assert_int_equal(profile_parse(text, tlen, &p, &e), 0);
 	free(text);
-	filter_plain(plain);
-	assert_int_equal(filter_compile(&p, b, len), 0);
-	filter_plain(0);
+	assert_int_equal(filter_compile(&p, &(const struct filter_mode){ .plain = plain }, b, len),
+			 0);
 	profile_free(&p);
 	assert_int_equal(bpf_set_parse(*b, *len, filter_arch(), s), BPF_SET_OK);
 }

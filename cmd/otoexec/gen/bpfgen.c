@@ -35,8 +35,7 @@ static int emit(const char *name, int notify, const char *sym)
 		return 101;
 	}
 	free(text);
-	filter_notify(notify);
-	if (filter_compile(&p, &b, &len) < 0) {
+	if (filter_compile(&p, &(const struct filter_mode){ .notify = notify }, &b, &len) < 0) {
 		fprintf(stderr, "bpfgen: unable to compile the profile %s: %s\n", name,
 			strerror(errno));
 		return 111;
