@@ -72,8 +72,9 @@ static void dir_forget(struct build_dir *d)
 	d->path[0] = 0;
 }
 
-static int dir_of(struct build_dir *d, int rootfd, const char *dst, const char **name)
+static int dir_of(struct view_state *v, const char *dst, const char **name)
 {
+	struct build_dir *d = &v->dir;
 	const char *slash = strrchr(dst, '/');
 	size_t len = (size_t)(slash - dst);
 	int dir;
@@ -88,7 +89,7 @@ static int dir_of(struct build_dir *d, int rootfd, const char *dst, const char *
 	}
 	memcpy(d->path, dst, len);
 	d->path[len] = 0;
-	dir = path_make_beneath(rootfd, len ? d->path : "/", 1);
+	dir = path_make_beneath(&v->host, v->root, len ? d->path : "/", 1);
 	if (dir < 0)
 		return -1;
 	/* O_PATH fds cannot be written through: reopen it as a directory. */
@@ -100,7 +101,7 @@ static int dir_of(struct build_dir *d, int rootfd, const char *dst, const char *
 static void xwrite_file(struct view_state *v, const struct plan_entry *p)
 {
 	const char *name;
-	int dir = dir_of(&v->dir, v->root, p->dst, &name);
+	int dir = dir_of(v, p->dst, &name);
 	int fd = dir < 0 ? -1
 			 : openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				  p->mode);
@@ -126,7 +127,7 @@ static void xwrite_file(struct view_state *v, const struct plan_entry *p)
 static void xmake_link(struct view_state *v, const struct plan_entry *p)
 {
 	const char *name;
-	int dir = dir_of(&v->dir, v->root, p->dst, &name);
+	int dir = dir_of(v, p->dst, &name);
 
 	if (dir < 0 || symlinkat(p->data, dir, name) < 0)
 		die(EXIT_SYS, errno, "unable to make the symlink %s", p->dst);
@@ -193,7 +194,7 @@ static void xbuild_attach(struct view_state *v, const char *dst, int tree, int i
 
 	debugx("mount %s", dst);
 	dir_forget(&v->dir);
-	target = path_make_beneath(v->root, dst, is_dir);
+	target = path_make_beneath(&v->host, v->root, dst, is_dir);
 	if (target < 0 && errno == EXDEV)
 		die(EXIT_SYS, ENOENT,
 		    "unable to mount %s on %s: it is not there, and it would be made in a host "

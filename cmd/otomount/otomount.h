@@ -92,15 +92,23 @@ int path_open_beneath(int rootfd, const char *path, int flags);
  * ELOOP, " (it does not exist)" for ENOENT, "" for any other errno.
  */
 const char *path_why(int err);
+/* The mounts that are the host's trees, by mount id (the view's: view_state.host). */
+struct host_trees {
+	unsigned long long *id;
+	size_t n;
+};
 /*
  * Create the missing directories of path, and path itself (a dir, or an empty
  * file when !is_dir), beneath rootfd; return an O_PATH fd of it. Nothing is
- * made on a mount path_host_tree named: there, -1 with errno EXDEV (what is
- * missing would be made in the host's tree).
+ * made on a mount h names (path_host_tree): there, -1 with errno EXDEV (what
+ * is missing would be made in the host's tree).
  */
-int path_make_beneath(int rootfd, const char *path, int is_dir);
-/* tree, a clone of a host path, is the host's: path_make_beneath makes nothing on it. -1/ENOMEM. */
-int path_host_tree(int tree);
+int path_make_beneath(const struct host_trees *h, int rootfd, const char *path, int is_dir);
+/*
+ * tree, a clone of a host path, is the host's: named in h, and
+ * path_make_beneath makes nothing on it. -1/ENOMEM.
+ */
+int path_host_tree(struct host_trees *h, int tree);
 
 /*
  * ---- plan.c: the view, planned ----
@@ -155,6 +163,7 @@ struct view_state {
 	mode_t umask;	     /* the caller's, set back before exec */
 	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
+	struct host_trees host; /* sources.c names them, build.c makes nothing on them */
 	/* build.c: the directory the last file or link went in, kept for the next */
 	struct build_dir {
 		char path[PATH_MAX];

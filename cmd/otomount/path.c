@@ -46,60 +46,57 @@ const char *path_why(int err)
 
 /*
  * The mounts that are the host's trees (the clones of host paths), by mount
- * id: a mount point missing in one of them would be made on the host, in a
- * tree an operator bound in (--hide /work/nothere made nothere in the
- * workspace, empty, and hid it).
+ * id, in h (the view's): a mount point missing in one of them would be made
+ * on the host, in a tree an operator bound in (--hide /work/nothere made
+ * nothere in the workspace, empty, and hid it).
  */
-static unsigned long long *host_ids;
-static size_t nhost_ids;
-
-int path_host_tree(int tree)
+int path_host_tree(struct host_trees *h, int tree)
 {
 	unsigned long long id, *l;
 
 	if (mnt_id_of(tree, &id) < 0)
 		return -1;
-	l = realloc(host_ids, (nhost_ids + 1) * sizeof(*l));
+	l = realloc(h->id, (h->n + 1) * sizeof(*l));
 	if (!l) {
 		errno = ENOMEM;
 		return -1;
 	}
-	host_ids = l;
-	host_ids[nhost_ids++] = id;
+	h->id = l;
+	h->id[h->n++] = id;
 	return 0;
 }
 
 /* Whether dir is on a host tree: then nothing is made in it (errno EXDEV). */
-static int on_host(int dir)
+static int on_host(const struct host_trees *h, int dir)
 {
 	unsigned long long id;
 
-	if (!nhost_ids)
+	if (!h->n)
 		return 0;
 	/* Fail closed: a mount that cannot be told is taken for the host's. */
 	if (mnt_id_of(dir, &id) < 0)
 		return 1;
-	for (size_t i = 0; i < nhost_ids; i++)
-		if (host_ids[i] == id)
+	for (size_t i = 0; i < h->n; i++)
+		if (h->id[i] == id)
 			return 1;
 	return 0;
 }
 
 /* Whether name must be made in dir: 0 it is there, 1 it may be made, -1 (EXDEV on a host tree). */
-static int to_make(int dir, const char *name)
+static int to_make(const struct host_trees *h, int dir, const char *name)
 {
 	if (!faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW))
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	if (on_host(dir)) {
+	if (on_host(h, dir)) {
 		errno = EXDEV;
 		return -1;
 	}
 	return 1;
 }
 
-int path_make_beneath(int rootfd, const char *path, int is_dir)
+int path_make_beneath(const struct host_trees *h, int rootfd, const char *path, int is_dir)
 {
 	char parent[PATH_MAX];
 	const char *last;
@@ -123,10 +120,10 @@ int path_make_beneath(int rootfd, const char *path, int is_dir)
 	/* Most parents exist already: one lookup; else make them, top down. */
 	dir = sys_openat2(rootfd, plen ? parent : ".", O_PATH | O_DIRECTORY, BENEATH);
 	if (dir < 0 && errno == ENOENT)
-		dir = path_make_beneath(rootfd, parent, 1);
+		dir = path_make_beneath(h, rootfd, parent, 1);
 	if (dir < 0)
 		return -1;
-	k = to_make(dir, last);
+	k = to_make(h, dir, last);
 	if (k < 0)
 		goto fail;
 	if (is_dir) {

@@ -43,7 +43,7 @@ void xsources_system(struct view_state *v)
 		} else if (S_ISDIR(st.st_mode)) {
 			int tree = mnt_clone(fd, "", MNT_RO);
 
-			if (tree < 0 || path_host_tree(tree) < 0)
+			if (tree < 0 || path_host_tree(&v->host, tree) < 0)
 				die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", *p, *p);
 			xplan_tree(&v->plan, *p, tree, 1, *p);
 		}
@@ -65,7 +65,7 @@ static void xagent_tree(struct view_state *v, int agent, const char *root, const
 	if (asprintf(&src, "%s/%s", root, sub) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s/%s on %s: out of memory", root, sub, dst);
 	tree = mnt_clone(fd, "", attr);
-	if (tree < 0 || path_host_tree(tree) < 0)
+	if (tree < 0 || path_host_tree(&v->host, tree) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", src, dst);
 	close(fd);
 	xplan_tree(&v->plan, dst, tree, 1, src);
@@ -159,7 +159,7 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 		case OP_RW:
 			if (view_src_fd(op->src) >= 0) {
 				tree = xgiven_tree(op, &st);
-				if (path_host_tree(tree) < 0)
+				if (path_host_tree(&v->host, tree) < 0)
 					die(EXIT_SYS, errno, "unable to bind %s on %s", op->src,
 					    op->dst);
 				xplan_tree(&v->plan, op->dst, tree, S_ISDIR(st.st_mode), op->src);
@@ -180,7 +180,7 @@ void xsources_custom(struct view_state *v, const struct otomount_opts *o)
 				    "unable to bind %s on %s: not a file or directory", op->src,
 				    op->dst);
 			tree = mnt_clone(fd, "", op->kind == OP_RO ? MNT_RO : MNT_RW);
-			if (tree < 0 || path_host_tree(tree) < 0)
+			if (tree < 0 || path_host_tree(&v->host, tree) < 0)
 				die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", op->src,
 				    op->dst);
 			close(fd);
