@@ -170,11 +170,10 @@ fail:
 }
 
 /* The exec's environment: the inherited strings, then the "VAR=VALUE" ones in the locked block. */
-static char **env_new;
-
-static void xbuild_env(const struct otosecret_opts *o, uint8_t **plain)
+static char **xbuild_env(const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t n = 0, k = 0;
+	char **env_new;
 
 	for (char **e = environ; e && *e; e++)
 		n++;
@@ -199,9 +198,10 @@ static void xbuild_env(const struct otosecret_opts *o, uint8_t **plain)
 		if (o->uses[i].how == HOW_ENV)
 			env_new[k++] = (char *)plain[i] - strlen(o->uses[i].target) - 1;
 	env_new[k] = NULL;
+	return env_new;
 }
 
-void xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
+char **xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain)
 {
 	size_t done;
 	int code = 0, err = 0;
@@ -231,19 +231,20 @@ void xinject_place(const struct store_view *v, const struct otosecret_opts *o, u
 				unlink(o->uses[i].target);
 		die(code, err, "--use %s: %s", o->uses[done].name, why);
 	}
-	xbuild_env(o, plain);
+	return xbuild_env(o, plain);
 }
 
-void xinject_exec(char **argv, uint8_t **plain, size_t nuses)
+void xinject_exec(char **argv, char **env, uint8_t **plain, size_t nuses)
 {
 	char **old = environ;
 
 	/*
-	 * musl's execvp passes environ: point it at the strings built above.
-	 * The locked block is not freed (an munmap and TLB flush for memory the
-	 * exec discards anyway): what is left in it is the environment itself.
+	 * musl's execvp passes environ: point it at env, the strings
+	 * xinject_place built. The locked block is not freed (an munmap and
+	 * TLB flush for memory the exec discards anyway): what is left in it is
+	 * the environment itself.
 	 */
-	environ = env_new;
+	environ = env;
 	execvp(argv[0], argv);
 	{
 		int err = errno;

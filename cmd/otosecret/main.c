@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 					    "OTO_VIEW" };
 	const char *kept[sizeof(KEPT) / sizeof(KEPT[0])];
 	uint8_t *key, *store, **plain;
+	char **env;
 	size_t len;
 	int err, stop;
 
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 			die(EXIT_SYS, errno, "unable to keep %s", KEPT[i]);
 
 	/* 5. Files and fds (all or nothing), then the environment block. */
-	xinject_place(&v, &o, plain);
+	env = xinject_place(&v, &o, plain);
 
 	/*
 	 * 6. The values for files and fds were wiped as each was placed; those
@@ -105,5 +106,5 @@ int main(int argc, char **argv)
 	 *    until the exec replaces this address space.
 	 */
 	free(store);
-	xinject_exec(o.argv, plain, o.nuses);
+	xinject_exec(o.argv, env, plain, o.nuses);
 }

@@ -54,9 +54,9 @@ void xotosecret_list(const struct otosecret_opts *o);
 /* ---- inject.c ---- */
 /* Verify every entry, decrypt the used ones; dies (101) before anything is injected. */
 uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key);
-/* Create files and fds, build the new environment; all or nothing, or die. */
-void xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
-/* Exec with the new environment; on failure the locked block is freed (wiped) first. */
-noreturn void xinject_exec(char **argv, uint8_t **plain, size_t nuses);
+/* Create files and fds, and return the new environment; all or nothing, or die. */
+char **xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
+/* Exec with env, the new environment; on failure the locked block is freed (wiped) first. */
+noreturn void xinject_exec(char **argv, char **env, uint8_t **plain, size_t nuses);
 
 #endif
