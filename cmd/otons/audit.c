@@ -40,9 +40,6 @@
 #define AUDIT_LANDLOCK_ACCESS 1423
 #endif
 
-/* The why of OTO_AUDIT=!WHY, kept: the environment's copy goes with unsetenv. */
-static char inherited_why[256];
-
 /* OTO_AUDIT, set by otonet before it: its audit socket, or why it has none. */
 static int audit_inherited(struct otons_audit *a, const char *v)
 {
@@ -51,8 +48,8 @@ static int audit_inherited(struct otons_audit *a, const char *v)
 	socklen_t l = sizeof(int);
 
 	if (v[0] == '!') {
-		snprintf(inherited_why, sizeof(inherited_why), "%s", v + 1);
-		a->why = inherited_why;
+		snprintf(a->inherited_why, sizeof(a->inherited_why), "%s", v + 1);
+		a->why = a->inherited_why;
 		return 0;
 	}
 	if (opt_ulong(v, 65535, &fd) < 0 || fd < 3 ||

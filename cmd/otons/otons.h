@@ -248,6 +248,8 @@ struct otons_audit {
 	unsigned int ses;    /* the sandbox's audit session */
 	const char *why;     /* why there is none, for the warning; NULL: no log asked */
 	int why_err;
+	/* The why of OTO_AUDIT=!WHY, kept: the environment's copy goes with unsetenv. */
+	char inherited_why[256];
 	int noted; /* a domain of the sandbox logs (otoexec's note) */
 	int lost;  /* records were dropped (ENOBUFS), said once */
 	int warned;
