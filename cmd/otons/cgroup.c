@@ -89,7 +89,9 @@ static void leaf_remove(struct otons_cgroup *cg)
 /*
  * Until the fork, a step that dies (a user namespace refused, say) removes
  * the leaf, still empty, on its way out (log_at_die); after it, the
- * supervisor's end does, and pid 1 never does.
+ * supervisor's end does, and pid 1 never does. A file static on purpose,
+ * as otons' spawn_errno: die may come from any depth, where no struct is
+ * at hand, and its hook takes none.
  */
 static struct otons_cgroup *pending;
 
