@@ -222,7 +222,7 @@ check: | deps-test
 # shellcheck, cppcheck, clang-tidy (scripts/lint.sh).
 lint: | deps-test
 	@$(MAKE) --no-print-directory all
-	@scripts/lint.sh >$(O)/lint.out; s=$$?; grep -v '^PASS ' $(O)/lint.out; exit $$s
+	@scripts/lint.sh >$(O)/lint.out; s=$$?; grep -v '^PASS \|^FAIL ' $(O)/lint.out; exit $$s
 
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
