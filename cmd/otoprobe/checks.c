@@ -69,7 +69,7 @@ static void list_add(struct list *l, const char *s)
 	l->len += n;
 }
 
-int check_fds(void)
+int check_fds(struct report *rep)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -92,16 +92,16 @@ int check_fds(void)
 			n = snprintf(target, sizeof(target), "? (%s)", strerror(errno));
 		target[n] = 0;
 		snprintf(name, sizeof(name), "fd %ld", fd);
-		report_add(name, V_GAP, "open: %s", target);
+		report_add(rep, name, V_GAP, "open: %s", target);
 		found = 1;
 	}
 	closedir(d);
 	if (!found)
-		report_add("fds", V_OK, "only 0, 1 and 2 are open");
+		report_add(rep, "fds", V_OK, "only 0, 1 and 2 are open");
 	return 0;
 }
 
-int check_status(void)
+int check_status(struct report *rep)
 {
 	static const char *const SETS[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
 	char *st = slurp("/proc/self/status");
@@ -127,26 +127,26 @@ int check_status(void)
 		}
 	}
 	if (held.count)
-		report_add("capabilities", V_GAP, "held: %s", held.buf);
+		report_add(rep, "capabilities", V_GAP, "held: %s", held.buf);
 	else
 		report_add(
-		    "capabilities", V_OK,
+		    rep, "capabilities", V_OK,
 		    "none in any set (inheritable, permitted, effective, bounding, ambient)");
 
 	if (status_field(st, "NoNewPrivs", val, sizeof(val)) < 0)
-		report_add("no_new_privs", V_GAP, "unknown: no NoNewPrivs line");
+		report_add(rep, "no_new_privs", V_GAP, "unknown: no NoNewPrivs line");
 	else
-		report_add("no_new_privs", !strcmp(val, "1") ? V_OK : V_GAP, "%s", val);
+		report_add(rep, "no_new_privs", !strcmp(val, "1") ? V_OK : V_GAP, "%s", val);
 
 	if (status_field(st, "Seccomp", val, sizeof(val)) < 0) {
-		report_add("seccomp", V_GAP, "unknown: no Seccomp line");
+		report_add(rep, "seccomp", V_GAP, "unknown: no Seccomp line");
 	} else if (!strcmp(val, "2")) {
 		char nf[32] = "?";
 
 		status_field(st, "Seccomp_filters", nf, sizeof(nf));
-		report_add("seccomp", V_OK, "2 (filter mode, %s filters)", nf);
+		report_add(rep, "seccomp", V_OK, "2 (filter mode, %s filters)", nf);
 	} else {
-		report_add("seccomp", V_GAP, "%s (%s)", val,
+		report_add(rep, "seccomp", V_GAP, "%s (%s)", val,
 			   !strcmp(val, "0") ? "no filter" : "not filter mode");
 	}
 	free(st);
@@ -165,7 +165,7 @@ int ns_inode(int ns, unsigned long *ino)
 	return 0;
 }
 
-void check_namespaces(const struct otoprobe_opts *o)
+void check_namespaces(struct report *rep, const struct otoprobe_opts *o)
 {
 	char name[32];
 	unsigned long ino;
@@ -173,21 +173,21 @@ void check_namespaces(const struct otoprobe_opts *o)
 	for (int i = 0; i < NS_COUNT; i++) {
 		snprintf(name, sizeof(name), "ns %s", NS_NAMES[i]);
 		if (ns_inode(i, &ino) < 0)
-			report_add(name, o->have_host_ns[i] ? V_GAP : V_INFO,
+			report_add(rep, name, o->have_host_ns[i] ? V_GAP : V_INFO,
 				   "unknown: /proc/self/ns/%s: %s", NS_NAMES[i], strerror(errno));
 		else if (o->have_host_ns[i] && ino == o->host_ns[i])
-			report_add(name, V_GAP, "%lu: the launcher's own namespace", ino);
+			report_add(rep, name, V_GAP, "%lu: the launcher's own namespace", ino);
 		else if (ns_is_initial(i, ino))
-			report_add(name, V_GAP, "%lu: the host's initial namespace", ino);
+			report_add(rep, name, V_GAP, "%lu: the host's initial namespace", ino);
 		else if (o->have_host_ns[i])
-			report_add(name, V_OK, "%lu (launcher's %lu)", ino, o->host_ns[i]);
+			report_add(rep, name, V_OK, "%lu (launcher's %lu)", ino, o->host_ns[i]);
 		else
-			report_add(name, V_INFO,
+			report_add(rep, name, V_INFO,
 				   "%lu (not the initial one; no --host-ns to compare with)", ino);
 	}
 }
 
-void check_uidmap(void)
+void check_uidmap(struct report *rep)
 {
 	char *map = slurp("/proc/self/uid_map");
 	struct list l = { .len = 0 };
@@ -195,7 +195,8 @@ void check_uidmap(void)
 	enum verdict v;
 
 	if (!map) {
-		report_add("uid_map", V_GAP, "unknown: /proc/self/uid_map: %s", strerror(errno));
+		report_add(rep, "uid_map", V_GAP, "unknown: /proc/self/uid_map: %s",
+			   strerror(errno));
 		return;
 	}
 	v = uidmap_verdict(map);
@@ -207,12 +208,12 @@ void check_uidmap(void)
 			list_add(&l, item);
 		}
 	}
-	report_add("uid_map", v, "uid %u; inside->outside(count): %s%s", (unsigned)getuid(), l.buf,
-		   v == V_OK ? "" : " (the initial namespace, or outer root mapped)");
+	report_add(rep, "uid_map", v, "uid %u; inside->outside(count): %s%s", (unsigned)getuid(),
+		   l.buf, v == V_OK ? "" : " (the initial namespace, or outer root mapped)");
 	free(map);
 }
 
-void check_mounts(void)
+void check_mounts(struct report *rep)
 {
 	char *mi = slurp("/proc/self/mountinfo");
 	struct list rw = { .len = 0 };
@@ -221,7 +222,8 @@ void check_mounts(void)
 	char *line, *save = NULL;
 
 	if (!mi) {
-		report_add("mounts", V_INFO, "unknown: /proc/self/mountinfo: %s", strerror(errno));
+		report_add(rep, "mounts", V_INFO, "unknown: /proc/self/mountinfo: %s",
+			   strerror(errno));
 		return;
 	}
 	for (line = strtok_r(mi, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -235,7 +237,7 @@ void check_mounts(void)
 			list_add(&rw, item);
 		}
 	}
-	report_add("mounts", V_INFO, "%zu mounts, %zu writable: %s", total, rw.count,
+	report_add(rep, "mounts", V_INFO, "%zu mounts, %zu writable: %s", total, rw.count,
 		   rw.count ? rw.buf : "none");
 	free(mi);
 }
@@ -259,7 +261,7 @@ static int dir_entries(const char *path, const char *skip, struct list *l)
 }
 
 /* A host directory is a gap when it exists with something in it, or unreadable. */
-static void check_dir(const char *path, const char *skip, const char *why)
+static void check_dir(struct report *rep, const char *path, const char *skip, const char *why)
 {
 	char name[PATH_MAX + 8];
 	struct list l = { .len = 0 };
@@ -267,32 +269,32 @@ static void check_dir(const char *path, const char *skip, const char *why)
 
 	snprintf(name, sizeof(name), "path %s", path);
 	if (lstat(path, &sb) < 0) {
-		report_add(name, V_OK, "absent");
+		report_add(rep, name, V_OK, "absent");
 	} else if (!S_ISDIR(sb.st_mode)) {
-		report_add(name, V_GAP, "exists (not a directory): %s", why);
+		report_add(rep, name, V_GAP, "exists (not a directory): %s", why);
 	} else if (dir_entries(path, skip, &l) < 0) {
-		report_add(name, V_GAP, "exists, unreadable (%s): %s", strerror(errno), why);
+		report_add(rep, name, V_GAP, "exists, unreadable (%s): %s", strerror(errno), why);
 	} else if (l.count) {
-		report_add(name, V_GAP, "not empty: %zu (%s): %s", l.count, l.buf, why);
+		report_add(rep, name, V_GAP, "not empty: %zu (%s): %s", l.count, l.buf, why);
 	} else {
-		report_add(name, V_OK, skip ? "only the agent's own home" : "empty");
+		report_add(rep, name, V_OK, skip ? "only the agent's own home" : "empty");
 	}
 }
 
-static void check_exists(const char *path, const char *why)
+static void check_exists(struct report *rep, const char *path, const char *why)
 {
 	char name[PATH_MAX + 8];
 	struct stat sb;
 
 	snprintf(name, sizeof(name), "path %s", path);
 	if (lstat(path, &sb) < 0)
-		report_add(name, V_OK, "absent");
+		report_add(rep, name, V_OK, "absent");
 	else
-		report_add(name, V_GAP, "exists: %s", why);
+		report_add(rep, name, V_GAP, "exists: %s", why);
 }
 
 /* flags O_RDONLY or O_WRONLY: the open alone, never a read or a write. */
-static void check_open(const char *path, int flags, const char *why)
+static void check_open(struct report *rep, const char *path, int flags, const char *why)
 {
 	char name[PATH_MAX + 8];
 	const char *how = flags == O_RDONLY ? "readable" : "writable";
@@ -301,15 +303,15 @@ static void check_open(const char *path, int flags, const char *why)
 	snprintf(name, sizeof(name), "path %s", path);
 	if (fd >= 0) {
 		close(fd);
-		report_add(name, V_GAP, "%s: %s", how, why);
+		report_add(rep, name, V_GAP, "%s: %s", how, why);
 	} else if (errno == ENOENT) {
-		report_add(name, V_OK, "absent");
+		report_add(rep, name, V_OK, "absent");
 	} else {
-		report_add(name, V_OK, "not %s (%s)", how, strerror(errno));
+		report_add(rep, name, V_OK, "not %s (%s)", how, strerror(errno));
 	}
 }
 
-void check_paths(void)
+void check_paths(struct report *rep)
 {
 	const char *home = getenv("HOME");
 	const char *own = NULL;
@@ -318,22 +320,22 @@ void check_paths(void)
 	/* The agent's own /home/NAME is its home; anyone else's is the host's. */
 	if (home && !strncmp(home, "/home/", 6) && home[6] && !strchr(home + 6, '/'))
 		own = home + 6;
-	check_dir("/root", NULL, "the host's root home");
-	check_dir("/home", own, "other users' homes");
-	check_dir("/run", NULL, "the host's runtime state and sockets");
-	check_dir("/sys", NULL, "the host's sysfs");
-	check_exists("/var/run/docker.sock", "the Docker socket (root on the host)");
-	check_exists("/run/docker.sock", "the Docker socket (root on the host)");
-	check_exists("/run/containerd/containerd.sock", "the containerd socket");
-	check_exists("/run/podman/podman.sock", "the Podman socket");
-	check_open("/etc/shadow", O_RDONLY, "password hashes");
-	check_dir("/etc/ssh", NULL, "the host's ssh configuration and keys");
-	check_open("/proc/kcore", O_RDONLY, "kernel memory");
-	check_open("/proc/sysrq-trigger", O_WRONLY, "reboot, crash or kill the host");
+	check_dir(rep, "/root", NULL, "the host's root home");
+	check_dir(rep, "/home", own, "other users' homes");
+	check_dir(rep, "/run", NULL, "the host's runtime state and sockets");
+	check_dir(rep, "/sys", NULL, "the host's sysfs");
+	check_exists(rep, "/var/run/docker.sock", "the Docker socket (root on the host)");
+	check_exists(rep, "/run/docker.sock", "the Docker socket (root on the host)");
+	check_exists(rep, "/run/containerd/containerd.sock", "the containerd socket");
+	check_exists(rep, "/run/podman/podman.sock", "the Podman socket");
+	check_open(rep, "/etc/shadow", O_RDONLY, "password hashes");
+	check_dir(rep, "/etc/ssh", NULL, "the host's ssh configuration and keys");
+	check_open(rep, "/proc/kcore", O_RDONLY, "kernel memory");
+	check_open(rep, "/proc/sysrq-trigger", O_WRONLY, "reboot, crash or kill the host");
 	/* core_pattern runs a program as root on the host at the next crash. */
-	check_open("/proc/sys/kernel/core_pattern", O_WRONLY, "/proc/sys is writable");
+	check_open(rep, "/proc/sys/kernel/core_pattern", O_WRONLY, "/proc/sys is writable");
 	if (!home || *home != '/') {
-		report_add("path ~", V_INFO,
+		report_add(rep, "path ~", V_INFO,
 			   "HOME is unset: no credential directories to look for");
 		return;
 	}
@@ -341,11 +343,11 @@ void check_paths(void)
 						 ".gnupg", ".config/gcloud", ".netrc" };
 	for (size_t i = 0; i < sizeof(CRED_DIRS) / sizeof(CRED_DIRS[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", strcmp(home, "/") ? home : "", CRED_DIRS[i]);
-		check_exists(path, "credentials from a home directory");
+		check_exists(rep, path, "credentials from a home directory");
 	}
 }
 
-void check_env(void)
+void check_env(struct report *rep)
 {
 	struct list l = { .len = 0 };
 	char name[256];
@@ -361,8 +363,8 @@ void check_env(void)
 		if (env_name_is_secret(name))
 			list_add(&l, name);
 	}
-	report_add("env", V_INFO, "%zu credential-like names%s%s", l.count, l.count ? ": " : "",
-		   l.buf);
+	report_add(rep, "env", V_INFO, "%zu credential-like names%s%s", l.count,
+		   l.count ? ": " : "", l.buf);
 }
 
 /*
@@ -371,7 +373,7 @@ void check_env(void)
  * session's leaf there): information, not a verdict, since a session may
  * rightly run without one.
  */
-void check_cgroup(void)
+void check_cgroup(struct report *rep)
 {
 	static const char *const FILES[] = { "memory.max", "memory.swap.max", "pids.max",
 					     "cpu.max" };
@@ -379,7 +381,8 @@ void check_cgroup(void)
 	struct list l = { .len = 0 };
 
 	if (statfs("/sys/fs/cgroup", &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		report_add("cgroup limits", V_INFO, "none visible: no cgroup v2 at /sys/fs/cgroup");
+		report_add(rep, "cgroup limits", V_INFO,
+			   "none visible: no cgroup v2 at /sys/fs/cgroup");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) {
@@ -405,5 +408,5 @@ void check_cgroup(void)
 		}
 		list_add(&l, item);
 	}
-	report_add("cgroup limits", V_INFO, "%s", l.buf);
+	report_add(rep, "cgroup limits", V_INFO, "%s", l.buf);
 }

@@ -90,9 +90,10 @@ static int start(const struct dest *d, int *err)
 	return -1;
 }
 
-static void report(const struct otoprobe_opts *o, const struct dest *d, int err, long waited)
+static void report(struct report *rep, const struct otoprobe_opts *o, const struct dest *d, int err,
+		   long waited)
 {
-	char name[80];
+	char name[80], en[24];
 	enum verdict v = connect_verdict(err);
 	/* Connecting to loopback in a network namespace of our own reaches only
 	 * the sandbox itself (check_net ran only where ours is not the host's). */
@@ -100,16 +101,18 @@ static void report(const struct otoprobe_opts *o, const struct dest *d, int err,
 	snprintf(name, sizeof(name), strchr(d->addr, ':') ? "net [%s]:%d" : "net %s:%d", d->addr,
 		 PORT);
 	if (v == V_OK)
-		report_add(name, V_OK, "refused at once: %s (%s)", errno_name(err), d->what);
+		report_add(rep, name, V_OK, "refused at once: %s (%s)",
+			   errno_name(err, en, sizeof(en)), d->what);
 	else if (err == 0)
-		report_add(name, own_lo ? V_INFO : V_GAP, "connected (%s%s)", d->what,
+		report_add(rep, name, own_lo ? V_INFO : V_GAP, "connected (%s%s)", d->what,
 			   own_lo ? " of the sandbox's own network namespace" : "");
 	else if (err == ETIMEDOUT)
-		report_add(name, V_GAP,
+		report_add(rep, name, V_GAP,
 			   "no answer in %ld ms: the SYN left and nothing refused it (%s)", waited,
 			   d->what);
 	else
-		report_add(name, V_GAP, "%s, not a refusal (%s)", errno_name(err), d->what);
+		report_add(rep, name, V_GAP, "%s, not a refusal (%s)",
+			   errno_name(err, en, sizeof(en)), d->what);
 }
 
 /*
@@ -181,7 +184,7 @@ static int net_safe(char *buf, size_t size)
 	return -1;
 }
 
-void xcheck_net(const struct otoprobe_opts *o)
+void xcheck_net(struct report *rep, const struct otoprobe_opts *o)
 {
 	char why[160];
 	struct pollfd pfd[NDEST];
@@ -195,19 +198,20 @@ void xcheck_net(const struct otoprobe_opts *o)
 	 * machine's real private networks: that is the gap, and nothing is sent.
 	 */
 	if (ns_inode(NS_NET, &ino) < 0) {
-		report_add("net", V_GAP, "unknown network namespace (%s): no probe sent",
+		report_add(rep, "net", V_GAP, "unknown network namespace (%s): no probe sent",
 			   strerror(errno));
 		return;
 	}
 	if ((o->have_host_ns[NS_NET] && ino == o->host_ns[NS_NET]) || ns_is_initial(NS_NET, ino)) {
 		report_add(
-		    "net", V_GAP,
+		    rep, "net", V_GAP,
 		    "%s network namespace: no probe sent, it would reach the host's networks",
 		    ns_is_initial(NS_NET, ino) ? "the host's initial" : "the launcher's own");
 		return;
 	}
 	if (net_safe(why, sizeof(why)) < 0) {
-		report_add("net", V_GAP, "%s: no probe sent, it could reach a real network", why);
+		report_add(rep, "net", V_GAP, "%s: no probe sent, it could reach a real network",
+			   why);
 		return;
 	}
 	for (size_t i = 0; i < NDEST; i++) {
@@ -237,6 +241,6 @@ void xcheck_net(const struct otoprobe_opts *o)
 			close(pfd[i].fd);
 			err[i] = ETIMEDOUT;
 		}
-		report(o, &DESTS[i], err[i], now_ms() - t0);
+		report(rep, o, &DESTS[i], err[i], now_ms() - t0);
 	}
 }

@@ -8,7 +8,7 @@ enum verdict { V_OK, V_GAP, V_INFO, V_NUM };
 
 /* The namespaces otoprobe compares, in the order it reports them. */
 enum { NS_USER, NS_MNT, NS_PID, NS_IPC, NS_UTS, NS_CGROUP, NS_NET, NS_COUNT };
-extern const char *const NS_NAMES[NS_COUNT];
+extern const char *const NS_NAMES[]; /* NS_COUNT of them */
 
 struct otoprobe_opts {
 	int json;
@@ -53,33 +53,43 @@ int env_name_is_secret(const char *name);
 size_t json_escape(char *out, size_t size, const char *s);
 /* Write s for a terminal: control bytes as \xNN. Returns the length needed. */
 size_t text_escape(char *out, size_t size, const char *s);
-/* "EPERM" for EPERM; "errno N" for one it does not list. */
-const char *errno_name(int err);
+/* "EPERM" for EPERM; for one it does not list, "errno N" written into buf. */
+const char *errno_name(int err, char *buf, size_t size);
 
-/* report.c */
+/* report.c: the rows, in the order the checks add them. */
+struct report_row {
+	char *check;
+	enum verdict v;
+	char *detail;
+};
+struct report {
+	struct report_row *rows;
+	size_t nrows, cap;
+	int lost; /* a row could not be kept (out of memory): the report is incomplete */
+};
 /* One row; out of memory, it is lost, and report_print says so. */
-void report_add(const char *check, enum verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void report_add(struct report *rep, const char *check, enum verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Prints every row: the number of gaps, or -1 with errno (ENOMEM: a row was
  * lost, and nothing is printed; else the write's). */
-int report_print(int json);
+int report_print(const struct report *rep, int json);
 
 /* checks.c: the process's own state. check_fds and check_status: -1/errno
  * when /proc cannot be read (then nothing here can be judged). */
-int check_fds(void);
-int check_status(void);
-void check_namespaces(const struct otoprobe_opts *o);
+int check_fds(struct report *rep);
+int check_status(struct report *rep);
+void check_namespaces(struct report *rep, const struct otoprobe_opts *o);
 int ns_inode(int ns, unsigned long *ino); /* of /proc/self/ns/NAME; -1 with errno */
-void check_uidmap(void);
-void check_mounts(void);
-void check_paths(void);
-void check_env(void);
-void check_cgroup(void); /* the limits at /sys/fs/cgroup, for information */
+void check_uidmap(struct report *rep);
+void check_mounts(struct report *rep);
+void check_paths(struct report *rep);
+void check_env(struct report *rep);
+void check_cgroup(struct report *rep); /* the limits at /sys/fs/cgroup, for information */
 
 /* syscalls.c: each probe in a child; dies 111 when it cannot fork or wait */
-void xcheck_syscalls(void);
+void xcheck_syscalls(struct report *rep);
 
 /* net.c: dies 111 when it cannot wait for its connects */
-void xcheck_net(const struct otoprobe_opts *o);
+void xcheck_net(struct report *rep, const struct otoprobe_opts *o);
 
 #endif

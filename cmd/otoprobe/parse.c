@@ -8,7 +8,8 @@
 #include "oto.h"
 #include "otoprobe.h"
 
-const char *const NS_NAMES[NS_COUNT] = { "user", "mnt", "pid", "ipc", "uts", "cgroup", "net" };
+const char *const NS_NAMES[] = { "user", "mnt", "pid", "ipc", "uts", "cgroup", "net" };
+_Static_assert(sizeof(NS_NAMES) / sizeof(NS_NAMES[0]) == NS_COUNT, "a name for each namespace");
 
 int ns_is_initial(int ns, unsigned long ino)
 {
@@ -274,7 +275,7 @@ size_t text_escape(char *out, size_t size, const char *s)
 	return len;
 }
 
-const char *errno_name(int err)
+const char *errno_name(int err, char *buf, size_t size)
 {
 	static const struct {
 		int err;
@@ -313,11 +314,9 @@ const char *errno_name(int err)
 		{ ECONNREFUSED, "ECONNREFUSED" },
 		{ EHOSTUNREACH, "EHOSTUNREACH" },
 	};
-	static char other[24];
-
 	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
 		if (NAMES[i].err == err)
 			return NAMES[i].name;
-	snprintf(other, sizeof(other), "errno %d", err);
-	return other;
+	snprintf(buf, size, "errno %d", err);
+	return buf;
 }

@@ -9,34 +9,24 @@
 #include "oto.h"
 #include "otoprobe.h"
 
-struct row {
-	char *check;
-	enum verdict v;
-	char *detail;
-};
-
-static struct row *rows;
-static size_t nrows, cap;
-static int lost; /* a row could not be kept (out of memory): the report is incomplete */
-
 static const char *const VERDICTS[] = { "ok", "GAP", "info" };
 _Static_assert(sizeof(VERDICTS) / sizeof(VERDICTS[0]) == V_NUM, "a word for each verdict");
 
-void report_add(const char *check, enum verdict v, const char *fmt, ...)
+void report_add(struct report *rep, const char *check, enum verdict v, const char *fmt, ...)
 {
 	va_list ap;
 	char *detail, *name;
 
-	if (nrows == cap) {
-		size_t ncap = cap ? cap * 2 : 64;
-		struct row *r = realloc(rows, ncap * sizeof(*r));
+	if (rep->nrows == rep->cap) {
+		size_t ncap = rep->cap ? rep->cap * 2 : 64;
+		struct report_row *r = realloc(rep->rows, ncap * sizeof(*r));
 
 		if (!r) {
-			lost = 1;
+			rep->lost = 1;
 			return;
 		}
-		rows = r;
-		cap = ncap;
+		rep->rows = r;
+		rep->cap = ncap;
 	}
 	va_start(ap, fmt);
 	if (vasprintf(&detail, fmt, ap) < 0)
@@ -46,13 +36,13 @@ void report_add(const char *check, enum verdict v, const char *fmt, ...)
 	if (!detail || !name) {
 		free(detail);
 		free(name);
-		lost = 1;
+		rep->lost = 1;
 		return;
 	}
-	rows[nrows].check = name;
-	rows[nrows].v = v;
-	rows[nrows].detail = detail;
-	nrows++;
+	rep->rows[rep->nrows].check = name;
+	rep->rows[rep->nrows].v = v;
+	rep->rows[rep->nrows].detail = detail;
+	rep->nrows++;
 }
 
 /* s escaped by fn into a buffer of the right size; the caller frees it. NULL/ENOMEM. */
@@ -76,12 +66,14 @@ static size_t width(const char *s)
 	return w;
 }
 
-int report_print(int json)
+int report_print(const struct report *rep, int json)
 {
+	const struct report_row *rows = rep->rows;
+	size_t nrows = rep->nrows;
 	size_t ok = 0, gaps = 0, info = 0, w = 5;
 
 	/* A report with a row missing could call a gap contained: none at all then. */
-	if (lost) {
+	if (rep->lost) {
 		errno = ENOMEM;
 		return -1;
 	}

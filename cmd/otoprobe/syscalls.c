@@ -174,9 +174,9 @@ static const struct probe {
 };
 
 /* The verdict of P's row. */
-static enum verdict xrun_probe(const struct probe *p)
+static enum verdict xrun_probe(struct report *rep, const struct probe *p)
 {
-	char name[64];
+	char name[64], en[24];
 	int status, err;
 	pid_t pid;
 
@@ -194,35 +194,37 @@ static enum verdict xrun_probe(const struct probe *p)
 			die(EXIT_SYS, errno, "unable to wait for the %s probe", p->name);
 	if (WIFSIGNALED(status)) {
 		if (WTERMSIG(status) == SIGSYS) {
-			report_add(name, V_OK, "refused: killed by SIGSYS (seccomp)");
+			report_add(rep, name, V_OK, "refused: killed by SIGSYS (seccomp)");
 			return V_OK;
 		}
-		report_add(name, V_GAP, "the probe died of signal %d", WTERMSIG(status));
+		report_add(rep, name, V_GAP, "the probe died of signal %d", WTERMSIG(status));
 		return V_GAP;
 	}
 	err = WEXITSTATUS(status);
 	if (err == NOT_HERE) {
-		report_add(name, V_INFO, "not tried: no pseudo-terminal to open here");
+		report_add(rep, name, V_INFO, "not tried: no pseudo-terminal to open here");
 		return V_INFO;
 	}
 	if (err == 0) {
-		report_add(name, V_GAP, "allowed: the call succeeded");
+		report_add(rep, name, V_GAP, "allowed: the call succeeded");
 		return V_GAP;
 	}
 	if (syscall_verdict(err, p->extra, p->nextra) == V_OK) {
-		report_add(name, V_OK, "refused: %s (%s)", errno_name(err), strerror(err));
+		report_add(rep, name, V_OK, "refused: %s (%s)", errno_name(err, en, sizeof(en)),
+			   strerror(err));
 		return V_OK;
 	}
-	report_add(name, V_GAP, "reached the kernel: %s (%s)", errno_name(err), strerror(err));
+	report_add(rep, name, V_GAP, "reached the kernel: %s (%s)", errno_name(err, en, sizeof(en)),
+		   strerror(err));
 	return V_GAP;
 }
 
-void xcheck_syscalls(void)
+void xcheck_syscalls(struct report *rep)
 {
 	enum verdict userns = V_INFO;
 
 	for (size_t i = 0; i < sizeof(PROBES) / sizeof(PROBES[0]); i++) {
-		enum verdict v = xrun_probe(&PROBES[i]);
+		enum verdict v = xrun_probe(rep, &PROBES[i]);
 
 		if (PROBES[i].fn == p_unshare_user)
 			userns = v;
@@ -231,11 +233,11 @@ void xcheck_syscalls(void)
 	 * sandbox of their own in a new user namespace, which cannot be made
 	 * here. Said once, where a user looks when such a tool fails. */
 	if (userns == V_OK)
-		report_add("nested sandbox", V_INFO,
+		report_add(rep, "nested sandbox", V_INFO,
 			   "none can start here (no user namespace): turn a tool's own sandbox "
 			   "off, this one is the boundary (codex: sandbox_mode = "
 			   "\"danger-full-access\"; Chromium: --no-sandbox)");
 	else
-		report_add("nested sandbox", V_INFO,
+		report_add(rep, "nested sandbox", V_INFO,
 			   "a tool's own sandbox could start here (a user namespace was made)");
 }

@@ -209,11 +209,14 @@ static void test_text_escape(void **state)
 
 static void test_errno_name(void **state)
 {
+	char b[24];
+
 	(void)state;
-	assert_string_equal(errno_name(EPERM), "EPERM");
-	assert_string_equal(errno_name(ENETUNREACH), "ENETUNREACH");
-	assert_string_equal(errno_name(EADDRNOTAVAIL), "EADDRNOTAVAIL");
-	assert_string_equal(errno_name(4000), "errno 4000");
+	assert_string_equal(errno_name(EPERM, b, sizeof(b)), "EPERM");
+	assert_string_equal(errno_name(ENETUNREACH, b, sizeof(b)), "ENETUNREACH");
+	assert_string_equal(errno_name(EADDRNOTAVAIL, b, sizeof(b)), "EADDRNOTAVAIL");
+	assert_string_equal(errno_name(4000, b, sizeof(b)), "errno 4000");
+	assert_string_equal(b, "errno 4000");
 }
 
 int main(void)
