@@ -117,24 +117,17 @@ static const char USAGE[] =
     "--bpf-fd, --explain, --print-bpf, --print-profile, --uid, --gid;\n"
     "otogate --store-fd, --key-fd (otorun opens the files, or composes the chain).\n";
 
-/* "FILE:LINE: " while a config file is read, else "". */
-static const char *where = "";
-
-void xotorun_die(int code, const char *fmt, ...)
+/* The one-line error, after at ("FILE:LINE: " while a config file is read, else ""). */
+static noreturn void xdie_at(int code, const char *at, const char *fmt, va_list ap)
 {
 	struct strbuf b = { 0 };
 	char *msg = NULL;
-	va_list ap;
 	ssize_t w;
-	int r;
 
-	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
+	if (vasprintf(&msg, fmt, ap) < 0)
 		_exit(code);
 	strbuf_str(&b, "otorun: fatal: ");
-	strbuf_str(&b, where);
+	strbuf_str(&b, at);
 	strbuf_str(&b, msg);
 	strbuf_add(&b, "\n", 1);
 	if (!b.oom)
@@ -144,15 +137,33 @@ void xotorun_die(int code, const char *fmt, ...)
 	_exit(code);
 }
 
-/* One option's effect, or its one-line error. */
-static void xopt(struct otorun_opts *o, const char *name, const char *val)
+void xotorun_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xdie_at(code, "", fmt, ap);
+}
+
+static noreturn void xconfig_die(const char *at, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void xconfig_die(const char *at, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xdie_at(code, at, fmt, ap);
+}
+
+/* One option's effect, or its one-line error after at. */
+static void xopt(struct otorun_opts *o, const char *at, const char *name, const char *val)
 {
 	char *err;
 
 	if (opt_apply(o, name, val, &err) < 0) {
 		if (!err)
-			xotorun_die(EXIT_SYS, "unable to parse %s: out of memory", name);
-		xotorun_die(EXIT_USAGE, "%s", err);
+			xconfig_die(at, EXIT_SYS, "unable to parse %s: out of memory", name);
+		xconfig_die(at, EXIT_USAGE, "%s", err);
 	}
 }
 
@@ -230,24 +241,25 @@ static void xread_config(struct otorun_opts *o, const char *path)
 		line++;
 		if (asprintf(&at, "%s:%zu: ", path, line) < 0)
 			xotorun_die(EXIT_SYS, "unable to read config: out of memory");
-		where = at;
 		switch (config_line(p, n, &text, &name, &val, &has)) {
 		case -1:
-			xotorun_die(EXIT_SYS, "unable to read config: out of memory");
+			xconfig_die(at, EXIT_SYS, "unable to read config: out of memory");
 		case 0:
 			break;
 		default:
 			if (!strcmp(name, "--config"))
-				xotorun_die(EXIT_USAGE, "--config in a config file: one file only");
+				xconfig_die(at, EXIT_USAGE,
+					    "--config in a config file: one file only");
 			if (!strcmp(name, "--print") || !strcmp(name, "--help") ||
 			    !strcmp(name, "--version") || !strcmp(name, "--"))
-				xotorun_die(EXIT_USAGE, "%s belongs on the command line", name);
+				xconfig_die(at, EXIT_USAGE, "%s belongs on the command line", name);
 			if (strncmp(name, "--", 2))
-				xotorun_die(EXIT_USAGE, "expected --OPTION [VALUE], found %s",
+				xconfig_die(at, EXIT_USAGE, "expected --OPTION [VALUE], found %s",
 					    xshown(text));
 			if (takes_value(name)) {
 				if (!has)
-					xotorun_die(EXIT_USAGE, "option %s needs a value", name);
+					xconfig_die(at, EXIT_USAGE, "option %s needs a value",
+						    name);
 				/*
 				 * A value runs to the end of its line: what looks like a
 				 * comment after it, or blanks a reader cannot see, would be
@@ -255,33 +267,34 @@ static void xread_config(struct otorun_opts *o, const char *path)
 				 * "/work/secrets # keep out").
 				 */
 				if (comment_after(val))
-					xotorun_die(
-					    EXIT_USAGE,
+					xconfig_die(
+					    at, EXIT_USAGE,
 					    "%s %s: a comment after a value is not allowed (the "
 					    "value runs to the end of the line: put the comment "
 					    "on a line of its own)",
 					    name, xshown(val));
 				if (blank_end(val))
-					xotorun_die(
-					    EXIT_USAGE,
+					xconfig_die(
+					    at, EXIT_USAGE,
 					    "%s %s: blanks at the end of the line (the value "
 					    "runs to the end of the line: remove them)",
 					    name, xshown(val));
-				xopt(o, name, val);
+				xopt(o, at, name, val);
 			} else if (!is_flag(name)) {
-				xotorun_die(EXIT_USAGE, "unknown option %s", xshown(name));
+				xconfig_die(at, EXIT_USAGE, "unknown option %s", xshown(name));
 			} else {
 				if (has)
-					xotorun_die(EXIT_USAGE, "option %s takes no value", name);
-				xopt(o, name, NULL);
+					xconfig_die(at, EXIT_USAGE, "option %s takes no value",
+						    name);
+				xopt(o, at, name, NULL);
 			}
 			break;
 		}
+		free(at);
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	where = "";
 }
 
 void xotorun_parse(struct otorun_opts *o, int argc, char **argv)
@@ -332,10 +345,10 @@ void xotorun_parse(struct otorun_opts *o, int argc, char **argv)
 				if (i + 1 >= argc)
 					xotorun_die(EXIT_USAGE,
 						    "option %s needs an argument (see --help)", a);
-				xopt(o, a, argv[i + 1]);
+				xopt(o, "", a, argv[i + 1]);
 				i++;
 			} else {
-				xopt(o, a, NULL);
+				xopt(o, "", a, NULL);
 			}
 		} else if (a[0] == '-') {
 			xotorun_die(EXIT_USAGE, "unknown option %s (see --help)", xshown(a));
