@@ -245,7 +245,7 @@ install: all
 
 # Every C file as scripts/lint.sh wants it, by the pinned clang-format-14.
 format:
-	git ls-files '*.c' '*.h' | grep -v '/corpus/' | xargs clang-format-14 -i
+	scripts/lint.sh --format
 
 clean:
 	rm -rf build/musl build/glibc build/glibc-san build/unit build/fuzz

@@ -8,7 +8,7 @@
 #   - lib/ and cmd/ by clang-tidy, the checks .clang-tidy chooses
 #   - every C file of the tree as .clang-format writes it, by the pinned
 #     clang-format-14 (another version formats otherwise); make format
-#     writes them so
+#     (scripts/lint.sh --format) writes them so
 #
 # The C checks read build/deps's headers: run it after make all.
 set -u
@@ -27,6 +27,12 @@ if [ "${1:-}" = --tidy-one ]; then
 	fi
 	exit 0
 fi
+c_files() { git ls-files '*.c' '*.h' | grep -v '/corpus/'; }
+# --format: write every C file the check below reads, as it wants it.
+if [ "${1:-}" = --format ]; then
+	c_files | xargs clang-format-14 -i
+	exit
+fi
 jobs=$(nproc 2>/dev/null || echo 1)
 failed=0
 
@@ -40,7 +46,6 @@ section() { # NAME FILE: the section's FAIL lines and its sum
 }
 out=$(mktemp -d /tmp/oto-lint.XXXXXX) || exit 111
 # The C files of the tree that are the project's (fuzzers' corpora aside).
-c_files() { git ls-files '*.c' '*.h' | grep -v '/corpus/'; }
 trap 'rm -rf "$out"' EXIT INT TERM
 
 # Style and info notes (quoting an option list split on purpose) are not the
