@@ -26,7 +26,8 @@ struct item {
 
 struct policy {
 	struct item *it;
-	size_t n;
+	size_t n, cap;
+	int failed;
 };
 
 /* A value a config line may carry: printable ASCII, no blank at either end. */
@@ -42,10 +43,16 @@ static int plain(const char *v)
 	return 1;
 }
 
-/* A DNS name as --allow-name takes one: letters, digits, '-', '_' and dots, two labels. */
+/*
+ * A DNS name as --allow-name takes one: letters, digits, '-', '_' and dots,
+ * two labels, the last not all digits (an IPv4 address is not a name).
+ */
 static int name_ok(const char *v)
 {
-	if (!*v || *v == '.' || strlen(v) > 253 || !strchr(v, '.') || strstr(v, ".."))
+	const char *last = strrchr(v, '.');
+
+	if (!*v || *v == '.' || strlen(v) > 253 || !last || !last[1] || strstr(v, "..") ||
+	    strspn(last + 1, "0123456789") == strlen(last + 1))
 		return 0;
 	for (; *v; v++)
 		if (!((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z') ||
@@ -116,6 +123,17 @@ static void add(struct policy *p, const char *line, int commented, unsigned long
 	}
 	if (p->n >= POLICY_ITEMS)
 		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+
+		it = realloc(p->it, cap * sizeof(*it));
+		if (!it) {
+			p->failed = 1;
+			return;
+		}
+		p->it = it;
+		p->cap = cap;
+	}
 	it = &p->it[p->n++];
 	snprintf(it->line, sizeof(it->line), "%s", line);
 	snprintf(it->what, sizeof(it->what), "%s", what);
@@ -174,10 +192,13 @@ static void net(struct policy *p, const struct group *g, const char *what)
 	} else if ((!strncmp(rule, "special:", 8) || !strcmp(rule, "host-address")) &&
 		   (!strcmp(proto, "tcp") || !strcmp(proto, "udp")) && addr_ok(dst) &&
 		   port_ok(port)) {
+		char range[128];
+
 		allow_addr(line, sizeof(line), proto, dst, port);
+		escaped(range, sizeof(range), rule);
 		snprintf(w, sizeof(w),
 			 "%s. WARNING: a private destination (%s): grant it only deliberately",
-			 what, rule);
+			 what, range);
 		add(p, line, 1, g->count, w);
 	} else {
 		snprintf(w, sizeof(w), "%s: no option allows it", what);
@@ -358,15 +379,13 @@ static void session_policy(struct out *o, const struct sess *x, struct policy *p
 
 void policy_write(struct out *o, const struct summary *s)
 {
-	struct policy p = { .it = calloc(POLICY_ITEMS, sizeof(struct item)) };
+	struct policy p = { 0 };
 
-	if (!p.it) {
-		o->failed = 1;
-		return;
-	}
 	out_str(o, "# otorun config lines (otorun --config FILE) that would have allowed what\n"
 		   "# was refused or asked; review each before you use it.\n");
 	for (size_t i = 0; i < s->ns; i++)
 		session_policy(o, &s->s[i], &p);
+	if (p.failed)
+		o->failed = 1;
 	free(p.it);
 }

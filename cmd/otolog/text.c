@@ -50,8 +50,10 @@ static void group_words(struct out *o, const struct group *g)
 	case G_DNS:
 		if (*k[0]) {
 			out_text(o, k[0]);
-			out_str(o, " ");
-			out_text(o, k[1]);
+			if (*k[1]) {
+				out_str(o, " ");
+				out_text(o, k[1]);
+			}
 		} else {
 			out_str(o, "(a question that could not be read)");
 		}
