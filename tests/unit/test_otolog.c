@@ -1,6 +1,7 @@
 // UNIT: cmd/otolog/json.c cmd/otolog/lines.c cmd/otolog/event.c cmd/otolog/summary.c
 // UNIT: cmd/otolog/text.c cmd/otolog/jsonout.c cmd/otolog/policy.c cmd/otolog/out.c
 // UNIT: cmd/otolog/record.c lib/json_str.c lib/session_line.c lib/event_head.c
+// UNIT: cmd/otons/parse.c
 /*
  * Unit tests of otolog, all of it pure: the strict JSON reader, the lines
  * cut however the reads cut them, the summary, --json and --policy over
@@ -13,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
+#include "oto.h"
 #include "otolog/otolog.h"
+#include "otons/otons.h"
 
 static struct json_obj *obj_new(void)
 {
@@ -507,6 +511,64 @@ static void test_bad_lines_counted(void **state)
 	free(t);
 }
 
+/*
+ * Lines made by the writers themselves (lib/session_line.c, otons'
+ * seccomp and Landlock formatters), with what the agent chooses in them: a
+ * program's name with a quote and an escape byte, a path the audit wrote in
+ * hex with a blank and a newline.
+ */
+static void test_writers_lines(void **state)
+{
+	static const char *const ARGV[] = {
+		"/opt/oto/bin/otons", "--log-fd", "3", "--", "/opt/oto/bin/otoexec", "--",
+		"/w/agent",	      "run",	  NULL
+	};
+	static const char BODY[] = "domain=1e5c09ee7 blockers=fs.write_file,fs.truncate "
+				   "path=2F746D702F6120620A dev=\"vda\" ino=12";
+	static const char SYS[] = "arch=c000003e syscall=257 success=no exit=-13 pid=4242 "
+				  "comm=6361742078 exe=\"/usr/bin/cat\"";
+	struct session sn = { .id = "w1" };
+	struct timespec t = { .tv_sec = 1764568800, .tv_nsec = 123456789 };
+	struct otons_refusal rf = { .session = "w1",
+				    .pid = 42,
+				    .comm = "py\"\x1b",
+				    .exe = "/p",
+				    .name = "unshare",
+				    .nr = 272,
+				    .count = 1 };
+	char *text = calloc(1, 65536), *out;
+	size_t at = 0;
+
+	(void)state;
+	assert_non_null(text);
+	at += session_open_line(text + at, 65536 - at, &t, &sn, "otons", 1000, "agent", ARGV);
+	at += (size_t)otons_refusal_format(text + at, 65536 - at, &t, &rf);
+	rf.count = 2;
+	at += (size_t)otons_refusal_format(text + at, 65536 - at, &t, &rf);
+	at += (size_t)otons_landlock_format(text + at, 65536 - at, &t, "w1", 4242, BODY,
+					    strlen(BODY), SYS, strlen(SYS), 1);
+	at += session_close_line(text + at, 65536 - at, &t, &sn, 137, 1500000000LL);
+	assert_int_equal(strlen(text), at);
+	out = run(text, MODE_TEXT, 0, NULL);
+	assert_string_equal(out,
+			    "session w1\n"
+			    "  opened by otons as agent (uid 1000)\n"
+			    "  chain otons otoexec agent\n"
+			    "  from 2025-12-01T06:00:00.123456Z to 2025-12-01T06:00:00.123456Z\n"
+			    "  closed after 1500.000 ms, exit 137 (signal 9)\n"
+			    "  refused, system calls:\n"
+			    "         2  unshare by py\"\\x1b\n"
+			    "  refused, Landlock:\n"
+			    "         1  fs.write_file,fs.truncate /tmp/a b\\x0a by cat x\n");
+	free(out);
+	out = run(text, MODE_POLICY, 0, NULL);
+	/* The path holds a newline: a comment, never a line. */
+	assert_non_null(strstr(out, "# wanted 1 time: fs.write_file,fs.truncate of /tmp/a b\\x0a "
+				    "refused, by cat x: no otorun option allows it\n"));
+	free(out);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_asked),
 		cmocka_unit_test(test_hostile_values),
 		cmocka_unit_test(test_bad_lines_counted),
+		cmocka_unit_test(test_writers_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
