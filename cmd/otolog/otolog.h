@@ -117,6 +117,7 @@ int event_read(const struct json_obj *o, struct event *e, const char **why, int 
 #define SUM_ASKS     4096		  /* questions kept per session */
 #define SUM_BYTES    (64UL * 1024 * 1024) /* of the groups' strings, in all */
 #define SUM_KEYS     5
+#define SUM_INDEX    (2 * SUM_GROUPS) /* slots of a session's index of its groups */
 enum group_kind {
 	G_NET,	    /* proto dst port name rule */
 	G_DNS,	    /* name type rule outcome */
@@ -146,6 +147,8 @@ struct sess {
 	unsigned long long lines, allowed_net, allowed_dns, dropped;
 	struct group *g;
 	size_t ng, gcap;
+	int *index; /* SUM_INDEX slots: a group's place, by its keys' hash; -1 free (NULL: none yet)
+		     */
 	struct ask *a;
 	size_t na, acap;
 };

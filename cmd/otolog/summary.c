@@ -7,6 +7,7 @@
  * all; what is past a bound is counted, not kept. Pure.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,23 +75,55 @@ static struct sess *session(struct summary *s, const char *id)
 	return n;
 }
 
-/* The group of kind with keys k (NULL: ""), made if new: NULL with errno. */
+static unsigned int group_hash(enum group_kind kind, const char *const k[SUM_KEYS])
+{
+	uint32_t h = 2166136261u ^ (uint32_t)kind;
+
+	for (int j = 0; j < SUM_KEYS; j++) {
+		for (const char *p = k[j] ? k[j] : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619u;
+		h = (h ^ 0xff) * 16777619u; /* the keys' boundary: "ab","" is not "a","b" */
+	}
+	return h % SUM_INDEX;
+}
+
+static int group_is(const struct group *g, enum group_kind kind, const char *const k[SUM_KEYS])
+{
+	int j;
+
+	if (g->kind != kind)
+		return 0;
+	for (j = 0; j < SUM_KEYS && !strcmp(g->k[j], k[j] ? k[j] : ""); j++)
+		;
+	return j == SUM_KEYS;
+}
+
+/*
+ * The group of kind with keys k (NULL: ""), made if new: NULL with errno.
+ * Found by the session's index (made with its first group: a hostile
+ * record's thousands of groups must not cost a search of each per line).
+ */
 static struct group *group(struct summary *s, struct sess *x, enum group_kind kind,
 			   const char *const k[SUM_KEYS])
 {
 	struct group *g;
-	size_t i;
+	unsigned int h = group_hash(kind, k);
 	int j;
 
-	for (i = 0; i < x->ng; i++) {
-		g = &x->g[i];
-		if (g->kind != kind)
-			continue;
-		for (j = 0; j < SUM_KEYS && !strcmp(g->k[j], k[j] ? k[j] : ""); j++)
-			;
-		if (j == SUM_KEYS)
-			return g;
+	if (!x->index) {
+		if (s->bytes + SUM_INDEX * sizeof(int) > SUM_BYTES)
+			return errno = ENOSPC, NULL;
+		x->index = malloc(SUM_INDEX * sizeof(int));
+		if (!x->index)
+			return errno = ENOMEM, NULL;
+		s->bytes += SUM_INDEX * sizeof(int);
+		for (size_t i = 0; i < SUM_INDEX; i++)
+			x->index[i] = -1;
 	}
+	/* Open addressing: at most SUM_GROUPS of SUM_INDEX slots are taken, so one is free. */
+	for (; x->index[h] >= 0; h = (h + 1) % SUM_INDEX)
+		if (group_is(&x->g[x->index[h]], kind, k))
+			return &x->g[x->index[h]];
 	if (x->ng >= SUM_GROUPS)
 		return errno = ENOSPC, NULL;
 	if (x->ng == x->gcap) {
@@ -113,7 +146,7 @@ static struct group *group(struct summary *s, struct sess *x, enum group_kind ki
 			return NULL;
 		}
 	}
-	x->ng++;
+	x->index[h] = (int)x->ng++;
 	return g;
 }
 
@@ -207,6 +240,23 @@ static int add_close(struct summary *s, struct sess *x, const struct event *e)
 		       json_get(e->o, "duration_ms") ? num(e->o, "duration_ms") : NULL);
 }
 
+/*
+ * The place of the question id (1 + its index in x->a; 0: none) by the
+ * session's index, as an internal group's count: set (place > 0) or read
+ * (place 0: *found). A newer question of the same id takes the place.
+ */
+static int ask_place(struct summary *s, struct sess *x, const char *id, size_t place)
+{
+	const char *k[SUM_KEYS] = { "ask", id, NULL, NULL, NULL };
+	struct group *g = group(s, x, G_LAST, k);
+
+	if (!g)
+		return -1;
+	if (place)
+		g->count = place;
+	return (int)g->count;
+}
+
 /* A question: kept by its id until its answer comes. */
 static int add_question(struct summary *s, struct sess *x, const struct event *e)
 {
@@ -241,7 +291,7 @@ static int add_question(struct summary *s, struct sess *x, const struct event *e
 		return -1;
 	}
 	x->na++;
-	return 0;
+	return ask_place(s, x, a->id, x->na);
 }
 
 /* An answer: counted with its question's destination (else its own). */
@@ -253,13 +303,14 @@ static struct group *add_answer(struct summary *s, struct sess *x, const struct 
 				    name && *name ? name : str(o, "dst"), num(o, "port"),
 				    str(o, "decision") };
 
-	for (size_t i = x->na; i-- > 0;) {
-		if (strcmp(x->a[i].id, id) || x->a[i].answered)
-			continue;
-		x->a[i].answered = 1;
+	int place = ask_place(s, x, id, 0);
+
+	if (place < 0)
+		return NULL;
+	if (place > 0 && !x->a[place - 1].answered) {
+		x->a[place - 1].answered = 1;
 		for (int j = 0; j < 4; j++)
-			k[j] = x->a[i].k[j];
-		break;
+			k[j] = x->a[place - 1].k[j];
 	}
 	return group(s, x, G_ASK, k);
 }
@@ -436,6 +487,9 @@ int summary_end(struct summary *s)
 			}
 			g->count++;
 		}
+		/* Sorted, the groups leave their places: the index is no more. */
+		free(x->index);
+		x->index = NULL;
 		if (x->ng)
 			qsort(x->g, x->ng, sizeof(*x->g), group_cmp);
 	}
@@ -460,6 +514,7 @@ void summary_free(struct summary *s)
 				free(x->a[j].k[k]);
 		}
 		free(x->g);
+		free(x->index);
 		free(x->a);
 	}
 	free(s->s);
