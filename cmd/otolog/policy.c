@@ -313,6 +313,12 @@ static void describe(const struct group *g, char *buf, size_t size)
 	case G_LANDLOCK:
 		out_printf(&o, "%s of %s refused, by %s", k[0], k[1], k[2]);
 		break;
+	case G_GATE:
+		out_printf(&o,
+			   "%s answered %s by the gateway (%s), grant %s: its --grant decides "
+			   "(otogate(1), allow=)",
+			   k[0], k[2], k[3], k[1]);
+		break;
 	case G_ASK:
 		if (*k[3])
 			out_printf(&o, "%s %s port %s asked, answered %s", k[1], k[2], k[3], k[4]);
@@ -354,6 +360,8 @@ static void session_policy(struct out *o, const struct sess *x, struct policy *p
 			calls(p, g, what);
 		else if (g->kind == G_LANDLOCK)
 			landlock(p, g, what);
+		else if (g->kind == G_GATE && *g->k[3])
+			add(p, "", 1, g->count, what);
 		else if (g->kind == G_ASK)
 			destination(p, g->k[1], !strcmp(g->k[0], "dns") ? "" : g->k[2], g->k[3],
 				    name_ok(g->k[2]) ? g->k[2] : "", g->count, what);

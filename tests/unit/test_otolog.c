@@ -509,6 +509,15 @@ static void test_bad_lines_counted(void **state)
 			       "         1  api.test 403 (grant api): method not allowed\n"
 			       "  nothing refused\n");
 	free(t);
+	t = run("{\"time\":1733.120,\"grant\":\"api\",\"method\":\"POST\",\"host\":\"api.test\","
+		"\"path\":\"/v1\",\"status\":403,\"error\":\"method not allowed\"}\n"
+		"{\"time\":1733.121,\"grant\":\"api\",\"host\":\"api.test\",\"status\":200}\n",
+		MODE_POLICY, 0, &k);
+	assert_non_null(strstr(t, "# session (none)\n# wanted 1 time: api.test answered 403 by the "
+				  "gateway (method not allowed), grant api: its --grant decides "
+				  "(otogate(1), allow=)\n"));
+	assert_null(strstr(t, " 200 "));
+	free(t);
 }
 
 /*
