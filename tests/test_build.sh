@@ -160,7 +160,7 @@ test_version_names_the_revisions_built() {
 	# shellcheck disable=SC2154 # set by the eval above
 	for want in "otoexec $VERSION ($seccomp, $cap)" "otonet $VERSION ($seccomp, $cap)" \
 		"otons $VERSION ($seccomp, $cap)" "otosecret $VERSION ($sodium)" "otomount $VERSION" \
-		"otoprobe $VERSION" "otorun $VERSION" "otoconnect $VERSION" \
+		"otoprobe $VERSION" "otorun $VERSION" "otoconnect $VERSION" "otolog $VERSION" \
 		"otogate $VERSION ($seccomp, $sodium, $cap, $ssl)"; do
 		run "${want%% *}" --version
 		assertEquals "$want: exit" 0 "$rc"
