@@ -11,7 +11,7 @@ test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 groff-base:gro
 python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
 nodejs:node iperf3 curl strace gdb linux-perf shellcheck cppcheck clang-tidy-14 clang-format-14
 npm:npm python3-venv python3-wheel python3-pytest chromium fonts-dejavu-core
-qemu-system-x86 debootstrap cpio"
+qemu-system-x86 debootstrap cpio openssh-client openssh-server"
 bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
 fuzz="$build clang:clang libclang-rt-14-dev"
 

@@ -510,6 +510,20 @@ static void serve(struct gate_flow *f)
 			refuse(f, 421, "no grant on this port", NULL);
 			return;
 		}
+		/* What the credential may do (allow=): judged on the whole head, before any of it
+		 * is rewritten or sent, so a refused request never carries the real value. */
+		switch (allow_judge(f->g, f->in + f->req.method.off, f->req.method.len,
+				    f->in + f->req.target.off, f->req.target.len, &why)) {
+		case ALLOW_BADPATH:
+			refuse(f, 400, "a path the upstream could read as another", why);
+			return;
+		case ALLOW_NOMATCH:
+			refuse(f, 403, why, NULL);
+			return;
+		case ALLOW_OK:
+		default:
+			break;
+		}
 		other = foreign_phantom(f);
 		if (other) {
 			snprintf(detail, sizeof(detail), "%s is not for %s", other->name,

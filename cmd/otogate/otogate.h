@@ -18,10 +18,18 @@
 #define GATE_MIN_SECRET	      HTTP_MIN_SECRET /* shorter, it would be found (and replaced) everywhere */
 #define GATE_MAX_CRED_HEADERS 8
 #define GATE_MAX_HEADER_NAME  64
+#define GATE_MAX_ALLOW	      32 /* allow= rules of a grant */
+#define GATE_MAX_METHOD	      32
+#define GATE_MAX_PREFIX	      512
 #define GATE_PHANTOM	      "oto-phantom-"
 #define GATE_AGENT_ADDR	      "10.0.2.4"
 
 /* ---- opts.c ---- */
+/* One allow=METHOD:PREFIX of a grant (pointing into its spec): "*" is any method. */
+struct grant_allow {
+	const char *method, *prefix;
+	size_t method_len, prefix_len;
+};
 struct grant {
 	const char *name; /* the store entry, and the agent's variable */
 	char host[GATE_MAX_HOST + 1];
@@ -30,6 +38,9 @@ struct grant {
 	/* the request headers that carry the credential (header=; Authorization and x-api-key) */
 	const char *headers[GATE_MAX_CRED_HEADERS];
 	size_t nheaders;
+	/* the requests it serves (allow=); none: every request */
+	struct grant_allow allow[GATE_MAX_ALLOW];
+	size_t nallow;
 	/* filled by main: */
 	uint8_t *real; /* locked memory (sodium_malloc) */
 	size_t len;
@@ -55,8 +66,9 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
 
 /* ---- parse.c: the option values and what the gateway writes. Pure ---- */
 /*
- * "NAME=https://HOST[:PORT][,header=HEADER]..." into g (name and headers point
- * into spec, which is cut at its commas): 0, or -1 with a reason.
+ * "NAME=https://HOST[:PORT][,header=HEADER][,allow=METHOD:PREFIX]..." into g
+ * (name, headers and rules point into spec, which is cut at its commas): 0,
+ * or -1 with a reason.
  */
 int grant_parse(char *spec, struct grant *g, const char **why);
 int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
@@ -81,6 +93,20 @@ struct gate_logrec {
 size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
 /* The gateway's own answer: a head and a one-line body "otogate: WHY\n"; its length, or 0. */
 size_t gate_error_format(char *buf, size_t size, int status, const char *why);
+
+/* ---- allow.c: the requests a grant serves (allow=). Pure ---- */
+/* "METHOD:PREFIX" into a (pointing into spec, cut at its colon): 0, or -1 with why. */
+int allow_parse(char *spec, struct grant_allow *a, const char **why);
+/* NULL when the path p[0, len) (no query) is in the form matched, or why it is not. */
+const char *allow_path_check(const char *p, size_t len);
+enum allow_verdict {
+	ALLOW_OK,      /* served: no rule, or one matches */
+	ALLOW_BADPATH, /* a path the gateway and an upstream could read differently: a 400 */
+	ALLOW_NOMATCH, /* no rule serves the method and path: a 403 */
+};
+/* Whether g serves the request METHOD TARGET (the query, after '?', is not matched); why. */
+enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t mlen,
+			       const char *target, size_t tlen, const char **why);
 
 /* ---- secrets.c: each dies 101 or 111 ---- */
 /* The store between the two steps: read and checked, not yet decrypted. */

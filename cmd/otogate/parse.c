@@ -23,9 +23,20 @@ static const char *const NOT_CARRIER[] = {
 	"trailer", "keep-alive",     "accept-encoding",	  "range",	"if-range"
 };
 
+/* One allow=METHOD:PREFIX more for g. */
+static int grant_allow_add(char *spec, struct grant *g, const char **why)
+{
+	if (g->nallow == GATE_MAX_ALLOW) {
+		*why = "allow=: at most 32 rules";
+		return -1;
+	}
+	return allow_parse(spec, &g->allow[g->nallow++], why);
+}
+
 /*
- * The grant's options after its URL, "header=NAME,header=NAME" (opts NULL:
- * none), into g->headers; without any, Authorization and x-api-key.
+ * The grant's options after its URL, "header=NAME,allow=METHOD:PREFIX,..."
+ * (opts NULL: none), into g->headers and g->allow; without a header=,
+ * Authorization and x-api-key.
  */
 static int grant_headers(char *opts, struct grant *g, const char **why)
 {
@@ -38,8 +49,13 @@ static int grant_headers(char *opts, struct grant *g, const char **why)
 		next = strchr(o, ',');
 		if (next)
 			*next++ = 0;
+		if (!strncmp(o, "allow=", 6)) {
+			if (grant_allow_add(o + 6, g, why) < 0)
+				return -1;
+			continue;
+		}
 		if (strncmp(o, "header=", 7)) {
-			*why = "unknown grant option (header=NAME is the only one)";
+			*why = "unknown grant option (header=NAME or allow=METHOD:PATH-PREFIX)";
 			return -1;
 		}
 		o += 7;

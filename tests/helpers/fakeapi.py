@@ -33,6 +33,8 @@
 #             the same scripted model in the Gemini API (gemini-cli): its
 #             run_shell_command tool runs CALL's command; the functionResponse's
 #             output goes to DIR/toolresult, then "done"
+#   /repos/..., /repository, /user..., /users, /admin   a REST API: 200, a
+#             JSON body with the request's method, path and authorization
 #   /drop     the request is read and the connection closed without a word
 #   /reflect  a hostile upstream: every request header, name and value, back in
 #             a JSON body in every form (raw, upper and lower case, %HH,
@@ -331,6 +333,10 @@ class H(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif p.split("/")[1] in ("repos", "repository", "user", "users", "admin"):
+            out = json.dumps({"method": self.command, "path": self.path,
+                              "authorization": self.headers.get("authorization")}).encode()
+            self.json_body(out)
         elif p == "/v1/messages/count_tokens":
             out = b'{"input_tokens": 10}'
             self.json_body(out)
@@ -339,7 +345,7 @@ class H(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-    do_GET = do_POST = do_HEAD = handle_one
+    do_GET = do_POST = do_HEAD = do_PUT = do_PATCH = do_DELETE = handle_one
 
 
 class S(ThreadingHTTPServer):

@@ -1,4 +1,4 @@
-// UNIT: cmd/otogate/parse.c lib/store_name_ok.c lib/opt.c
+// UNIT: cmd/otogate/parse.c cmd/otogate/allow.c lib/store_name_ok.c lib/opt.c
 /* Unit tests of otogate's pure parts: --grant, OTO_GATEWAY, the phantom's letters, the log line. */
 #include <errno.h>
 #include <setjmp.h>
