@@ -11,7 +11,7 @@ test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 groff-base:gro
 python3:python3 socat dnsmasq-base procps git bash make gzip tar coreutils findutils binutils
 nodejs:node iperf3 curl strace gdb linux-perf shellcheck cppcheck clang-tidy-14 clang-format-14
 npm:npm python3-venv python3-wheel python3-pytest chromium fonts-dejavu-core
-qemu-system-x86 debootstrap cpio openssh-client openssh-server"
+qemu-system-x86 debootstrap cpio openssh-client libwrap0 libgssapi-krb5-2"
 bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
 fuzz="$build clang:clang libclang-rt-14-dev"
 
@@ -23,6 +23,24 @@ fuzz) want=$fuzz ;;
 *) echo "usage: install-deps.sh build|test|bench|fuzz" >&2; exit 100 ;;
 esac
 
+# sshd for tests/test_ssh.sh, unpacked from its package into build/deps
+# (apt-get download: no root needed), never installed: installing
+# openssh-server would start and enable the host's own sshd. Its libraries
+# are in the test list.
+unpack_sshd() {
+	[ "$1" = test ] || return 0
+	d=$(cd "$(dirname "$0")/.." && pwd)/build/deps/openssh
+	[ -x "$d/usr/sbin/sshd" ] && return 0
+	t=$(mktemp -d)
+	if (cd "$t" && apt-get download -qq openssh-server >/dev/null 2>&1) &&
+		mkdir -p "$d" && dpkg-deb -x "$t"/openssh-server_*.deb "$d"; then
+		rm -rf "$t"
+		return 0
+	fi
+	rm -rf "$t"
+	echo "install-deps: warning: unable to unpack sshd into $d (apt-get download openssh-server): tests/test_ssh.sh will skip" >&2
+}
+
 missing=
 for entry in $want; do
 	p=${entry%%:*} cmd=${entry#*:}
@@ -30,7 +48,10 @@ for entry in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	unpack_sshd "$1"
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: fatal: missing packages; as root run: apt-get install$missing" >&2
@@ -49,3 +70,4 @@ if ! apt-get install -y -qq --no-install-recommends $missing >"$log" 2>&1; then
 	exit 111
 fi
 rm -f "$log"
+unpack_sshd "$1"

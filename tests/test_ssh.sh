@@ -15,7 +15,10 @@
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
 
-SSHD=/usr/sbin/sshd
+# openssh-server's sshd, unpacked by scripts/install-deps.sh (never
+# installed: that would start the host's own), or the host's.
+SSHD=$OTO_TOP/build/deps/openssh/usr/sbin/sshd
+[ -x "$SSHD" ] || SSHD=/usr/sbin/sshd
 NG=oto-git-$TOPO_ID
 GIT4=203.0.113.20
 GIT4B=203.0.113.21
@@ -85,6 +88,11 @@ ssh_up() {
 	cp /etc/passwd "$S/passwd" && cp /etc/group "$S/group"
 	echo "git:x:$GIT_UID:$GIT_UID:git:$S/home:/usr/bin/git-shell" >>"$S/passwd"
 	echo "git:x:$GIT_UID:" >>"$S/group"
+	# sshd's privilege separation account (its package's, which is unpacked,
+	# not installed, by scripts/install-deps.sh), where the host has none.
+	if ! grep -q '^sshd:' "$S/passwd"; then
+		echo "sshd:x:$((GIT_UID + 1)):65534::/run/sshd:/usr/sbin/nologin" >>"$S/passwd"
+	fi
 	git init -q --bare -b main "$S/home/repo.git" && chown -R "$GIT_UID:$GIT_UID" "$S/home" || return 1
 	# The key, root's alone: only ssh-add, outside, ever reads it.
 	ssh-keygen -q -t ed25519 -N '' -C oto-test -f "$S/id" && chmod 0600 "$S/id" || return 1
@@ -120,7 +128,7 @@ oneTimeTearDown() {
 
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
-	[ -x "$SSHD" ] || { skip "no $SSHD (openssh-server)"; return 0; }
+	[ -x "$SSHD" ] || { skip "no sshd (scripts/install-deps.sh test unpacks it into build/deps/openssh)"; return 0; }
 	A=$T/agent
 	cp -R "$OTO_TOP/examples/agent" "$A"
 	cp "$S/known_hosts" "$A/workspace/"
