@@ -103,6 +103,26 @@ echo-chunked: 200 {\"x-api-key\": null, \"authorization\": null, \"path\": \"/ec
 
 # "Expect: 100-continue": the upstream's 100 reaches the agent, which only
 # then sends the body (curl does this for large uploads).
+# A phantom twice in one header: both swapped. A request two parsers could
+# frame two ways (Transfer-Encoding beside Content-Length) and one with two
+# Host headers are refused, 400 with the reason, their lines logged, and
+# the upstream never sees them.
+test_the_phantom_twice_and_ambiguous_requests() {
+	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT twice te-cl two-host"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	phantom=$(sed -n 's/^P=//p' "$T/out")
+	# (The fake API's record folds a long header line: its value is on the next.)
+	assertEquals "the upstream's x-api-key" 1 "$(grep -c "^ *$REAL,$REAL\$" "$TOPO_DIR/api/requests")"
+	assertFalse "a phantom reached the upstream" "grep -q oto-phantom '$TOPO_DIR/api/requests'"
+	assertEquals "twice: 200 {\"x-api-key\": \"$phantom,$phantom\", \"authorization\": null, \"path\": \"/echo\", \"body\": \"\"}
+te-cl: HTTP/1.1 400 Bad Request otogate: both Transfer-Encoding and Content-Length
+two-host: HTTP/1.1 400 Bad Request otogate: not exactly one Host header" "$(sed 1d "$T/out")"
+	assertEquals "the upstream's requests" 1 "$(grep -c '^== ' "$TOPO_DIR/api/requests")"
+	assertEquals 1 "$(grep -c '"status":400,.*"error":"both Transfer-Encoding and Content-Length"' "$T/log")"
+	assertEquals 1 "$(grep -c '"status":400,.*"error":"not exactly one Host header"' "$T/log")"
+	assertNoSecret "the agent's output" "$T/out"
+}
+
 test_expect_100_continue() {
 	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT expect"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

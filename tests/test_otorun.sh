@@ -497,6 +497,27 @@ test_profile_is_opened_on_the_host() {
 	assertEquals "otorun: fatal: unable to open profile $T/nonexistent" "$(cat "$T/err")"
 }
 
+# A --profile path holding a space, quotes and $(...): otorun opens it as
+# it is, and the line --print shows, run by sh in $T, opens the same file
+# (the path quoted in its redirection), and runs nothing of it.
+test_profile_path_hostile_printed_intact() {
+	p="$T/a b 'q' \"dq\" \$(touch pwned1) \`touch pwned2\`.profile"
+	printf 'default allow\nerrno ENODEV mkdir\n' >"$p"
+	chmod 0644 "$p"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--profile "$p" -- sh -c 'mkdir /tmp/d 2>&1 | grep -o "No such device"'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "No such device" "$(cat "$T/out")"
+	"$OTO_BIN/otorun" --print $AS --no-net --agent-root "$A" --role member --person alice \
+		--profile "$p" -- sh -c 'mkdir /tmp/d 2>&1 | grep -o "No such device"' >"$T/printed"
+	cd "$T" || return
+	run sh "$T/printed"
+	cd - >/dev/null || return
+	assertEquals "pasted: $(cat "$T/err")" 0 "$rc"
+	assertEquals "pasted" "No such device" "$(cat "$T/out")"
+	assertNothingRan
+}
+
 # The oto tools are on the agent's PATH, last (the container recipe's
 # default command is otoprobe); a PATH of the caller's replaces it.
 test_oto_tools_on_the_agents_path() {
@@ -691,6 +712,13 @@ os.execv(sys.argv[2], sys.argv[2:])' "$T/log" "$T/bin/otorun" $AS --agent-root /
 3" "$(grep -A1 -- --log-fd "$T/out" | sed -n 4,5p)"
 	assertEquals "fd 3 w $T/log
 fd 12 w $T/log" "$(grep '^fd \(3\|12\) ' "$T/out")"
+	# N is 3: the copy goes to 4, not onto N itself (which otonet keeps from the chain).
+	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --log-fd 3 -- x 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "otonet's, otons' copy" "--log-fd 3 --log-fd 4" \
+		"$(grep -A1 -- --log-fd "$T/out" | grep -v '^--$' | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "fd 3 w $T/log
+fd 4 w $T/log" "$(grep '^fd [34] ' "$T/out")"
 	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --log-fd 9 -- x
 	assertEquals 111 "$rc"
 	assertEquals "otorun: fatal: --log-fd 9: not an open file descriptor" "$(cat "$T/err")"

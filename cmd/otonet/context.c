@@ -44,7 +44,7 @@ uint64_t relay_clock_us(struct relay *r)
 	struct timespec ts;
 
 	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000 + r->skew_us;
 }
 
 uint64_t relay_clock_ms(struct relay *r)

@@ -129,6 +129,11 @@ int main(int argc, char **argv)
 	    (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU, "the TUN's MTU");
 	o.name_ttl_min = xtest_switch("OTO_TEST_NAME_TTL_MIN", NAMES_TTL_MIN, 1, NAMES_TTL_MIN,
 				      "the shortest life of a name binding, in seconds");
+	o.clock_fd = (int)xtest_switch("OTO_TEST_CLOCK_FD", 0, 3, 1023,
+				       "each byte read on it moves the relay's clock a second on");
+	if (o.clock_fd && fcntl(o.clock_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to keep OTO_TEST_CLOCK_FD=%d from the program",
+		    o.clock_fd);
 	xgateway_take(&o);
 
 	/*
@@ -222,6 +227,7 @@ int main(int argc, char **argv)
 	cfg.badcall = o.badcall;
 	cfg.gateway_fd = o.gateway_fd;
 	cfg.name_ttl_min = o.name_ttl_min;
+	cfg.clock_fd = o.clock_fd;
 	relay = xrelay_start(&cfg, sigfd);
 
 	/*

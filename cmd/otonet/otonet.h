@@ -88,6 +88,7 @@ struct otonet_opts {
 	int no_peek_off;      /* the relay's buffered path */
 	int badcall;	      /* SIGUSR2 makes the relay call outside its filter */
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
+	int clock_fd;	      /* OTO_TEST_CLOCK_FD: a byte there, the clock a second on; 0: none */
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
 	uint16_t gw_port[NET_MAX_GATEWAY];
 	size_t ngw;
@@ -400,6 +401,7 @@ struct relay_cfg {
 	int badcall;	       /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
 	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
 	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
+	int clock_fd;	       /* OTO_TEST_CLOCK_FD: each byte read there, a second more; 0: none */
 };
 /*
  * xrelay_start: the relay's context for cfg (allocated, never freed), its

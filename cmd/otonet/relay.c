@@ -72,6 +72,24 @@ struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd)
 	return r;
 }
 
+/*
+ * OTO_TEST_CLOCK_FD: each byte the test wrote there moves the clock a second
+ * on, so that a test of a TTL or an idle bound does not wait it out. At its
+ * end (or an error), no longer watched.
+ */
+static void clock_input(struct relay *r)
+{
+	uint8_t b[256];
+	ssize_t n = r->sys->read(r->cfg->clock_fd, b, sizeof(b));
+
+	if (n > 0) {
+		r->skew_us += (uint64_t)n * 1000000;
+		r->now = relay_clock_ms(r);
+	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		r->sys->epoll_ctl(r->ep, EPOLL_CTL_DEL, r->cfg->clock_fd, NULL);
+	}
+}
+
 noreturn void xrelay_run(struct relay *r, int tun)
 {
 	struct epoll_event ev, evs[64];
@@ -85,6 +103,10 @@ noreturn void xrelay_run(struct relay *r, int tun)
 	ev.data.u64 = ev_ref(EV_TUN, 0, 0);
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, tun, &ev) < 0)
 		die(EXIT_SYS, errno, "relay: unable to watch the TUN for packets");
+	ev.data.u64 = ev_ref(EV_CLOCK, 0, 0);
+	if (r->cfg->clock_fd > 0 &&
+	    r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, r->cfg->clock_fd, &ev) < 0)
+		die(EXIT_SYS, errno, "relay: unable to watch OTO_TEST_CLOCK_FD");
 	/* The child may have exited before the signalfd existed. */
 	xsignals(r, sigfd);
 	for (;;) {
@@ -128,6 +150,9 @@ noreturn void xrelay_run(struct relay *r, int tun)
 				f = flow_at(&r->ft, ref);
 				if (f)
 					dgram_sock_event(r, f);
+				break;
+			case EV_CLOCK:
+				clock_input(r);
 				break;
 			default:
 				break;

@@ -62,6 +62,7 @@ enum relay_event {
 	EV_SIGNAL, /* the signalfd: the child exited, a signal to pass on */
 	EV_TCP,	   /* a TCP flow's host socket */
 	EV_DGRAM,  /* a UDP or echo flow's host socket */
+	EV_CLOCK,  /* OTO_TEST_CLOCK_FD: the test moving the relay's clock on */
 	EV_NUM
 };
 _Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");
@@ -154,6 +155,7 @@ struct relay {
 	struct flow_table ft;
 	int ep, tun;
 	uint64_t now;	    /* ms, CLOCK_MONOTONIC: read once per event or packet */
+	uint64_t skew_us;   /* added to it: what OTO_TEST_CLOCK_FD moved it on (tests) */
 	uint32_t rnd;	    /* xorshift state, for initial sequence numbers */
 	uint64_t gw_warned; /* ms: the last warning of a flow the gateway did not take */
 	/*

@@ -28,6 +28,10 @@
 #                 of each response and each whole response (head and body) as
 #                 it came, in base64, for tests/helpers/leakcheck.py
 #   basic         GET /echo with Authorization: Basic base64(alice:$API_KEY)
+#   twice         GET /echo with x-api-key: $API_KEY,$API_KEY (the phantom twice)
+#   te-cl, two-host   a request with both Transfer-Encoding and Content-Length,
+#                 or with two Host headers, on a connection of its own: the
+#                 status line and the body
 #   bulk          POST /sum 1 MB of random bytes, GET /rand and GET /big (1 MiB
 #                 each, the one of Content-Length, the other chunked): "ok" for
 #                 each whose bytes are exact, else what came
@@ -73,8 +77,28 @@ def raw(path, extra):
     return got.split(b" ", 2)[1].decode() + " " + __import__("base64").b64encode(got).decode()
 
 
+def head_only(data):
+    """data on a connection of its own: the response's status line and body."""
+    import socket
+    s = socket.create_connection((url.hostname, url.port), 10)
+    s.sendall(data)
+    got = recv_all(s)
+    s.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    return head.split(b"\r\n")[0].decode() + " " + body.decode().strip()
+
+
 def one(step):
     global conn
+    if step == "te-cl":
+        return head_only(b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                         b"Content-Length: 5\r\nConnection: close\r\n\r\n0\r\n\r\n")
+    if step == "two-host":
+        return head_only(b"GET /echo HTTP/1.1\r\nHost: x\r\nHost: y\r\nx-api-key: " +
+                         key.encode() + b"\r\nConnection: close\r\n\r\n")
+    if step == "twice":
+        r = req("GET", "/echo", {"x-api-key": key + "," + key})
+        return f"{r.status} {r.read().decode()}"
     if step == "reflect":
         return raw("/reflect", "Accept-Encoding: gzip\r\n")
     if step == "reflect-deflate":

@@ -190,6 +190,7 @@ def serve_inet(d):
                     (80, recorder(80)), (443, recorder(443)), (22, banner)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
+    serve_dns()
 
     def uecho():
         while True:
@@ -199,6 +200,55 @@ def serve_inet(d):
     open(os.path.join(d, "inet.ready"), "w").close()
     while True:
         time.sleep(3600)
+
+
+# The public addresses the fake resolver puts in an answer beside the one asked for.
+DNS_PUB = {1: "1.2.3.4", 28: "2606:4700::1"}
+
+
+def fake_dns(q):
+    """The fake internet's resolver: for a question SECTION.ADDR.dns.test of
+    type A or AAAA (SECTION an, ns or ar; ADDR an address, its dots or colons
+    written "-"), an answer holding ADDR in that section (answer, authority,
+    additional) as a record of the question's type; for ns and ar, the
+    answer section holds DNS_PUB's address of that type."""
+    i, labels = 12, []
+    while q[i]:
+        labels.append(q[i + 1:i + 1 + q[i]].decode())
+        i += q[i] + 1
+    qt = struct.unpack(">H", q[i + 1:i + 3])[0]
+    fam = socket.AF_INET if qt == 1 else socket.AF_INET6
+    sec, addr = labels[0], labels[1].replace("-", "." if qt == 1 else ":")
+
+    def rr(a):
+        data = socket.inet_pton(fam, a)
+        return b"\xc0\x0c" + struct.pack(">HHIH", qt, 1, 300, len(data)) + data
+    an = [rr(addr)] if sec == "an" else [rr(DNS_PUB[qt])]
+    ns = [rr(addr)] if sec == "ns" else []
+    ar = [rr(addr)] if sec == "ar" else []
+    return (q[:2] + struct.pack(">HHHHH", 0x8180, 1, len(an), len(ns), len(ar)) + q[12:i + 5] +
+            b"".join(an + ns + ar))
+
+
+def serve_dns():
+    """fake_dns on port 53, over UDP and TCP."""
+    u = listener(53, socket.SOCK_DGRAM)
+
+    def uloop():
+        while True:
+            x, a = u.recvfrom(65535)
+            u.sendto(fake_dns(x), a)
+    threading.Thread(target=uloop, daemon=True).start()
+
+    def tcp(c):
+        f = c.makefile("rb")
+        while True:
+            h = f.read(2)
+            if len(h) < 2:
+                return
+            r = fake_dns(f.read(struct.unpack(">H", h)[0]))
+            c.sendall(struct.pack(">H", len(r)) + r)
+    serve_tcp(53, tcp)
 
 
 LAN_PORTS = (22, 80, 443, 8086, 8087, 9000)
@@ -622,6 +672,51 @@ def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
         return errname(e)
 
 
+def dns_all(r):
+    """The rcode of an answer and every A and AAAA address in any of its sections."""
+    counts = struct.unpack(">HHHH", r[4:12])
+    i = 12
+    while r[i]:
+        i += r[i] + 1
+    i += 5
+    out = [RCODE.get(r[3] & 15, str(r[3] & 15))]
+    for _ in range(sum(counts[1:])):
+        if r[i] & 0xC0 == 0xC0:
+            i += 2
+        else:
+            while r[i]:
+                i += r[i] + 1
+            i += 1
+        t, _, _, ln = struct.unpack(">HHIH", r[i:i + 10])
+        i += 10
+        if t in (1, 28) and ln in (4, 16):
+            out.append(socket.inet_ntop(socket.AF_INET if ln == 4 else socket.AF_INET6,
+                                        r[i:i + ln]))
+        i += ln
+    return " ".join(out)
+
+
+def c_ranges(proto, *cidrs):
+    """For each CIDR, its first and its last address asked of the fake
+    internet's resolver (fake_dns) in each section: "CIDR ADDR SECTION" and
+    what came back (dns_all), one line each."""
+    import ipaddress
+    out = []
+    for c in cidrs:
+        n = ipaddress.ip_network(c)
+        for a in (n[0], n[-1]):
+            qt = 1 if n.version == 4 else 28
+            for sec in ("an", "ns", "ar"):
+                name = f"{sec}.{str(a).replace('.', '-').replace(':', '-')}.dns.test"
+                try:
+                    r = dns_exchange(dns_query(name, qt), proto, "10.0.2.3", 65535)
+                    got = dns_all(r)
+                except OSError as e:
+                    got = errname(e)
+                out.append(f"{c} {a} {sec} {got}")
+    return "\n".join(out)
+
+
 def c_names(n, prefix, suffix):
     """n distinct names PREFIX<i>SUFFIX asked in turn over UDP: each rcode's count."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -641,13 +736,13 @@ def c_names(n, prefix, suffix):
 
 
 def client_hello(sni):
-    """A real TLS ClientHello naming sni, as the ssl module writes one."""
+    """A real TLS ClientHello naming sni (none for "-"), as the ssl module writes one."""
     import ssl
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
-    t = ctx.wrap_bio(i, o, server_hostname=sni)
+    t = ctx.wrap_bio(i, o, server_hostname=None if sni == "-" else sni)
     try:
         t.do_handshake()
     except ssl.SSLWantReadError:
