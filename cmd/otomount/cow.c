@@ -97,8 +97,23 @@ static int in_view(const struct otomount_opts *o, int dir)
 	return r;
 }
 
-/* DIR, opened without a symlink anywhere in it; made, 0700, when missing. */
-static int xcow_open_dir(const char *dir)
+static void xnot_in_view(const struct otomount_opts *o, int fd, const char *dir)
+{
+	int r = in_view(o, fd);
+
+	if (r != 0)
+		die(EXIT_SYS, r < 0 ? errno : 0,
+		    "unable to use %s as a session directory: it is in a tree the view shows "
+		    "(the agent would see its own changes' store): choose one outside",
+		    dir);
+}
+
+/*
+ * DIR, opened without a symlink anywhere in it, and checked outside the
+ * view; made, 0700, when missing, once its parent is checked so: nothing is
+ * made in a tree the view shows.
+ */
+static int xcow_open_dir(const struct otomount_opts *o, const char *dir)
 {
 	char parent[COW_PATH_MAX];
 	const char *slash = strrchr(dir, '/');
@@ -112,6 +127,7 @@ static int xcow_open_dir(const char *dir)
 		if (fd < 0 || errno)
 			die(EXIT_SYS, errno, "unable to open the session directory %s%s", dir,
 			    path_why(errno));
+		xnot_in_view(o, fd, dir);
 		return fd;
 	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
@@ -119,6 +135,7 @@ static int xcow_open_dir(const char *dir)
 	if (p < 0)
 		die(EXIT_SYS, errno, "unable to open %s to make the session directory in it%s",
 		    *parent ? parent : "/", path_why(errno));
+	xnot_in_view(o, p, dir);
 	if (mkdirat(p, slash + 1, 0700) < 0 && errno != EEXIST)
 		die(EXIT_SYS, errno, "unable to make the session directory %s", dir);
 	fd = sys_openat2(p, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
@@ -185,9 +202,8 @@ void xcow_begin(struct view_state *v, const struct otomount_opts *o)
 	struct cow_state *c = &v->cow;
 	const char *dir = o->cow_dir;
 	struct stat st;
-	int r;
 
-	c->dir = xcow_open_dir(dir);
+	c->dir = xcow_open_dir(o, dir);
 	if (fstat(c->dir, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat the session directory %s", dir);
 	/* Another account's directory, or one it may write, could be planted with a session. */
@@ -195,12 +211,6 @@ void xcow_begin(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, 0,
 		    "unable to use %s as a session directory: it must be the caller's own, "
 		    "writable by no one else",
-		    dir);
-	r = in_view(o, c->dir);
-	if (r != 0)
-		die(EXIT_SYS, r < 0 ? errno : 0,
-		    "unable to use %s as a session directory: it is in a tree the view shows "
-		    "(the agent would see its own changes' store): choose one outside",
 		    dir);
 	c->resume = xcow_read_record(c, dir);
 	if (!c->resume) {
