@@ -276,4 +276,14 @@ b")"
 	assertEquals "the deep one" deep "$(cat "$W/$(printf 'd/%.0s' $(seq 100))f")"
 }
 
+# otorun passes --cow on: the whole chain, the agent's write in the session only.
+test_cow_through_otorun() {
+	run otorun $AS --no-net --agent-root "$A" --role member --person alice --cow "$S" -- \
+		sh -c 'echo via-otorun >/work/o && cat /work/o'
+	assertEquals "otorun ($(cat "$T/err"))" "0 via-otorun" "$rc $(cat "$T/out")"
+	assertFalse "not on the host" "[ -e '$W/o' ]"
+	run otodiff "$S"
+	assertEquals "listed" "0 added /work/o" "$rc $(cat "$T/out")"
+}
+
 . shunit2

@@ -42,7 +42,7 @@ int is_binary(const char *buf, size_t len);
 /* ---- textdiff.c: a unified diff (3 lines of context) of a and b, to f. Pure. ---- */
 /* 0, or -1 when the texts are past the bound (lines, or the LCS table's cells). */
 #define TEXTDIFF_MAX_LINES 100000
-#define TEXTDIFF_MAX_CELLS (16UL << 20)
+#define TEXTDIFF_MAX_CELLS (4UL << 20) /* 16 MiB of lengths */
 int textdiff(FILE *f, const char *a, size_t alen, const char *b, size_t blen);
 
 /* ---- scan.c: the changes of a session ---- */
