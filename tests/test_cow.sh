@@ -246,6 +246,25 @@ test_cow_resume_same_tree_refuse_another() {
 	assertEquals "other trees" "111 otomount: fatal: unable to resume the session in $S: it is another tree's, not $A/people/alice's on /private" "$rc $(cat "$T/err")"
 }
 
+# The overlays skip syncs (volatile): a session mounted when the host went
+# down is neither resumed nor committed. A restart is a boot id other than
+# this one in DIR/boot.
+test_cow_after_a_restart_refused() {
+	run cow -- sh -c 'echo one >/work/n'
+	assertEquals "first ($(cat "$T/err"))" 0 "$rc"
+	echo 00000000-0000-0000-0000-000000000000 >"$S/boot"
+	run cow -- true
+	assertEquals "not resumed" "111 otomount: fatal: unable to resume the session in $S: the host restarted while it was mounted (writes may be lost): review it with otodiff, then discard it" "$rc $(cat "$T/err")"
+	run otodiff --commit "$S"
+	assertEquals "not committed" "101 otodiff: fatal: nothing committed: the host restarted while the session in $S was mounted (its writes may be lost): review it, copy what you need by hand, discard it" "$rc $(cat "$T/err")"
+	run otodiff "$S"
+	assertEquals "listed, with a warning" "0 added /work/n
+otodiff: warning: the host restarted while the session in $S was mounted: writes may be lost" "$rc $(cat "$T/out" "$T/err")"
+	assertFalse "nothing on the host" "[ -e '$W/n' ]"
+	chmod -R u+rwx "$S/work"
+	assertTrue "the volatile mark" "[ -d '$S/work/work/work/incompat/volatile' ]"
+}
+
 test_cow_private_too() {
 	run cow --cow-private -- sh -c 'echo p >/private/p && echo w >/work/w'
 	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"

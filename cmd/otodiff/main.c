@@ -42,11 +42,25 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	/* 3. The changes, tree by tree: the upper layer against the host. */
+	/*
+	 * 3. A session mounted when the host last went down may have lost
+	 *    writes (its overlays skip syncs): listed with a warning, never
+	 *    committed.
+	 */
+	if (s.stale && o.mode == MODE_COMMIT)
+		die(EXIT_REJECT, 0,
+		    "nothing committed: the host restarted while the session in %s was mounted "
+		    "(its writes may be lost): review it, copy what you need by hand, discard it",
+		    o.dir);
+	if (s.stale)
+		warnx("the host restarted while the session in %s was mounted: writes may be lost",
+		      o.dir);
+
+	/* 4. The changes, tree by tree: the upper layer against the host. */
 	xscan(&s);
 
 	/*
-	 * 4. Renames found by content (overlayfs in a user namespace copies a
+	 * 5. Renames found by content (overlayfs in a user namespace copies a
 	 *    renamed file: a deletion and an addition), then listed or applied.
 	 */
 	xscan_renames(&s);

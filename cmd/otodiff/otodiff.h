@@ -72,6 +72,7 @@ struct cowdir {
 	struct change *c;
 	size_t n, cap;
 	unsigned long entries; /* bound: SCAN_MAX_ENTRIES */
+	int stale;	       /* an overlay was last mounted under another boot */
 };
 #define SCAN_MAX_ENTRIES 1000000UL
 #define SCAN_MAX_DEPTH	 512

@@ -45,6 +45,45 @@ const char *view_path(const struct cowdir *s, size_t tree, const char *rel)
 	return buf;
 }
 
+/*
+ * Whether a tree's overlay was mounted (volatile: otomount's cow.c) under
+ * another boot than this one and not since: a crash meanwhile may have lost
+ * what the agent wrote.
+ */
+static int stale(struct cowdir *s, const char *name)
+{
+	char p[64], a[40], b[40];
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC), g;
+	ssize_t n = fd < 0 ? -1 : fd_read_all(fd, a, sizeof(a)), m;
+
+	if (fd >= 0)
+		close(fd);
+	/*
+	 * work/NAME/work and what is in it are mode 0 (overlayfs's): opened
+	 * up for their owner (rm_open_at), as overlayfs makes them anew at
+	 * every mount.
+	 */
+	snprintf(p, sizeof(p), "work/%s", name);
+	fd = open_beneath(s->dir, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	for (const char *const *d = (const char *const[]){ "work", "incompat", NULL };
+	     fd >= 0 && *d; d++) {
+		g = rm_open_at(fd, *d);
+		close(fd);
+		fd = g;
+	}
+	g = fd < 0 ? -1 : openat(fd, "volatile", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	if (g < 0)
+		return 0;
+	close(g);
+	g = open_beneath(s->dir, "boot", O_RDONLY | O_NOFOLLOW);
+	m = g < 0 ? -1 : fd_read_all(g, b, sizeof(b));
+	if (g >= 0)
+		close(g);
+	return n <= 0 || n != m || memcmp(a, b, (size_t)n);
+}
+
 void xsession_open(struct cowdir *s, const char *dir)
 {
 	char buf[COW_SESSION_MAX];
@@ -83,6 +122,7 @@ void xsession_open(struct cowdir *s, const char *dir)
 			die(EXIT_REJECT, 0,
 			    "the host's tree %s is not the directory the session started on",
 			    t->host);
+		s->stale |= stale(s, t->name);
 	}
 }
 

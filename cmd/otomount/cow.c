@@ -202,6 +202,8 @@ void xcow_begin(struct view_state *v, const struct otomount_opts *o)
 	struct cow_state *c = &v->cow;
 	const char *dir = o->cow_dir;
 	struct stat st;
+	ssize_t n;
+	int fd;
 
 	c->dir = xcow_open_dir(o, dir);
 	if (fstat(c->dir, &st) < 0)
@@ -213,6 +215,13 @@ void xcow_begin(struct view_state *v, const struct otomount_opts *o)
 		    "writable by no one else",
 		    dir);
 	c->resume = xcow_read_record(c, dir);
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : fd_read_all(fd, c->boot, sizeof(c->boot) - 1);
+	if (n <= 0)
+		die(EXIT_SYS, errno,
+		    "unable to read the boot id (/proc/sys/kernel/random/boot_id)");
+	c->boot[n] = 0;
+	close(fd);
 	if (!c->resume) {
 		struct timespec t;
 
@@ -277,6 +286,48 @@ static void xcow_note(struct cow_state *c, const char *name, int lower, const ch
 	c->ntrees++;
 }
 
+/*
+ * The overlays are volatile: overlayfs then skips the upper filesystem's
+ * syncfs when the session's mount namespace goes (a sync of the whole host
+ * filesystem DIR is on, at every session's end: most of --cow's launch
+ * cost), and the agent's fsync. It marks its work directory
+ * (work/NAME/work/incompat/volatile) and refuses to mount it again until the
+ * mark is removed: what a crash meanwhile may have lost is not its to judge.
+ * The mark is removed here only when the host has not restarted since the
+ * session last ran (DIR/boot holds the boot id it ran under); otherwise
+ * the session is refused, and otodiff refuses to commit it.
+ */
+static void xcow_volatile(struct cow_state *c, const char *name, const char *dir)
+{
+	char p[64], boot[40];
+	int fd, m;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "work/%s/work/incompat", name);
+	fd = sys_openat2(c->dir, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
+	m = fd < 0 ? -1 : sys_openat2(fd, "volatile", O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
+	if (m < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(m);
+	m = sys_openat2(c->dir, "boot", O_RDONLY | O_NOFOLLOW, BENEATH);
+	n = m < 0 ? -1 : fd_read_all(m, boot, sizeof(boot) - 1);
+	if (n != (ssize_t)strlen(c->boot) || memcmp(boot, c->boot, (size_t)n))
+		die(EXIT_SYS, 0,
+		    "unable to resume the session in %s: the host restarted while it was mounted "
+		    "(writes may be lost): review it with otodiff, then discard it",
+		    dir);
+	/* The mark: volatile/ and the dirty file overlayfs keeps in it. */
+	m = sys_openat2(fd, "volatile", O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);
+	if (m < 0 || (unlinkat(m, "dirty", 0) < 0 && errno != ENOENT) ||
+	    unlinkat(fd, "volatile", AT_REMOVEDIR) < 0)
+		die(EXIT_SYS, errno, "unable to remove %s/%s/volatile", dir, p);
+	close(m);
+	close(fd);
+}
+
 int xcow_overlay(struct view_state *v, const struct otomount_opts *o, const char *name, int lower,
 		 const char *src)
 {
@@ -291,6 +342,7 @@ int xcow_overlay(struct view_state *v, const struct otomount_opts *o, const char
 		die(EXIT_SYS, errno, "unable to stat %s", src);
 	upper = xsession_sub(c, "upper", name, o->cow_dir, st.st_mode & 01777);
 	work = xsession_sub(c, "work", name, o->cow_dir, 0700);
+	xcow_volatile(c, name, o->cow_dir);
 	m = mnt_overlay(lower, upper, work, MNT_RW, why, sizeof(why));
 	if (m < 0)
 		die(EXIT_SYS, errno,
@@ -314,6 +366,10 @@ void xcow_end(struct view_state *v, const struct otomount_opts *o)
 		    "unable to resume the session in %s: it copied other trees on write (give "
 		    "the same --cow options)",
 		    o->cow_dir);
+	/* The boot the overlays are mounted under: xcow_volatile's, and otodiff's. */
+	fd = openat(c->dir, "boot", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fd_write_all(fd, c->boot, strlen(c->boot)) < 0 || close(fd) < 0)
+		die(EXIT_SYS, errno, "unable to write %s/boot", o->cow_dir);
 	if (c->resume)
 		return;
 	n = cow_session_format(buf, sizeof(buf), &c->rec);

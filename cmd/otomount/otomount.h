@@ -170,6 +170,7 @@ struct cow_state {
 	int resume;		/* DIR held a session of the same trees */
 	size_t ntrees;		/* the trees made so far */
 	struct cow_session rec; /* DIR/session: read, or to write */
+	char boot[40];		/* this boot's id */
 };
 
 /* Whether the role's tree /name is an overlay. Pure. */

@@ -195,7 +195,8 @@ int mnt_overlay(int lower, int upper, int work, unsigned int attr, char *why, si
 	 */
 	static const char *const flags[][2] = {
 		{ "source", "oto-cow" }, { "userxattr", NULL }, { "metacopy", "off" },
-		{ "index", "off" },	 { NULL, NULL },
+		{ "index", "off" },	 { "volatile", NULL }, /* cow.c, xcow_volatile */
+		{ NULL, NULL },
 	};
 	int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
 	int m = -1, e;
