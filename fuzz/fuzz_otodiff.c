@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)protect_runs_later(str);
 	free(str);
 	if (sep)
-		(void)textdiff(null, (const char *)data, (size_t)(sep - data), (const char *)sep + 1,
-			       size - (size_t)(sep - data) - 1);
+		(void)textdiff(null, (const char *)data, (size_t)(sep - data),
+			       (const char *)sep + 1, size - (size_t)(sep - data) - 1);
 	return 0;
 }

@@ -454,17 +454,17 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int 
  * Pure. The start is CLOCK_REALTIME_COARSE's: never later than the ctime
  * the kernel stamps on a host file changed after it.
  */
-#define COW_TREES_MAX 4
-#define COW_PATH_MAX  4096
+#define COW_TREES_MAX	4
+#define COW_PATH_MAX	4096
 #define COW_SESSION_MAX (64 + COW_TREES_MAX * (COW_PATH_MAX + 64))
 struct cow_session {
 	long long start_sec;
 	long start_nsec;
 	size_t n;
 	struct cow_tree {
-		char name[16];		 /* work, private, knowledge, config: /NAME in the view */
+		char name[16]; /* work, private, knowledge, config: /NAME in the view */
 		unsigned long long dev, ino; /* the host tree's directory at the start */
-		char host[COW_PATH_MAX]; /* its path on the host */
+		char host[COW_PATH_MAX];     /* its path on the host */
 	} t[COW_TREES_MAX];
 };
 int cow_tree_name_ok(const char *name);

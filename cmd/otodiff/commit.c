@@ -212,10 +212,8 @@ static int put(const struct cowdir *s, const struct change *c, const struct plac
 		close(in);
 		if (r < 0 || fchmod(out, us.st_mode & 01777) < 0 ||
 		    (geteuid() == 0 && fchown(out, u, g) < 0) ||
-		    futimens(out, (struct timespec[2]){ us.st_atim, us.st_mtim }) < 0) {
-			r = -1;
+		    futimens(out, (struct timespec[2]){ us.st_atim, us.st_mtim }) < 0)
 			goto undo;
-		}
 	}
 	r = renameat(p->dir, tmp, p->dir, p->base);
 	if (r == 0)

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 		int p;
 
 		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - o.dir), o.dir);
-		p = open(*parent ? parent : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		p = open_nofollow(*parent ? parent : "/", O_PATH | O_DIRECTORY);
 		if (p < 0 || rm_tree(p, slash + 1) < 0)
 			die(EXIT_SYS, errno, "unable to remove %s", o.dir);
 		printf("discarded %s\n", o.dir);

@@ -85,6 +85,8 @@ void xscan(struct cowdir *s);
 void xscan_renames(struct cowdir *s);
 /* path beneath dirfd, no symlink followed, never above it ("" dirfd itself). -1/errno */
 int open_beneath(int dirfd, const char *path, int flags);
+/* An absolute path, no symlink followed anywhere in it. -1/errno */
+int open_nofollow(const char *path, int flags);
 /* Whether two regular files hold the same bytes: 1, 0, or -1/errno. */
 int same_content(int a, int b);
 /* The path in the view of a change's rel (/work/a/b): static buffer. */

@@ -32,6 +32,11 @@ static int sys_openat2(int dirfd, const char *path, int flags, unsigned long lon
 	return (int)syscall(437 /* SYS_openat2 */, dirfd, path, &how, sizeof(how));
 }
 
+int open_nofollow(const char *path, int flags)
+{
+	return sys_openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
 int open_beneath(int dirfd, const char *path, int flags)
 {
 	return sys_openat2(dirfd, *path ? path : ".", flags, BENEATH);
@@ -273,6 +278,7 @@ static void xentry(struct walk *w, int up, int host, const char *name)
 	struct change *c;
 	int sub, hsub;
 
+	memset(&hs, 0, sizeof(hs));
 	if (fstatat(up, name, &us, AT_SYMLINK_NOFOLLOW) < 0)
 		die(EXIT_SYS, errno, "unable to stat %s in the upper layer", what);
 	if (S_ISDIR(us.st_mode))

@@ -53,7 +53,7 @@ static struct line *lines_of(const char *buf, size_t len, size_t *n)
 
 static int same(const struct line *x, const struct line *y)
 {
-	return x->n == y->n && !memcmp(x->p, y->p, x->n);
+	return x->n == y->n && (!x->n || !memcmp(x->p, y->p, x->n));
 }
 
 static void put_line(FILE *f, char sign, const struct line *l)

@@ -61,7 +61,7 @@ static void test_session_rejects(void **state)
 		"oto-cow 1\nstart x.0\ntree work 1 2 /a\n",
 		"oto-cow 1\nstart 1.0\ntree home 1 2 /a\n",
 		"oto-cow 1\nstart 1.0\ntree work 1 2 a\n",
-		"oto-cow 1\nstart 1.0\ntree work 1 2 /a",	/* no newline */
+		"oto-cow 1\nstart 1.0\ntree work 1 2 /a", /* no newline */
 		"oto-cow 1\nstart 1.0\ntree work 1 2 /a\ntree work 1 2 /b\n",
 		"oto-cow 1\nstart 1.0\ntree work 99999999999999999999999 2 /a\n",
 		"oto-cow 1\nstart 1.0\ntree work 1  2 /a\n",
