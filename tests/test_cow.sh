@@ -274,6 +274,20 @@ test_cow_private_too() {
 added /private/p" "$(cat "$T/out")"
 }
 
+# A manager's /knowledge and /config follow --cow-all; without it they are written as before.
+test_cow_all_for_a_manager() {
+	mkdir -p "$A/config"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER:$OTO_TEST_USER" "$A/config"
+	run otons $AS -- otomount --agent-root "$A" --role manager --person alice --cow "$S" \
+		--cow-all -- sh -c 'echo k >/knowledge/k && echo c >/config/c && echo p >/private/p'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "nothing on the host" "" "$(find "$A/knowledge" "$A/config" "$A/people/alice" -type f)"
+	run otodiff "$S"
+	assertEquals "every tree, in the order the view makes them" "0 added /knowledge/k
+added /config/c
+added /private/p" "$rc $(cat "$T/out")"
+}
+
 # Names with newlines and escapes, the longest name, a deep tree: listed escaped, committed whole.
 test_cow_hostile_names() {
 	long=$(printf 'n%.0s' $(seq 255))
