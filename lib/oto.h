@@ -448,4 +448,42 @@ uint8_t *xkey_load(int fd, const char *path);
  */
 uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only);
 
+/*
+ * A copy-on-write session's record, DIR/session (cow_session.c): what
+ * otomount --cow writes at the session's first start and otodiff reads.
+ * Pure. The start is CLOCK_REALTIME_COARSE's: never later than the ctime
+ * the kernel stamps on a host file changed after it.
+ */
+#define COW_TREES_MAX	4
+#define COW_PATH_MAX	4096
+#define COW_SESSION_MAX (64 + COW_TREES_MAX * (COW_PATH_MAX + 64))
+struct cow_session {
+	long long start_sec;
+	long start_nsec;
+	size_t n;
+	struct cow_tree {
+		char name[16]; /* work, private, knowledge, config: /NAME in the view */
+		unsigned long long dev, ino; /* the host tree's directory at the start */
+		char host[COW_PATH_MAX];     /* its path on the host */
+	} t[COW_TREES_MAX];
+};
+int cow_tree_name_ok(const char *name);
+int cow_host_path_ok(const char *p); /* absolute, shorter than COW_PATH_MAX, no control byte */
+/* The record's text into buf: its length, 0 when it does not fit or a field is wrong. */
+size_t cow_session_format(char *buf, size_t size, const struct cow_session *s);
+/* The text back: 0, or -1 for anything out of place (a line, a name, a number). */
+int cow_session_parse(struct cow_session *s, const char *buf, size_t len);
+
+/*
+ * protect_names.c: the files the host runs later, made read-only by
+ * otomount in every writable tree and flagged by otodiff. Pure.
+ * protect_start: names at a tree's top; protect_gitdir: names in a git
+ * directory. protect_runs_later: whether rel, a path relative to a tree's
+ * top, is one of them, or beneath one (a .git file, .git/hooks/x,
+ * .git/modules/M/config, a top .envrc or .vscode/tasks.json).
+ */
+extern const char *const protect_start[];
+extern const char *const protect_gitdir[];
+int protect_runs_later(const char *rel);
+
 #endif

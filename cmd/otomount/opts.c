@@ -32,6 +32,13 @@ static const char USAGE[] =
     "                        every repository, start-up files such as .bashrc at each\n"
     "                        writable tree's top: otomount(1)); repeatable\n"
     "  --protect PATH        make PATH of the view read-only too; repeatable\n"
+    "  --cow DIR             /work copy-on-write: an overlay whose changes go to the\n"
+    "                        session directory DIR (outside the view; made 0700 when\n"
+    "                        missing), the host's workspace untouched; review and\n"
+    "                        apply them with otodiff(1)\n"
+    "  --cow-private         /private copy-on-write too (needs --cow)\n"
+    "  --cow-all             every writable tree copy-on-write: /work, /private, and\n"
+    "                        a manager's /knowledge and /config (needs --cow)\n"
     "  --tmp-size SIZE       size cap of /tmp, /dev/shm, $HOME and --tmpfs (default 256m)\n"
     "  --tmp-inodes N        inode cap of /tmp, /dev/shm, $HOME and every --tmpfs\n"
     "                        (default one per 4 KiB of each one's size cap)\n"
@@ -70,6 +77,9 @@ enum {
 	OPT_PROTECT,
 	OPT_HOME_SKEL,
 	OPT_CA_FILE,
+	OPT_COW,
+	OPT_COW_PRIVATE,
+	OPT_COW_ALL,
 };
 
 /* A view path into list (--writable, --protect). */
@@ -146,6 +156,9 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		{ "protect", required_argument, NULL, OPT_PROTECT },
 		{ "home-skel", required_argument, NULL, OPT_HOME_SKEL },
 		{ "ca-file", required_argument, NULL, OPT_CA_FILE },
+		{ "cow", required_argument, NULL, OPT_COW },
+		{ "cow-private", no_argument, NULL, OPT_COW_PRIVATE },
+		{ "cow-all", no_argument, NULL, OPT_COW_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -241,6 +254,19 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 					  optarg);
 			o->ca_file = optarg;
 			break;
+		case OPT_COW:
+			if (view_path_ok(optarg) < 0 || !cow_host_path_ok(optarg))
+				die_usage("--cow %s: want an absolute path without . or .. or a "
+					  "control byte",
+					  optarg);
+			o->cow_dir = optarg;
+			break;
+		case OPT_COW_PRIVATE:
+			o->cow_private = 1;
+			break;
+		case OPT_COW_ALL:
+			o->cow_all = 1;
+			break;
 		default:
 			xopt_common(c, USAGE, argv);
 			break;
@@ -256,5 +282,15 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		die_usage("--person needs --role");
 	if (o->role != ROLE_NONE && !o->person)
 		die_usage("--role needs --person (whose people/NAME is /private)");
+	if ((o->cow_private || o->cow_all) && !o->cow_dir)
+		die_usage("%s needs --cow DIR", o->cow_all ? "--cow-all" : "--cow-private");
+	if (o->cow_dir && o->role == ROLE_NONE)
+		die_usage("--cow needs --role: the trees it copies on write are the role's");
+	/*
+	 * A viewer's /work is read-only: nothing to copy on write. Its
+	 * /private is the person's own space, which no review stands between.
+	 */
+	if (o->cow_dir && o->role == ROLE_VIEWER)
+		die_usage("--cow: a viewer's /work is read-only, nothing to copy on write");
 	o->argv = argv + optind;
 }

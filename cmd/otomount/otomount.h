@@ -14,6 +14,8 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
+#include "oto.h"
+
 enum role { ROLE_NONE, ROLE_MANAGER, ROLE_MEMBER, ROLE_VIEWER };
 
 /* A custom view entry, applied in command-line order after the role's mounts. */
@@ -42,7 +44,10 @@ struct otomount_opts {
 	size_t nwritable;
 	const char **protect; /* --protect: more view paths to make read-only */
 	size_t nprotect;
-	char **argv; /* the next program */
+	const char *cow_dir; /* --cow: the session directory; NULL: none */
+	int cow_private;     /* --cow-private */
+	int cow_all;	     /* --cow-all */
+	char **argv;	     /* the next program */
 };
 
 /* ---- skel.c: --home-skel's copy into the home tmpfs (a mount fd); dies 101, 111 ---- */
@@ -76,6 +81,12 @@ int mnt_tmpfs(unsigned long size, unsigned long inodes, const char *mode, unsign
 int mnt_tmpfs_named(const char *source, unsigned long size, unsigned long inodes, const char *mode,
 		    unsigned int attr);
 int mnt_move(int tree, int target_fd);
+/*
+ * A detached overlay: lower (read-only), upper and work (directories on one
+ * filesystem) given as fds. On failure, what the kernel said in why ("" if
+ * nothing).
+ */
+int mnt_overlay(int lower, int upper, int work, unsigned int attr, char *why, size_t size);
 int mnt_id_of(int fd, unsigned long long *id); /* the mount fd is on (statx's stx_mnt_id) */
 
 /* ---- pivot.c: entering a private mount namespace, leaving the old root. -1/errno ---- */
@@ -152,6 +163,26 @@ void xplan_tree(struct plan *p, const char *dst, int tree, int is_dir, const cha
 #define MNT_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 #define MNT_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
+/* ---- cow.c: --cow DIR, the writable trees as overlays whose changes go to DIR ---- */
+struct view_state;
+struct cow_state {
+	int dir;		/* DIR, an O_PATH fd */
+	int resume;		/* DIR held a session of the same trees */
+	size_t ntrees;		/* the trees made so far */
+	struct cow_session rec; /* DIR/session: read, or to write */
+	char boot[40];		/* this boot's id */
+};
+
+/* Whether the role's tree /name is an overlay. Pure. */
+int cow_wants(const struct otomount_opts *o, const char *name);
+/* DIR opened (made), checked, its record read: before the first tree. */
+void xcow_begin(struct view_state *v, const struct otomount_opts *o);
+/* The overlay of /name over lower (a read-only clone of src): a detached mount. */
+int xcow_overlay(struct view_state *v, const struct otomount_opts *o, const char *name, int lower,
+		 const char *src);
+/* After the last tree: the record written, or a resumed one checked whole. */
+void xcow_end(struct view_state *v, const struct otomount_opts *o);
+
 /* ---- view.c: the order of the work, from main; its state, shared below ---- */
 struct view_state {
 	int root;	 /* the new root: a tmpfs */
@@ -164,6 +195,7 @@ struct view_state {
 	struct etc_job *etc; /* /etc, filled by a thread of its own (etc.c) */
 	struct plan plan;
 	struct host_trees host; /* sources.c names them, build.c makes nothing on them */
+	struct cow_state cow;	/* --cow */
 	/* build.c: the directory the last file or link went in, kept for the next */
 	struct build_dir {
 		char path[PATH_MAX];

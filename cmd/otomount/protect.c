@@ -45,24 +45,9 @@
 
 #define PROTECT_MAX_DIRS 200000UL
 
-/*
- * At each writable tree's top: what a shell reads when the tree is a home
- * or is sourced (bash, sh, zsh), what runs on entering the directory
- * (.envrc, direnv), what an editor or agent runs from the folder it opens
- * (.vscode tasks and settings, .idea run configurations, .devcontainer's
- * initializeCommand on the host, .mcp.json's MCP servers, .claude's hooks
- * and commands), and git's and ripgrep's per-user configuration read from
- * a home (.gitconfig: core.fsmonitor, aliases; .ripgreprc: --pre).
- */
-static const char *const START[] = {
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc",  ".zshenv",	    ".zprofile",   ".zlogin",	   ".zlogout",
-	".envrc",  ".gitconfig",    ".ripgreprc",  ".mcp.json",	   ".vscode",
-	".idea",   ".devcontainer", ".claude",	   NULL,
-};
-
-/* In a git directory: what git runs, or reads to decide what to run. */
-static const char *const GITDIR_RO[] = { "hooks", "info", "config", "config.worktree", NULL };
+/* The names, shared with otodiff: lib/protect_names.c. */
+#define START	  protect_start
+#define GITDIR_RO protect_gitdir
 
 struct linux_dirent64 {
 	unsigned long long d_ino;

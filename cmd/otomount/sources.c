@@ -51,10 +51,15 @@ void xsources_system(struct view_state *v)
 	}
 }
 
-/* A source in the agent's tree on dst: no symlink anywhere, never above the root. */
-static void xagent_tree(struct view_state *v, int agent, const char *root, const char *sub,
-			const char *dst, unsigned int attr)
+/*
+ * A source in the agent's tree on dst: no symlink anywhere, never above the
+ * root. With --cow, a writable tree is an overlay over a read-only clone.
+ */
+static void xagent_tree(struct view_state *v, const struct otomount_opts *o, int agent,
+			const char *sub, const char *dst, unsigned int attr)
 {
+	const char *root = o->agent_root;
+	int cow = attr == MNT_RW && cow_wants(o, dst + 1);
 	int fd = sys_openat2(agent, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW,
 			     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 	char *src;
@@ -64,7 +69,13 @@ static void xagent_tree(struct view_state *v, int agent, const char *root, const
 		die(EXIT_SYS, errno, "unable to open %s/%s%s", root, sub, path_why(errno));
 	if (asprintf(&src, "%s/%s", root, sub) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s/%s on %s: out of memory", root, sub, dst);
-	tree = mnt_clone(fd, "", attr);
+	tree = mnt_clone(fd, "", cow ? MNT_RO : attr);
+	if (tree >= 0 && cow) {
+		int lower = tree;
+
+		tree = xcow_overlay(v, o, dst + 1, lower, src);
+		close(lower);
+	}
 	if (tree < 0 || path_host_tree(&v->host, tree) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", src, dst);
 	close(fd);
@@ -80,14 +91,18 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 
 	if (agent < 0)
 		die(EXIT_SYS, errno, "unable to open the agent root %s%s", root, path_why(errno));
-	xagent_tree(v, agent, root, "workspace", "/work", o->role == ROLE_VIEWER ? MNT_RO : MNT_RW);
-	xagent_tree(v, agent, root, "knowledge", "/knowledge", mgr ? MNT_RW : MNT_RO);
+	if (o->cow_dir)
+		xcow_begin(v, o);
+	xagent_tree(v, o, agent, "workspace", "/work", o->role == ROLE_VIEWER ? MNT_RO : MNT_RW);
+	xagent_tree(v, o, agent, "knowledge", "/knowledge", mgr ? MNT_RW : MNT_RO);
 	if (mgr)
-		xagent_tree(v, agent, root, "config", "/config", MNT_RW);
+		xagent_tree(v, o, agent, "config", "/config", MNT_RW);
 	if (asprintf(&people, "people/%s", o->person) < 0)
 		die(EXIT_SYS, errno, "unable to bind %s/people/%s on /private: out of memory", root,
 		    o->person);
-	xagent_tree(v, agent, root, people, "/private", MNT_RW);
+	xagent_tree(v, o, agent, people, "/private", MNT_RW);
+	if (o->cow_dir)
+		xcow_end(v, o);
 	close(agent);
 }
 

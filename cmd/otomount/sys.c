@@ -144,3 +144,81 @@ int mnt_id_of(int fd, unsigned long long *id)
 	*id = b.mnt_id;
 	return 0;
 }
+
+/*
+ * One layer of an overlay, key (lowerdir+, upperdir, workdir), as the fd
+ * itself (Linux 6.13; O_PATH fds, as open_tree's clones are, from 6.15),
+ * else as its /proc/self/fd path, which the kernel resolves to the very
+ * file the fd holds, never to a name looked up again (lowerdir+ from 6.8,
+ * the plain lowerdir before).
+ */
+static int ovl_layer(int fs, const char *key, int fd)
+{
+	char p[32];
+
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, key, NULL, fd) == 0)
+		return 0;
+	if (errno != EINVAL && errno != EBADF && errno != EOPNOTSUPP)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, key, p, 0) == 0)
+		return 0;
+	if (strcmp(key, "lowerdir+") || errno != EINVAL)
+		return -1;
+	return (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "lowerdir", p, 0);
+}
+
+/* What the kernel said about a failed fsconfig, from the context's log, into why. */
+static void ovl_why(int fs, char *why, size_t size)
+{
+	char b[256];
+	ssize_t n;
+
+	why[0] = 0;
+	while ((n = read(fs, b, sizeof(b) - 1)) > 0) {
+		size_t at = strlen(why);
+
+		b[n] = 0;
+		if (n > 2 && b[1] == ' ')
+			snprintf(why + at, size - at, "%s%s", at ? "; " : "", b + 2);
+	}
+}
+
+int mnt_overlay(int lower, int upper, int work, unsigned int attr, char *why, size_t size)
+{
+	/*
+	 * userxattr: in a user namespace overlayfs keeps its whiteouts'
+	 * companions and opaque marks in user.overlay.* (trusted.* needs the
+	 * host's CAP_SYS_ADMIN), which also disables redirects (a directory
+	 * renamed is copied: EXDEV, then mv copies). No metacopy, no index:
+	 * every changed file's content is whole in the upper layer.
+	 */
+	static const char *const flags[][2] = {
+		{ "source", "oto-cow" }, { "userxattr", NULL }, { "metacopy", "off" },
+		{ "index", "off" },	 { "volatile", NULL }, /* cow.c, xcow_volatile */
+		{ NULL, NULL },
+	};
+	int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
+	int m = -1, e;
+
+	why[0] = 0;
+	if (fs < 0)
+		return -1;
+	if (ovl_layer(fs, "lowerdir+", lower) < 0 || ovl_layer(fs, "upperdir", upper) < 0 ||
+	    ovl_layer(fs, "workdir", work) < 0)
+		goto out;
+	for (size_t i = 0; flags[i][0]; i++)
+		if (syscall(SYS_fsconfig, fs, flags[i][1] ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG,
+			    flags[i][0], flags[i][1], 0) < 0)
+			goto out;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto out;
+	m = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attr);
+out:
+	e = errno;
+	if (m < 0)
+		ovl_why(fs, why, size);
+	close(fs);
+	errno = e;
+	return m;
+}

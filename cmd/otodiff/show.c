@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: ISC */
+/* The list of a session's changes, each modified text file's diff after its line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "otodiff.h"
+
+#define TEXT_MAX (1UL << 20) /* bigger files are not diffed */
+
+static const char *const WORD[] = {
+	[C_ADD] = "added", [C_MOD] = "modified", [C_DEL] = "deleted",
+	[C_MODE] = "mode", [C_SKIP] = "skipped", [C_RENAME] = "renamed",
+};
+_Static_assert(sizeof(WORD) / sizeof(WORD[0]) == C_NUM_KINDS, "a word for each kind");
+
+void show_line(FILE *f, const struct cowdir *s, const struct change *c)
+{
+	int dir = c->kind == C_DEL ? c->host == N_DIR : c->up == N_DIR;
+
+	fprintf(f, "%s ", WORD[c->kind]);
+	if (c->kind == C_RENAME) {
+		path_show(f, view_path(s, c->from_tree, c->from));
+		fputs(" -> ", f);
+	}
+	path_show(f, view_path(s, c->tree, c->rel));
+	if (dir && *c->rel)
+		fputc('/', f);
+	if (c->kind == C_MODE)
+		fprintf(f, " %o -> %o", (unsigned)c->host_mode, (unsigned)c->up_mode);
+	if (c->kind == C_SKIP)
+		fprintf(f, " (%s: never committed)", c->why);
+	else if (protect_runs_later(c->rel) || (c->from && protect_runs_later(c->from)))
+		fputs(" (runs on the host later)", f);
+	fputc('\n', f);
+}
+
+/* rel's bytes beneath dirfd, at most TEXT_MAX: malloc'd, NULL when too big or unreadable. */
+static char *slurp(int dirfd, const char *rel, size_t *len)
+{
+	int fd = open_beneath(dirfd, rel, O_RDONLY | O_NOFOLLOW);
+	char *b = fd < 0 ? NULL : malloc(TEXT_MAX + 1);
+	ssize_t n = b ? fd_read_all(fd, b, TEXT_MAX + 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0 || (size_t)n > TEXT_MAX) {
+		free(b);
+		return NULL;
+	}
+	*len = (size_t)n;
+	return b;
+}
+
+static void show_diff(const struct cowdir *s, const struct change *c)
+{
+	size_t alen = 0, blen = 0;
+	char *a = slurp(s->host[c->tree], c->rel, &alen);
+	char *b = slurp(s->upper[c->tree], c->rel, &blen);
+
+	if (!a || !b || is_binary(a, alen) || is_binary(b, blen)) {
+		fputs(a && b ? "  (binary)\n" : "  (too large to show)\n", stdout);
+	} else {
+		fputs("--- ", stdout);
+		path_show(stdout, view_path(s, c->tree, c->rel));
+		fputs(" (host)\n+++ ", stdout);
+		path_show(stdout, view_path(s, c->tree, c->rel));
+		fputs(" (session)\n", stdout);
+		if (textdiff(stdout, a, alen, b, blen) < 0)
+			fputs("  (too many lines to show)\n", stdout);
+	}
+	free(a);
+	free(b);
+}
+
+void xshow(const struct cowdir *s, const struct otodiff_opts *o)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct change *c = &s->c[i];
+
+		if (c->hidden)
+			continue;
+		show_line(stdout, s, c);
+		if (!o->summary && c->kind == C_MOD && c->up == N_FILE)
+			show_diff(s, c);
+	}
+	if (fflush(stdout) == EOF)
+		die(EXIT_SYS, errno, "unable to write the list");
+}

@@ -1,0 +1,322 @@
+#!/bin/sh
+# otomount --cow and otodiff: a copy-on-write workspace reviewed, committed or
+# discarded; the host's tree untouched meanwhile; conflicts, planted
+# symlinks, setuid files and device nodes, hostile names, the session
+# directory's checks; git on the overlay.
+# run-as: root user
+. "$(dirname "$0")/common.sh"
+
+suite_setUp() {
+	A=$T/agent
+	W=$A/workspace
+	S=$T/session
+	mkdir -p "$W/d/x" "$W/d2" "$W/e" "$W/g" "$A/knowledge" "$A/people/alice" "$T/outside"
+	printf 'one\ntwo\nthree\n' >"$W/f"
+	echo y >"$W/d/x/y"
+	echo file >"$W/d2/file"
+	echo keep >"$W/e/k"
+	echo mv >"$W/m"
+	echo h >"$W/g/h"
+	echo SECRET >"$T/outside/secret"
+	chmod -R u=rwX,go=rX "$A"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A" "$T/outside"
+	return 0
+}
+
+# overlayfs's work directory holds a mode-0 directory: opened up for tearDown's rm.
+suite_tearDown() {
+	[ -d "$S" ] && chmod -R u+rwx "$S" 2>/dev/null
+	return 0
+}
+
+ELOOP_TEXT_A="a symlink is refused"
+cow() { otons $AS -- otomount --agent-root "$A" --role member --person alice --cow "$S" "$@"; }
+
+# A tree's names, types, modes, sizes, link targets and contents (and with
+# ctime, every inode's change time: anything done to it shows).
+snap() { # DIR [ctime]
+	(cd "$1" && find . -printf "%p %y %m %s %l${2:+ %C@}\n" | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum | cut -d' ' -f1
+}
+# What the agent saw, by the same rule, printed from inside the view.
+VIEW_SNAP='cd /work && (find . -printf "%p %y %m %s %l\n" | LC_ALL=C sort &&
+	find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum | cut -d" " -f1'
+
+CHANGES='cd /work && echo new >n && printf "one\nTWO\nthree\n" >f && rm -rf d &&
+	mv m m2 && mkdir -p z/q && echo q >z/q/r && chmod 700 g && mv d2 d3 &&
+	rm -rf e && mkdir e && echo n2 >e/k2'
+
+EXPECTED_LIST='deleted /work/d/
+deleted /work/d2/
+added /work/d3/
+added /work/d3/file
+added /work/e/k2
+deleted /work/e/k
+modified /work/f
+--- /work/f (host)
++++ /work/f (session)
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three
+mode /work/g/ 755 -> 700
+renamed /work/m -> /work/m2
+added /work/n
+added /work/z/
+added /work/z/q/
+added /work/z/q/r'
+
+test_cow_session_listed_committed_host_untouched() {
+	before=$(snap "$W" ctime)
+	mkfifo "$T/ready" "$T/go"
+	(cow -- sh -c "$CHANGES"' && echo ready >&3 && read x <&4 && '"$VIEW_SNAP" \
+		>"$T/view" 2>"$T/err" 3>"$T/ready" 4<"$T/go"; echo $? >"$T/rc") &
+	exec 5<"$T/ready" 6>"$T/go"
+	read -r line <&5
+	assertEquals "the agent is waiting" ready "$line"
+	assertEquals "during the session the host's tree is untouched" "$before" "$(snap "$W" ctime)"
+	echo go >&6
+	exec 5<&- 6>&-
+	wait
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$(cat "$T/rc")"
+	assertEquals "after it, untouched too" "$before" "$(snap "$W" ctime)"
+	run otodiff "$S"
+	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "the list" "$EXPECTED_LIST" "$(cat "$T/out")"
+	assertEquals "listing changes nothing" "$before" "$(snap "$W" ctime)"
+	run otodiff --commit "$S"
+	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "what the commit did" "$(echo "$EXPECTED_LIST" | grep -v '^[-+@ ]')" \
+		"$(cat "$T/out")"
+	assertEquals "the host's tree is what the agent saw" "$(cat "$T/view")" "$(snap "$W")"
+	run otodiff "$S"
+	assertEquals "nothing left to commit" "0 " "$rc $(cat "$T/out")"
+}
+
+test_cow_discard_leaves_nothing() {
+	run cow -- sh -c "$CHANGES"
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	before=$(snap "$W" ctime)
+	run otodiff --discard "$S"
+	assertEquals "discard ($(cat "$T/err"))" "0 discarded $S" "$rc $(cat "$T/out")"
+	assertFalse "the session directory is gone" "[ -e '$S' ]"
+	assertEquals "the host's tree untouched" "$before" "$(snap "$W" ctime)"
+}
+
+test_cow_conflict_refused_naming_paths() {
+	run cow -- sh -c "$CHANGES"
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	echo host >>"$W/f"
+	echo host >"$W/n"
+	before=$(snap "$W" ctime)
+	run otodiff --commit "$S"
+	assertEquals "exit 101" 101 "$rc"
+	assertEquals "the paths, then nothing done" "otodiff: conflict: /work/f: changed on the host since the session started
+otodiff: conflict: /work/n: changed on the host since the session started
+otodiff: fatal: nothing committed: 2 conflicts (above)" "$(cat "$T/err")"
+	assertEquals "nothing on stdout" "" "$(cat "$T/out")"
+	assertEquals "the host's tree as the host left it" "$before" "$(snap "$W" ctime)"
+}
+
+# A file the session changed that the host deleted meanwhile is not brought back.
+test_cow_conflict_host_deleted_a_changed_file() {
+	run cow -- sh -c 'echo more >>/work/f'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	rm "$W/f"
+	run otodiff --commit "$S"
+	assertEquals "refused" "101 otodiff: conflict: /work/f: deleted or renamed on the host since the session started
+otodiff: fatal: nothing committed: 1 conflict (above)" "$rc $(cat "$T/err")"
+	assertFalse "not made again" "[ -e '$W/f' ]"
+}
+
+# The upper layer is the agent's: a symlink it made, or one planted in DIR,
+# is committed as a symlink and never followed; a symlink on the host in a
+# path's way is replaced, never written through.
+test_cow_symlinks_never_followed() {
+	ln -s "$T/outside" "$W/hl"
+	[ -n "$IS_ROOT" ] && chown -h "$OTO_TEST_USER:$OTO_TEST_USER" "$W/hl"
+	run cow -- sh -c "cd /work && ln -s $T/outside/secret evil && rm hl && mkdir hl && echo x >hl/secret"
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	# Planted after the session: a file of the upper layer swapped for a symlink out.
+	rm "$S/upper/work/hl/secret"
+	ln -s "$T/outside/secret" "$S/upper/work/hl/secret"
+	outside=$(snap "$T/outside" ctime)
+	run otodiff --commit "$S"
+	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "what it did" "added /work/evil
+deleted /work/hl
+added /work/hl/
+added /work/hl/secret" "$(cat "$T/out")"
+	assertEquals "evil is a symlink" "$T/outside/secret" "$(readlink "$W/evil")"
+	assertEquals "hl/secret is a symlink" "$T/outside/secret" "$(readlink "$W/hl/secret")"
+	assertTrue "hl is a directory now" "[ -d '$W/hl' ] && [ ! -L '$W/hl' ]"
+	assertEquals "outside untouched" "$outside" "$(snap "$T/outside" ctime)"
+	assertEquals "SECRET" "$(cat "$T/outside/secret")"
+}
+
+test_cow_setuid_and_devices_never_committed() {
+	run cow -- sh -c 'cd /work && cp /bin/true su && chmod 4755 su && cp /bin/true sg && chmod 2755 sg && mkfifo fifo'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	want='skipped /work/fifo (not a file, directory or symlink: never committed)
+skipped /work/sg (setuid or setgid: never committed)
+skipped /work/su (setuid or setgid: never committed)'
+	if [ -n "$IS_ROOT" ]; then
+		# No device can be made in the sandbox (EPERM): planted in DIR instead.
+		mknod "$S/upper/work/null" c 1 3
+		want="$want
+skipped /work/null (a device node: never committed)"
+		want=$(echo "$want" | LC_ALL=C sort)
+	fi
+	run otodiff "$S"
+	assertEquals "the list" "0 $want" "$rc $(cat "$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "the commit says so" "0 $want" "$rc $(cat "$T/out")"
+	for f in su sg fifo null; do
+		assertFalse "$f not committed" "[ -e '$W/$f' ]"
+	done
+}
+
+test_cow_git_on_the_overlay() {
+	run cow -- sh -c 'cd /work && export GIT_CONFIG_NOSYSTEM=1 &&
+		git init -q -b main r && cd r && echo a >a && git add a &&
+		git -c user.name=A -c user.email=a@example.org commit -qm one &&
+		echo b >a && git -c user.name=A -c user.email=a@example.org commit -qam two &&
+		git checkout -q HEAD~1 && cat a && git checkout -q main && cat a &&
+		git status --porcelain && git log --format=%s'
+	assertEquals "git ($(cat "$T/err"))" "0 a
+b
+two
+one" "$rc $(cat "$T/out")"
+	assertFalse "nothing on the host" "[ -e '$W/r' ]"
+	run otodiff -s "$S"
+	assertEquals "a new repository's hooks and config are flagged" \
+		"added /work/r/.git/config (runs on the host later)" \
+		"$(grep -F /work/r/.git/config "$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "refused without --allow-protected" 101 "$rc"
+	assertEquals "the config named" \
+		"otodiff: conflict: /work/r/.git/config: a file the host runs later (review it, then give --allow-protected)" \
+		"$(grep -F /work/r/.git/config: "$T/err")"
+	run otodiff --commit --allow-protected "$S"
+	assertEquals "committed ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "the host's repository works" "two" "$(git -c safe.directory='*' -C "$W/r" log -1 --format=%s 2>&1)"
+}
+
+# Files the host runs later stay read-only in the view with --cow.
+test_cow_protected_files_read_only_in_view() {
+	mkdir -p "$W/.git/hooks"
+	echo '#!/bin/sh' >"$W/.git/hooks/pre-commit"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$W/.git"
+	run cow -- sh -c 'echo evil >>/work/.git/hooks/pre-commit'
+	assertEquals "EROFS" "2 sh: 1: cannot create /work/.git/hooks/pre-commit: Read-only file system" \
+		"$rc $(cat "$T/err")"
+}
+
+test_cow_dir_refusals() {
+	run cow --cow "$W/s" -- true
+	assertEquals "in the workspace" "111 otomount: fatal: unable to use $W/s as a session directory: it is in a tree the view shows (the agent would see its own changes' store): choose one outside" "$rc $(cat "$T/err")"
+	assertFalse "not made" "[ -e '$W/s' ]"
+	run cow --cow "$A/people/bob" -- true
+	assertEquals "in the agent's tree" 111 "$rc"
+	mkdir "$T/real"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$T/real"
+	ln -s "$T/real" "$T/link"
+	run cow --cow "$T/link" -- true
+	assertEquals "a symlink" "111 otomount: fatal: unable to open the session directory $T/link ($ELOOP_TEXT_A): $ELOOP_TEXT" "$rc $(cat "$T/err")"
+	mkdir -p "$T/full"
+	echo x >"$T/full/x"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER" "$T/full"
+	run cow --cow "$T/full" -- true
+	assertEquals "not empty" "111 otomount: fatal: unable to use $T/full as a session directory: not empty, and no session's (give an empty or missing directory, or a session's to resume)" "$rc $(cat "$T/err")"
+	run otons $AS -- otomount --agent-root "$A" --role viewer --person alice --cow "$S" -- true
+	assertEquals "viewer" "100 otomount: fatal: --cow: a viewer's /work is read-only, nothing to copy on write" "$rc $(cat "$T/err")"
+	run otomount --cow-private -- true
+	assertEquals "--cow-private alone" "100 otomount: fatal: --cow-private needs --cow DIR" "$rc $(cat "$T/err")"
+}
+
+test_cow_resume_same_tree_refuse_another() {
+	run cow -- sh -c 'echo one >/work/n'
+	assertEquals "first ($(cat "$T/err"))" 0 "$rc"
+	head=$(head -2 "$S/session")
+	run cow -- sh -c 'cat /work/n; echo two >>/work/n'
+	assertEquals "resumed" "0 one" "$rc $(cat "$T/out")"
+	assertEquals "the start kept" "$head" "$(head -2 "$S/session")"
+	run cow --cow-private -- true
+	assertEquals "other trees" "111 otomount: fatal: unable to resume the session in $S: it is another tree's, not $A/people/alice's on /private" "$rc $(cat "$T/err")"
+}
+
+# The overlays skip syncs (volatile): a session mounted when the host went
+# down is neither resumed nor committed. A restart is a boot id other than
+# this one in DIR/boot.
+test_cow_after_a_restart_refused() {
+	run cow -- sh -c 'echo one >/work/n'
+	assertEquals "first ($(cat "$T/err"))" 0 "$rc"
+	echo 00000000-0000-0000-0000-000000000000 >"$S/boot"
+	run cow -- true
+	assertEquals "not resumed" "111 otomount: fatal: unable to resume the session in $S: the host restarted while it was mounted (writes may be lost): review it with otodiff, then discard it" "$rc $(cat "$T/err")"
+	run otodiff --commit "$S"
+	assertEquals "not committed" "101 otodiff: fatal: nothing committed: the host restarted while the session in $S was mounted (its writes may be lost): review it, copy what you need by hand, discard it" "$rc $(cat "$T/err")"
+	run otodiff "$S"
+	assertEquals "listed, with a warning" "0 added /work/n
+otodiff: warning: the host restarted while the session in $S was mounted: writes may be lost" "$rc $(cat "$T/out" "$T/err")"
+	assertFalse "nothing on the host" "[ -e '$W/n' ]"
+	chmod -R u+rwx "$S/work"
+	assertTrue "the volatile mark" "[ -d '$S/work/work/work/incompat/volatile' ]"
+}
+
+test_cow_private_too() {
+	run cow --cow-private -- sh -c 'echo p >/private/p && echo w >/work/w'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	assertFalse "nothing in the host's /private" "[ -e '$A/people/alice/p' ]"
+	run otodiff "$S"
+	assertEquals "both trees" "added /work/w
+added /private/p" "$(cat "$T/out")"
+}
+
+# A manager's /knowledge and /config follow --cow-all; without it they are written as before.
+test_cow_all_for_a_manager() {
+	mkdir -p "$A/config"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER:$OTO_TEST_USER" "$A/config"
+	run otons $AS -- otomount --agent-root "$A" --role manager --person alice --cow "$S" \
+		--cow-all -- sh -c 'echo k >/knowledge/k && echo c >/config/c && echo p >/private/p'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "nothing on the host" "" "$(find "$A/knowledge" "$A/config" "$A/people/alice" -type f)"
+	run otodiff "$S"
+	assertEquals "every tree, in the order the view makes them" "0 added /knowledge/k
+added /config/c
+added /private/p" "$rc $(cat "$T/out")"
+}
+
+# Names with newlines and escapes, the longest name, a deep tree: listed escaped, committed whole.
+test_cow_hostile_names() {
+	long=$(printf 'n%.0s' $(seq 255))
+	run cow -- sh -c "cd /work && printf x >'a
+b' && printf x >'t\\\\x' && printf x >$long &&
+		d=.; for i in \$(seq 100); do d=\$d/d; done; mkdir -p \$d && echo deep >\$d/f"
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	run otodiff "$S"
+	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "a newline escaped" "added /work/a\\nb" "$(sed -n 1p "$T/out")"
+	assertEquals "a backslash escaped" "1" "$(grep -c '^added /work/t\\\\\\\\x$' "$T/out")"
+	# /work/d is the host's: 3 files, 99 directories added under it, the deep file.
+	assertEquals "every entry" 103 "$(wc -l <"$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "the newline's file" x "$(cat "$W/a
+b")"
+	assertEquals "the long name's" x "$(cat "$W/$long")"
+	assertEquals "the deep one" deep "$(cat "$W/$(printf 'd/%.0s' $(seq 100))f")"
+}
+
+# otorun passes --cow on: the whole chain, the agent's write in the session only.
+test_cow_through_otorun() {
+	run otorun $AS --no-net --agent-root "$A" --role member --person alice --cow "$S" -- \
+		sh -c 'echo via-otorun >/work/o && cat /work/o'
+	assertEquals "otorun ($(cat "$T/err"))" "0 via-otorun" "$rc $(cat "$T/out")"
+	assertFalse "not on the host" "[ -e '$W/o' ]"
+	run otodiff "$S"
+	assertEquals "listed" "0 added /work/o" "$rc $(cat "$T/out")"
+}
+
+. shunit2
