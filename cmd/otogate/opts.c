@@ -10,7 +10,8 @@
 
 static const char USAGE[] =
     "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
-    "               --grant NAME=https://HOST[:PORT][,header=H]... [--ca-file FILE]\n"
+    "               --grant NAME=https://HOST[:PORT][,header=H]...[,transparent]\n"
+    "               [--ca-file FILE]\n"
     "               [--log-fd N]\n"
     "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
     "Keep credentials outside the sandbox: PROG gets a phantom for each granted entry,\n"
@@ -26,7 +27,11 @@ static const char USAGE[] =
     "                     the value, and NAME_URL=http://10.0.2.4:PORT (8001 for the\n"
     "                     first). Upstreams are asked for identity encoding and no\n"
     "                     ranges; the value in a response, raw or in its common\n"
-    "                     encodings, becomes the phantom (otogate(1))\n"
+    "                     encodings, becomes the phantom (otogate(1)). With\n"
+    "                     transparent, PROG reaches https://HOST by its name (in\n"
+    "                     NAME_URL): otonet hands the gateway the TLS flows to\n"
+    "                     HOST, which it serves with a session CA's certificate\n"
+    "                     (OTO_GATE_CA: otomount adds the CA to the view's trust)\n"
     "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
     "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
@@ -109,10 +114,17 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 				die_usage("too many --grant (at most %d)", GATE_MAX_GRANTS);
 			if (grant_parse(spec, &o->grants[o->ngrants], &why) < 0)
 				die_usage("--grant %s: %s", optarg, why);
-			for (size_t i = 0; i < o->ngrants; i++)
-				if (!strcmp(o->grants[i].name, o->grants[o->ngrants].name))
+			for (size_t i = 0; i < o->ngrants; i++) {
+				const struct grant *a = &o->grants[i], *b = &o->grants[o->ngrants];
+
+				if (!strcmp(a->name, b->name))
 					die_usage("--grant %s: %s is granted twice", optarg,
-						  o->grants[i].name);
+						  a->name);
+				if (a->transparent && b->transparent && !strcmp(a->host, b->host) &&
+				    a->port == b->port)
+					die_usage("--grant %s: %s is transparent for %s already",
+						  optarg, a->name, a->hosthdr);
+			}
 			o->grants[o->ngrants].gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
 			o->ngrants++;
 			break;
