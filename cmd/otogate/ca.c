@@ -69,7 +69,7 @@ static void xext(X509 *c, X509 *issuer, int nid, const char *value)
 
 /* "DNS:a,DNS:b" for the transparent grants (names: grant_parse refuses an address), with prefix
  * before each ("permitted;"). */
-static void hosts_list(const struct otogate_opts *o, const char *prefix, char *buf, size_t size)
+static void xhosts_list(const struct otogate_opts *o, const char *prefix, char *buf, size_t size)
 {
 	size_t at = 0;
 
@@ -87,7 +87,8 @@ static void hosts_list(const struct otogate_opts *o, const char *prefix, char *b
 	}
 }
 
-static X509 *xcert(EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey, const char *cn, long from, long to)
+/* A certificate of key for cn, issued by issuer (NULL: itself), from..to seconds from now. */
+static X509 *xcert(EVP_PKEY *key, X509 *issuer, const char *cn, long from, long to)
 {
 	X509 *c = X509_new();
 	X509_NAME *n = X509_NAME_new();
@@ -111,7 +112,6 @@ static X509 *xcert(EVP_PKEY *key, X509 *issuer, EVP_PKEY *ikey, const char *cn, 
 		die(EXIT_SYS, 0, "unable to make a session certificate: %s", ossl_err());
 	BN_free(bn);
 	X509_NAME_free(n);
-	(void)ikey;
 	return c;
 }
 
@@ -157,17 +157,17 @@ int xca_make(struct otogate_opts *o, void **server_ctx)
 	if (!CRYPTO_secure_malloc_initialized() &&
 	    CRYPTO_secure_malloc_init(GATE_SECURE_HEAP, GATE_SECURE_MIN) == 0)
 		warnx("the session CA's key is not in locked memory (the secure heap failed)");
-	hosts_list(o, "", names, sizeof(names));
-	hosts_list(o, "permitted;", nc, sizeof(nc));
+	xhosts_list(o, "", names, sizeof(names));
+	xhosts_list(o, "permitted;", nc, sizeof(nc));
 	cakey = xkey();
 	leafkey = xkey();
-	ca = xcert(cakey, NULL, NULL, "oto session CA", -60, GATE_CA_HOURS * 3600L);
+	ca = xcert(cakey, NULL, "oto session CA", -60, GATE_CA_HOURS * 3600L);
 	xext(ca, ca, NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
 	xext(ca, ca, NID_key_usage, "critical,keyCertSign");
 	xext(ca, ca, NID_subject_key_identifier, "hash");
 	xext(ca, ca, NID_name_constraints, nc);
 	xsign(ca, cakey);
-	leaf = xcert(leafkey, ca, cakey, "oto session", -60, GATE_CA_HOURS * 3600L);
+	leaf = xcert(leafkey, ca, "oto session", -60, GATE_CA_HOURS * 3600L);
 	xext(leaf, ca, NID_basic_constraints, "critical,CA:FALSE");
 	xext(leaf, ca, NID_key_usage, "critical,digitalSignature");
 	xext(leaf, ca, NID_ext_key_usage, "serverAuth");

@@ -87,7 +87,7 @@ static void xca_add(int fd, const char *what, char *buf, size_t *len)
 
 void xsources_ca(struct view_state *v, const struct otomount_opts *o)
 {
-	const char *dst = NULL, *what = o->ca_file ? o->ca_file : "OTO_GATE_CA";
+	const char *dst = NULL;
 	char *buf, name[PATH_MAX + 16];
 	size_t len = 0, host;
 	int fd, given, tmp, out, tree, gate = xgate_ca_take();
@@ -95,8 +95,9 @@ void xsources_ca(struct view_state *v, const struct otomount_opts *o)
 
 	if (!o->ca_file && gate < 0)
 		return;
-	snprintf(name, sizeof(name), "--ca-file %s", what);
-	if (!o->ca_file)
+	if (o->ca_file)
+		snprintf(name, sizeof(name), "--ca-file %s", o->ca_file);
+	else
 		snprintf(name, sizeof(name), "OTO_GATE_CA (the gateway's session CA)");
 	for (const char *const *b = BUNDLES; *b && !dst; b++)
 		if (lstat(*b, &st) == 0 && S_ISREG(st.st_mode))
