@@ -296,14 +296,19 @@ test_a_client_hello_split_at_every_offset() {
 	assertEquals "$n" "$(grep -c '"rule":"transparent"' "$T/net")"
 }
 
-# Under --no-public, with no other rule: the granted host's flows still go to the gateway.
+# Under --no-public, with no other rule: the granted host's flows still go
+# to the gateway; the grant's port is not served on 10.0.2.4 (a transparent
+# grant is reached by name only).
 test_a_transparent_grant_under_no_public() {
 	gate $GIT --no-public -- sh -c 'curl -sS -o /dev/null -w "%{http_code}\n" -H "Authorization: token $GH_TOKEN" https://'$HUB:$PORT'/api/user
-		curl -sS -o /dev/null --cacert "$1" https://plain.test:'$PORT'/open 2>&1 | head -n 1 | cut -d" " -f1-2' "$T" "$K/ca.pem"
+		curl -sS -o /dev/null --cacert "$1" https://plain.test:'$PORT'/open 2>&1 | head -n 1 | cut -d" " -f1-2
+		curl -sS -o /dev/null http://10.0.2.4:8001/ 2>&1 | head -n 1 | cut -d" " -f1-2' "$T" "$K/ca.pem"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "200
+curl: (7)
 curl: (7)" "$(cat "$T/out")"
 	assertContains "$(cat "$T/net")" '"rule":"transparent","name":"git.example.test"'
+	assertContains "$(cat "$T/net")" '"dst":"10.0.2.4","port":8001,"verdict":"deny"'
 }
 
 # otorun: the grant passed on, the session CA (and it alone) added to the view's trust.
