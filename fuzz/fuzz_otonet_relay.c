@@ -14,7 +14,10 @@
  * themselves. With the first byte's second bit, the internet is closed
  * (--no-public) and a.test bound to the fake internet's address: flows to
  * port 80 there are judged (namecheck.c), their data pieces of a request
- * stream or a ClientHello cut where the input says. Every TCP, UDP or echo packet the relay writes
+ * stream or a ClientHello cut where the input says. With its third bit,
+ * a.test:80 is a transparent grant's host too (OTO_GATEWAY's
+ * 81=a.test:80): a ClientHello naming it hands the flow to the gateway
+ * (namecheck.c), in whatever pieces it came. Every TCP, UDP or echo packet the relay writes
  * to the TUN must parse and go to the agent's address.
  */
 #include <errno.h>
@@ -466,6 +469,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.no_peek_off = (int)(k0 & 1);
 	names_mode = (k0 >> 1) & 1;
 	filt.no_public = names_mode;
+	/* A transparent grant for a.test:80, bound as the name rule's names are. */
+	filt.ngates = (k0 >> 2) & 1;
+	if (filt.ngates) {
+		strcpy(filt.gates[0].name, "a.test");
+		filt.gates[0].port = 80;
+		filt.gates[0].gw_port = 81;
+		names_mode = 1;
+	}
 	if (names_mode)
 		bind_names();
 	for (int steps = 0; more() && steps < 512; steps++) {

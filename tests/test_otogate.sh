@@ -32,10 +32,15 @@ gate() {
 	while [ "$1" != -- ]; do
 		case $1 in
 		--bind) _bind=$2; shift 2 ;;
+		--grant) _opts="$_opts $1 $2${OTO_GATE_TRANSPARENT:+,transparent}"; shift 2 ;;
 		*) _opts="$_opts $1"; shift ;;
 		esac
 	done
 	shift
+	# Through a transparent grant (tests/test_otogate_tls.sh), the agent trusts the session CA.
+	[ -z "${OTO_GATE_TRANSPARENT:-}" ] ||
+		set -- sh -c 'cat <&"$OTO_GATE_CA" >"$0/session-ca.pem"
+			SSL_CERT_FILE="$0/session-ca.pem" exec "$@"' "$T" "$@"
 	# shellcheck disable=SC2086 # options split on purpose
 	run in_host sh -c '[ -z "$1" ] || mount --bind "${1%%:*}" "${1#*:}" || exit 99
 		shift; exec "$@"' sh "$_bind" env FLAG="$TOPO_DIR/api/flag" "$OTO_BIN/otogate" \

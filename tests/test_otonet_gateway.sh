@@ -120,10 +120,10 @@ ECONNREFUSED" "$(cat "$T/out")"
 }
 
 test_bad_gateway_values_are_refused() {
-	for v in x 5 5:0 5:8001,8001 2:8001; do
+	for v in x 5 5:0 5:8001,8001 2:8001 5:8001=a.test 5:8001=*.a.test:443 5:8001=a.test:443,8002=a.test:443; do
 		run env OTO_GATEWAY="$v" "$OTO_BIN/otonet" $AS -- true
 		assertEquals "<$v>" 100 "$rc"
-		assertEquals "otonet: fatal: OTO_GATEWAY=$v: not FD:PORT[,PORT]... (at most 16 ports)" "$(cat "$T/err")"
+		assertEquals "otonet: fatal: OTO_GATEWAY=$v: not FD:PORT[=HOST:PORT][,PORT[=HOST:PORT]]... (at most 16 ports)" "$(cat "$T/err")"
 	done
 	run env OTO_GATEWAY=5:8001 "$OTO_BIN/otonet" $AS -- true 5</dev/null
 	assertEquals 100 "$rc"

@@ -48,7 +48,7 @@ struct gate_flow {
 	const struct gate *gate;
 	const struct grant *g; /* NULL: no grant on this port */
 	int port;
-	int fd; /* the agent's */
+	struct agent ag; /* the agent's side */
 	struct upstream up;
 	char in[IN_SIZE], rb[IN_SIZE];
 	size_t inlen, rblen;
@@ -107,7 +107,7 @@ static void refuse(struct gate_flow *f, int status, const char *why, const char 
 	else
 		snprintf(msg, sizeof(msg), "%s", why);
 	n = gate_error_format(head, sizeof(head), status, msg);
-	if (n && fd_write_all(f->fd, head, n) == 0)
+	if (n && agent_write_all(&f->ag, head, n) == 0)
 		f->down_bytes += n;
 	f->status = status;
 	f->error = msg;
@@ -124,9 +124,7 @@ static ssize_t agent_read(struct gate_flow *f)
 		errno = ENOBUFS;
 		return -1;
 	}
-	do
-		n = recv(f->fd, f->in + f->inlen, sizeof(f->in) - f->inlen, 0);
-	while (n < 0 && errno == EINTR);
+	n = agent_recv(&f->ag, f->in + f->inlen, sizeof(f->in) - f->inlen);
 	if (n > 0)
 		f->inlen += (size_t)n;
 	return n;
@@ -293,29 +291,6 @@ static const char *encoded_body(const struct gate_flow *f)
 	return NULL;
 }
 
-static int writev_all(int fd, struct iovec *v, int cnt)
-{
-	int n = 0;
-
-	while (n < cnt && !v[n].iov_len)
-		n++;
-	while (n < cnt) {
-		ssize_t w = writev(fd, v + n, cnt - n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		while (n < cnt && (size_t)w >= v[n].iov_len)
-			w -= (ssize_t)v[n++].iov_len;
-		if (n < cnt) {
-			v[n].iov_base = (char *)v[n].iov_base + w;
-			v[n].iov_len -= (size_t)w;
-		}
-	}
-	return 0;
-}
-
 /*
  * Data out of the replacer, framed as a chunk when the body is chunked, in
  * one writev with the response's head when that is still held: an event of
@@ -340,7 +315,7 @@ static int send_data(struct gate_flow *f, const char *buf, size_t len, int chunk
 	if (!total)
 		return 0;
 	f->held = 0;
-	if (writev_all(f->fd, v, 4) < 0)
+	if (agent_writev_all(&f->ag, v, 4) < 0)
 		return -1;
 	f->down_bytes += total;
 	return 0;
@@ -382,7 +357,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 			f->held = f->resp.head_len;
 			break;
 		}
-		if (fd_write_all(f->fd, f->rb, f->resp.head_len) < 0) {
+		if (agent_write_all(&f->ag, f->rb, f->resp.head_len) < 0) {
 			f->error = "the agent closed";
 			f->status = f->resp.status;
 			goto after;
@@ -460,7 +435,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	}
 	n = replen + http_repl_flush(&f->repl, f->rep + replen);
 	if (send_data(f, f->rep, n, chunked) < 0 ||
-	    (chunked && fd_write_all(f->fd, "0\r\n\r\n", 5) < 0)) {
+	    (chunked && agent_write_all(&f->ag, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
 		goto after;
 	}
@@ -591,9 +566,16 @@ static void *flow_main(void *arg)
 {
 	struct gate_flow *f = arg;
 
-	serve(f);
+	/* A transparent grant's flow: TLS first, as its host, with the session's leaf. */
+	if (f->g && f->g->transparent &&
+	    agent_accept(&f->ag, f->gate->tls_server, f->g->host, &f->error) < 0) {
+		flow_log(f);
+		infox("port %d (%s): %s", f->port, f->g->name, f->error);
+	} else {
+		serve(f);
+	}
 	upstream_close(&f->up);
-	close(f->fd);
+	agent_close(&f->ag);
 	sodium_memzero(f, sizeof(*f));
 	free(f);
 	atomic_fetch_sub(&nflows, 1);
@@ -633,10 +615,15 @@ int flow_start(const struct gate *gate, int fd, int port)
 		free(f);
 		return -1;
 	}
-	f->fd = fd;
+	f->ag.fd = fd;
+	f->ag.ssl = NULL;
 	f->up.fd = -1;
 	f->up.ssl = NULL;
 	f->inlen = f->rblen = f->held = 0;
+	f->method_len = f->path_len = 0;
+	f->up_bytes = f->down_bytes = 0;
+	f->status = 0;
+	f->error = NULL;
 	memset(&f->req, 0, sizeof(f->req));
 	/* otonet's end is non-blocking; this thread reads and writes it blocking. */
 	fcntl(fd, F_SETFL, 0);

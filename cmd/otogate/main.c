@@ -10,8 +10,10 @@
  * Consumes: argv up to "--"; the store fd and the key fd (closed once read);
  * the --log-fd fd (the gateway's alone).
  * Passes on: the rest of argv, exec'd with, for each grant, NAME=phantom and
- * NAME_URL=http://10.0.2.4:PORT, and OTO_GATEWAY=FD:PORTS with FD, one end of
- * a socket pair, inherited; every other inherited fd.
+ * NAME_URL=http://10.0.2.4:PORT (https://HOST for a transparent grant), and
+ * OTO_GATEWAY=FD:PORTS with FD, one end of a socket pair, inherited; with
+ * transparent grants OTO_GATE_CA=FD, a sealed memfd holding the session CA's
+ * certificate (ca.c); every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected, 111 a system call
  * failed, 126/127 exec, else the child's own code or 128+N when it died of
  * signal N.
@@ -31,22 +33,34 @@
 #include "oto.h"
 #include "otogate.h"
 
-/* The child's environment: each grant's phantom and URL, and otonet's OTO_GATEWAY. */
-static void xchild_env(const struct otogate_opts *o, int fd)
+/*
+ * The child's environment: each grant's phantom and URL (a transparent
+ * grant's, its host's own), otonet's OTO_GATEWAY, and with transparent
+ * grants otomount's OTO_GATE_CA (the session CA's certificate).
+ */
+static void xchild_env(const struct otogate_opts *o, int fd, int cafd)
 {
-	char name[STORE_MAX_NAME + 8], url[64], gw[256];
+	char name[STORE_MAX_NAME + 8], url[GATE_MAX_HOST + 32];
+	char gw[GATE_MAX_GRANTS * (GATE_MAX_HOST + 16) + 16], num[16];
 
 	for (size_t i = 0; i < o->ngrants; i++) {
 		const struct grant *g = &o->grants[i];
 
 		snprintf(name, sizeof(name), "%s_URL", g->name);
-		snprintf(url, sizeof(url), "http://" GATE_AGENT_ADDR ":%u",
-			 (unsigned int)g->gw_port);
+		if (g->transparent)
+			snprintf(url, sizeof(url), "https://%s", g->hosthdr);
+		else
+			snprintf(url, sizeof(url), "http://" GATE_AGENT_ADDR ":%u",
+				 (unsigned int)g->gw_port);
 		if (setenv(g->name, g->phantom, 1) < 0 || setenv(name, url, 1) < 0)
 			die(EXIT_SYS, errno, "unable to set %s for the child", g->name);
 	}
-	if (!gateway_env_format(gw, sizeof(gw), fd, o->ngrants) || setenv("OTO_GATEWAY", gw, 1) < 0)
+	if (!gateway_env_format(gw, sizeof(gw), fd, o->grants, o->ngrants) ||
+	    setenv("OTO_GATEWAY", gw, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_GATEWAY for the child");
+	snprintf(num, sizeof(num), "%d", cafd);
+	if (cafd >= 0 && setenv("OTO_GATE_CA", num, 1) < 0)
+		die(EXIT_SYS, errno, "unable to set OTO_GATE_CA for the child");
 }
 
 int main(int argc, char **argv)
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
 	static struct gate_secrets secrets;
 	const struct rlimit nocore = { 0, 0 };
 	sigset_t mask, old;
-	int sv[2], go[2], sigfd;
+	int sv[2], go[2], sigfd, cafd = -1;
 	char c;
 	ssize_t n;
 	uid_t uid = 0;
@@ -81,6 +95,11 @@ int main(int argc, char **argv)
 
 	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
 	xupstream_init(&o);
+
+	/* 3b. With transparent grants, the session CA: its certificate goes to the view. */
+	for (size_t i = 0; i < o.ngrants && cafd < 0; i++)
+		if (o.grants[i].transparent)
+			cafd = xca_make(&o, &gate.tls_server);
 
 	/* 4. Signals wait in a signalfd for the loop, from before the fork. */
 	sigemptyset(&mask);
@@ -110,7 +129,7 @@ int main(int argc, char **argv)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		xchild_env(&o, sv[1]);
+		xchild_env(&o, sv[1], cafd);
 		c = 0;
 		do
 			n = read(go[0], &c, 1);
@@ -122,6 +141,8 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	close(go[0]);
+	if (cafd >= 0)
+		close(cafd);
 
 	/*
 	 * 6. The gateway: root never serves the agent. In a user namespace of
@@ -144,7 +165,7 @@ int main(int argc, char **argv)
 	xgate_lockdown();
 
 	/* 7. Serve until the child exits; exit with its status. */
-	gate.o = &o;
+	gate.o = &o; /* gate.tls_server: set in 3b */
 	gate.log_fd = o.log_fd;
 	xgate_run(&gate, sv[0], sigfd, pid);
 }

@@ -10,7 +10,7 @@
 
 static const char USAGE[] =
     "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
-    "               --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...\n"
+    "               --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...[,transparent]\n"
     "               [--ca-file FILE]\n"
     "               [--log-fd N]\n"
     "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
@@ -20,21 +20,25 @@ static const char USAGE[] =
     "\n"
     "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
     "  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
-    "  --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...  entry NAME for\n"
-    "                     that upstream alone (at most 16 grants). The value goes in\n"
-    "                     header H only (up to 8 header=; default Authorization,\n"
-    "                     inside Basic too, and x-api-key). With allow=METHOD:PREFIX\n"
-    "                     (up to 32; METHOD exact or *, PREFIX a path matched up to\n"
-    "                     a segment's end, without the query), only the requests one\n"
-    "                     of them matches are served, any other is a 403; a path\n"
-    "                     an upstream could read as another (a . or .. segment,\n"
-    "                     //, %2F %2E %5C %25, ;, \\) is a 400. PROG gets\n"
+    "  --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...[,transparent]\n"
+    "                     entry NAME for that upstream alone (at most 16\n"
+    "                     grants). The value goes in header H only (up to 8\n"
+    "                     header=; default Authorization, inside Basic too, and\n"
+    "                     x-api-key). With allow=METHOD:PREFIX (up to 32; METHOD\n"
+    "                     exact or *, PREFIX a path matched up to a segment's end,\n"
+    "                     without the query), only the requests one of them\n"
+    "                     matches are served, any other is a 403; a path an\n"
+    "                     upstream could read as another (a . or .. segment, //,\n"
+    "                     %2F %2E %5C %25, ;, \\) is a 400. PROG gets\n"
     "                     NAME=oto-phantom-..., as long as the value, and\n"
     "                     NAME_URL=http://10.0.2.4:PORT (8001 for the first).\n"
     "                     Upstreams are asked for identity encoding and no ranges;\n"
     "                     the value in a response, raw or in its common encodings,\n"
-    "                     becomes the phantom (otogate(1))\n"
-
+    "                     becomes the phantom (otogate(1)). With transparent, PROG\n"
+    "                     reaches https://HOST by its name (in NAME_URL): otonet\n"
+    "                     hands the gateway the TLS flows to HOST, which it serves\n"
+    "                     with a session CA's certificate (OTO_GATE_CA: otomount\n"
+    "                     adds the CA to the view's trust)\n"
     "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
     "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
@@ -117,10 +121,17 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 				die_usage("too many --grant (at most %d)", GATE_MAX_GRANTS);
 			if (grant_parse(spec, &o->grants[o->ngrants], &why) < 0)
 				die_usage("--grant %s: %s", optarg, why);
-			for (size_t i = 0; i < o->ngrants; i++)
-				if (!strcmp(o->grants[i].name, o->grants[o->ngrants].name))
+			for (size_t i = 0; i < o->ngrants; i++) {
+				const struct grant *a = &o->grants[i], *b = &o->grants[o->ngrants];
+
+				if (!strcmp(a->name, b->name))
 					die_usage("--grant %s: %s is granted twice", optarg,
-						  o->grants[i].name);
+						  a->name);
+				if (a->transparent && b->transparent && !strcmp(a->host, b->host) &&
+				    a->port == b->port)
+					die_usage("--grant %s: %s is transparent for %s already",
+						  optarg, a->name, a->hosthdr);
+			}
 			o->grants[o->ngrants].gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
 			o->ngrants++;
 			break;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "http.h"
 #include "oto.h"
@@ -49,7 +50,8 @@ struct grant {
 	struct sockaddr_storage addr[GATE_MAX_ADDRS];
 	socklen_t addrlen[GATE_MAX_ADDRS];
 	size_t naddr;
-	int is_ip; /* HOST is an address: verified as such, no SNI */
+	int is_ip;	 /* HOST is an address: verified as such, no SNI */
+	int transparent; /* ,transparent: the agent reaches HOST by name, over TLS (ca.c) */
 };
 struct otogate_opts {
 	int store_fd, key_fd;		   /* -1 when unset */
@@ -72,9 +74,12 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
  */
 int grant_parse(char *spec, struct grant *g, const char **why);
 int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
-/* OTO_GATEWAY's value "FD:P1,P2,..." for n ports from GATE_FIRST_PORT: its length, 0 if too small.
+/*
+ * OTO_GATEWAY's value "FD:P1,P2,..." for the n grants g, each by its gw_port,
+ * a transparent one as "P=HOST:PORT" (otonet hands it the flows to HOST by
+ * name, not those to 10.0.2.4): its length, 0 if too small.
  */
-size_t gateway_env_format(char *buf, size_t size, int fd, size_t n);
+size_t gateway_env_format(char *buf, size_t size, int fd, const struct grant *g, size_t n);
 /* Turn n random bytes into the phantom's letters (after its prefix), in place. */
 void phantom_letters(char *s, size_t n);
 /* One JSON log line (with its newline) for a request: its length, 0 when buf is too small. */
@@ -107,6 +112,13 @@ enum allow_verdict {
 /* Whether g serves the request METHOD TARGET (the query, after '?', is not matched); why. */
 enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t mlen,
 			       const char *target, size_t tlen, const char **why);
+/* ---- ca.c ---- */
+/*
+ * The session CA and the leaf for the transparent grants' hosts (dies 111):
+ * the TLS server context in *server_ctx (SSL_CTX *), and a sealed memfd
+ * holding the CA's certificate (PEM), not close-on-exec, returned.
+ */
+int xca_make(struct otogate_opts *o, void **server_ctx);
 
 /* ---- secrets.c: each dies 101 or 111 ---- */
 /* The store between the two steps: read and checked, not yet decrypted. */
@@ -143,9 +155,23 @@ int upstream_write(struct upstream *u, const void *buf, size_t len);
 struct gate {
 	const struct otogate_opts *o;
 	int log_fd;
+	void *tls_server; /* SSL_CTX * of the transparent grants (ca.c), or NULL */
 };
 /* Serve one flow of the agent on a thread of its own (the fd is then its). 0 or -1/errno. */
 int flow_start(const struct gate *g, int fd, int port);
+
+/* ---- agent.c: the agent's side of a flow, plain or TLS (a transparent grant's) ---- */
+struct agent {
+	int fd;
+	void *ssl; /* SSL *, or NULL: plain */
+};
+/* The TLS handshake as the grant's host (blocking): 0, or -1 with why. */
+int agent_accept(struct agent *a, void *server_ctx, const char *host, const char **why);
+/* What has come: its length, 0 at the agent's end, -1 and errno. */
+ssize_t agent_recv(struct agent *a, void *buf, size_t len);
+int agent_write_all(struct agent *a, const void *buf, size_t len);
+int agent_writev_all(struct agent *a, struct iovec *v, int cnt);
+void agent_close(struct agent *a);
 
 /* ---- loop.c ---- */
 /* Serve the flows from sock until the child exits; exit with its code. Dies 111. */

@@ -17,11 +17,57 @@ static int host_char(unsigned char c)
 	       c == '-' || c == '.';
 }
 
+/* Each label of a name (dots between, checked already) 63 bytes at most, as DNS has it. */
+static int dns_labels_ok(const char *h)
+{
+	size_t n;
+
+	for (; *h; h += n + (h[n] == '.')) {
+		n = strcspn(h, ".");
+		if (n > 63)
+			return 0;
+	}
+	return 1;
+}
+
 /* Headers a credential never goes in: the framing, the host, the connection. */
 static const char *const NOT_CARRIER[] = {
 	"host",	   "content-length", "transfer-encoding", "connection", "te",	   "upgrade",
 	"trailer", "keep-alive",     "accept-encoding",	  "range",	"if-range"
 };
+
+/* header=NAME: one more header that carries the credential. */
+static int grant_header(char *o, struct grant *g, const char **why)
+{
+	size_t n = strlen(o);
+
+	if (!n || n > GATE_MAX_HEADER_NAME) {
+		*why = "header=: an empty name, or one longer than 64";
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!http_tchar((unsigned char)o[i])) {
+			*why = "header=: not a header name (a token: letters, digits, -)";
+			return -1;
+		}
+	for (size_t i = 0; i < sizeof(NOT_CARRIER) / sizeof(NOT_CARRIER[0]); i++)
+		if (!strcasecmp(o, NOT_CARRIER[i])) {
+			*why = "header=: that header frames or routes the request, it carries "
+			       "no credential";
+			return -1;
+		}
+	for (size_t i = 0; i < g->nheaders; i++)
+		if (!strcasecmp(o, g->headers[i])) {
+			*why = "header=: the same header twice";
+			return -1;
+		}
+	if (g->nheaders == GATE_MAX_CRED_HEADERS) {
+		*why = "header=: at most 8 headers";
+		return -1;
+	}
+	g->headers[g->nheaders++] = o;
+	return 0;
+}
 
 /* One allow=METHOD:PREFIX more for g. */
 static int grant_allow_add(char *spec, struct grant *g, const char **why)
@@ -34,58 +80,36 @@ static int grant_allow_add(char *spec, struct grant *g, const char **why)
 }
 
 /*
- * The grant's options after its URL, "header=NAME,allow=METHOD:PREFIX,..."
- * (opts NULL: none), into g->headers and g->allow; without a header=,
- * Authorization and x-api-key.
+ * The grant's options after its URL, comma-separated (opts NULL: none):
+ * header=NAME (into g->headers; without any, Authorization and x-api-key),
+ * allow=METHOD:PREFIX (into g->allow), transparent.
  */
-static int grant_headers(char *opts, struct grant *g, const char **why)
+static int grant_options(char *opts, struct grant *g, const char **why)
 {
 	char *next;
 
 	g->nheaders = 0;
 	for (char *o = opts; o; o = next) {
-		size_t n;
-
 		next = strchr(o, ',');
 		if (next)
 			*next++ = 0;
-		if (!strncmp(o, "allow=", 6)) {
+		if (!strcmp(o, "transparent")) {
+			if (g->transparent) {
+				*why = "transparent twice";
+				return -1;
+			}
+			g->transparent = 1;
+		} else if (!strncmp(o, "header=", 7)) {
+			if (grant_header(o + 7, g, why) < 0)
+				return -1;
+		} else if (!strncmp(o, "allow=", 6)) {
 			if (grant_allow_add(o + 6, g, why) < 0)
 				return -1;
-			continue;
-		}
-		if (strncmp(o, "header=", 7)) {
-			*why = "unknown grant option (header=NAME or allow=METHOD:PATH-PREFIX)";
+		} else {
+			*why = "unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or "
+			       "transparent)";
 			return -1;
 		}
-		o += 7;
-		n = strlen(o);
-		if (!n || n > GATE_MAX_HEADER_NAME) {
-			*why = "header=: an empty name, or one longer than 64";
-			return -1;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (!http_tchar((unsigned char)o[i])) {
-				*why = "header=: not a header name (a token: letters, digits, -)";
-				return -1;
-			}
-		for (size_t i = 0; i < sizeof(NOT_CARRIER) / sizeof(NOT_CARRIER[0]); i++)
-			if (!strcasecmp(o, NOT_CARRIER[i])) {
-				*why =
-				    "header=: that header frames or routes the request, it carries "
-				    "no credential";
-				return -1;
-			}
-		for (size_t i = 0; i < g->nheaders; i++)
-			if (!strcasecmp(o, g->headers[i])) {
-				*why = "header=: the same header twice";
-				return -1;
-			}
-		if (g->nheaders == GATE_MAX_CRED_HEADERS) {
-			*why = "header=: at most 8 headers";
-			return -1;
-		}
-		g->headers[g->nheaders++] = o;
 	}
 	if (!g->nheaders) {
 		g->headers[g->nheaders++] = "Authorization";
@@ -121,7 +145,7 @@ int grant_parse(char *spec, struct grant *g, const char **why)
 	opts = strchr(h, ',');
 	if (opts)
 		*opts++ = 0;
-	if (grant_headers(opts, g, why) < 0)
+	if (grant_options(opts, g, why) < 0)
 		return -1;
 	end = h + strlen(h);
 	/* A trailing "/" is allowed; any other path, query or user part is not. */
@@ -166,6 +190,15 @@ int grant_parse(char *spec, struct grant *g, const char **why)
 			g->host[i] = (char)(g->host[i] - 'A' + 'a');
 	g->port = (uint16_t)port;
 	g->is_ip = inet_pton(AF_INET, g->host, &a4) == 1;
+	/* The relay knows a transparent host by the answers its DNS gave for the name. */
+	if (g->transparent && g->is_ip) {
+		*why = "transparent needs a host name: an address is never looked up";
+		return -1;
+	}
+	if (g->transparent && !dns_labels_ok(g->host)) {
+		*why = "transparent needs a DNS name (labels of 63 bytes at most)";
+		return -1;
+	}
 	if (port == 443)
 		snprintf(g->hosthdr, sizeof(g->hosthdr), "%s", g->host);
 	else
@@ -182,7 +215,7 @@ int gate_fd_parse(const char *s)
 	return (int)v;
 }
 
-size_t gateway_env_format(char *buf, size_t size, int fd, size_t n)
+size_t gateway_env_format(char *buf, size_t size, int fd, const struct grant *g, size_t n)
 {
 	size_t len;
 	int w = snprintf(buf, size, "%d:", fd);
@@ -191,8 +224,13 @@ size_t gateway_env_format(char *buf, size_t size, int fd, size_t n)
 		return 0;
 	len = (size_t)w;
 	for (size_t i = 0; i < n; i++) {
-		w = snprintf(buf + len, size - len, "%s%u", i ? "," : "",
-			     (unsigned int)(GATE_FIRST_PORT + i));
+		if (g[i].transparent)
+			w = snprintf(buf + len, size - len, "%s%u=%s:%u", i ? "," : "",
+				     (unsigned int)g[i].gw_port, g[i].host,
+				     (unsigned int)g[i].port);
+		else
+			w = snprintf(buf + len, size - len, "%s%u", i ? "," : "",
+				     (unsigned int)g[i].gw_port);
 		if (w < 0 || (size_t)w >= size - len)
 			return 0;
 		len += (size_t)w;

@@ -7,9 +7,15 @@
  * NODE_EXTRA_CA_CERTS and GIT_SSL_CAINFO name it for the tools that do not
  * read that path (node, python's requests, git built with another TLS).
  * Nothing on the host changes.
+ *
+ * OTO_GATE_CA=FD, from otogate: its session CA's certificate (a sealed
+ * memfd), for its transparent grants, added after FILE (or alone) the same
+ * way; consumed: the variable removed, the fd closed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,70 +52,97 @@ static int read_into(int fd, char *buf, size_t *len, size_t max)
 	return 0;
 }
 
+/* OTO_GATE_CA's fd, taken from the environment: -1 when unset; dies 100 when not an fd. */
+static int xgate_ca_take(void)
+{
+	const char *v = getenv("OTO_GATE_CA");
+	unsigned long n;
+
+	if (!v)
+		return -1;
+	if (opt_ulong(v, 65535, &n) < 0 || n < 3 || fcntl((int)n, F_GETFD) < 0)
+		die_usage("OTO_GATE_CA=%s: not an open file descriptor", v);
+	unsetenv("OTO_GATE_CA");
+	return (int)n;
+}
+
+/* One source of CAs (what names it in messages: what), read after buf[*len]: dies 101, 111. */
+static void xca_add(int fd, const char *what, char *buf, size_t *len)
+{
+	size_t from = *len;
+
+	if (read_into(fd, buf, len, from + CA_FILE_MAX) < 0) {
+		if (errno == EFBIG)
+			die(EXIT_REJECT, 0, "%s: larger than %lu KiB", what, CA_FILE_MAX >> 10);
+		die(EXIT_SYS, errno, "%s: unable to read", what);
+	}
+	close(fd);
+	buf[*len] = 0;
+	if (!strstr(buf + from, "-----BEGIN CERTIFICATE-----"))
+		die(EXIT_REJECT, 0, "%s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
+		    what);
+	if (*len && buf[*len - 1] != '\n')
+		buf[(*len)++] = '\n';
+}
+
 void xsources_ca(struct view_state *v, const struct otomount_opts *o)
 {
 	const char *dst = NULL;
-	char *buf;
+	char *buf, name[PATH_MAX + 16];
 	size_t len = 0, host;
-	int fd, given, tmp, out, tree;
+	int fd, given, tmp, out, tree, gate = xgate_ca_take();
 	struct stat st;
 
-	if (!o->ca_file)
+	if (!o->ca_file && gate < 0)
 		return;
+	if (o->ca_file)
+		snprintf(name, sizeof(name), "--ca-file %s", o->ca_file);
+	else
+		snprintf(name, sizeof(name), "OTO_GATE_CA (the gateway's session CA)");
 	for (const char *const *b = BUNDLES; *b && !dst; b++)
 		if (lstat(*b, &st) == 0 && S_ISREG(st.st_mode))
 			dst = *b;
 	if (!dst)
 		die(EXIT_SYS, ENOENT,
-		    "--ca-file %s: the host has no CA bundle to add it to (%s, or the like: "
+		    "%s: the host has no CA bundle to add it to (%s, or the like: "
 		    "install ca-certificates)",
-		    o->ca_file, BUNDLES[0]);
-	buf = malloc(CA_HOST_MAX + CA_FILE_MAX + 1);
+		    name, BUNDLES[0]);
+	buf = malloc(CA_HOST_MAX + 2 * CA_FILE_MAX + 3);
 	if (!buf)
-		die(EXIT_SYS, ENOMEM, "--ca-file %s: unable to make the bundle", o->ca_file);
+		die(EXIT_SYS, ENOMEM, "%s: unable to make the bundle", name);
 	fd = open(dst, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || read_into(fd, buf, &len, CA_HOST_MAX) < 0)
-		die(EXIT_SYS, errno, "--ca-file %s: unable to read the host's bundle %s",
-		    o->ca_file, dst);
+		die(EXIT_SYS, errno, "%s: unable to read the host's bundle %s", name, dst);
 	close(fd);
 	if (len && buf[len - 1] != '\n')
 		buf[len++] = '\n';
 	host = len;
-	/* FILE: a launcher's fd (fd=N), or opened here, no symlink in its path. */
-	given = view_src_fd(o->ca_file);
-	fd = given >= 0 ? given : host_open(o->ca_file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die(EXIT_SYS, errno, "--ca-file %s: unable to open%s", o->ca_file,
-		    errno == ELOOP ? " (a symlink is refused)" : "");
-	if (read_into(fd, buf, &len, host + CA_FILE_MAX) < 0) {
-		if (errno == EFBIG)
-			die(EXIT_REJECT, 0, "--ca-file %s: larger than %lu KiB", o->ca_file,
-			    CA_FILE_MAX >> 10);
-		die(EXIT_SYS, errno, "--ca-file %s: unable to read", o->ca_file);
+	if (o->ca_file) {
+		/* FILE: a launcher's fd (fd=N), or opened here, no symlink in its path. */
+		given = view_src_fd(o->ca_file);
+		fd = given >= 0 ? given : host_open(o->ca_file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die(EXIT_SYS, errno, "--ca-file %s: unable to open%s", o->ca_file,
+			    errno == ELOOP ? " (a symlink is refused)" : "");
+		xca_add(fd, name, buf, &len);
 	}
-	close(fd);
-	buf[len] = 0;
-	if (!strstr(buf + host, "-----BEGIN CERTIFICATE-----"))
-		die(EXIT_REJECT, 0,
-		    "--ca-file %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
-		    o->ca_file);
+	if (gate >= 0)
+		xca_add(gate, "OTO_GATE_CA (the gateway's session CA)", buf, &len);
 	/* The bundle in a tmpfs of its own, bound read-only over the host's. */
 	tmp = mnt_tmpfs(len + 65536, 16, "0755", MNT_RW);
 	if (tmp < 0)
-		die(EXIT_SYS, errno, "--ca-file %s: unable to make a tmpfs for the bundle",
-		    o->ca_file);
+		die(EXIT_SYS, errno, "%s: unable to make a tmpfs for the bundle", name);
 	out = openat(tmp, "bundle", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0 || write(out, buf, len) != (ssize_t)len || close(out) < 0)
-		die(EXIT_SYS, errno, "--ca-file %s: unable to write the bundle", o->ca_file);
+		die(EXIT_SYS, errno, "%s: unable to write the bundle", name);
 	free(buf);
 	tree = mnt_clone(tmp, "bundle", MNT_RO);
 	if (tree < 0)
-		die(EXIT_SYS, errno, "--ca-file %s: unable to bind the bundle on %s", o->ca_file,
-		    dst);
+		die(EXIT_SYS, errno, "%s: unable to bind the bundle on %s", name, dst);
 	close(tmp);
-	xplan_tree(&v->plan, dst, tree, 0, "the CA bundle with --ca-file");
+	xplan_tree(&v->plan, dst, tree, 0, "the view's CA bundle");
 	for (const char *const *n = VARS; *n; n++)
 		if (setenv(*n, dst, 1) < 0)
 			die(EXIT_SYS, errno, "unable to set %s", *n);
-	debugx("--ca-file %s: %zu bytes on %s", o->ca_file, len - host, dst);
+	debugx("%s: %zu bytes on %s", name, len - host, dst);
 }

@@ -25,9 +25,10 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 	r->batch = malloc(BATCH_BYTES);
 	r->vnet = malloc(VNET_HLEN + BUFSZ);
 	r->dns = malloc(sizeof(*r->dns));
-	/* The name bindings: only for --allow-name rules, all allocated now. */
+	/* The name bindings: only for --allow-name rules and transparent grants, all allocated now.
+	 */
 	if (!r->batch || !r->vnet || !r->dns ||
-	    (cfg->f->nnames && names_init(&r->names, NAMES_MAX) < 0)) {
+	    ((cfg->f->nnames || cfg->f->ngates) && names_init(&r->names, NAMES_MAX) < 0)) {
 		free(r->batch);
 		free(r->vnet);
 		free(r->dns);

@@ -318,7 +318,7 @@ static int over_bound(struct relay *r, const struct pkt *p, struct decision *d)
  * the agent's flow is refused, nothing goes any other way).
  */
 #define GATEWAY_SNDBUF (256 * 1024)
-static int gateway_socket(struct relay *r, uint16_t port)
+int flow_gateway_socket(struct relay *r, uint16_t port)
 {
 	int sv[2], msg = port, sndbuf = GATEWAY_SNDBUF;
 	struct fd_msg x;
@@ -381,6 +381,49 @@ static void name_decide(struct relay *r, const struct pkt *p, struct decision *d
 	d->pattern = r->cfg->f->names[rule].pat;
 }
 
+/*
+ * A TCP flow to an address the relay's DNS gave for a transparent grant's
+ * host, on its port: the grant's index, or -1. Only where the address rules
+ * let the internet decide (never a private range, the resolver or the
+ * gateway's own address): the flow is then judged by its ClientHello
+ * (namecheck.c), and *after says what it follows when that names another
+ * host. A flow no rule allows is let through to be judged, its host side a
+ * socket pair that goes nowhere (*pair).
+ */
+static int gate_decide(struct relay *r, const struct pkt *p, struct decision *d, int check,
+		       unsigned char *after, int *pair)
+{
+	int ix;
+
+	*pair = 0;
+	if (p->proto != PROTO_TCP || r->cfg->gateway_fd < 0 || !r->cfg->f->ngates ||
+	    (strcmp(d->rule, "public") && strcmp(d->rule, "no-public") && strcmp(d->rule, "name") &&
+	     strcmp(d->rule, "exception")))
+		return -1;
+	ix = names_gate(r, &p->dst, p->dport, NULL);
+	if (ix < 0)
+		return -1;
+	if (d->verdict == V_DENY) {
+		*after = GA_DENY;
+		*pair = 1;
+		d->verdict = V_ALLOW;
+	} else {
+		*after = check ? GA_CHECK : GA_PASS;
+	}
+	return ix;
+}
+
+/* The host side of a flow to be judged that no rule allows: a socket pair's end. */
+static int gate_pair(struct relay *r, int *peer)
+{
+	int sv[2];
+
+	if (r->sys->socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	*peer = sv[1];
+	return sv[0];
+}
+
 /* The filter, then a connected host socket. NULL when refused or impossible. */
 struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
@@ -391,10 +434,12 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	int fd, fam, type = SOCK_DGRAM, sproto = 0;
 	enum flow_state st = FLOW_UDP;
 	enum flow_route route;
-	int check;
+	int check, gate, pair, peer = -1;
+	unsigned char after = GA_PASS;
 
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
 	name_decide(r, p, &d, &check);
+	gate = gate_decide(r, p, &d, check, &after, &pair);
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
@@ -406,12 +451,15 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	}
 	if (d.verdict == V_ALLOW)
 		over_bound(r, p, &d);
-	/* An allowed DNS flow's questions have lines of their own (names.c). */
-	if (!(d.verdict == V_ALLOW && d.dns))
+	/*
+	 * An allowed DNS flow's questions have lines of their own (names.c);
+	 * so has a flow let through only to be judged (namecheck.c).
+	 */
+	if (!(d.verdict == V_ALLOW && (d.dns || pair)))
 		log_decision(r, p->proto, p, &d);
 	if (d.verdict != V_ALLOW)
 		return NULL;
-	route = d.gateway ? ROUTE_GATEWAY : d.dns ? ROUTE_DNS : ROUTE_DIRECT;
+	route = d.gateway ? ROUTE_GATEWAY : d.dns ? ROUTE_DNS : pair ? ROUTE_LOCAL : ROUTE_DIRECT;
 	fam = route_host(r, route, &p->dst)->family;
 	if (p->proto == PROTO_TCP) {
 		type = SOCK_STREAM;
@@ -422,7 +470,9 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 		st = FLOW_ECHO;
 	}
 	if (route == ROUTE_GATEWAY)
-		fd = gateway_socket(r, p->dport);
+		fd = flow_gateway_socket(r, p->dport);
+	else if (pair)
+		fd = gate_pair(r, &peer);
 	else
 		fd = r->sys->socket(fam, type | SOCK_NONBLOCK | SOCK_CLOEXEC, sproto);
 	if (fd < 0 && route == ROUTE_GATEWAY) {
@@ -442,14 +492,19 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	f = flow_new(r, p, fd, st);
 	if (!f) {
 		r->sys->close(fd);
+		if (peer >= 0)
+			r->sys->close(peer);
 		return NULL;
 	}
 	f->route = route;
-	f->nphase = check ? NP_FIRST : NP_NONE;
+	f->nphase = check || gate >= 0 ? NP_FIRST : NP_NONE;
+	f->gate_ix = (unsigned char)(gate + 1);
+	f->gate_after = after;
+	f->gate_peer = peer + 1;
 	if (p->proto == PROTO_TCP)
 		tcp_sock_setup(r, f);
 	/* A gateway flow's socket is connected already: its first EPOLLOUT says so. */
-	if (route == ROUTE_GATEWAY)
+	if (route == ROUTE_GATEWAY || route == ROUTE_LOCAL)
 		return f;
 	sl = host_sa(r, f, &ss);
 	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {

@@ -112,6 +112,15 @@ struct flow {
 	 * the agent.
 	 */
 	unsigned char nphase;
+	/*
+	 * A flow to a transparent grant's host (names_gate): gate_ix is the
+	 * grant's index + 1 (0: none) while its ClientHello is awaited, and
+	 * gate_after what it follows when the hello names another host (enum
+	 * gate_after, relay.h); gate_peer the other end + 1 of the socket pair
+	 * standing for the host side of one no rule allows otherwise (0: none).
+	 */
+	unsigned char gate_ix, gate_after;
+	int gate_peer;
 	struct name_hold *hold;
 	uint64_t undecided_at;
 	struct http_follow follow;

@@ -58,6 +58,8 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 	ipaddr_parse("fd00::4", &f->gw6);
 	memcpy(f->gw_port, o->gw_port, sizeof(f->gw_port));
 	f->ngw = o->ngw;
+	memcpy(f->gates, o->gates, sizeof(f->gates));
+	f->ngates = o->ngates;
 	f->no_public = o->no_public;
 	memcpy(f->names, o->names, sizeof(f->names));
 	f->nnames = o->nnames;

@@ -55,12 +55,13 @@ static void xgateway_take(struct otonet_opts *o)
 	socklen_t l = sizeof(type);
 
 	o->gateway_fd = -1;
-	o->ngw = 0;
+	o->ngw = o->ngates = 0;
 	if (!v)
 		return;
-	if (gateway_parse(v, &o->gateway_fd, o->gw_port, &o->ngw) < 0)
-		die_usage("OTO_GATEWAY=%s: not FD:PORT[,PORT]... (at most %d ports)", v,
-			  NET_MAX_GATEWAY);
+	if (gateway_parse(v, &o->gateway_fd, o->gw_port, &o->ngw, o->gates, &o->ngates) < 0)
+		die_usage("OTO_GATEWAY=%s: not FD:PORT[=HOST:PORT][,PORT[=HOST:PORT]]... (at most "
+			  "%d ports)",
+			  v, NET_MAX_GATEWAY);
 	if (getsockopt(o->gateway_fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
 	    getsockopt(o->gateway_fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX ||
 	    (type != SOCK_STREAM && type != SOCK_SEQPACKET))

@@ -180,6 +180,80 @@ static enum flow_fate refuse(struct relay *r, struct flow *f, const char *why, c
 	return tcp_reset_both(r, f);
 }
 
+/* ---- transparent grants ------------------------------------------------------- */
+
+/*
+ * f's ClientHello named its transparent grant's host: the host side (the
+ * real host's socket, closed abortively: it saw a connection and not one
+ * byte; or the socket pair standing for it) replaced by a gateway flow's
+ * socket pair, the other end handed to otogate for the grant's port. The
+ * hello and what follows go there. 0, or -1 (then a reset).
+ */
+static int gate_handover(struct relay *r, struct flow *f, const char *name)
+{
+	const struct gate_host *g = &r->cfg->f->gates[f->gate_ix - 1];
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char s[64], t[64];
+	int zero = 0, fd = flow_gateway_socket(r, g->gw_port);
+
+	if (fd < 0)
+		return -1;
+	if (f->route == ROUTE_DIRECT)
+		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	r->sys->close(f->fd); /* also leaves the epoll set */
+	if (f->gate_peer)
+		r->sys->close(f->gate_peer - 1);
+	f->gate_peer = 0;
+	f->gate_ix = 0;
+	f->fd = fd;
+	f->events = 0;
+	f->route = ROUTE_GATEWAY;
+	f->nphase = NP_PASS;
+	f->wr_blocked = f->drain_watch = f->wnd_ok = f->host_eof = 0;
+	if (!f->buffered &&
+	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
+		f->buffered = 1;
+	tcp_watch(r, f);
+	relay_log(r, "net",
+		  ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
+		  "\"verdict\":\"allow\",\"rule\":\"transparent\",\"name\":\"%s\"}\n",
+		  ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)), f->dport,
+		  name);
+	return 0;
+}
+
+/*
+ * The first bytes of a flow to a transparent grant's host, decided (TLS
+ * with name, or not: name NULL): 1 passed on (to the gateway, or to the
+ * host as the flow's rules allow), 0 judged by the name rules as any flow
+ * (GA_CHECK), -1 refused (*why).
+ */
+static int gate_judge(struct relay *r, struct flow *f, const char *name, const char **why)
+{
+	int ix = name ? names_gate(r, &f->adst, f->dport, name) : -1;
+
+	/* The name the hello gives, bound to the address as a grant's host: that grant's. */
+	if (ix >= 0 && !strcmp(name, r->cfg->f->gates[ix].name)) {
+		f->gate_ix = (unsigned char)(ix + 1);
+		if (gate_handover(r, f, name) == 0)
+			return 1;
+		*why = "gateway";
+		return -1;
+	}
+	f->gate_ix = 0;
+	switch (f->gate_after) {
+	case GA_CHECK:
+		return 0;
+	case GA_DENY:
+		*why = "no-public";
+		return -1;
+	case GA_PASS:
+	default:
+		f->nphase = NP_PASS;
+		return 1;
+	}
+}
+
 /* ---- judging ------------------------------------------------------------------ */
 
 static const char *http_why(int err)
@@ -229,26 +303,41 @@ static int judge_head(struct relay *r, struct flow *f, struct http_req *q, const
 	return 1;
 }
 
-/* The first bytes u[0, n) of f: as judge_head's answers; *http when they are HTTP's. */
+/*
+ * The first bytes u[0, n) of f: as judge_head's answers; *http when they are
+ * HTTP's. A flow to a transparent grant's host is decided on its whole
+ * ClientHello too (gate_judge) before any name rule.
+ */
 static int judge_first(struct relay *r, struct flow *f, struct http_req *q, const uint8_t *u,
 		       size_t n, size_t *end, const char **why, char *name, int *http)
 {
-	int k;
+	enum sniff s = sniff_first(u, n);
+	int k = HELLO_BAD, g;
 
 	name[0] = 0;
-	switch (sniff_first(u, n)) {
-	case SNIFF_MORE:
+	if (s == SNIFF_MORE)
 		return 0;
-	case SNIFF_TLS:
+	if (s == SNIFF_TLS) {
 		k = tls_hello(u, n, NAMES_HOLD_MAX, r->names.scratch, name, end);
 		if (k == HELLO_MORE)
 			return 0;
+		if (k != HELLO_NAME)
+			name[0] = 0;
+	}
+	if (f->gate_ix) {
+		g = gate_judge(r, f, k == HELLO_NAME ? name : NULL, why);
+		if (g) {
+			/* Passed on whole: the hello (or whatever came) and all after it. */
+			*end = n;
+			return g;
+		}
+	}
+	switch (s) {
+	case SNIFF_TLS:
 		if (k == HELLO_NAME && names_find(r, &f->adst, f->dport, name, NULL, NULL)) {
 			f->nphase = NP_PASS;
 			return 1;
 		}
-		if (k != HELLO_NAME)
-			name[0] = 0;
 		*why = k == HELLO_NAME	   ? "sni-mismatch"
 		       : k == HELLO_NONAME ? "name-missing"
 		       : k == HELLO_LONG   ? "too-long"
@@ -257,6 +346,7 @@ static int judge_first(struct relay *r, struct flow *f, struct http_req *q, cons
 	case SNIFF_HTTP:
 		*http = 1;
 		return judge_head(r, f, q, u, n, end, why, name);
+	case SNIFF_MORE:
 	case SNIFF_NEITHER:
 	default:
 		*why = "not-tls-or-http";

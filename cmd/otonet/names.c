@@ -26,6 +26,10 @@
  *    --no-public), logged.
  *  - What a flow a name allowed sends is judged in namecheck.c, against
  *    the names bound to its address (names_find).
+ *  - A transparent grant's host (OTO_GATEWAY) is bound the same way, by
+ *    its exact name (gates): a flow to such an address on the grant's port
+ *    is judged by its ClientHello, whose server_name must be that name for
+ *    the flow to go to the gateway (names_gate; namecheck.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +48,7 @@ struct binding {
 	uint64_t expires; /* ms, r->now's clock; 0: free */
 	int next;	  /* hash chain or free list, -1 ends */
 	uint64_t rules;	  /* the --allow-name rules its name matches, one bit each */
+	uint32_t gates;	  /* the transparent grants its name is, one bit each */
 	char name[DNS_NAME_MAX];
 };
 
@@ -147,7 +152,7 @@ void names_timer(struct relay *r)
 
 /* a bound to name (rules) until expires: refreshed if there, else a new binding. -1 when full. */
 static int names_bind(struct relay *r, const struct ipaddr *a, const char *name, uint64_t rules,
-		      uint64_t expires)
+		      uint32_t gates, uint64_t expires)
 {
 	struct names *t = &r->names;
 	unsigned int h = addr_hash(t, a);
@@ -172,6 +177,7 @@ static int names_bind(struct relay *r, const struct ipaddr *a, const char *name,
 	b->addr = *a;
 	b->expires = expires;
 	b->rules = rules;
+	b->gates = gates;
 	memcpy(b->name, name, strlen(name) + 1);
 	b->next = t->heads[h];
 	t->heads[h] = i;
@@ -233,6 +239,27 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
 			return found;
 	}
 	return found;
+}
+
+int names_gate(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name)
+{
+	struct names *t = &r->names;
+	const struct filter *f = r->cfg->f;
+
+	if (!t->b || !f->ngates)
+		return -1;
+	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next) {
+		const struct binding *b = &t->b[i];
+
+		if (b->expires <= r->now || !b->gates || !ipaddr_equal(&b->addr, a))
+			continue;
+		if (name && strcmp(name, b->name))
+			continue;
+		for (size_t k = 0; k < f->ngates; k++)
+			if ((b->gates >> k & 1) && f->gates[k].port == port)
+				return (int)k;
+	}
+	return -1;
 }
 
 /* ---- the log ------------------------------------------------------------ */
@@ -324,16 +351,29 @@ static uint64_t name_rules(const struct filter *f, const char *name)
 	return m;
 }
 
-/* Under --no-public with name rules, a name no rule matches is not asked about. */
+/* The transparent grants whose host is name, one bit each. */
+static uint32_t name_gates(const struct filter *f, const char *name)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < f->ngates; i++)
+		if (!strcmp(f->gates[i].name, name))
+			m |= 1U << i;
+	return m;
+}
+
+/* Under --no-public with name rules, a name no rule matches (nor a transparent grant's) is not
+ * asked about. */
 static int name_refused(const struct filter *f, const char *name)
 {
-	return f->nnames && f->no_public && name_rule(f, name) == -1;
+	return f->nnames && f->no_public && name_rule(f, name) == -1 && !name_gates(f, name);
 }
 
 struct bind_ctx {
 	struct relay *r;
 	const char *name;
 	uint64_t rules;
+	uint32_t gates;
 	int failed;
 };
 
@@ -344,9 +384,16 @@ static void bind_one(void *ctx, const struct ipaddr *a, uint32_t ttl)
 
 	if (s < c->r->cfg->name_ttl_min)
 		s = c->r->cfg->name_ttl_min;
-	if (s > NAMES_TTL_MAX)
+	/*
+	 * A transparent grant's host stays bound for the longest life: clients
+	 * keep an address longer than its TTL (node's agents do), and a flow
+	 * there goes to the gateway only if its ClientHello names the host
+	 * anyway; an address it forgot would take the host's flows past the
+	 * gateway, where they fail (the host's certificate, the phantom).
+	 */
+	if (s > NAMES_TTL_MAX || c->gates)
 		s = NAMES_TTL_MAX;
-	if (names_bind(c->r, a, c->name, c->rules, c->r->now + s * 1000) < 0)
+	if (names_bind(c->r, a, c->name, c->rules, c->gates, c->r->now + s * 1000) < 0)
 		c->failed++;
 }
 
@@ -431,7 +478,8 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 	rcode = d->flags & 0xf;
 	hidden = dns_hide(m, d, addr_refused, (void *)flt);
 	rule = name_rule(flt, d->qname);
-	if (rule >= 0 && flt->nnames) {
+	c.gates = name_gates(flt, d->qname);
+	if ((rule >= 0 && flt->nnames) || c.gates) {
 		c.name = d->qname;
 		c.rules = name_rules(flt, d->qname);
 		dns_chain(m, len, d, bind_one, &c);

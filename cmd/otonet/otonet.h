@@ -33,6 +33,16 @@ struct name_rule {
 	uint16_t port;
 };
 
+/*
+ * A transparent grant of otogate's: the agent's TLS flows to name (by an
+ * address the relay's DNS gave for it) on port, with that name in their
+ * ClientHello, go to the gateway as its port gw_port.
+ */
+struct gate_host {
+	char name[256];
+	uint16_t port, gw_port;
+};
+
 /* Everything the filter needs; built at start, read-only afterwards. */
 struct filter {
 	struct name_rule names[NET_MAX_NAMES];
@@ -51,6 +61,8 @@ struct filter {
 	struct ipaddr gw4, gw6;		   /* the sandbox-side gateway addresses (otogate) */
 	uint16_t gw_port[NET_MAX_GATEWAY]; /* its ports; none: no gateway */
 	size_t ngw;
+	struct gate_host gates[NET_MAX_GATEWAY]; /* its transparent grants */
+	size_t ngates;
 };
 
 enum verdict { V_DENY, V_ALLOW };
@@ -92,6 +104,8 @@ struct otonet_opts {
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
 	uint16_t gw_port[NET_MAX_GATEWAY];
 	size_t ngw;
+	struct gate_host gates[NET_MAX_GATEWAY];
+	size_t ngates;
 };
 
 /* opts.c: the option loop; exits 0 (--help) or 100 */
@@ -108,10 +122,13 @@ int rule_split(const char *spec, int *proto, char *host, size_t hsize, uint16_t 
 /*
  * parse.c: OTO_GATEWAY="FD:PORT[,PORT]...", the socket to otogate and the
  * ports it serves on 10.0.2.4 and fd00::4 (at most NET_MAX_GATEWAY, each
- * once, 1 to 65535; FD 3 or more, one spelling of each number). 0, or
- * -1/EINVAL. Pure.
+ * once, 1 to 65535; FD 3 or more, one spelling of each number); an entry
+ * "PORT=HOST:HPORT" is a transparent grant's (gates: HOST a name as
+ * --allow-name reads one, without "*.", each HOST:HPORT once), reached by
+ * name, not on 10.0.2.4. 0, or -1/EINVAL. Pure.
  */
-int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n);
+int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n, struct gate_host *gates,
+		  size_t *ngates);
 
 /*
  * hostinfo.c: the filter from the options and the host (its addresses, its

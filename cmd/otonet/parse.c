@@ -55,25 +55,58 @@ static int number(const char *s, unsigned long max, unsigned long *v, const char
 	return 0;
 }
 
-int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n)
+/* "HOST:PORT" at p (up to ',' or the end) into g: a name (no "*."), a port. 0, or -1. */
+static int gate_host_parse(const char *p, const char **end, struct gate_host *g)
+{
+	char spec[DNS_NAME_MAX + 8];
+	size_t n = strcspn(p, ",");
+
+	if (n >= sizeof(spec))
+		return -1;
+	memcpy(spec, p, n);
+	spec[n] = 0;
+	if (name_rule_parse(spec, g->name, &g->port) < 0 || !g->port || g->name[0] == '*')
+		return -1;
+	*end = p + n;
+	return 0;
+}
+
+int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n, struct gate_host *gates,
+		  size_t *ngates)
 {
 	unsigned long v;
 	const char *p;
-	size_t k = 0;
+	size_t k = 0, t = 0;
 
 	if (!s || number(s, 1UL << 20, &v, &p) < 0 || v < 3 || *p != ':')
 		goto bad;
 	*fd = (int)v;
 	do {
 		p++;
-		if (k == NET_MAX_GATEWAY || number(p, 65535, &v, &p) < 0 || (*p && *p != ','))
+		if (k + t == NET_MAX_GATEWAY || number(p, 65535, &v, &p) < 0)
 			goto bad;
 		for (size_t i = 0; i < k; i++)
 			if (ports[i] == v)
 				goto bad;
-		ports[k++] = (uint16_t)v;
+		for (size_t i = 0; i < t; i++)
+			if (gates[i].gw_port == v)
+				goto bad;
+		if (*p == '=') {
+			if (gate_host_parse(p + 1, &p, &gates[t]) < 0)
+				goto bad;
+			for (size_t i = 0; i < t; i++)
+				if (gates[i].port == gates[t].port &&
+				    !strcmp(gates[i].name, gates[t].name))
+					goto bad;
+			gates[t++].gw_port = (uint16_t)v;
+		} else {
+			ports[k++] = (uint16_t)v;
+		}
+		if (*p && *p != ',')
+			goto bad;
 	} while (*p);
 	*n = k;
+	*ngates = t;
 	return 0;
 bad:
 	errno = EINVAL;

@@ -148,6 +148,16 @@ enum name_phase {
 	NP_ANSWERED, /* refused with a 403 from the relay itself: the agent's bytes dropped */
 };
 
+/*
+ * What a flow to a transparent grant's host follows when its ClientHello
+ * names another host, or it is not TLS: the rules it met at its start.
+ */
+enum gate_after {
+	GA_PASS,  /* allowed (the internet open, an exception): nothing more to see */
+	GA_CHECK, /* allowed by a name, to be judged as any such flow (NP_FIRST) */
+	GA_DENY,  /* no rule allows it (--no-public): reset, logged by its rule */
+};
+
 /* The relay's context: everything its functions share, passed down from xrelay_run. */
 struct relay {
 	const struct relay_cfg *cfg;
@@ -261,6 +271,11 @@ void names_timer(struct relay *r);
 const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
 		       int *rule, int *named);
 /*
+ * The transparent grant (its index in the filter's gates) whose host is
+ * bound to a, alive, for port; with name, bound as that name. -1: none.
+ */
+int names_gate(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name);
+/*
  * The agent's DNS question q on the UDP flow f: 1 when the relay answered it
  * (NXDOMAIN, a name no rule matches under --no-public) or dropped it, 0 when
  * it goes to the resolver.
@@ -293,6 +308,12 @@ int names_drain(struct relay *r, struct flow *f);
 enum flow_fate names_refuse(struct relay *r, struct flow *f, const char *why, const char *name);
 /* What f holds, let go (flow_free). */
 void names_flow_free(struct relay *r, struct flow *f);
+
+/*
+ * flow.c, for namecheck.c: a gateway flow's host socket, the other end
+ * handed to otogate for its port gw_port: the fd, or -1/errno.
+ */
+int flow_gateway_socket(struct relay *r, uint16_t gw_port);
 
 /* tcp.c, for namecheck.c: f reset both ways (FLOW_FREED); f's host socket watched again. */
 enum flow_fate tcp_reset_both(struct relay *r, struct flow *f);

@@ -70,6 +70,9 @@ void tcp_flow_free(struct relay *r, struct flow *f)
 	f->ack_pending = 0;
 	if (f->hold)
 		names_flow_free(r, f);
+	if (f->gate_peer)
+		r->sys->close(f->gate_peer - 1);
+	f->gate_peer = 0;
 	/* Data gathered and not sent: the flow is gone (reset), its data with it. */
 	if (f->send_slot)
 		send_slot_free(r, f);
@@ -115,7 +118,7 @@ static uint16_t tcp_agent_mss(struct relay *r, const struct flow *f)
 	 * small send buffer (wmem_default): the segment of the gateway's own way
 	 * out, an Ethernet link's, so that the window is never short of one.
 	 */
-	if (f->route == ROUTE_GATEWAY)
+	if (tcp_route_pair(f))
 		return (uint16_t)(1500 - pkt_l4_off(f->asrc.family) - 20);
 	memset(&ti, 0, sizeof(ti));
 	if (r->sys->getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &l) == 0 &&

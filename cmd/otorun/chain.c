@@ -160,8 +160,9 @@ static void exec_words(struct words *ex, struct chain *c, const struct otorun_op
 		quote_add(&c->opens, o->profile);
 	}
 	words_cat(ex, &o->exec);
-	/* otomount names the view's bundle in these when --ca-file adds to it. */
-	if (o->cafile)
+	/* otomount names the view's bundle in these when --ca-file (or the session CA) adds to it.
+	 */
+	if (o->cafile || o->transparent)
 		for (const char *const *n = CA_VARS; *n; n++) {
 			words_add(ex, "--env-keep", NULL);
 			words_add(ex, *n, NULL);

@@ -52,6 +52,7 @@ struct otorun_opts {
 	const char *store, *key, *profile, *as, *log_fd;
 	const char *config;	/* --config FILE, "" when none */
 	const char *cafile;	/* --ca-file, NULL when not given */
+	int transparent;	/* a --grant is transparent: otomount adds otogate's session CA */
 	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
 	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */

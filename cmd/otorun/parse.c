@@ -315,6 +315,10 @@ static int opt_grant(struct otorun_opts *o, const char *v, char **err)
 	words_add(&o->exec, u, NULL);
 	words_add(&o->grants, "--grant", NULL);
 	words_add(&o->grants, "", v);
+	/* otogate checks the options; the CA variables are otoexec's to keep. */
+	for (const char *c = strchr(url, ','); c; c = strchr(c + 1, ','))
+		if (!strncmp(c, ",transparent", 12) && (!c[12] || c[12] == ','))
+			o->transparent = 1;
 	return 0;
 }
 

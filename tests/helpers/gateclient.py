@@ -3,7 +3,9 @@
 #
 #   gateclient.py STEP...
 #
-# each STEP one request to $API_KEY_URL (the gateway), on one kept-alive
+# each STEP one request to $API_KEY_URL (the gateway; https://HOST for a
+# transparent grant: over TLS, verified by the default trust, which
+# SSL_CERT_FILE names), on one kept-alive
 # connection while it lasts, printing one line per step:
 #   STEP: STATUS BODY   (the body on one line; "ERR EXCEPTION" when it failed)
 # Steps:
@@ -40,13 +42,27 @@ import http.client, json, os, sys, urllib.parse
 url = urllib.parse.urlsplit(os.environ["API_KEY_URL"])
 key = os.environ["API_KEY"]
 conn = None
+tls = None
+if url.scheme == "https":
+    import ssl
+    tls = ssl.create_default_context()
 
 
 def c():
     global conn
     if conn is None:
-        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=20)
+        if tls:
+            conn = http.client.HTTPSConnection(url.hostname, url.port, timeout=20, context=tls)
+        else:
+            conn = http.client.HTTPConnection(url.hostname, url.port, timeout=20)
     return conn
+
+
+def connect(timeout):
+    """A connection of its own: TLS for a transparent grant."""
+    import socket
+    s = socket.create_connection((url.hostname, url.port), timeout)
+    return tls.wrap_socket(s, server_hostname=url.hostname) if tls else s
 
 
 def req(method, path, headers, body=None, encode_chunked=False):
@@ -67,8 +83,7 @@ def recv_all(s):
 
 def raw(path, extra):
     """One request on a connection of its own: the response's bytes as they came."""
-    import socket
-    s = socket.create_connection((url.hostname, url.port), 10)
+    s = connect(10)
     head = (f"GET {path} HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\nAuthorization: Bearer {key}\r\n"
             f"X-E: {key}\r\nCookie: k={key}\r\n{extra}Connection: close\r\n\r\n")
     s.sendall(head.encode())
@@ -144,7 +159,7 @@ def one(step):
         return f"{r.status} " + " ".join(x for x in r.read().decode().split("\n") if x)
     elif step == "expect":
         import socket
-        s = socket.create_connection((url.hostname, url.port), 10)
+        s = connect(10)
         body = ("exp " + key).encode()
         s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
                   b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body))

@@ -56,7 +56,26 @@ static void test_grants(void **state)
 			       &g, &why),
 			 0);
 	assert_int_equal(g.nheaders, 8);
+	assert_int_equal(g.transparent, 0);
+	/* transparent: one more option, beside header= and in any order with it. */
+	assert_int_equal(grant("GH=https://github.com,transparent", &g, &why), 0);
+	assert_int_equal(g.transparent, 1);
+	assert_int_equal(g.nheaders, 2);
+	assert_int_equal(grant("GH=https://git.test:9443,header=X-T,transparent", &g, &why), 0);
+	assert_int_equal(g.transparent, 1);
+	assert_int_equal(g.port, 9443);
+	assert_int_equal(g.nheaders, 1);
+	assert_int_equal(grant("GH=https://git.test,transparent,header=X-T", &g, &why), 0);
+	assert_int_equal(g.transparent, 1);
+	assert_string_equal(g.headers[0], "X-T");
 	static const char *const BAD[] = {
+		"K=https://a,transparent,transparent",
+		"K=https://203.0.113.10,transparent",
+		"K=https://a,Transparent",
+		"K=https://a,transparent=1",
+		"K=https://a,transparent,",
+		"K=https://a.x1234567890123456789012345678901234567890123456789012345678901234."
+		"test,transparent",
 		"K",
 		"=https://a",
 		"1K=https://a",
@@ -100,9 +119,19 @@ static void test_gateway_env(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(gateway_env_format(buf, sizeof(buf), 5, 3), strlen("5:8001,8002,8003"));
+	struct grant g[3] = { { .gw_port = 8001 }, { .gw_port = 8002 }, { .gw_port = 8003 } };
+
+	assert_int_equal(gateway_env_format(buf, sizeof(buf), 5, g, 3), strlen("5:8001,8002,8003"));
 	assert_string_equal(buf, "5:8001,8002,8003");
-	assert_int_equal(gateway_env_format(buf, 8, 5, 3), 0);
+	assert_int_equal(gateway_env_format(buf, 8, 5, g, 3), 0);
+	/* A transparent grant's port: with its host, which otonet hands it the flows of. */
+	g[1].transparent = 1;
+	g[1].port = 443;
+	strcpy(g[1].host, "github.com");
+	assert_int_equal(gateway_env_format(buf, sizeof(buf), 5, g, 3),
+			 strlen("5:8001,8002=github.com:443,8003"));
+	assert_string_equal(buf, "5:8001,8002=github.com:443,8003");
+	assert_int_equal(gateway_env_format(buf, 20, 5, g, 3), 0);
 	assert_int_equal(gate_fd_parse("7"), 7);
 	assert_int_equal(gate_fd_parse("-1"), -1);
 	assert_int_equal(gate_fd_parse("65536"), -1);

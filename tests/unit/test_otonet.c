@@ -360,29 +360,62 @@ static void test_gateway_parse(void **state)
 		"-5:8001",
 		"5:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
 		"99999999:1",
+		/* transparent grants' entries: PORT=HOST:HPORT */
+		"5:8001=",
+		"5:8001=a.test",
+		"5:8001=a.test:",
+		"5:8001=a.test:0",
+		"5:8001=a.test:65536",
+		"5:8001=*.a.test:443",
+		"5:8001=a..test:443",
+		"5:8001=a test:443",
+		"5:8001=a.test:443,8001",
+		"5:8001,8001=a.test:443",
+		"5:8001=a.test:443,8002=A.test:443",
+		"5:8001=a.test:443=b.test:443",
+		"5:8001=a.test:443,",
+		"5:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17=a.test:443",
 	};
 	uint16_t ports[NET_MAX_GATEWAY];
-	size_t n;
+	struct gate_host gates[NET_MAX_GATEWAY];
+	size_t n, ng;
 	int fd;
 
 	(void)state;
-	assert_int_equal(gateway_parse("5:8001", &fd, ports, &n), 0);
+	assert_int_equal(gateway_parse("5:8001", &fd, ports, &n, gates, &ng), 0);
 	assert_int_equal(fd, 5);
 	assert_int_equal(n, 1);
 	assert_int_equal(ports[0], 8001);
-	assert_int_equal(gateway_parse("12:8001,443,65535,1", &fd, ports, &n), 0);
+	assert_int_equal(gateway_parse("12:8001,443,65535,1", &fd, ports, &n, gates, &ng), 0);
 	assert_int_equal(fd, 12);
 	assert_int_equal(n, 4);
 	assert_int_equal(ports[1], 443);
 	assert_int_equal(ports[2], 65535);
 	assert_int_equal(ports[3], 1);
-	assert_int_equal(gateway_parse("3:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", &fd, ports, &n),
-			 0);
+	assert_int_equal(
+	    gateway_parse("3:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", &fd, ports, &n, gates, &ng),
+	    0);
 	assert_int_equal(n, 16);
-	assert_int_equal(gateway_parse(NULL, &fd, ports, &n), -1);
+	assert_int_equal(ng, 0);
+	assert_int_equal(gateway_parse("7:8001,8002=Git.Example.test.:9443,8003=github.com:443",
+				       &fd, ports, &n, gates, &ng),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ports[0], 8001);
+	assert_int_equal(ng, 2);
+	assert_string_equal(gates[0].name, "git.example.test");
+	assert_int_equal(gates[0].port, 9443);
+	assert_int_equal(gates[0].gw_port, 8002);
+	assert_string_equal(gates[1].name, "github.com");
+	assert_int_equal(gates[1].gw_port, 8003);
+	/* One host on two ports: two grants. */
+	assert_int_equal(
+	    gateway_parse("7:8001=a.test:443,8002=a.test:8443", &fd, ports, &n, gates, &ng), 0);
+	assert_int_equal(ng, 2);
+	assert_int_equal(gateway_parse(NULL, &fd, ports, &n, gates, &ng), -1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		if (gateway_parse(bad[i], &fd, ports, &n) != -1 || errno != EINVAL)
+		if (gateway_parse(bad[i], &fd, ports, &n, gates, &ng) != -1 || errno != EINVAL)
 			fail_msg("gateway_parse accepted <%s>", bad[i]);
 	}
 }
