@@ -227,6 +227,12 @@ lint: | deps-test
 run: all
 	@OTO_BIN=$(abspath $(BIN)) scripts/demo.sh
 
+# The mutation check (scripts/mutate.sh): each defect of tests/mutations.txt
+# in a private copy, the suites that cover it run; slow, so not in make check.
+# MUTATE=REGEX: only those defects.
+mutate: | deps-test
+	@scripts/mutate.sh $(MUTATE)
+
 # The container recipe as deploy/README.md documents it, with podman (as
 # root; installs podman, runc and podman-compose; builds two images).
 check-container:
@@ -255,5 +261,5 @@ distclean:
 
 -include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
 
-.PHONY: all unit fuzz fuzz-build check check-container lint run bench install format clean distclean \
-	deps-test deps-bench deps-fuzz
+.PHONY: all unit fuzz fuzz-build check check-container lint run mutate bench install format clean \
+	distclean deps-test deps-bench deps-fuzz

@@ -8,6 +8,8 @@
 #   OTO_UNIT     the unit-test binaries (cmocka, sanitizers)
 #   OTO_ONLY     run only the integration suites whose name matches (a grep -E
 #                pattern), without the static checks (make lint runs those)
+#   OTO_ONLY_TESTS  with OTO_ONLY naming one suite: only these of its tests
+#                (their function names, space-separated; scripts/mutate.sh)
 #
 # Integration suites (tests/test_*.sh) run as root and, when their header says
 # "# run-as: root user", again as an unprivileged user (uid 65534), from a copy
@@ -127,19 +129,20 @@ suite_run() { # SUITE USER|asan
 	: >"$res"
 	chmod 0666 "$res"
 	echo "== $name ($2)"
+	only=${OTO_ONLY_TESTS:+-- $OTO_ONLY_TESTS}
 	if [ "$2" = asan ]; then
 		# The sanitizers' options are compiled in (tests/helpers/san_defaults.c).
 		OTO_BIN="$work/san" OTO_RESULTS="$res" OTO_TOP="$top" OTO_SAN=1 \
-			private_tun timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
+			private_tun timeout 1200 sh "$work/tests/$name.sh" $only >"$work/log-$name-$2" 2>&1
 	elif [ "$2" = root ]; then
 		OTO_BIN="$work/bin" OTO_RESULTS="$res" OTO_TOP="$top" \
-			private_tun timeout 1200 sh "$work/tests/$name.sh" >"$work/log-$name-$2" 2>&1
+			private_tun timeout 1200 sh "$work/tests/$name.sh" $only >"$work/log-$name-$2" 2>&1
 	else
 		cg=$(cgroup_delegate "$name")
 		(cd "$work" && cgroup_enter "$cg" && OTO_BIN="$work/bin" OTO_RESULTS="$res" \
 			OTO_TOP="$work/src" HOME="$work" OTO_TEST_CGROUP="$cg" \
 			timeout 1200 setpriv --reuid 65534 --regid 65534 --clear-groups \
-			sh "$work/tests/$name.sh") >"$work/log-$name-$2" 2>&1
+			sh "$work/tests/$name.sh" $only) >"$work/log-$name-$2" 2>&1
 	fi
 	code=$?
 	[ "$2" = user ] && cgroup_undelegate "$cg"

@@ -114,6 +114,16 @@ test_no_source_cites_an_issue() {
 	assertEquals "comments that cite an issue" "" "$found"
 }
 
+# The mutation check's defects (tests/mutations.txt) still apply: each
+# one's text once in its file, so that make mutate tests what it says
+# (scripts/mutate.sh --check; a refactor that moves the text fails here).
+test_every_defect_of_the_mutation_check_applies() {
+	out=$(sh "$TOP/scripts/mutate.sh" --check)
+	assertEquals "mutate --check: $out" 0 $?
+	assertEquals "stale defects" "" "$(echo "$out" | grep -v '^ok ')"
+	assertTrue "defects listed: $(echo "$out" | wc -l)" "[ $(echo "$out" | wc -l) -ge 27 ]"
+}
+
 # commit_faults: "HASH WHAT" for each commit after MARK (merges aside) whose
 # message is not the house's form: a subject "area: summary" of at most 72
 # characters (areas: words, paths, a man page, comma-separated), a blank
