@@ -101,7 +101,8 @@ build() { # LOG
 }
 
 # runs NAME LOG: each of NAME's runs; prints "caught SUITE..." (the suites
-# that failed, then "passed SUITE..." for any that did not), "survived", or
+# that failed, then "passed SUITE..." for any that did not, "skipped in
+# SUITE..." for any that passed skipping a test), "survived", or
 # "survived-skipping SUITE..." (those that skipped a test).
 runs() {
 	_caught='' _passed='' _skipped=''
@@ -115,17 +116,15 @@ runs() {
 			OTO_BIN="$copy/build/musl/bin" sh "$copy/tests/run.sh" >>"$2" 2>&1 </dev/null
 		last=$(tail -n 1 "$2")
 		case $last in
-		*" 0 failed"*) _passed="$_passed $suite" ;;
+		*" 0 failed, "*skipped) _skipped="$_skipped $suite" ;;
+		*" 0 failed") _passed="$_passed $suite" ;;
 		*) _caught="$_caught $suite" ;;
-		esac
-		case $last in
-		*skipped*) _skipped="$_skipped $suite" ;;
 		esac
 	done <<EOF
 $(field "$1" run)
 EOF
 	if [ -n "$_caught" ]; then
-		echo "caught$_caught${_passed:+; passed$_passed}"
+		echo "caught$_caught${_passed:+; passed$_passed}${_skipped:+; skipped in$_skipped}"
 	elif [ -n "$_skipped" ]; then
 		echo "survived-skipping$_skipped"
 	else

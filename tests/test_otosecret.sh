@@ -376,6 +376,10 @@ test_reject_store_readable_by_others() {
 	cp "$T/store" "$T/s644" && chmod 644 "$T/s644"
 	run otosecret --store "$T/s644" --key-file "$T/key" --use TXT -- touch "$T/ran"
 	refused 101 "store $T/s644 is accessible by group or others (mode 0644): chmod 600"
+	# The group's read alone is enough to refuse.
+	cp "$T/store" "$T/s640" && chmod 640 "$T/s640"
+	run otosecret --store "$T/s640" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 101 "store $T/s640 is accessible by group or others (mode 0640): chmod 600"
 }
 
 test_reject_store_fd_readable_by_others() {
