@@ -69,7 +69,7 @@ special_ranges() {
 	ranges=$(echo $_r 4000::/2)
 }
 
-# The fake internet's resolver (--dns INET4, nettool.py's fake_dns) answers
+# The fake internet's resolver (--dns INET4B, nettool.py's fake_dns) answers
 # each range's first and last address in the answer, the authority and the
 # additional section: in the answer, the name is NXDOMAIN; elsewhere, the
 # record is hidden and the answer's public address stays. Without --public,
@@ -78,7 +78,7 @@ special_ranges() {
 test_every_special_range_hidden_in_every_section() {
 	special_ranges
 	# shellcheck disable=SC2086 # one argument per range
-	run in_host "$OTO_BIN/otonet" $AS --dns $INET4 -- $NT ranges udp $ranges
+	run in_host "$OTO_BIN/otonet" $AS --dns $INET4B -- $NT ranges udp $ranges
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	# shellcheck disable=SC2086
 	assertEquals "6 lines a range" $((6 * $(echo $ranges | wc -w))) "$(wc -l <"$T/out")"
@@ -86,7 +86,7 @@ test_every_special_range_hidden_in_every_section() {
 		-e ' n[s] NOERROR 1.2.3.4$' -e ' a[r] NOERROR 1.2.3.4$' \
 		-e ' n[s] NOERROR 2606:4700::1$' -e ' a[r] NOERROR 2606:4700::1$' "$T/out")"
 	# The public addresses go through (the fake resolver answers as meant), over TCP too.
-	run in_host "$OTO_BIN/otonet" $AS --dns $INET4 -- sh -c "$NT ranges tcp 100.64.0.0/10 fc00::/7;
+	run in_host "$OTO_BIN/otonet" $AS --dns $INET4B -- sh -c "$NT ranges tcp 100.64.0.0/10 fc00::/7;
 		$NT resolve an.1-2-3-4.dns.test; $NT resolve an.2606-4700--2.dns.test udp AAAA"
 	assertEquals "$(cat "$T/err")" "100.64.0.0/10 100.64.0.0 an NXDOMAIN
 100.64.0.0/10 100.64.0.0 ns NOERROR 1.2.3.4

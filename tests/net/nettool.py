@@ -190,7 +190,7 @@ def serve_inet(d):
                     (80, recorder(80)), (443, recorder(443)), (22, banner)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
-    serve_dns()
+    serve_dns("203.0.113.11")
 
     def uecho():
         while True:
@@ -230,9 +230,18 @@ def fake_dns(q):
             b"".join(an + ns + ar))
 
 
-def serve_dns():
-    """fake_dns on port 53, over UDP and TCP."""
-    u = listener(53, socket.SOCK_DGRAM)
+def serve_dns(addr):
+    """fake_dns on addr's port 53, over UDP and TCP (INET4B: INET4 has no
+    resolver, for test_otonet.sh); nothing where addr is not this host's."""
+    try:
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind((addr, 53))
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        t.bind((addr, 53))
+        t.listen(64)
+    except OSError:
+        return
 
     def uloop():
         while True:
@@ -248,7 +257,12 @@ def serve_dns():
                 return
             r = fake_dns(f.read(struct.unpack(">H", h)[0]))
             c.sendall(struct.pack(">H", len(r)) + r)
-    serve_tcp(53, tcp)
+
+    def tloop():
+        while True:
+            c, _ = t.accept()
+            threading.Thread(target=guard, args=(tcp, c), daemon=True).start()
+    threading.Thread(target=tloop, daemon=True).start()
 
 
 LAN_PORTS = (22, 80, 443, 8086, 8087, 9000)
