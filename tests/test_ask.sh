@@ -6,7 +6,7 @@
 # a decider that closes or writes garbage (fail closed, the relay serving
 # allowed flows still), the bound on questions pending, private addresses
 # never asked, DNS questions a name rule refuses asked about, the record's
-# lines.
+# lines; otoask through a pty.
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
@@ -183,6 +183,80 @@ test_ask_fd_is_the_relays_alone() {
 	assertEquals 100 "$rc"
 	run "$OTO_BIN/otonet" --ask-timeout 0 -- true
 	assertEquals "otonet: fatal: --ask-timeout 0: expected 1 to 3600 seconds" "$(cat "$T/err")"
+}
+
+# ---- otoask, at a terminal (tests/helpers/ptydrive.py) ------------------------
+
+# otoask_session SCRIPT OTOASK-OPTION... -- AGENT: otoask --listen in a pty
+# driven by SCRIPT, and otonet (--no-public) connected to it running AGENT;
+# ptydrive's report in $T/out, the terminal in $T/tty, the agent's output
+# in $T/agent.
+otoask_session() {
+	_s=$1
+	shift
+	_o=
+	while [ "$1" != -- ]; do _o="$_o $1"; shift; done
+	shift
+	rm -f "$T/sock"
+	in_host $DECIDER --connect "$T/sock" -- "$OTO_BIN/otonet" $AS $PUB --no-public --ask-fd 3 \
+		--ask-timeout 10 --log-fd 4 -- sh -c "$1" >"$T/agent" 2>"$T/agent.err" 4>"$T/log" &
+	_a=$!
+	# shellcheck disable=SC2086
+	run $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 15 "$_s" -- \
+		"$OTO_BIN/otoask" --listen "$T/sock" $_o
+	wait $_a
+	tr -d '\r' <"$T/rawtty" >"$T/tty"
+}
+
+test_otoask_y_n_a_and_the_countdown() {
+	otoask_session 'expect #1 new.inet.test:443 (tcp to 203.0.113.10), session
+send y
+expect -> allow-once
+expect #2 new.inet.test:443
+send n
+expect -> deny
+expect #3 new.inet.test:443
+send a
+expect -> allow-session
+expect #4 new.inet.test:9002
+expect n in 1s
+expect -> deny (no answer in time)' --timeout 2 --save "$T/saved" -- "
+		$NT xfer new.inet.test 443 1000; $NT xfer new.inet.test 443 1000
+		$NT xfer new.inet.test 443 1000; $NT xfer new.inet.test 443 1000
+		$NT xfer new.inet.test 9002 10"
+	assertEquals "$(cat "$T/out")" "rc 0" "$(grep '^rc ' "$T/out")"
+	assertEquals "$(cat "$T/agent.err")" "ok 1000
+ECONNREFUSED
+ok 1000
+ok 1000
+ECONNREFUSED" "$(cut -d' ' -f1-2 "$T/agent" | sed 's/^\(ECONNREFUSED\) .*/\1/')"
+	assertContains "$(cat "$T/tty")" "otoask: #1 new.inet.test:443 (tcp to 203.0.113.10), session "
+	assertContains "$(cat "$T/tty")" ": allow? [y/n/a] n in 2s"
+	assertEquals "# allow-once (ask 1)
+--allow-name new.inet.test:443
+# allow-session (ask 3)
+--allow-name new.inet.test:443" "$(cat "$T/saved")"
+	assertEquals 600 "$(stat -c %a "$T/saved")"
+	assertContains "$(asks)" '"verdict":"deny","rule":"ask","decision":"deny","ask":4}'
+	# What it saved is otorun's config: the names reach otonet.
+	printf '%s\n' "--agent-root /a" "--role member" "--person p" "--as nobody" >"$T/cfg"
+	cat "$T/saved" >>"$T/cfg"
+	run "$OTO_BIN/otorun" --config "$T/cfg" --print -- true
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" " --allow-name new.inet.test:443 --allow-name new.inet.test:443 "
+}
+
+test_otoask_usage() {
+	run "$OTO_BIN/otoask"
+	assertEquals 100 "$rc"
+	assertEquals "otoask: fatal: one of --listen SOCKET and --fd N (see --help)" "$(cat "$T/err")"
+	run "$OTO_BIN/otoask" --fd 3 --listen "$T/s"
+	assertEquals 100 "$rc"
+	run "$OTO_BIN/otoask" --fd 3 3</dev/null
+	assertEquals 100 "$rc"
+	assertEquals "otoask: fatal: --fd 3: not a stream socket" "$(cat "$T/err")"
+	run "$OTO_BIN/otoask" --listen "$T/s" --timeout 0
+	assertEquals "otoask: fatal: --timeout 0: expected 1 to 3600 seconds" "$(cat "$T/err")"
 }
 
 . shunit2
