@@ -305,25 +305,29 @@ static struct ask_pending *ask_enter(struct relay *r, struct ask_pending *e)
 	for (unsigned int i = 0; i < ASK_PENDING_MAX && !slot; i++)
 		if (!a->p[i].id)
 			slot = &a->p[i];
-	if (same && slot) {
-		e->id = same->id;
-		e->deadline = same->deadline;
-	} else {
+	if (!slot || !same) {
 		e->id = ++a->next ? a->next : ++a->next;
 		e->deadline = r->now + r->cfg->ask_timeout_ms;
 		ask_log_question(r, e);
-		/* A decider that cannot take the request is gone, with every question. */
-		if (!a->gone && slot && ask_send(r, e) < 0)
-			ask_gone(r, "did not take a request");
-		if (a->gone || !slot) {
-			if (!slot && (!a->warned || r->now - a->warned >= 10000)) {
-				a->warned = r->now ? r->now : 1;
-				warnx("relay: %d questions pending: denying a new one",
-				      ASK_PENDING_MAX);
-			}
-			ask_log_outcome(r, e, a->gone ? ASK_GONE : ASK_LIMIT);
-			return NULL;
+	}
+	if (!slot) {
+		if (!a->warned || r->now - a->warned >= 10000) {
+			a->warned = r->now ? r->now : 1;
+			warnx("relay: %d questions pending: denying a new one", ASK_PENDING_MAX);
 		}
+		ask_log_outcome(r, e, a->gone ? ASK_GONE : ASK_LIMIT);
+		return NULL;
+	}
+	if (same) {
+		e->id = same->id;
+		e->deadline = same->deadline;
+	} else if (!a->gone && ask_send(r, e) < 0) {
+		/* A decider that cannot take the request is gone, with every question. */
+		ask_gone(r, "did not take a request");
+	}
+	if (a->gone) {
+		ask_log_outcome(r, e, ASK_GONE);
+		return NULL;
 	}
 	*slot = *e;
 	a->n++;
