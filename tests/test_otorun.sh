@@ -725,6 +725,43 @@ fd 4 w $T/log" "$(grep '^fd [34] ' "$T/out")"
 	assertEquals "" "$(cat "$T/out")"
 }
 
+# --ask SOCKET: otorun connects to the decider and hands the connection to
+# otonet on fd 99 (--ask-fd 99); --ask-fd N passes the launcher's own fd.
+test_ask_reaches_otonet() {
+	fake_chain
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); c, _ = s.accept()
+time.sleep(2)' "$T/dec" &
+	dec=$!
+	n=0
+	while [ ! -S "$T/dec" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --ask "$T/dec" \
+		--ask-timeout 5 -- x
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "--ask-timeout
+5
+--ask-fd
+99" "$(grep -A1 -- '^--ask' "$T/out" | grep -v '^--$')"
+	assertEquals "fd 99 w socket" "$(grep "^fd 99 " "$T/out")"
+	kill "$dec" 2>/dev/null
+	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --ask "$T/nobody" -- x
+	assertEquals 111 "$rc"
+	assertEquals "otorun: fatal: unable to connect to the decider at $T/nobody: No such file or directory" "$(cat "$T/err")"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+		--ask-fd 4 -- x
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --ask-fd 4: expected a file descriptor number from 10 (3 to 9 are otorun's own)" "$(cat "$T/err")"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+		--ask-fd 12 --ask /s -- x
+	assertEquals "otorun: fatal: --ask and --ask-fd: one decider, one or the other" "$(cat "$T/err")"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+		--ask /s --no-net -- x
+	assertEquals "otorun: fatal: --no-net excludes the network options" "$(cat "$T/err")"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+		--ask-fd 12 -- x
+	assertContains "$(cat "$T/out")" " --ask-fd 12 -- "
+}
+
 # otosecret and otogate get the store and key as fds 8 and 9 (5 and 6) and
 # refuse one others may access, but could name only their --store-fd: otorun,
 # which opened them, refuses it first, naming the file the user gave.

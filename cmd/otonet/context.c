@@ -25,10 +25,14 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 	r->batch = malloc(BATCH_BYTES);
 	r->vnet = malloc(VNET_HLEN + BUFSZ);
 	r->dns = malloc(sizeof(*r->dns));
-	/* The name bindings: only for --allow-name rules and transparent grants, all allocated now.
-	 */
+	/* The name bindings: only for --allow-name rules and transparent grants,
+	 * all allocated now; with a decider too: which name led to an address,
+	 * for its requests (ask.c). */
 	if (!r->batch || !r->vnet || !r->dns ||
-	    ((cfg->f->nnames || cfg->f->ngates) && names_init(&r->names, NAMES_MAX) < 0)) {
+	    ((cfg->f->nnames || cfg->f->ngates || cfg->ask) &&
+	     names_init(&r->names, NAMES_MAX) < 0) ||
+	    (cfg->ask && ask_init(&r->ask) < 0)) {
+		names_fini(&r->names);
 		free(r->batch);
 		free(r->vnet);
 		free(r->dns);

@@ -23,6 +23,7 @@
 
 const char *const flow_state_name[] = {
 	[FLOW_FREE] = "free",
+	[FLOW_TCP_ASKING] = "tcp asking",
 	[FLOW_TCP_CONNECTING] = "tcp connecting",
 	[FLOW_TCP_SYNACK] = "tcp syn-ack sent",
 	[FLOW_TCP_ESTABLISHED] = "tcp established",
@@ -125,12 +126,13 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 
 	relay_log(r, "net",
 		  ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		  "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s}\n",
+		  "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s%s%.0u}\n",
 		  proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
 		  ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
 		  d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
 		  d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
-		  d->pattern ? d->pattern : "", d->name[0] ? "\"" : "");
+		  d->pattern ? d->pattern : "", d->name[0] ? "\"" : "", d->ask ? ",\"ask\":" : "",
+		  d->ask);
 }
 
 /* ---- the flow table ----------------------------------------------------- */
@@ -424,6 +426,50 @@ static int gate_pair(struct relay *r, int *peer)
 	return sv[0];
 }
 
+/*
+ * A new TCP flow to be asked about (ask.c): in the table, FLOW_TCP_ASKING,
+ * with no host socket until the decider allows it (flow_resume); tcp.c
+ * holds its SYN (ask_hold). The bounds hold for it as for any flow. NULL
+ * when refused (logged).
+ */
+static struct flow *flow_hold(struct relay *r, const struct pkt *p, struct decision *d)
+{
+	struct flow *f;
+
+	if (over_bound(r, p, d) || !(f = flow_new(r, p, -1, FLOW_TCP_ASKING))) {
+		d->verdict = V_DENY;
+		log_decision(r, p->proto, p, d);
+		return NULL;
+	}
+	f->route = ROUTE_DIRECT;
+	return f;
+}
+
+enum flow_fate flow_resume(struct relay *r, struct flow *f)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = r->sys->socket(f->adst.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		log_msg(LOG_DEBUG, errno,
+			"relay: unable to open a host socket for an allowed flow");
+		return tcp_reset_agent(r, f);
+	}
+	f->fd = fd;
+	/* Its time to connect runs from now, not from the SYN the agent sent. */
+	f->born = f->last = r->now;
+	flow_set_state(&r->ft, f, FLOW_TCP_CONNECTING);
+	tcp_sock_setup(r, f);
+	sl = host_sa(r, f, &ss);
+	if (r->sys->connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a flow");
+		return tcp_reset_agent(r, f);
+	}
+	tcp_watch(r, f);
+	return FLOW_KEPT;
+}
+
 /* The filter, then a connected host socket. NULL when refused or impossible. */
 struct flow *flow_open(struct relay *r, const struct pkt *p)
 {
@@ -440,6 +486,9 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
 	name_decide(r, p, &d, &check);
 	gate = gate_decide(r, p, &d, check, &after, &pair);
+	/* --no-public refused it and a decider is there: allowed for the session, or asked. */
+	if (d.verdict == V_DENY && ask_flow(r, p, &d) == 2)
+		return flow_hold(r, p, &d);
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");
@@ -523,6 +572,8 @@ void flow_timers(struct relay *r)
 		struct flow *f = &r->ft.flows[i];
 
 		switch (f->state) {
+		case FLOW_TCP_ASKING: /* its time is the question's (ask_timers) */
+			break;
 		case FLOW_TCP_CONNECTING:
 		case FLOW_TCP_SYNACK:
 		case FLOW_TCP_ESTABLISHED:
@@ -538,4 +589,6 @@ void flow_timers(struct relay *r)
 		}
 	}
 	names_timer(r);
+	if (r->ask.p)
+		ask_timers(r);
 }

@@ -25,6 +25,7 @@ struct name_hold;
  */
 enum flow_state {
 	FLOW_FREE,	      /* in the free list */
+	FLOW_TCP_ASKING,      /* the agent's SYN held, the decider asked (ask.c); no host socket */
 	FLOW_TCP_CONNECTING,  /* the agent's SYN: connect() to the host under way */
 	FLOW_TCP_SYNACK,      /* the host accepted; our SYN-ACK out, the agent's ACK awaited */
 	FLOW_TCP_ESTABLISHED, /* data both ways; a close is in the FIN flags */

@@ -5,7 +5,8 @@
  * into host sockets, through the filter (public internet yes, private and
  * special-purpose addresses no, exact exceptions by --allow).
  *
- * Consumes: argv up to "--"; the --log-fd fd; OTO_GATEWAY (otogate's socket
+ * Consumes: argv up to "--"; the --log-fd fd; the --ask-fd socket (the
+ * relay's alone); OTO_GATEWAY (otogate's socket
  * and ports: the socket is the relay's alone); OTO_STATUS_FD (reported to,
  * passed on); for tests and benchmarks only, documented as such in otonet(1):
  * OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
@@ -74,6 +75,25 @@ static void xgateway_take(struct otonet_opts *o)
 }
 
 /*
+ * --ask-fd: the decider's socket is the relay's alone (close-on-exec: the
+ * child's exec, so the sandbox, never has it; the holder closes it too).
+ */
+static void xask_take(const struct otonet_opts *o)
+{
+	int type = 0, dom = 0;
+	socklen_t l = sizeof(type);
+
+	if (o->ask_fd < 0)
+		return;
+	if (getsockopt(o->ask_fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    getsockopt(o->ask_fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX ||
+	    type != SOCK_STREAM)
+		die_usage("--ask-fd %d: not a unix stream socket", o->ask_fd);
+	if (fcntl(o->ask_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to make the decider's fd %d close-on-exec", o->ask_fd);
+}
+
+/*
  * With --log-fd, while root: the kernel audit's read-log group for the otons
  * behind, which runs unprivileged and reads Landlock's refusals there
  * (lib/audit_reader.c; this process and all it starts get an audit session
@@ -136,6 +156,7 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to keep OTO_TEST_CLOCK_FD=%d from the program",
 		    o.clock_fd);
 	xgateway_take(&o);
+	xask_take(&o);
 
 	/*
 	 * 1. Root never runs the relay: become the --as account first. Run by
@@ -229,6 +250,9 @@ int main(int argc, char **argv)
 	cfg.gateway_fd = o.gateway_fd;
 	cfg.name_ttl_min = o.name_ttl_min;
 	cfg.clock_fd = o.clock_fd;
+	cfg.ask = o.ask_fd >= 0;
+	cfg.ask_fd = o.ask_fd;
+	cfg.ask_timeout_ms = (uint64_t)o.ask_timeout * 1000;
 	relay = xrelay_start(&cfg, sigfd);
 
 	/*

@@ -262,9 +262,34 @@ int names_gate(struct relay *r, const struct ipaddr *a, uint16_t port, const cha
 	return -1;
 }
 
+const char *names_seen(struct relay *r, const struct ipaddr *a)
+{
+	struct names *t = &r->names;
+
+	if (!t->b)
+		return NULL;
+	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next)
+		if (t->b[i].expires > r->now && ipaddr_equal(&t->b[i].addr, a))
+			return t->b[i].name;
+	return NULL;
+}
+
+int names_bound(struct relay *r, const struct ipaddr *a, const char *name)
+{
+	struct names *t = &r->names;
+
+	if (!t->b)
+		return 0;
+	for (int i = t->heads[addr_hash(t, a)]; i >= 0; i = t->b[i].next)
+		if (t->b[i].expires > r->now && ipaddr_equal(&t->b[i].addr, a) &&
+		    !strcmp(t->b[i].name, name))
+			return 1;
+	return 0;
+}
+
 /* ---- the log ------------------------------------------------------------ */
 
-static const char *qtype_name(unsigned int t, char *buf, size_t size)
+const char *dns_qtype_name(unsigned int t, char *buf, size_t size)
 {
 	static const struct {
 		unsigned int t;
@@ -306,7 +331,8 @@ static void names_log(struct relay *r, const struct flow *f, const struct dns_ms
 		  "\"type\":\"%s\",\"outcome\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
 		  *rule ? "deny" : "allow", f->proto == PROTO_TCP ? "tcp" : "udp",
 		  ipaddr_str(&f->asrc, s, sizeof(s)), d ? d->qname : "",
-		  d ? qtype_name(d->qtype, t, sizeof(t)) : "", outcome, *rule ? rule : "dns", n);
+		  d ? dns_qtype_name(d->qtype, t, sizeof(t)) : "", outcome, *rule ? rule : "dns",
+		  n);
 }
 
 /* ---- DNS ------------------------------------------------------------------ */
@@ -412,6 +438,9 @@ int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t 
 	}
 	if (!name_refused(flt, d->qname))
 		return 0;
+	/* With a decider, held and asked about instead (ask.c). */
+	if (r->cfg->ask)
+		return ask_dns(r, f, q, len, d);
 	names_log(r, f, d, "nxdomain", "no-name", 0);
 	if (len > NET_MTU - off)
 		return 1;
@@ -463,7 +492,11 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 		memset(m + 4, 0, len - 4);
 		return stream ? len : 12;
 	}
-	if (name_refused(flt, d->qname)) {
+	/*
+	 * With a decider, the question was judged on its way out (names_query,
+	 * names_tcp_query): one the decider allowed has its answer here.
+	 */
+	if (!r->cfg->ask && name_refused(flt, d->qname)) {
 		names_log(r, f, d, "nxdomain", "no-name", 0);
 		n = dns_rcode(m, d, DNS_NXDOMAIN);
 		return stream ? len : n;
@@ -479,11 +512,15 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 	hidden = dns_hide(m, d, addr_refused, (void *)flt);
 	rule = name_rule(flt, d->qname);
 	c.gates = name_gates(flt, d->qname);
-	if ((rule >= 0 && flt->nnames) || c.gates) {
+	/*
+	 * With a decider, every name is bound (no rule: names_find never
+	 * allows by it), for the requests to say which name led to an address.
+	 */
+	if ((rule >= 0 && flt->nnames) || c.gates || r->cfg->ask) {
 		c.name = d->qname;
-		c.rules = name_rules(flt, d->qname);
+		c.rules = rule >= 0 ? name_rules(flt, d->qname) : 0;
 		dns_chain(m, len, d, bind_one, &c);
-		if (c.failed) {
+		if (c.failed && (c.rules || c.gates)) {
 			if (!r->names.warned || r->now - r->names.warned >= 10000) {
 				r->names.warned = r->now ? r->now : 1;
 				warnx("relay: %lu name bindings alive, the table is full: refusing "

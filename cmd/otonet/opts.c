@@ -36,6 +36,11 @@ static const char USAGE[] =
     "  --log-fd N         one JSON line per filter decision on fd N; run as root,\n"
     "                     also the kernel audit's socket for the otons behind\n"
     "                     (OTO_AUDIT: Landlock's refusals in its --log-fd)\n"
+    "  --ask-fd N         a new TCP flow or DNS name that --no-public or the name\n"
+    "                     rules refuse is held and asked about on fd N, a unix\n"
+    "                     stream socket to a decider (one JSON request line out,\n"
+    "                     \"ID allow-once|allow-session|deny\" back: otonet(1))\n"
+    "  --ask-timeout SECONDS  no answer in this time is a deny (default 30)\n"
     "  --max-flows N      bound on concurrent flows (default 4096)\n"
     "  --max-half-open N  bound on TCP flows not yet established (default 256)\n"
     "  --max-udp-flows N  bound on concurrent UDP flows (default 1024)\n"
@@ -67,6 +72,8 @@ enum {
 	OPT_AS,
 	OPT_ALLOWNAME,
 	OPT_KERNELWALL,
+	OPT_ASKFD,
+	OPT_ASKTIMEOUT,
 };
 
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
@@ -79,6 +86,8 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 		{ "kernel-wall", no_argument, NULL, OPT_KERNELWALL },
 		{ "dns", required_argument, NULL, OPT_DNS },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
+		{ "ask-fd", required_argument, NULL, OPT_ASKFD },
+		{ "ask-timeout", required_argument, NULL, OPT_ASKTIMEOUT },
 		{ "max-flows", required_argument, NULL, OPT_MAXFLOWS },
 		{ "max-half-open", required_argument, NULL, OPT_MAXHALF },
 		{ "max-udp-flows", required_argument, NULL, OPT_MAXUDP },
@@ -99,6 +108,8 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->log_fd = -1;
+	o->ask_fd = -1;
+	o->ask_timeout = 30;
 	o->max_flows = 4096;
 	o->max_half_open = 256;
 	o->max_udp_flows = 1024;
@@ -149,6 +160,16 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			if (opt_ulong(optarg, 1 << 20, &n) < 0)
 				die_usage("--log-fd %s: not a file descriptor", optarg);
 			o->log_fd = (int)n;
+			break;
+		case OPT_ASKFD:
+			if (opt_ulong(optarg, 1 << 20, &n) < 0 || n < 3)
+				die_usage("--ask-fd %s: not a file descriptor from 3", optarg);
+			o->ask_fd = (int)n;
+			break;
+		case OPT_ASKTIMEOUT:
+			if (opt_ulong(optarg, 3600, &n) < 0 || n == 0)
+				die_usage("--ask-timeout %s: expected 1 to 3600 seconds", optarg);
+			o->ask_timeout = n;
 			break;
 		case OPT_MAXFLOWS:
 			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)

@@ -75,6 +75,7 @@ struct decision {
 			   name */
 	char name[256]; /* rule name: the name bound to the address; else empty */
 	const char *pattern; /* rule name: the --allow-name rule's pattern */
+	uint32_t ask;	     /* rule ask-session: the question whose answer allowed it */
 };
 
 struct otonet_opts {
@@ -102,6 +103,8 @@ struct otonet_opts {
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 	int clock_fd;	      /* OTO_TEST_CLOCK_FD: a byte there, the clock a second on; 0: none */
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
+	int ask_fd;	      /* --ask-fd: the decider's socket, or -1 */
+	unsigned long ask_timeout; /* seconds */
 	uint16_t gw_port[NET_MAX_GATEWAY];
 	size_t ngw;
 	struct gate_host gates[NET_MAX_GATEWAY];
@@ -404,6 +407,25 @@ int xopener_start(const char *as, pid_t *pid);
 int opener_ask(int sock);
 int opener_answer(int sock);
 
+/*
+ * askline.c: the decider's answers (otonet(1), ASKING); pure. What became
+ * of a question: the three a decider gives, then the relay's own (no
+ * answer in time, the decider gone or broken, too many questions pending).
+ * ask_answer_parse: one answer line without its newline, "ID DECISION": 0
+ * and *id, *d (one of the first three), or -1/EINVAL for anything else.
+ */
+enum ask_decision {
+	ASK_ALLOW_ONCE,
+	ASK_ALLOW_SESSION,
+	ASK_DENY,
+	ASK_TIMEOUT,
+	ASK_GONE,
+	ASK_LIMIT,
+	ASK_NUM_DECISIONS
+};
+extern const char *const ask_decision_name[];
+int ask_answer_parse(const char *s, size_t n, uint32_t *id, enum ask_decision *d);
+
 /* relay.c */
 struct relay_cfg {
 	const struct filter *f;
@@ -419,6 +441,9 @@ struct relay_cfg {
 	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
 	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
 	int clock_fd;	       /* OTO_TEST_CLOCK_FD: each byte read there, a second more; 0: none */
+	int ask;	       /* --ask-fd given: new destinations are asked about on ask_fd */
+	int ask_fd;
+	uint64_t ask_timeout_ms;
 };
 /*
  * xrelay_start: the relay's context for cfg (allocated, never freed), its

@@ -63,6 +63,10 @@ struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd)
 	ev.data.u64 = ev_ref(EV_SIGNAL, 0, 0);
 	if (r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, sigfd, &ev) < 0)
 		die(EXIT_SYS, errno, "relay: unable to watch its signalfd");
+	ev.data.u64 = ev_ref(EV_ASK, 0, 0);
+	if (cfg->ask && r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, cfg->ask_fd, &ev) < 0)
+		die(EXIT_SYS, errno, "relay: unable to watch the decider's socket (--ask-fd %d)",
+		    cfg->ask_fd);
 	/*
 	 * Everything is open: from here on, only the calls the loop makes. This
 	 * runs while the child builds the sandbox's network, off the agent's
@@ -145,6 +149,9 @@ noreturn void xrelay_run(struct relay *r, int tun)
 				f = flow_at(&r->ft, ref);
 				if (f)
 					tcp_sock_event(r, f, evs[i].events);
+				break;
+			case EV_ASK:
+				ask_input(r, evs[i].events);
 				break;
 			case EV_DGRAM:
 				f = flow_at(&r->ft, ref);

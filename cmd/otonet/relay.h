@@ -63,6 +63,7 @@ enum relay_event {
 	EV_TCP,	   /* a TCP flow's host socket */
 	EV_DGRAM,  /* a UDP or echo flow's host socket */
 	EV_CLOCK,  /* OTO_TEST_CLOCK_FD: the test moving the relay's clock on */
+	EV_ASK,	   /* the decider's socket (--ask-fd): its answers */
 	EV_NUM
 };
 _Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");
@@ -158,6 +159,51 @@ enum gate_after {
 	GA_DENY,  /* no rule allows it (--no-public): reset, logged by its rule */
 };
 
+/*
+ * Asking (ask.c, --ask-fd): the questions pending, each a held SYN or DNS
+ * question (the flow's slot and generation: it may be gone by the answer),
+ * at most ASK_PENDING_MAX, allocated at start; questions about the same
+ * destination while one is pending share its id. The session's
+ * allow-session answers (ASK_SESSION_MAX; past that, an allow-session
+ * allows once). The decider's answer being read, at most ASK_LINE_MAX bytes
+ * with its newline. gone: the decider closed its end or broke the protocol,
+ * and every question since is denied at once.
+ */
+#define ASK_PENDING_MAX 256
+#define ASK_SESSION_MAX 256
+#define ASK_LINE_MAX	1024
+#define ASK_QUERY_MAX	512
+struct ask_pending {
+	uint32_t id; /* 0: a free entry */
+	unsigned char dns;
+	int proto;
+	uint32_t slot, gen;
+	uint64_t deadline; /* ms, r->now's clock */
+	struct ipaddr src, dst;
+	uint16_t port;
+	char name[DNS_NAME_MAX]; /* "" when the address came from no name the relay saw */
+	char type[12];		 /* DNS: the question's type */
+	uint16_t qlen;
+	uint8_t q[ASK_QUERY_MAX]; /* DNS: the question, sent on when allowed */
+};
+struct ask_allowed {
+	unsigned char dns;
+	uint16_t port;
+	struct ipaddr addr; /* without a name: the address */
+	char name[DNS_NAME_MAX];
+	uint32_t id; /* the question that allowed it */
+};
+struct ask {
+	struct ask_pending *p;
+	struct ask_allowed *s;
+	unsigned int n, ns;
+	uint32_t next; /* the last id given */
+	int gone;
+	uint64_t warned; /* ms: the last "too many pending" warning */
+	size_t len;
+	char line[ASK_LINE_MAX];
+};
+
 /* The relay's context: everything its functions share, passed down from xrelay_run. */
 struct relay {
 	const struct relay_cfg *cfg;
@@ -185,6 +231,8 @@ struct relay {
 	/* The name bindings (only with --allow-name rules), and a DNS message parsed. */
 	struct names names;
 	struct dns_msg *dns;
+	/* Asking the decider (--ask-fd): p is NULL without it. */
+	struct ask ask;
 };
 
 /*
@@ -314,6 +362,34 @@ void names_flow_free(struct relay *r, struct flow *f);
  * handed to otogate for its port gw_port: the fd, or -1/errno.
  */
 int flow_gateway_socket(struct relay *r, uint16_t gw_port);
+
+/*
+ * ask.c: new destinations asked about (--ask-fd). ask_init: the tables, -1/ENOMEM.
+ * ask_flow: a new TCP flow the filter refused by rule "no-public" (d): 1
+ * and d allowed (rule "ask-session") when an allow-session answer covers
+ * it; 2 when it is to be held: the caller makes f a FLOW_TCP_ASKING flow and
+ * calls ask_hold; 0 when it stays refused (d's rule then says why, the
+ * log line written). ask_dns: a DNS question q (parsed in d) a name rule
+ * refuses, on the UDP flow f: 0 when an allow-session answer covers its
+ * name (it goes on), else 1 (held, or answered REFUSED).
+ */
+int ask_init(struct ask *a);
+void ask_fini(struct ask *a);
+int ask_flow(struct relay *r, const struct pkt *p, struct decision *d);
+void ask_hold(struct relay *r, struct flow *f);
+int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+	    const struct dns_msg *d);
+/* The decider's socket is readable (EV_ASK): its answers acted on. */
+void ask_input(struct relay *r, uint32_t events);
+/* Questions past their time: denied (flow_timers). */
+void ask_timers(struct relay *r);
+/* names.c, for ask.c: a question's type by name (or TYPEn in buf) */
+const char *dns_qtype_name(unsigned int t, char *buf, size_t size);
+/* names.c, for ask.c: the name bound to a (any, for the request), or NULL; is a bound to name? */
+const char *names_seen(struct relay *r, const struct ipaddr *a);
+int names_bound(struct relay *r, const struct ipaddr *a, const char *name);
+/* flow.c, for ask.c: a held TCP flow, allowed: its host socket opened and connecting. */
+enum flow_fate flow_resume(struct relay *r, struct flow *f);
 
 /* tcp.c, for namecheck.c: f reset both ways (FLOW_FREED); f's host socket watched again. */
 enum flow_fate tcp_reset_both(struct relay *r, struct flow *f);

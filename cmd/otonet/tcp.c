@@ -197,7 +197,11 @@ static void tcp_new(struct relay *r, const struct pkt *p)
 	if (f->seg > maxseg)
 		f->seg = (uint32_t)maxseg;
 	f->rto = RTO_MS;
-	tcp_events(r, f);
+	/* A destination to ask about: the SYN held, unanswered, until the decider's answer. */
+	if (f->state == FLOW_TCP_ASKING)
+		ask_hold(r, f);
+	else
+		tcp_events(r, f);
 }
 
 static enum flow_fate tcp_connected(struct relay *r, struct flow *f)
@@ -300,7 +304,7 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 			tcp_synack(r, f);
 		return FLOW_KEPT;
 	}
-	if (!(p->flags & TH_ACK) || f->state == FLOW_TCP_CONNECTING)
+	if (!(p->flags & TH_ACK) || f->state == FLOW_TCP_CONNECTING || f->state == FLOW_TCP_ASKING)
 		return FLOW_KEPT;
 	if (f->state == FLOW_TCP_SYNACK) {
 		if (p->ack != f->iss + 1) {

@@ -121,7 +121,7 @@ void tcp_out(struct relay *r, struct flow *f, uint32_t seq, uint8_t flags, size_
 /* The host side reset or failed: tell the agent, forget the flow. Always FLOW_FREED. */
 enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f)
 {
-	if (f->state == FLOW_TCP_CONNECTING)
+	if (f->state == FLOW_TCP_CONNECTING || f->state == FLOW_TCP_ASKING)
 		tun_write(r, pkt_tcp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 0, f->rcv_nxt,
 				     TH_RST | TH_ACK, 0, 0));
 	else

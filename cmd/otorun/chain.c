@@ -46,6 +46,15 @@ static void chain_log(struct chain *c, struct otorun_opts *o)
 	c->dup_log = 1;
 }
 
+/* The decider otonet asks (--ask-fd N, or --ask SOCKET connected on FD_ASK). */
+static void chain_ask(struct otorun_opts *o)
+{
+	if (!*o->ask_fd && !*o->ask)
+		return;
+	words_add(&o->net, "--ask-fd", NULL);
+	words_add(&o->net, *o->ask_fd ? o->ask_fd : STR(FD_ASK), NULL);
+}
+
 /* otons' own options: otons enables the controllers the limits need in DIR. */
 static void ns_words(struct words *ns, const struct chain *c, const struct otorun_opts *o,
 		     const char *cgroup_dir)
@@ -232,6 +241,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		words_add(&as, "", o->as);
 	}
 	chain_log(c, o);
+	chain_ask(o);
 	ns_words(&ns, c, o, cgroup_dir);
 	stage_gate(c, o, t, &as);
 	stage_net_ns(c, o, t, &as, &ns);

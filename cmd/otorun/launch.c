@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -193,6 +195,23 @@ static void xowner_only(const char *what, const char *path, int fd)
 			    shown(path), (unsigned int)(st.st_mode & 07777));
 }
 
+/* --ask SOCKET: connected now, on FD_ASK, for otonet's relay (it keeps it, close-on-exec). */
+static void xask_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		xotorun_die(EXIT_USAGE, "--ask %s: the path is too long for a unix socket",
+			    shown(path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || dup2(fd, FD_ASK) < 0)
+		xotorun_die(EXIT_SYS, "unable to connect to the decider at %s: %s", shown(path),
+			    strerror(errno));
+	close(fd);
+}
+
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 {
 	const char *p = o->profile;
@@ -224,6 +243,8 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 		    open_on(p, FD_PROFILE) < 0)
 			xotorun_die(EXIT_REJECT, "unable to open profile %s", shown(p));
 	}
+	if (*o->ask)
+		xask_connect(o->ask);
 	if (c->dup_log) {
 		unsigned long from, to;
 

@@ -26,8 +26,10 @@
 #define FD_PROFILE	7
 #define FD_SECRET_STORE 8
 #define FD_SECRET_KEY	9
-#define STR_(x)		#x
-#define STR(x)		STR_(x) /* an fd above as the word a stage reads */
+/* --ask SOCKET: the connection to the decider, for otonet's --ask-fd (it keeps it). */
+#define FD_ASK	99
+#define STR_(x) #x
+#define STR(x)	STR_(x) /* an fd above as the word a stage reads */
 
 /* A growing string; oom is set (and the rest ignored) when malloc fails. */
 struct strbuf {
@@ -54,6 +56,8 @@ struct otorun_opts {
 	const char *cafile;	/* --ca-file, NULL when not given */
 	int transparent;	/* a --grant is transparent: otomount adds otogate's session CA */
 	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
+	const char *ask_fd;	/* --ask-fd N, "" when none */
+	const char *ask;	/* --ask SOCKET, "" when none */
 	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */
 	/* The options each stage gets, in the order given. */

@@ -62,6 +62,8 @@ static const struct stage_opt OPTS[] = {
 	{ "otonet", "--kernel-wall", 0, PASS, TO_NET, NULL },
 	{ "otonet", "--dns", 1, PASS, TO_NET, NULL },
 	{ "otonet", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otonet", "--ask-fd", 1, OWN, TO_NONE, NULL },
+	{ "otonet", "--ask-timeout", 1, OWN, TO_NET, NULL },
 	{ "otonet", "--max-flows", 1, OWN, TO_NET, NULL },
 	{ "otonet", "--max-half-open", 1, OWN, TO_NET, NULL },
 	{ "otonet", "--max-udp-flows", 1, OWN, TO_NET, NULL },
@@ -173,6 +175,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otorun", "--secret", 1, OWN, TO_NONE, NULL },
 	{ "otorun", "--no-new-session", 0, OWN, TO_NONE, NULL },
 	{ "otorun", "--print", 0, OWN, TO_NONE, NULL },
+	{ "otorun", "--ask", 1, OWN, TO_NONE, NULL },
 };
 
 /* The row that decides name: the first that is not NO, else the first; NULL: none. */
@@ -219,6 +222,7 @@ void opts_init(struct otorun_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->root = o->role = o->person = o->store = o->key = o->profile = o->as = o->log_fd = "";
+	o->ask_fd = o->ask = "";
 	o->config = "";
 	o->newsession = -1;
 }
@@ -364,8 +368,9 @@ static int covers_tools(const char *n, const char *v)
 	}
 }
 
-static const char *const NET_NUMBERS[] = { "--max-flows", "--max-half-open", "--max-udp-flows",
-					   "--tcp-idle",  "--udp-idle",	     "--busy-poll" };
+static const char *const NET_NUMBERS[] = { "--max-flows",  "--max-half-open", "--max-udp-flows",
+					   "--tcp-idle",   "--udp-idle",      "--busy-poll",
+					   "--ask-timeout" };
 static const char *const LIMITS[] = { "--memory-max", "--pids-max", "--cpu-max" };
 
 int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
@@ -380,6 +385,18 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		if (!is_num(v))
 			FAIL_SHOWN(err, "%s %s: expected a file descriptor number", "--log-fd", v);
 		o->log_fd = v;
+	} else if (!strcmp(n, "--ask-fd")) {
+		/* 3 to 9 are otorun's own (the log's copy lands on 3 or 4). */
+		if (!is_num(v) || strlen(v) > 7 || atoi(v) < 10)
+			FAIL_SHOWN(err,
+				   "%s %s: expected a file descriptor number from 10 (3 to 9 are "
+				   "otorun's own)",
+				   "--ask-fd", v);
+		o->ask_fd = v;
+	} else if (!strcmp(n, "--ask")) {
+		if (!*v)
+			FAIL_SHOWN(err, "%s%s: expected the decider's socket", "--ask", v);
+		o->ask = v;
 	} else if (IN(n, NET_NUMBERS)) {
 		if (!is_num(v))
 			FAIL_SHOWN(err, "%s %s: expected a number", n, v);
@@ -520,7 +537,9 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 		return "--no-net excludes --grant (the gateway is reached through otonet)";
 	if (!*o->as && euid == 0)
 		return "run as root: --as USER[:GROUP] names the unprivileged account to run as";
-	if (o->nonet && o->net.n)
+	if (o->nonet && (o->net.n || *o->ask || *o->ask_fd))
 		return "--no-net excludes the network options";
+	if (*o->ask && *o->ask_fd)
+		return "--ask and --ask-fd: one decider, one or the other";
 	return NULL;
 }

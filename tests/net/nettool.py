@@ -530,6 +530,64 @@ def c_connect(host, port, timeout="3"):
     return f"{r} {int((time.monotonic() - t) * 1000)}"
 
 
+def c_xfer(name, port, n, timeout="10"):
+    """name resolved (getaddrinfo, IPv4), n bytes of blob() to its echo on port,
+    and what comes back until EOF: "ok N SHA256" of it, or the errno's name;
+    then the time it took, in ms."""
+    t, n = time.monotonic(), int(n)
+    try:
+        a = socket.getaddrinfo(name, int(port), socket.AF_INET, socket.SOCK_STREAM)[0][4]
+        s = socket.create_connection(a, float(timeout))
+
+        def send():
+            for chunk in blob(n):
+                s.sendall(chunk)
+            s.shutdown(socket.SHUT_WR)
+        threading.Thread(target=send, daemon=True).start()
+        h, got = recv_all(s)
+        r = f"ok {got} {h}"
+    except OSError as e:
+        r = errname(e)
+    return f"{r} {int((time.monotonic() - t) * 1000)}"
+
+
+def c_asks(host, port0, k, timeout="10"):
+    """k connects at once, to ports port0 to port0 + k - 1: each outcome's count,
+    as each connect ended (ok, or the errno's name), and how many ended in the
+    first half second."""
+    import resource
+    import selectors
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    sel, t0, counts, early = selectors.DefaultSelector(), time.monotonic(), {}, 0
+    for i in range(int(k)):
+        s = socket.socket(family(host), socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.connect_ex(sockaddr(host, int(port0) + i))
+        sel.register(s, selectors.EVENT_WRITE)
+    left = int(k)
+    while left and time.monotonic() - t0 < float(timeout):
+        for key, _ in sel.select(0.1):
+            s = key.fileobj
+            e = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            r = "ok" if not e else errno.errorcode.get(e, str(e))
+            counts[r] = counts.get(r, 0) + 1
+            early += time.monotonic() - t0 < 0.5
+            sel.unregister(s)
+            s.close()
+            left -= 1
+    counts["pending"] = left
+    return " ".join(f"{k}={v}" for k, v in sorted(counts.items())) + f" early={early}"
+
+
+def c_blobsha(n):
+    """blob(n)'s sha256 (what c_xfer gets back from an echo)."""
+    h = hashlib.sha256()
+    for chunk in blob(int(n)):
+        h.update(chunk)
+    return h.hexdigest()
+
+
 def c_gw(host, port, n):
     """n bytes of blob() to a gateway port, then EOF; the gateway's one-line answer."""
     try:

@@ -3,7 +3,7 @@
 // UNIT: lib/fd_msg_init.c lib/event_head.c
 // UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
 // UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c
-// UNIT: lib/http_value_ok.c lib/http_body_feed.c
+// UNIT: lib/http_value_ok.c lib/http_body_feed.c cmd/otonet/ask.c cmd/otonet/askline.c
 /*
  * The relay's flow table through its own interface, with fake system calls
  * (struct relay_sys): the states and their names, the bounds counted per

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: ISC */
+/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
+#include <getopt.h>
+#include <string.h>
+
+#include "oto.h"
+#include "otoask.h"
+
+static const char USAGE[] =
+    "usage: otoask --listen SOCKET [OPTION]...\n"
+    "       otoask --fd N [OPTION]...\n"
+    "Decide at a terminal what otonet --ask-fd asks about: each new destination\n"
+    "the rules refuse is shown in one line, with a countdown; type y to allow it\n"
+    "once, a to allow it for the session, n or Enter to deny it. No key before\n"
+    "the countdown ends is a deny.\n"
+    "\n"
+    "  --listen SOCKET    listen on SOCKET (a new one, mode 600; it must not exist)\n"
+    "                     for one session (otorun --ask SOCKET), removed once\n"
+    "                     connected\n"
+    "  --fd N             the session's socket is fd N (otonet --ask-fd's other end)\n"
+    "  --timeout SECONDS  the countdown (default 20; 1 to 3600): keep it under\n"
+    "                     otonet's --ask-timeout (30)\n"
+    "  --save FILE        append the otorun config lines of each destination\n"
+    "                     allowed (--allow-name NAME:PORT, --allow tcp:ADDR:PORT),\n"
+    "                     for otorun --config, to review first\n"
+    "  -v, --verbose      more messages on stderr\n"
+    "  -h, --help         this text\n"
+    "      --version      the version\n"
+    "\n"
+    "Exit: 0 when the session ended; 100 usage, 111 system error.\n";
+
+enum { OPT_LISTEN = 256, OPT_FD, OPT_TIMEOUT, OPT_SAVE };
+
+void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "fd", required_argument, NULL, OPT_FD },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	unsigned long n;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->timeout = ASK_TIMEOUT_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LISTEN:
+			if (!*optarg || strlen(optarg) > 107)
+				die_usage("--listen %s: want a socket path of 1 to 107 bytes",
+					  optarg);
+			o->listen = optarg;
+			break;
+		case OPT_FD:
+			if (opt_ulong(optarg, 1 << 20, &n) < 0 || n < 3)
+				die_usage("--fd %s: not a file descriptor from 3", optarg);
+			o->fd = (int)n;
+			break;
+		case OPT_TIMEOUT:
+			if (opt_ulong(optarg, 3600, &n) < 0 || !n)
+				die_usage("--timeout %s: expected 1 to 3600 seconds", optarg);
+			o->timeout = n;
+			break;
+		case OPT_SAVE:
+			o->save = optarg;
+			break;
+		default:
+			xopt_common(c, USAGE, argv);
+			break;
+		}
+	}
+	if (optind < argc)
+		die_usage("%s: no operand is taken (see --help)", argv[optind]);
+	if (!o->listen == (o->fd < 0))
+		die_usage("one of --listen SOCKET and --fd N (see --help)");
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * otonet's requests, what is shown of them, the answers and the config
+ * lines: pure. A request is otonet's JSON line, read by its keys: no value
+ * otonet writes holds a quote or a backslash, so a key's text ("port":)
+ * is found only where it is that key; a line whose values do not look so
+ * is refused, never shown: what reaches the terminal is printable ASCII.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "otoask.h"
+
+/* Where "key": is in s[0, n), past it; NULL when it is not there. */
+static const char *field(const char *s, size_t n, const char *key)
+{
+	char k[24];
+	size_t kl = (size_t)snprintf(k, sizeof(k), "\"%s\":", key);
+
+	for (size_t i = 0; i + kl <= n; i++)
+		if (!memcmp(s + i, k, kl))
+			return s + i + kl;
+	return NULL;
+}
+
+/* A string value, printable ASCII without '"' or '\\': 0, 1 absent, -1 bad. */
+static int str_field(const char *s, size_t n, const char *key, char *out, size_t size)
+{
+	const char *p = field(s, n, key), *end = s + n;
+	size_t i = 0;
+
+	out[0] = 0;
+	if (!p)
+		return 1;
+	if (p >= end || *p++ != '"')
+		return -1;
+	for (; p < end && *p != '"'; p++) {
+		if (*p < 0x20 || *p > 0x7e || *p == '\\' || i + 1 >= size)
+			return -1;
+		out[i++] = *p;
+	}
+	if (p == end)
+		return -1;
+	out[i] = 0;
+	return 0;
+}
+
+/* A number value, 1 to max: 0, -1 absent or bad. */
+static int num_field(const char *s, size_t n, const char *key, unsigned long max,
+		     unsigned long *out)
+{
+	const char *p = field(s, n, key), *end = s + n;
+	unsigned long v = 0;
+
+	if (!p || p >= end || *p < '1' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int ask_req_parse(const char *s, size_t n, struct ask_req *q)
+{
+	unsigned long id, port = 0;
+
+	memset(q, 0, sizeof(*q));
+	if (n < 2 || s[0] != '{' || s[n - 1] != '}' || num_field(s, n, "id", 0xffffffffUL, &id) ||
+	    str_field(s, n, "proto", q->proto, sizeof(q->proto)) ||
+	    str_field(s, n, "session", q->session, sizeof(q->session)) < 0 ||
+	    str_field(s, n, "name", q->name, sizeof(q->name)) < 0 ||
+	    str_field(s, n, "type", q->type, sizeof(q->type)) < 0 ||
+	    str_field(s, n, "dst", q->dst, sizeof(q->dst)) < 0)
+		goto bad;
+	q->id = (uint32_t)id;
+	q->dns = q->type[0] != 0;
+	if (q->dns ? !q->name[0] : !q->dst[0] || num_field(s, n, "port", 65535, &port) < 0)
+		goto bad;
+	q->port = (unsigned)port;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+void ask_req_show(const struct ask_req *q, char *buf, size_t size)
+{
+	if (q->dns)
+		snprintf(buf, size, "%s (dns %s)", q->name, q->type);
+	else if (q->name[0])
+		snprintf(buf, size, "%s:%u (%s to %s)", q->name, q->port, q->proto, q->dst);
+	else if (strchr(q->dst, ':'))
+		snprintf(buf, size, "[%s]:%u (%s)", q->dst, q->port, q->proto);
+	else
+		snprintf(buf, size, "%s:%u (%s)", q->dst, q->port, q->proto);
+}
+
+const char *ask_key(int c)
+{
+	switch (c) {
+	case 'y':
+	case 'Y':
+		return "allow-once";
+	case 'a':
+	case 'A':
+		return "allow-session";
+	case 'n':
+	case 'N':
+	case '\r':
+	case '\n':
+		return "deny";
+	default:
+		return NULL;
+	}
+}
+
+void ask_config_line(const struct ask_req *q, char *buf, size_t size)
+{
+	if (q->dns)
+		snprintf(buf, size, "--allow-name %s\n", q->name);
+	else if (q->name[0])
+		snprintf(buf, size, "--allow-name %s:%u\n", q->name, q->port);
+	else if (strchr(q->dst, ':'))
+		snprintf(buf, size, "--allow %s:[%s]:%u\n", q->proto, q->dst, q->port);
+	else
+		snprintf(buf, size, "--allow %s:%s:%u\n", q->proto, q->dst, q->port);
+}

@@ -1,0 +1,106 @@
+// UNIT: cmd/otoask/parse.c
+/*
+ * otoask's pure part: otonet's request lines read (and refused when they
+ * are not what otonet writes: nothing else reaches the terminal), what is
+ * shown, the keys, the config lines otorun reads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "otoask/otoask.h"
+
+#define HEAD                                                                                       \
+	"{\"time\":\"2026-12-04T21:30:02.120544Z\",\"source\":\"ask\",\"session\":\"5f0c9e1a0b\","
+
+static int parse(const char *s, struct ask_req *q)
+{
+	return ask_req_parse(s, strlen(s), q);
+}
+
+static void test_otoask_requests(void **state)
+{
+	struct ask_req q;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(parse(HEAD "\"id\":7,\"proto\":\"tcp\",\"src\":\"10.0.2.100\",\"dst\":"
+				    "\"203.0.113.10\",\"port\":443,\"name\":\"new.example\"}",
+			       &q),
+			 0);
+	assert_int_equal(q.id, 7);
+	assert_int_equal(q.dns, 0);
+	assert_int_equal(q.port, 443);
+	assert_string_equal(q.name, "new.example");
+	assert_string_equal(q.session, "5f0c9e1a0b");
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "new.example:443 (tcp to 203.0.113.10)");
+	ask_config_line(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "--allow-name new.example:443\n");
+	assert_int_equal(parse(HEAD "\"id\":8,\"proto\":\"tcp\",\"src\":\"fd00::100\",\"dst\":"
+				    "\"2001:db8::1\",\"port\":22}",
+			       &q),
+			 0);
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "[2001:db8::1]:22 (tcp)");
+	ask_config_line(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "--allow tcp:[2001:db8::1]:22\n");
+	assert_int_equal(parse(HEAD "\"id\":9,\"proto\":\"udp\",\"src\":\"10.0.2.100\",\"name\":"
+				    "\"x.example\",\"type\":\"AAAA\"}",
+			       &q),
+			 0);
+	assert_int_equal(q.dns, 1);
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "x.example (dns AAAA)");
+	ask_config_line(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "--allow-name x.example\n");
+}
+
+static void test_otoask_refused_requests(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"{}",
+		HEAD "\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":443}", /* no id */
+		HEAD "\"id\":0,\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":443}", /* id 0 */
+		HEAD "\"id\":1,\"proto\":\"tcp\",\"port\":443}",	     /* no dst */
+		HEAD "\"id\":1,\"proto\":\"tcp\",\"dst\":\"203.0.113.10\"}", /* no port */
+		HEAD "\"id\":1,\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":65536}",
+		HEAD
+		"\"id\":1,\"proto\":\"tcp\",\"dst\":\"a\\u001b[2J\",\"port\":1}", /* a backslash */
+		HEAD "\"id\":1,\"proto\":\"tcp\",\"dst\":\"a\x1b[2J\",\"port\":1}", /* ESC */
+		HEAD "\"id\":1,\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":1,\"name\":\"x",
+		HEAD "\"id\":1,\"proto\":\"udp\",\"type\":\"A\"}", /* DNS without a name */
+	};
+	struct ask_req q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse(bad[i], &q), -1);
+}
+
+static void test_otoask_keys(void **state)
+{
+	(void)state;
+	assert_string_equal(ask_key('y'), "allow-once");
+	assert_string_equal(ask_key('a'), "allow-session");
+	assert_string_equal(ask_key('n'), "deny");
+	assert_string_equal(ask_key('\r'), "deny");
+	assert_null(ask_key('x'));
+	assert_null(ask_key(' '));
+	assert_null(ask_key(3));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_otoask_requests),
+		cmocka_unit_test(test_otoask_refused_requests),
+		cmocka_unit_test(test_otoask_keys),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
