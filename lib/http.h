@@ -343,4 +343,16 @@ static inline size_t http_repl_flush(struct http_repl *r, void *out)
 	return http_repl_scan(r, NULL, 0, out, 1);
 }
 
+/* A hex digit's value (either case), or -1: chunk sizes, percent escapes. Pure. */
+static inline int http_hex(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

@@ -26,17 +26,6 @@ enum {
 	S_DONE,
 };
 
-static int hex(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One byte of framing (not data): the next state, or an error as -(err). */
 static int frame(struct http_body *b, unsigned char c)
 {
@@ -49,7 +38,7 @@ static int frame(struct http_body *b, unsigned char c)
 	case S_SIZE:
 		if (++b->line > HTTP_MAX_CHUNK_LINE - 1)
 			return -HTTP_ECHUNKSIZE;
-		h = hex(c);
+		h = http_hex(c);
 		if (h >= 0) {
 			if (b->left >> 56)
 				return -HTTP_ECHUNKSIZE; /* a size of 2^60 or more */

@@ -18,17 +18,6 @@
 #include "http.h"
 #include "otogate.h"
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The path's bytes, percent-decoded: the byte at *i (moved past it), or -1 for a bad escape. */
 static int next_byte(const char *p, size_t len, size_t *i)
 {
@@ -41,8 +30,8 @@ static int next_byte(const char *p, size_t len, size_t *i)
 	}
 	if (*i + 2 >= len)
 		return -1;
-	h = hexval((unsigned char)p[*i + 1]);
-	l = hexval((unsigned char)p[*i + 2]);
+	h = http_hex((unsigned char)p[*i + 1]);
+	l = http_hex((unsigned char)p[*i + 2]);
 	if (h < 0 || l < 0)
 		return -1;
 	*i += 3;
