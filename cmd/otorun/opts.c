@@ -130,15 +130,19 @@ static const char USAGE[] =
     "--bpf-fd, --explain, --print-bpf, --print-profile, --uid, --gid;\n"
     "otogate --store-fd, --key-fd (otorun opens the files, or composes the chain).\n";
 
-/* The one-line error, after at ("FILE:LINE: " while a config file is read, else ""). */
-static noreturn void xdie_at(int code, const char *at, const char *fmt, va_list ap)
+/*
+ * The one-line error, after at ("FILE:LINE: " while a config file is read,
+ * else ""), on stderr. It returns, so that each caller ends its va_list
+ * before it exits: va_end is owed even on the way out.
+ */
+static void say_at(const char *at, const char *fmt, va_list ap)
 {
 	struct strbuf b = { 0 };
 	char *msg = NULL;
 	ssize_t w;
 
 	if (vasprintf(&msg, fmt, ap) < 0)
-		_exit(code);
+		return;
 	strbuf_str(&b, "otorun: fatal: ");
 	strbuf_str(&b, at);
 	strbuf_str(&b, msg);
@@ -147,7 +151,6 @@ static noreturn void xdie_at(int code, const char *at, const char *fmt, va_list 
 		do
 			w = write(2, b.p, b.n);
 		while (w < 0 && errno == EINTR);
-	_exit(code);
 }
 
 void xotorun_die(int code, const char *fmt, ...)
@@ -155,7 +158,9 @@ void xotorun_die(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	xdie_at(code, "", fmt, ap);
+	say_at("", fmt, ap);
+	va_end(ap);
+	_exit(code);
 }
 
 static noreturn void xconfig_die(const char *at, int code, const char *fmt, ...)
@@ -165,7 +170,9 @@ static void xconfig_die(const char *at, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	xdie_at(code, at, fmt, ap);
+	say_at(at, fmt, ap);
+	va_end(ap);
+	_exit(code);
 }
 
 /* One option's effect, or its one-line error after at. */
