@@ -271,6 +271,63 @@ test_a_wrong_ca_is_a_502_and_nothing_is_sent() {
 	assertContains "$(cat "$T/log")" '"status":502'
 }
 
+# The CA bundle is read and checked before the chain starts, and its
+# certificates parsed when a handshake needs them (otogate(1)): among many
+# others, after a decoy with the test CA's name and another key, between
+# comments, with CRLF line ends, the test CA still verifies the upstream,
+# the decoy alone does not; a bundle OpenSSL's own reader must take (a
+# TRUSTED CERTIFICATE) still works; one that does not load stops the chain
+# before it runs, with its reason.
+test_the_ca_bundle_is_parsed_as_needed() {
+	B=$T/bundle
+	mkdir -p "$B" && chmod 0755 "$B"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj "/CN=oto test ca" -keyout "$B/decoy.key" -out "$B/decoy.pem" 2>/dev/null
+	i=0
+	while [ $i -lt 60 ]; do
+		echo "# another root, $i"
+		cat "$TOPO_DIR/pki/ca2.pem"
+		i=$((i + 1))
+	done >"$B/others"
+	{ cat "$B/others" "$B/decoy.pem"; echo "# the test CA"; cat "$TOPO_DIR/pki/ca.pem"; } |
+		sed 's/$/\r/' >"$B/many.pem"
+	openssl x509 -in "$TOPO_DIR/pki/ca.pem" -addtrust serverAuth -out "$B/trusted.pem" 2>/dev/null
+	cat "$B/others" "$B/decoy.pem" >"$B/decoy-only.pem"
+	chmod 0644 "$B"/*.pem
+	for f in many trusted; do
+		: >"$TOPO_DIR/api/requests"
+		gate --grant "API_KEY=https://$API:8443" --ca-file "$B/$f.pem" -- $CLIENT echo-x
+		assertEquals "$f: rc: $(cat "$T/err")" 0 "$rc"
+		assertEquals "$f" "echo-x: 200" "$(cut -c1-11 "$T/out")"
+		assertEquals "$f" "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests")"
+	done
+	: >"$TOPO_DIR/api/requests"
+	gate --grant "API_KEY=https://$API:8443" --ca-file "$B/decoy-only.pem" -- $CLIENT echo-x
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 502 otogate: the upstream's certificate does not verify: unable to get local issuer certificate" \
+		"$(cat "$T/out")"
+	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+	# Bundles that do not load: exit 111 with the reason, the chain never started.
+	sed '2s/^M/!/' "$TOPO_DIR/pki/ca.pem" >"$B/bad64.pem"
+	head -n 3 "$TOPO_DIR/pki/ca.pem" >"$B/cut.pem"
+	printf '# nothing\n' >"$B/none.pem"
+	chmod 0644 "$B"/*.pem
+	for f in "bad64.pem:a certificate that is not base64" "cut.pem:a certificate without its END line" \
+		"none.pem:no certificate in it" ".:Invalid argument" "absent.pem:No such file or directory"; do
+		rm -f "$T/ran"
+		run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS \
+			--grant "API_KEY=https://$API:8443" --ca-file "$B/${f%%:*}" -- \
+			"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
+		assertEquals "${f%%:*}" 111 "$rc"
+		case ${f#*:} in
+		[A-Z]*) want="otogate: fatal: unable to read the CA bundle $B/${f%%:*}: ${f#*:}" ;;
+		*) want="otogate: fatal: unable to load the CA bundle $B/${f%%:*}: ${f#*:}" ;;
+		esac
+		assertEquals "$want" "$(cat "$T/err")"
+		assertFalse "${f%%:*}: the chain ran" "[ -e '$T/ran' ]"
+	done
+}
+
 test_a_wrong_host_name_is_a_502_and_nothing_is_sent() {
 	gate --grant "API_KEY=https://other.example.test:8443" --ca-file "$TOPO_DIR/pki/ca.pem" -- $CLIENT echo-x
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

@@ -42,10 +42,9 @@
 
 /* Flows served at once: each holds about 920 KB (its buffers, the scrubber and its stack). */
 #define MAX_FLOWS 256
-static atomic_int nflows;
 
 struct gate_flow {
-	const struct gate *gate;
+	struct gate *gate;
 	const struct grant *g; /* NULL: no grant on this port */
 	int port;
 	struct agent ag; /* the agent's side */
@@ -530,7 +529,8 @@ static void serve(struct gate_flow *f)
 		 */
 		if (f->up.fd >= 0 && upstream_idle_closed(&f->up))
 			upstream_close(&f->up);
-		if (f->up.fd < 0 && upstream_open(f->g, &f->up, &why, detail, sizeof(detail)) < 0) {
+		if (f->up.fd < 0 && upstream_open(f->gate->tls_client, f->g, &f->up, &why, detail,
+						  sizeof(detail)) < 0) {
 			sodium_memzero(f->out, (size_t)n);
 			refuse(f, 502, why, detail);
 			return;
@@ -565,6 +565,7 @@ static void serve(struct gate_flow *f)
 static void *flow_main(void *arg)
 {
 	struct gate_flow *f = arg;
+	struct gate *gate = f->gate; /* f is wiped before the count goes down */
 
 	/* A transparent grant's flow: TLS first, as its host, with the session's leaf. */
 	if (f->g && f->g->transparent &&
@@ -578,26 +579,26 @@ static void *flow_main(void *arg)
 	agent_close(&f->ag);
 	sodium_memzero(f, sizeof(*f));
 	free(f);
-	atomic_fetch_sub(&nflows, 1);
+	atomic_fetch_sub(&gate->nflows, 1);
 	return NULL;
 }
 
-int flow_start(const struct gate *gate, int fd, int port)
+int flow_start(struct gate *gate, int fd, int port)
 {
 	struct gate_flow *f;
 	pthread_attr_t a;
 	pthread_t t;
 	int rc;
 
-	if (atomic_fetch_add(&nflows, 1) >= MAX_FLOWS) {
-		atomic_fetch_sub(&nflows, 1);
+	if (atomic_fetch_add(&gate->nflows, 1) >= MAX_FLOWS) {
+		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
 		errno = EMFILE;
 		return -1;
 	}
 	f = malloc(sizeof(*f));
 	if (!f) {
-		atomic_fetch_sub(&nflows, 1);
+		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
 		errno = ENOMEM;
 		return -1;
@@ -610,7 +611,7 @@ int flow_start(const struct gate *gate, int fd, int port)
 			f->g = &gate->o->grants[i];
 	/* The forms of the value, once for the flow's responses (main checked its length). */
 	if (f->g && http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0) {
-		atomic_fetch_sub(&nflows, 1);
+		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
 		free(f);
 		return -1;
@@ -633,7 +634,7 @@ int flow_start(const struct gate *gate, int fd, int port)
 	rc = pthread_create(&t, &a, flow_main, f);
 	pthread_attr_destroy(&a);
 	if (rc) {
-		atomic_fetch_sub(&nflows, 1);
+		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
 		free(f);
 		errno = rc;

@@ -60,7 +60,7 @@ static int take_flow(int sock, int *port)
 	return fd;
 }
 
-void xgate_run(const struct gate *g, int sock, int sigfd, pid_t child)
+void xgate_run(struct gate *g, int sock, int sigfd, pid_t child)
 {
 	struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN },
 			       { .fd = sock, .events = POLLIN } };

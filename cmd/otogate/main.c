@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 	const struct rlimit nocore = { 0, 0 };
 	sigset_t mask, old;
 	int sv[2], go[2], sigfd, cafd = -1;
+	void *store;
 	char c;
 	ssize_t n;
 	uid_t uid = 0;
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
 	xsecrets_plan(&o, &secrets);
 
 	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
-	xupstream_init(&o);
+	store = xupstream_init(&o);
 
 	/* 3b. With transparent grants, the session CA: its certificate goes to the view. */
 	for (size_t i = 0; i < o.ngrants && cafd < 0; i++)
@@ -161,11 +162,13 @@ int main(int argc, char **argv)
 	if (write(go[1], "g", 1) != 1)
 		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
 	close(go[1]);
+	/* The TLS context, while the chain builds the sandbox: no flow comes before the loop. */
+	gate.tls_client = xupstream_context(store);
 	xgate_confine();
 	xgate_lockdown();
 
 	/* 7. Serve until the child exits; exit with its status. */
-	gate.o = &o; /* gate.tls_server: set in 3b */
+	gate.o = &o; /* gate.tls_server and tls_client: set in 3b and 6 */
 	gate.log_fd = o.log_fd;
 	xgate_run(&gate, sv[0], sigfd, pid);
 }

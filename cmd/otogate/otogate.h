@@ -3,6 +3,7 @@
 #define OTOGATE_H
 
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -132,9 +133,45 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s);
 /* Read the key, verify the store, decrypt the granted entries into locked memory. */
 void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s);
 
+/* ---- bundle.c: the CA bundle's index. Pure ---- */
+struct bundle_cert {
+	size_t der, len; /* the certificate's DER: its offset in bundle.der, its length */
+	size_t subject, subject_len; /* its subject Name's DER, header included */
+};
+struct bundle {
+	uint8_t *der; /* every certificate's DER, one after the other */
+	size_t used, cap;
+	struct bundle_cert *certs;
+	size_t n;
+};
+/*
+ * Index the PEM text pem[0, len) into b: 0; -1 with why when it does not
+ * load (no certificate, a block that is not one); 1 with why when it holds
+ * what only OpenSSL's own reader takes (another kind of block, PEM
+ * headers). b is empty unless 0 is returned.
+ */
+int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why);
+/* Where a DER certificate's subject Name is (header included): 0, or -1. */
+int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen);
+void bundle_free(struct bundle *b);
+
+/* ---- trust.c ---- */
+/*
+ * The CA bundle FILE, read whole and indexed (bundle.c) while the host's
+ * files are there: a certificate store (X509_STORE *) that parses a
+ * subject's certificates when the verifier asks for them. Dies 111 when
+ * FILE does not load.
+ */
+void *xtrust_load(const char *file);
+
 /* ---- upstream.c ---- */
-/* Resolve every grant's host, load the CA bundle, make the TLS context: dies 111. */
-void xupstream_init(struct otogate_opts *o);
+/*
+ * Resolve every grant's host and read the CA bundle, before the chain may
+ * start (a failure stops it): the certificate store. Dies 111.
+ */
+void *xupstream_init(struct otogate_opts *o);
+/* The TLS client context over that store, made off the chain's way. Dies 111. */
+void *xupstream_context(void *store);
 struct upstream {
 	int fd;
 	void *ssl;     /* SSL * */
@@ -142,8 +179,8 @@ struct upstream {
 	int end_errno; /* 0 a clean close, or the error */
 };
 /* Connect to g's upstream over TLS, verified: 0, or -1 with why (a static string) and detail. */
-int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
-		  size_t dsz);
+int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, const char **why,
+		  char *detail, size_t dsz);
 void upstream_close(struct upstream *u);
 /* Whether an idle kept-alive connection has anything to read: its close, in practice. */
 int upstream_idle_closed(struct upstream *u);
@@ -155,10 +192,12 @@ int upstream_write(struct upstream *u, const void *buf, size_t len);
 struct gate {
 	const struct otogate_opts *o;
 	int log_fd;
-	void *tls_server; /* SSL_CTX * of the transparent grants (ca.c), or NULL */
+	void *tls_server;  /* SSL_CTX * of the transparent grants (ca.c), or NULL */
+	void *tls_client;  /* SSL_CTX * of the upstreams (upstream.c) */
+	atomic_int nflows; /* flows served at once (flow.c) */
 };
 /* Serve one flow of the agent on a thread of its own (the fd is then its). 0 or -1/errno. */
-int flow_start(const struct gate *g, int fd, int port);
+int flow_start(struct gate *g, int fd, int port);
 
 /* ---- agent.c: the agent's side of a flow, plain or TLS (a transparent grant's) ---- */
 struct agent {
@@ -175,7 +214,7 @@ void agent_close(struct agent *a);
 
 /* ---- loop.c ---- */
 /* Serve the flows from sock until the child exits; exit with its code. Dies 111. */
-void xgate_run(const struct gate *g, int sock, int sigfd, pid_t child);
+void xgate_run(struct gate *g, int sock, int sigfd, pid_t child);
 
 /* ---- lockdown.c ---- */
 /* A user and mount namespace of its own, its ids mapped to themselves. */

@@ -2,8 +2,9 @@
 /*
  * The upstreams: each grant's host resolved once at start-up (the gateway
  * connects to those addresses and no other, and after its lockdown could
- * not read /etc/resolv.conf anyway), the CA bundle read into memory, and a
- * TLS client context that verifies the certificate chain and the host name.
+ * not read /etc/resolv.conf anyway), the CA bundle read into memory
+ * (trust.c), and a TLS client context that verifies the certificate chain
+ * and the host name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +25,7 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define READ_AHEAD	   (64 * 1024) /* OpenSSL's read buffer, per connection */
 
-static SSL_CTX *ctx;
-
-void xupstream_init(struct otogate_opts *o)
+void *xupstream_init(struct otogate_opts *o)
 {
 	const char *ca = o->ca_file ? o->ca_file : X509_get_default_cert_file();
 
@@ -53,18 +52,26 @@ void xupstream_init(struct otogate_opts *o)
 			die(EXIT_SYS, 0, "unable to resolve %s (--grant %s): no address", g->host,
 			    g->name);
 	}
-	ctx = SSL_CTX_new(TLS_client_method());
+	/* Read whole now: after the lockdown there is no file to read it from. */
+	return xtrust_load(ca);
+}
+
+/*
+ * OpenSSL's first context costs about 3 ms (its providers and algorithm
+ * tables, set up once): made after the chain was let go, while the
+ * sandbox is built, and before the first flow is served. Nothing in it can
+ * fail but memory.
+ */
+void *xupstream_context(void *store)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
 	if (!ctx)
 		die(EXIT_SYS, 0, "unable to create the TLS context: %s",
 		    ERR_reason_error_string(ERR_get_error()));
+	SSL_CTX_set_cert_store(ctx, store);
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	/* Read whole now: after the lockdown there is no file to read it from. */
-	if (access(ca, R_OK) < 0)
-		die(EXIT_SYS, errno, "unable to read the CA bundle %s", ca);
-	if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1)
-		die(EXIT_SYS, 0, "unable to load the CA bundle %s: %s", ca,
-		    ERR_reason_error_string(ERR_get_error()));
 	/* No session tickets or resumption to keep: each connection is verified in full. */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
@@ -76,6 +83,7 @@ void xupstream_init(struct otogate_opts *o)
 	 */
 	SSL_CTX_set_read_ahead(ctx, 1);
 	SSL_CTX_set_default_read_buffer_len(ctx, READ_AHEAD);
+	return ctx;
 }
 
 static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
@@ -106,8 +114,8 @@ static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
 	return fcntl(fd, F_SETFL, 0);
 }
 
-int upstream_open(const struct grant *g, struct upstream *u, const char **why, char *detail,
-		  size_t dsz)
+int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, const char **why,
+		  char *detail, size_t dsz)
 {
 	SSL *ssl;
 	int fd = -1, one = 1;
@@ -132,7 +140,7 @@ int upstream_open(const struct grant *g, struct upstream *u, const char **why, c
 		return -1;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	ssl = SSL_new(ctx);
+	ssl = SSL_new(client_ctx);
 	if (!ssl) {
 		close(fd);
 		*why = "unable to start TLS";

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The CA bundle's index, pure: each PEM certificate of the bundle decoded
+ * to DER and its subject found, without building a certificate object.
+ * OpenSSL's own load decodes every certificate whole, its public key
+ * through the providers: about 33 ms for Debian's 144 roots with musl,
+ * the better part of the gateway's start, all of it before the agent may
+ * run. Decoding base64 and walking four ASN.1 headers per certificate is
+ * well under a millisecond; the verifier then asks trust.c for the
+ * certificates of one subject, the only ones ever parsed whole.
+ *
+ * What this refuses is what would make the load fail at start: a block
+ * that is not base64, or not one DER certificate whose tbsCertificate
+ * reaches a subject. A block of another kind (TRUSTED CERTIFICATE, a CRL),
+ * or one with PEM headers, is not indexed: bundle_index says so and the
+ * caller loads the bundle with OpenSSL's own reader instead.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "otogate.h"
+
+#define BEGIN "-----BEGIN "
+#define END   "-----END "
+#define DASH  "-----"
+#define CERT  "CERTIFICATE"
+
+/* An ASN.1 header at p[0, len): its tag (low tag numbers only), header and content lengths. */
+static int der_header(const uint8_t *p, size_t len, uint8_t *tag, size_t *hl, size_t *cl)
+{
+	size_t n, v = 0;
+
+	if (len < 2 || (p[0] & 0x1f) == 0x1f)
+		return -1;
+	*tag = p[0];
+	if (!(p[1] & 0x80)) {
+		*hl = 2;
+		*cl = p[1];
+	} else {
+		/* Definite long form only, in at most 4 bytes, and minimal (DER). */
+		n = p[1] & 0x7f;
+		if (n == 0 || n > 4 || len < 2 + n || p[2] == 0)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			v = v << 8 | p[2 + i];
+		if (v < 0x80)
+			return -1;
+		*hl = 2 + n;
+		*cl = v;
+	}
+	return *cl <= len - *hl ? 0 : -1;
+}
+
+int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen)
+{
+	uint8_t tag;
+	size_t hl, cl, at, tbs_end;
+
+	/* Certificate ::= SEQUENCE, the whole block and nothing after it. */
+	if (der_header(der, len, &tag, &hl, &cl) < 0 || tag != 0x30 || hl + cl != len)
+		return -1;
+	/*
+	 * Its three parts, exactly: tbsCertificate (a SEQUENCE), the
+	 * signature's algorithm (a SEQUENCE), the signature (a BIT STRING).
+	 */
+	at = hl;
+	for (int i = 0; i < 3; i++) {
+		static const uint8_t want[3] = { 0x30, 0x30, 0x03 };
+
+		if (der_header(der + at, len - at, &tag, &hl, &cl) < 0 || tag != want[i])
+			return -1;
+		at += hl + cl;
+	}
+	if (at != len)
+		return -1;
+	/* tbsCertificate, entered. */
+	der_header(der + 0, len, &tag, &hl, &cl);
+	at = hl;
+	der_header(der + at, len - at, &tag, &hl, &cl);
+	tbs_end = at + hl + cl;
+	at += hl;
+	/* [0] version (optional), serialNumber, signature, issuer, validity: stepped over. */
+	for (int i = 0; i < 5; i++) {
+		static const uint8_t want[5] = { 0xa0, 0x02, 0x30, 0x30, 0x30 };
+
+		if (der_header(der + at, tbs_end - at, &tag, &hl, &cl) < 0)
+			return -1;
+		if (i == 0 && tag != 0xa0)
+			continue;
+		if (tag != want[i])
+			return -1;
+		at += hl + cl;
+	}
+	/* subject ::= Name, a SEQUENCE: kept whole, header included. */
+	if (der_header(der + at, tbs_end - at, &tag, &hl, &cl) < 0 || tag != 0x30)
+		return -1;
+	*off = at;
+	*slen = hl + cl;
+	return 0;
+}
+
+/* The next line of pem[at, len): its start and length without the end of line; the next at. */
+static size_t next_line(const char *pem, size_t len, size_t at, size_t *llen)
+{
+	const char *nl = memchr(pem + at, '\n', len - at);
+	size_t end = nl ? (size_t)(nl - pem) : len;
+
+	*llen = end - at;
+	if (*llen && pem[at + *llen - 1] == '\r')
+		(*llen)--;
+	return nl ? end + 1 : len;
+}
+
+static int line_is(const char *l, size_t n, const char *pre, const char *label)
+{
+	size_t p = strlen(pre), b = strlen(label), d = strlen(DASH);
+
+	return n == p + b + d && !memcmp(l, pre, p) && !memcmp(l + p, label, b) &&
+	       !memcmp(l + p + b, DASH, d);
+}
+
+/*
+ * Each ASCII byte's base64 value; -2 for a line break or a space, -1 for
+ * anything else. A table, for the bundle's
+ * 220 KB: libsodium's decoder is constant-time, which public certificates
+ * do not need.
+ */
+/* clang-format off */
+static const signed char B64[128] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -2, -2, -1, -1, -2, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
+	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+	-1,  0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14,
+	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
+	-1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+	41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+};
+/* clang-format on */
+
+/* Base64 (with line breaks) into out: its length, or -1. */
+static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
+{
+	uint32_t acc = 0;
+	size_t n = 0, got = 0, pad = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		int v = (unsigned char)in[i] < 128 ? B64[(unsigned char)in[i]] : -1;
+
+		if (v == -2)
+			continue;
+		if (in[i] == '=') {
+			pad++;
+			v = 0;
+		} else if (v < 0 || pad) {
+			return -1; /* not base64, or data after the padding */
+		}
+		acc = acc << 6 | (uint32_t)v;
+		if (++got % 4 == 0) {
+			out[n++] = (uint8_t)(acc >> 16);
+			out[n++] = (uint8_t)(acc >> 8);
+			out[n++] = (uint8_t)acc;
+			acc = 0;
+		}
+	}
+	if (got % 4 || pad > 2)
+		return -1;
+	return (ssize_t)(n - pad);
+}
+
+/* Decode one block's base64 (lines [from, to) of pem) into b->der at b->used. */
+static int block_decode(struct bundle *b, const char *pem, size_t from, size_t to, const char **why)
+{
+	struct bundle_cert *c = &b->certs[b->n];
+	size_t off, slen;
+	ssize_t dlen;
+
+	if (memchr(pem + from, ':', to - from)) {
+		*why = "a certificate with PEM headers";
+		return 1;
+	}
+	dlen = b64_decode(b->der + b->used, pem + from, to - from);
+	if (dlen < 0) {
+		*why = "a certificate that is not base64";
+		return -1;
+	}
+	if (bundle_subject(b->der + b->used, (size_t)dlen, &off, &slen) < 0) {
+		*why = "a block that is not a certificate";
+		return -1;
+	}
+	c->der = b->used;
+	c->len = (size_t)dlen;
+	c->subject = b->used + off;
+	c->subject_len = slen;
+	b->used += (size_t)dlen;
+	b->n++;
+	return 0;
+}
+
+int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why)
+{
+	size_t at = 0, llen, line, blocks = 0;
+
+	memset(b, 0, sizeof(*b));
+	while (at < len) {
+		line = at;
+		at = next_line(pem, len, at, &llen);
+		blocks += llen >= strlen(BEGIN) && !memcmp(pem + line, BEGIN, strlen(BEGIN));
+	}
+	at = 0;
+	if (!blocks) {
+		*why = "no certificate in it";
+		return -1;
+	}
+	/* Base64 is 4 characters for 3 bytes: the text's length bounds the DER's. */
+	b->certs = calloc(blocks, sizeof(*b->certs));
+	b->der = malloc(len);
+	b->cap = len;
+	if (!b->certs || !b->der) {
+		bundle_free(b);
+		*why = strerror(ENOMEM);
+		return -1;
+	}
+	while (at < len) {
+		line = at;
+		at = next_line(pem, len, at, &llen);
+		if (llen < strlen(BEGIN) || memcmp(pem + line, BEGIN, strlen(BEGIN)))
+			continue; /* text between blocks: comments, a name */
+		if (!line_is(pem + line, llen, BEGIN, CERT)) {
+			/* "-----BEGIN LABEL-----" of another label: OpenSSL's reader's. */
+			int other = llen > strlen(BEGIN) + strlen(DASH) &&
+				    !memcmp(pem + line + llen - strlen(DASH), DASH, strlen(DASH));
+
+			*why =
+			    other ? "a block that is not a CERTIFICATE" : "a malformed BEGIN line";
+			bundle_free(b);
+			return other ? 1 : -1;
+		}
+		size_t from = at, to;
+		int rc;
+
+		/* Its base64, up to the END line of the same label. */
+		for (;;) {
+			if (at >= len) {
+				*why = "a certificate without its END line";
+				bundle_free(b);
+				return -1;
+			}
+			to = at;
+			at = next_line(pem, len, at, &llen);
+			if (line_is(pem + to, llen, END, CERT))
+				break;
+			if (llen >= strlen(BEGIN) && !memcmp(pem + to, BEGIN, strlen(BEGIN))) {
+				*why = "a certificate without its END line";
+				bundle_free(b);
+				return -1;
+			}
+		}
+		rc = block_decode(b, pem, from, to, why);
+		if (rc) {
+			bundle_free(b);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void bundle_free(struct bundle *b)
+{
+	free(b->certs);
+	free(b->der);
+	b->certs = NULL;
+	b->der = NULL;
+	b->n = b->used = b->cap = 0;
+}

@@ -1,0 +1,255 @@
+// UNIT: cmd/otogate/bundle.c
+/* Unit tests of the CA bundle's index: PEM blocks decoded, each certificate's subject found. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oto.h"
+#include "otogate/otogate.h"
+
+/* openssl req -x509 -newkey ec (P-256) -subj "/CN=oto unit/O=oto": 412 bytes of DER. */
+#define BODY                                                                                       \
+	"MIIBmDCCAT2gAwIBAgIUVW9Sn0a5TtU9cfo0zQKDSGMYM1AwCgYIKoZIzj0EAwIw\n"                       \
+	"ITERMA8GA1UEAwwIb3RvIHVuaXQxDDAKBgNVBAoMA290bzAeFw0yNjEyMDUyMzM5\n"                       \
+	"MjRaFw0zNjEyMDIyMzM5MjRaMCExETAPBgNVBAMMCG90byB1bml0MQwwCgYDVQQK\n"                       \
+	"DANvdG8wWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAQf/L1BZWiW2Z/mCmjfMLiK\n"                       \
+	"LbOBNdBPtAUDx2QW6+avb8x5aMZ/SGAqsvql4YJHzikc+jItGqwZx2WFSWsKQFA4\n"                       \
+	"o1MwUTAdBgNVHQ4EFgQUhJSsnfnpVFOk376wY5PFkJQW5ukwHwYDVR0jBBgwFoAU\n"                       \
+	"hJSsnfnpVFOk376wY5PFkJQW5ukwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD\n"                       \
+	"AgNJADBGAiEAo5BU9a51d4PPCTnper2eRMg6zyHlZ83IfvNxE1qY6agCIQCNU5Mf\n"                       \
+	"XxP7sOBe0ja5VH1lT2gmF7t6ftn6WmQ9igGHhA==\n"
+#define CERT	    "-----BEGIN CERTIFICATE-----\n" BODY "-----END CERTIFICATE-----\n"
+#define DER_LEN	    412
+#define SUBJECT_AT  114 /* openssl asn1parse: the subject's SEQUENCE */
+#define SUBJECT_LEN 35
+/* The subject's DER: SEQUENCE { SET { CN "oto unit" } SET { O "oto" } }. */
+static const uint8_t SUBJECT[SUBJECT_LEN] = {
+	0x30, 0x21, 0x31, 0x11, 0x30, 0x0f, 0x06, 0x03, 0x55, 0x04, 0x03, 0x0c,
+	0x08, 'o',  't',  'o',	' ',  'u',  'n',  'i',	't',  0x31, 0x0c, 0x30,
+	0x0a, 0x06, 0x03, 0x55, 0x04, 0x0a, 0x0c, 0x03, 'o',  't',  'o',
+};
+
+static int index_of(struct bundle *b, const char *pem, const char **why)
+{
+	*why = NULL;
+	return bundle_index(b, pem, strlen(pem), why);
+}
+
+static void assert_cert(const struct bundle *b, size_t i)
+{
+	const struct bundle_cert *c = &b->certs[i];
+
+	assert_int_equal(c->len, DER_LEN);
+	assert_int_equal(c->subject - c->der, SUBJECT_AT);
+	assert_int_equal(c->subject_len, SUBJECT_LEN);
+	assert_memory_equal(b->der + c->subject, SUBJECT, SUBJECT_LEN);
+	assert_int_equal(b->der[c->der], 0x30);
+}
+
+static void test_one_and_many(void **state)
+{
+	struct bundle b;
+	const char *why;
+	char *many = malloc(200 * (sizeof(CERT) + 32));
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(index_of(&b, CERT, &why), 0);
+	assert_int_equal(b.n, 1);
+	assert_cert(&b, 0);
+	bundle_free(&b);
+	/* Comments and names between blocks (as Fedora's bundle has), 200 certificates. */
+	assert_non_null(many);
+	for (int i = 0; i < 200; i++)
+		n += (size_t)sprintf(many + n, "# root %d\n%s\n", i, CERT);
+	assert_int_equal(bundle_index(&b, many, n, &why), 0);
+	assert_int_equal(b.n, 200);
+	for (size_t i = 0; i < 200; i++)
+		assert_cert(&b, i);
+	assert_int_equal(b.certs[199].der, 199 * DER_LEN);
+	bundle_free(&b);
+	free(many);
+}
+
+static void test_line_ends(void **state)
+{
+	struct bundle b;
+	const char *why;
+	char crlf[2 * sizeof(CERT)], *o = crlf;
+
+	(void)state;
+	/* CRLF line ends, and the last line without its end. */
+	for (const char *p = CERT; *p; p++) {
+		if (*p == '\n')
+			*o++ = '\r';
+		*o++ = *p;
+	}
+	*o = 0;
+	assert_int_equal(index_of(&b, crlf, &why), 0);
+	assert_cert(&b, 0);
+	bundle_free(&b);
+	crlf[strlen(crlf) - 2] = 0;
+	assert_int_equal(index_of(&b, crlf, &why), 0);
+	assert_int_equal(b.n, 1);
+	bundle_free(&b);
+}
+
+static void test_refused(void **state)
+{
+	static const struct {
+		const char *pem, *why;
+	} bad[] = {
+		{ "", "no certificate in it" },
+		{ "# only a comment\n", "no certificate in it" },
+		{ "-----BEGIN CERTIFICATE-----\n" BODY, "a certificate without its END line" },
+		{ "-----BEGIN CERTIFICATE-----\n" BODY "-----END CERTIFICATE----\n",
+		  "a certificate without its END line" },
+		{ "-----BEGIN CERTIFICATE-----\n" BODY CERT, "a certificate without its END line" },
+		{ "-----BEGIN CERTIFICATE-----\nMIIB!mDCC\n-----END CERTIFICATE-----\n",
+		  "a certificate that is not base64" },
+		{ "-----BEGIN CERTIFICATE-----\nMII=BmDC\n-----END CERTIFICATE-----\n",
+		  "a certificate that is not base64" },
+		{ "-----BEGIN CERTIFICATE-----\nMIIBmDC\n-----END CERTIFICATE-----\n",
+		  "a certificate that is not base64" },
+		{ "-----BEGIN CERTIFICATE-----\n\n-----END CERTIFICATE-----\n",
+		  "a block that is not a certificate" },
+		/* SEQUENCE of 4 bytes holding an INTEGER: not a certificate. */
+		{ "-----BEGIN CERTIFICATE-----\nMAQCAgEA\n-----END CERTIFICATE-----\n",
+		  "a block that is not a certificate" },
+		/* A good certificate, then one cut short. */
+		{ CERT "-----BEGIN CERTIFICATE-----\nMIIBmDCCAT2gAwIBAgIUVW9Sn0a5\n"
+		       "-----END CERTIFICATE-----\n",
+		  "a block that is not a certificate" },
+	};
+	static const struct {
+		const char *pem, *why;
+	} other[] = {
+		{ "-----BEGIN TRUSTED CERTIFICATE-----\n" BODY
+		  "-----END TRUSTED CERTIFICATE-----\n",
+		  "a block that is not a CERTIFICATE" },
+		{ CERT "-----BEGIN X509 CRL-----\nMAA=\n-----END X509 CRL-----\n",
+		  "a block that is not a CERTIFICATE" },
+		{ "-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\n" BODY
+		  "-----END CERTIFICATE-----\n",
+		  "a certificate with PEM headers" },
+	};
+	struct bundle b;
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(index_of(&b, bad[i].pem, &why), -1);
+		assert_string_equal(why, bad[i].why);
+		assert_null(b.certs);
+		assert_int_equal(b.n, 0);
+	}
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		assert_int_equal(index_of(&b, other[i].pem, &why), 1);
+		assert_string_equal(why, other[i].why);
+		assert_null(b.certs);
+	}
+}
+
+/* Every prefix of a bundle of two: indexed whole, or refused; never read past its end. */
+static void test_every_cut(void **state)
+{
+	const char two[] = CERT CERT;
+	struct bundle b;
+	const char *why;
+	int whole = 0;
+
+	(void)state;
+	for (size_t n = 0; n <= strlen(two); n++) {
+		char *p = malloc(n ? n : 1);
+		int rc;
+
+		assert_non_null(p);
+		memcpy(p, two, n);
+		rc = bundle_index(&b, p, n, &why);
+		assert_true(rc == 0 || rc == -1);
+		if (rc == 0) {
+			assert_true(b.n == 1 || b.n == 2);
+			whole += b.n == 2;
+		}
+		bundle_free(&b);
+		free(p);
+	}
+	/* The whole text, and the text without its last line end. */
+	assert_int_equal(whole, 2);
+}
+
+/* The DER walk: the optional version, lengths in DER's form only, nothing after the end. */
+static void test_der(void **state)
+{
+	struct bundle b;
+	const char *why;
+	uint8_t der[DER_LEN + 8], v1[DER_LEN];
+	size_t off, slen;
+
+	(void)state;
+	assert_int_equal(index_of(&b, CERT, &why), 0);
+	memcpy(der, b.der, DER_LEN);
+	bundle_free(&b);
+	assert_int_equal(bundle_subject(der, DER_LEN, &off, &slen), 0);
+	assert_int_equal(off, SUBJECT_AT);
+	/* Every shorter length, and one byte more: refused. */
+	for (size_t n = 0; n < DER_LEN; n++)
+		assert_int_equal(bundle_subject(der, n, &off, &slen), -1);
+	der[DER_LEN] = 0;
+	assert_int_equal(bundle_subject(der, DER_LEN + 1, &off, &slen), -1);
+	/* A v1 certificate has no [0] version: the 5 bytes at 8 gone, both lengths 5 less. */
+	memcpy(v1, der, 8);
+	memcpy(v1 + 8, der + 13, DER_LEN - 13);
+	v1[3] -= 5;
+	v1[7] -= 5;
+	assert_int_equal(bundle_subject(v1, DER_LEN - 5, &off, &slen), 0);
+	assert_int_equal(off, SUBJECT_AT - 5);
+	assert_int_equal(slen, SUBJECT_LEN);
+	/* The outer length in a longer form than needed (0x83 00 01 98): not DER. */
+	{
+		uint8_t longer[DER_LEN + 1] = { 0x30, 0x83, 0x00, 0x01, 0x98 };
+
+		memcpy(longer + 5, der + 4, DER_LEN - 4);
+		assert_int_equal(bundle_subject(longer, DER_LEN + 1, &off, &slen), -1);
+		/* In its DER form, the same bytes are a certificate. */
+		memcpy(longer, der, DER_LEN);
+		assert_int_equal(bundle_subject(longer, DER_LEN, &off, &slen), 0);
+	}
+	/* A byte after the signature, inside the certificate's SEQUENCE: refused. */
+	{
+		uint8_t more[DER_LEN + 1];
+
+		memcpy(more, der, DER_LEN);
+		more[DER_LEN] = 0;
+		more[3]++;
+		assert_int_equal(bundle_subject(more, DER_LEN + 1, &off, &slen), -1);
+	}
+	/* An indefinite length (0x80): refused. */
+	der[1] = 0x80;
+	assert_int_equal(bundle_subject(der, DER_LEN, &off, &slen), -1);
+	der[1] = 0x82;
+	/* The serial's tag changed: not a certificate's shape. */
+	der[13] = 0x04;
+	assert_int_equal(bundle_subject(der, DER_LEN, &off, &slen), -1);
+	der[13] = 0x02;
+	/* A tbsCertificate longer than the certificate: refused. */
+	der[7]++;
+	assert_int_equal(bundle_subject(der, DER_LEN, &off, &slen), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_and_many), cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_every_cut),
+		cmocka_unit_test(test_der),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
