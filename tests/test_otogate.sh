@@ -308,7 +308,7 @@ test_the_ca_bundle_is_parsed_as_needed() {
 		"$(cat "$T/out")"
 	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
 	# Bundles that do not load: exit 111 with the reason, the chain never started.
-	sed '2s/^M/!/' "$TOPO_DIR/pki/ca.pem" >"$B/bad64.pem"
+	sed '2s/^..../!!!!/' "$TOPO_DIR/pki/ca.pem" >"$B/bad64.pem"
 	head -n 3 "$TOPO_DIR/pki/ca.pem" >"$B/cut.pem"
 	printf '# nothing\n' >"$B/none.pem"
 	chmod 0644 "$B"/*.pem

@@ -122,17 +122,17 @@ static int line_is(const char *l, size_t n, const char *pre, const char *label)
 }
 
 /*
- * Each ASCII byte's base64 value; -2 for a line break or a space, -1 for
- * anything else. A table, for the bundle's
- * 220 KB: libsodium's decoder is constant-time, which public certificates
- * do not need.
+ * Each ASCII byte's base64 value; -2 for a line break or a space, -3 for
+ * the padding, -1 for anything else. A table, for the bundle's 220 KB:
+ * libsodium's decoder is constant-time, which public certificates do not
+ * need.
  */
 /* clang-format off */
 static const signed char B64[128] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -2, -2, -1, -1, -2, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
-	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -3, -1, -1,
 	-1,  0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14,
 	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
 	-1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
@@ -144,28 +144,32 @@ static const signed char B64[128] = {
 static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
 {
 	uint32_t acc = 0;
-	size_t n = 0, got = 0, pad = 0;
+	size_t n = 0, q = 0, pad = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		int v = (unsigned char)in[i] < 128 ? B64[(unsigned char)in[i]] : -1;
+		unsigned char ch = (unsigned char)in[i];
+		int v = ch < 128 ? B64[ch] : -1;
 
-		if (v == -2)
-			continue;
-		if (in[i] == '=') {
+		if (v < 0) {
+			if (v == -2)
+				continue;
+			if (v != -3)
+				return -1;
 			pad++;
 			v = 0;
-		} else if (v < 0 || pad) {
-			return -1; /* not base64, or data after the padding */
+		} else if (pad) {
+			return -1; /* data after the padding */
 		}
 		acc = acc << 6 | (uint32_t)v;
-		if (++got % 4 == 0) {
+		if (++q == 4) {
 			out[n++] = (uint8_t)(acc >> 16);
 			out[n++] = (uint8_t)(acc >> 8);
 			out[n++] = (uint8_t)acc;
 			acc = 0;
+			q = 0;
 		}
 	}
-	if (got % 4 || pad > 2)
+	if (q || pad > 2)
 		return -1;
 	return (ssize_t)(n - pad);
 }
@@ -177,11 +181,12 @@ static int block_decode(struct bundle *b, const char *pem, size_t from, size_t t
 	size_t off, slen;
 	ssize_t dlen;
 
-	if (memchr(pem + from, ':', to - from)) {
+	dlen = b64_decode(b->der + b->used, pem + from, to - from);
+	if (dlen < 0 && memchr(pem + from, ':', to - from)) {
+		/* "Proc-Type: ...": an encrypted block, or one with headers. */
 		*why = "a certificate with PEM headers";
 		return 1;
 	}
-	dlen = b64_decode(b->der + b->used, pem + from, to - from);
 	if (dlen < 0) {
 		*why = "a certificate that is not base64";
 		return -1;
