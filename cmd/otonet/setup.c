@@ -166,8 +166,6 @@ static void allow_ping(void)
 		debugx("%s: %s", PATH, strerror(errno));
 }
 
-static struct nl_batch b;
-
 /*
  * --kernel-wall: a second wall in front of the relay. A connect to a
  * blocked range fails at once with EACCES inside the sandbox, and no packet
@@ -179,25 +177,25 @@ static struct nl_batch b;
  * part of the set-up). The holes in them come after, in xconfigure's batch,
  * which the kernel handles later.
  */
-static void xwall(const struct otonet_opts *o, const struct filter *f)
+static void xwall(const struct otonet_opts *o, const struct filter *f, struct nl_batch *b)
 {
 	const struct cidr_special_range *sp;
 	size_t nsp;
 
-	if (nl_batch_open(&b) < 0)
+	if (nl_batch_open(b) < 0)
 		die(EXIT_SYS, errno, "unable to reach rtnetlink in the new network namespace");
 	if (!o->kernel_wall)
 		return;
 	sp = cidr_special_table(&nsp);
 	for (size_t i = 0; i < nsp; i++)
-		xroute(&b, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
+		xroute(b, RTN_PROHIBIT, &sp[i].range, 0, NULL, 1);
 	for (size_t i = 0; i < f->nhost; i++) {
 		struct cidr c = host_cidr(&f->host[i]);
 
-		xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
+		xroute(b, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
-	if (nl_batch_send(&b) < 0)
-		xnl_die(&b);
+	if (nl_batch_send(b) < 0)
+		xnl_die(b);
 }
 
 /*
@@ -205,7 +203,7 @@ static void xwall(const struct otonet_opts *o, const struct filter *f)
  * queued in one batch (nl.c), which the kernel handles in this order, after
  * xwall's.
  */
-static void xconfigure(const struct otonet_opts *o, const struct filter *f)
+static void xconfigure(const struct otonet_opts *o, const struct filter *f, struct nl_batch *b)
 {
 	int tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
@@ -227,23 +225,23 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 	 * not the addr_gen_mode sysctl, which a container's /proc/sys may not
 	 * let anyone write.
 	 */
-	if (nl_link_addrgen_none(&b, "turn off IPv6 address generation on tun0", tun) < 0 ||
-	    nl_link_set(&b, "bring up lo", lo, 0, 0) < 0 ||
-	    nl_link_set(&b, what, tun, o->tun_mtu, 16384) < 0 ||
-	    nl_addr_add(&b, "add 10.0.2.100/24 to tun0", tun, &a4, 24) < 0 ||
-	    nl_addr_add(&b, "add fd00::100/64 to tun0", tun, &a6, 64) < 0)
-		xnl_die(&b);
-	xroute(&b, RTN_UNICAST, &def4, tun, &gw4, 0);
-	xroute(&b, RTN_UNICAST, &def6, tun, &gw6, 0);
+	if (nl_link_addrgen_none(b, "turn off IPv6 address generation on tun0", tun) < 0 ||
+	    nl_link_set(b, "bring up lo", lo, 0, 0) < 0 ||
+	    nl_link_set(b, what, tun, o->tun_mtu, 16384) < 0 ||
+	    nl_addr_add(b, "add 10.0.2.100/24 to tun0", tun, &a4, 24) < 0 ||
+	    nl_addr_add(b, "add fd00::100/64 to tun0", tun, &a6, 64) < 0)
+		xnl_die(b);
+	xroute(b, RTN_UNICAST, &def4, tun, &gw4, 0);
+	xroute(b, RTN_UNICAST, &def6, tun, &gw6, 0);
 	if (!o->kernel_wall)
 		goto out;
 	/* The holes in xwall's routes: --public ranges and exceptions go back to tun0. */
 	for (size_t i = 0; i < f->npub; i++)
-		xroute(&b, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
+		xroute(b, RTN_UNICAST, &f->pub[i], tun, NULL, 1);
 	for (size_t i = 0; i < f->nallow; i++) {
 		struct cidr c = host_cidr(&f->allow[i].addr);
 
-		xroute(&b, RTN_UNICAST, &c, tun, NULL, 1);
+		xroute(b, RTN_UNICAST, &c, tun, NULL, 1);
 	}
 	/* The host addresses stay walled even inside a --public range. */
 	for (size_t i = 0; i < f->nhost; i++) {
@@ -253,12 +251,12 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f)
 		for (size_t j = 0; j < f->nallow; j++)
 			allowed |= ipaddr_equal(&f->allow[j].addr, &f->host[i]);
 		if (!allowed)
-			xroute(&b, RTN_PROHIBIT, &c, 0, NULL, 1);
+			xroute(b, RTN_PROHIBIT, &c, 0, NULL, 1);
 	}
 out:
-	if (nl_batch_send(&b) < 0)
-		xnl_die(&b);
-	nl_batch_close(&b);
+	if (nl_batch_send(b) < 0)
+		xnl_die(b);
+	nl_batch_close(b);
 }
 
 /*
@@ -313,6 +311,8 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 	gid_t gid = getegid();
 	struct stat tun_st = { 0 };
 	int tun, asked, err, resolv;
+	/* The rtnetlink batch, 53 KB: off the stack, and this child makes one. */
+	static struct nl_batch b;
 
 	/* Fail closed: if the relay dies, so does the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -333,10 +333,10 @@ void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int soc
 		_exit(EXIT_SYS);
 	/* The opener asked, what needs no tun0 done, then its answer. */
 	tun = xtun_open_or_ask(opener, &asked, &err);
-	xwall(o, f);
+	xwall(o, f, &b);
 	resolv = xoverlay_resolv();
 	tun = xtun_create(tun, asked, err, opener, &tun_st);
-	xconfigure(o, f);
+	xconfigure(o, f, &b);
 	if (fd_send(sock, tun, 0) < 0) {
 		/* The relay ended first (its death signal is on its way): it
 		 * said why, and one fatal line is the rule. */
