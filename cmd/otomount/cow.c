@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -166,6 +165,34 @@ static int empty_dir(int fd)
 	return r;
 }
 
+/*
+ * The session's start, as the kernel stamps files: every change made to a
+ * host tree before it has an older or equal change time, every change
+ * after it a newer or equal one (otodiff counts equal as changed). A
+ * clock read is not that: since Linux 6.13 a file whose times were looked
+ * at gets a fine-grained stamp on its next change, later than the coarse
+ * clock (CLOCK_REALTIME_COARSE lags up to a tick), so files made just
+ * before the session looked changed after it. So a marker in DIR is
+ * looked at, then changed (fchmod), and its new change time is the start:
+ * fine-grained where the kernel has such stamps, and later than every
+ * stamp handed out before it; coarse (a tick's changes counted as after
+ * it) where it has not.
+ */
+static void xcow_start_time(struct cow_state *c, const char *dir)
+{
+	struct stat st;
+	int fd =
+	    openat(c->dir, "start", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || fchmod(fd, 0600) < 0 || fstat(fd, &st) < 0)
+		die(EXIT_SYS, errno, "unable to mark the session's start in %s", dir);
+	close(fd);
+	if (unlinkat(c->dir, "start", 0) < 0)
+		die(EXIT_SYS, errno, "unable to mark the session's start in %s", dir);
+	c->rec.start_sec = st.st_ctim.tv_sec;
+	c->rec.start_nsec = st.st_ctim.tv_nsec;
+}
+
 /* The record DIR holds (1), none in an empty DIR (0); dies on anything else. */
 static int xcow_read_record(struct cow_state *c, const char *dir)
 {
@@ -222,13 +249,8 @@ void xcow_begin(struct view_state *v, const struct otomount_opts *o)
 		    "unable to read the boot id (/proc/sys/kernel/random/boot_id)");
 	c->boot[n] = 0;
 	close(fd);
-	if (!c->resume) {
-		struct timespec t;
-
-		clock_gettime(CLOCK_REALTIME_COARSE, &t);
-		c->rec.start_sec = t.tv_sec;
-		c->rec.start_nsec = t.tv_nsec;
-	}
+	if (!c->resume)
+		xcow_start_time(c, dir);
 	c->ntrees = 0;
 }
 
