@@ -16,7 +16,8 @@
 #  - connections per second of short TCP exchanges (connect, 1 byte each way,
 #    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99;
 #    bench/lat.c, built here with cc), on the default path;
-#  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections.
+#  - the relay's peak RSS (VmHWM) holding 1,000 idle TCP connections, and
+#    with 1,000 flows each downloading as fast as it goes (goal: 2 MiB).
 # Medians of RUNS runs; in the POST, short-exchange and round-trip tests the
 # tools take turns within each run. Needs root (ip netns). Results: stdout,
 # and bench/results-otonet.md when OTO_BENCH_WRITE=1. PATHS= STREAMS= (empty)
@@ -77,11 +78,13 @@ BT=$D/benchtool.py
 cat >"$BT" <<'PY'
 import os, resource, selectors, socket, sys, time
 
-# Servers (in the fake internet): TCP echo on 9102, TCP hold on 9104.
+# Servers (in the fake internet): TCP echo on 9102, TCP hold on 9104, TCP
+# source on 9105 (sends to each connection as fast as it takes it).
+CHUNK = b"x" * 16384
 def serve(ready):
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     sel = selectors.DefaultSelector()
-    for port in (9102, 9104):
+    for port in (9102, 9104, 9105):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("0.0.0.0", port))
@@ -100,7 +103,16 @@ def serve(ready):
                     continue
                 c.setblocking(False)
                 c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if port == 9105:
+                    sel.register(c, selectors.EVENT_WRITE, ("source", 0))
+                    continue
                 sel.register(c, selectors.EVENT_READ, ("echo" if port == 9102 else "hold", 0))
+            elif kind == "source":
+                try:
+                    s.send(CHUNK)
+                except OSError:
+                    sel.unregister(s)
+                    s.close()
             else:
                 try:
                     x = s.recv(65536)
@@ -137,8 +149,27 @@ def idle(host, k, marker, secs):
     time.sleep(float(secs))
     print(len(held))
 
+# Read from k connections to the source at once for secs seconds (every
+# flow in bulk transfer), writing the marker once all are open: the bytes read.
+def bulk(host, k, marker, secs):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    sel = selectors.DefaultSelector()
+    for _ in range(int(k)):
+        c = conn(host, 9105)
+        c.setblocking(False)
+        sel.register(c, selectors.EVENT_READ)
+    open(marker, "w").close()
+    got, end = 0, time.monotonic() + float(secs)
+    while time.monotonic() < end:
+        for key, _ in sel.select(0.1):
+            try:
+                got += len(key.fileobj.recv(65536))
+            except OSError:
+                pass
+    print(got)
+
 if __name__ == "__main__":
-    {"serve": serve, "cps": cps, "idle": idle}[sys.argv[1]](*sys.argv[2:])
+    {"serve": serve, "cps": cps, "idle": idle, "bulk": bulk}[sys.argv[1]](*sys.argv[2:])
 PY
 chmod 0644 "$BT"
 ip netns exec "$NI" $PY "$BT" serve "$D/srv.ready" </dev/null >"$D/srv.log" 2>&1 &
@@ -331,6 +362,12 @@ for tool in $TOOLS; do
 	h=fail
 	[ "$ok" = "$IDLE_CONNS" ] && [ -s "$D/stat" ] && h=$(awk '{print $2}' "$D/stat")
 	echo "rss $tool $h (connections held: ${ok:-none})" | tee -a "$out"
+	# The same number of flows, each downloading as fast as it goes, for 3 s.
+	run $tool $MTU "python3 $BT bulk $INET4 $IDLE_CONNS $D/bulk.$tool 3"
+	got=$(cat "$D/out")
+	h=fail
+	[ "${got:-0}" -gt 0 ] 2>/dev/null && [ -s "$D/stat" ] && h=$(awk '{print $2}' "$D/stat")
+	echo "rssbulk $tool $h (bytes read: ${got:-none})" | tee -a "$out"
 done
 elapsed=$(($(date +%s) - start))
 
@@ -406,6 +443,8 @@ v() { awk -v k="$1" -v f="$2" 'index($0, k " ") == 1 {print $f}' "$out"; }
 	done
 	o=$(v "rss otonet" 3) s=$(v "rss slirp4netns" 3) q=$(v "rss pasta" 3)
 	echo "| VmHWM, $IDLE_CONNS idle connections, KiB | $o | $s | $q | - | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
+	o=$(v "rssbulk otonet" 3) s=$(v "rssbulk slirp4netns" 3) q=$(v "rssbulk pasta" 3)
+	echo "| VmHWM, $IDLE_CONNS flows in bulk transfer, KiB | $o | $s | $q | - | $(ratio "$o" "$s") | $(ratio "$o" "$q") |"
 	echo
 	echo "Every run:"
 	echo
