@@ -125,8 +125,8 @@ $(O)/liboto.a: $(LIBOBJ)
 # would compile them with, runs on the build machine, and writes the C file
 # that embeds them. otoexec's built-in profiles (tests/test_otoexec.sh checks
 # that they are byte for byte what otoexec compiles from the texts at run
-# time); otonet's relay and TUN holder filters (libseccomp runs here, not in
-# the relay at every launch).
+# time); otonet's relay and TUN holder filters and otogate's (libseccomp runs
+# here, not in the relay or the gateway at every launch).
 define bpfgen_rule
 $(O)/gen/$(1)_bpfgen: $(2) $(O)/liboto.a
 	@mkdir -p $$(@D)
@@ -144,6 +144,8 @@ $(eval $(call bpfgen_rule,otoexec,$(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bp
 	cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)))
 $(eval $(call bpfgen_rule,otonet,$(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c \
 	cmd/otonet/seccomp.c)))
+$(eval $(call bpfgen_rule,otogate,$(patsubst %.c,$(O)/obj/%.o,cmd/otogate/gen/bpfgen.c \
+	cmd/otogate/seccomp.c)))
 
 define tool_rule
 $(BIN)/$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard cmd/$(1)/*.c)) $(EXTRA_$(1)) $(O)/liboto.a

@@ -265,6 +265,11 @@ void xseccomp_load(void *ctx, const char *who);
 /* seccomp_allow_ctx.c: xseccomp_allow's filter, or NULL with errno. */
 void *seccomp_allow_ctx(const int *calls, size_t n, int inet_sockets);
 /*
+ * seccomp_export_c.c, for the build's generators (cmd/TOOL/gen/bpfgen.c):
+ * ctx (released) as the C array SYM and SYM_LEN on stdout: 0, or -1/errno.
+ */
+int seccomp_export_c(void *ctx, const char *name, const char *sym);
+/*
  * seccomp_load_bpf.c: load n instructions compiled by the build (flags 0,
  * as seccomp_load with libseccomp's defaults); no_new_privs already set.
  * 0 or -1 with errno.

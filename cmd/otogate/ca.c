@@ -178,6 +178,8 @@ int xca_make(struct otogate_opts *o, void **server_ctx)
 	EVP_PKEY_free(cakey);
 
 	ctx = SSL_CTX_new(TLS_server_method());
+	if (ctx)
+		SSL_CTX_set_security_level(ctx, 2); /* no configuration file is read (main.c) */
 	if (!ctx || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
 	    SSL_CTX_use_certificate(ctx, leaf) != 1 || SSL_CTX_use_PrivateKey(ctx, leafkey) != 1 ||
 	    SSL_CTX_add1_chain_cert(ctx, ca) != 1 || SSL_CTX_check_private_key(ctx) != 1)

@@ -529,8 +529,8 @@ static void serve(struct gate_flow *f)
 		 */
 		if (f->up.fd >= 0 && upstream_idle_closed(&f->up))
 			upstream_close(&f->up);
-		if (f->up.fd < 0 && upstream_open(f->gate->tls_client, f->g, &f->up, &why, detail,
-						  sizeof(detail)) < 0) {
+		if (f->up.fd < 0 && upstream_open(upstream_context(f->gate), f->g, &f->up, &why,
+						  detail, sizeof(detail)) < 0) {
 			sodium_memzero(f->out, (size_t)n);
 			refuse(f, 502, why, detail);
 			return;

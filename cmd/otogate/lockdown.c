@@ -14,10 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,62 +37,22 @@ void xgate_confine(void)
 		die(EXIT_SYS, errno, "gateway: unable to set no_new_privs");
 }
 
+/*
+ * The filter: the one the build compiled from seccomp.c (gen/bpfgen.c), so
+ * that the gateway does not run libseccomp while the sandbox starts beside
+ * it, or, in the sanitizer builds (OTO_SAN), seccomp.c's compiled here, with
+ * the sanitizer runtime's calls added (tests/helpers/otogate_asan_seccomp.c).
+ */
 void xgate_lockdown(void)
 {
-	static const int ALLOWED[] = {
-		/* the loop, the flows' I/O, the child */
-		SCMP_SYS(poll),
-		SCMP_SYS(ppoll),
-		SCMP_SYS(read),
-		SCMP_SYS(write),
-		SCMP_SYS(readv),
-		SCMP_SYS(writev),
-		SCMP_SYS(recvfrom),
-		SCMP_SYS(sendto),
-		SCMP_SYS(recvmsg),
-		SCMP_SYS(sendmsg),
-		SCMP_SYS(connect),
-		SCMP_SYS(setsockopt),
-		SCMP_SYS(getsockopt),
-		SCMP_SYS(shutdown),
-		SCMP_SYS(close),
-		SCMP_SYS(fcntl),
-		SCMP_SYS(wait4),
-		SCMP_SYS(kill),
-		SCMP_SYS(clock_gettime),
-		SCMP_SYS(getpid),
-		SCMP_SYS(gettid),
-		/* threads and memory */
-		SCMP_SYS(futex),
-		SCMP_SYS(mmap),
-		SCMP_SYS(munmap),
-		SCMP_SYS(mprotect),
-		SCMP_SYS(madvise),
-		SCMP_SYS(mremap),
-		SCMP_SYS(brk),
-		SCMP_SYS(membarrier),
-		SCMP_SYS(sched_yield),
-		/* a glibc thread's start */
-		SCMP_SYS(set_robust_list),
-		SCMP_SYS(rseq),
-		SCMP_SYS(exit),
-		SCMP_SYS(exit_group),
-		SCMP_SYS(rt_sigprocmask),
-		SCMP_SYS(rt_sigreturn),
-		SCMP_SYS(restart_syscall),
-		/* OpenSSL's randomness */
-		SCMP_SYS(getrandom),
-	};
-	/* Upstream sockets: internet ones only. */
-	void *ctx = xseccomp_allow("gateway", ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+#ifdef OTO_SAN
+	void *ctx = gate_filter();
 
-	/* A thread, never a new process: clone only with CLONE_THREAD. */
-	xseccomp_rule(ctx, "gateway",
-		      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)));
-	/* glibc tries clone3 first (flags in a struct the filter cannot read): it falls back to
-	 * clone. */
-	xseccomp_rule(ctx, "gateway",
-		      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0));
+	if (!ctx)
+		xseccomp_rule(NULL, "gateway", -errno);
 	xseccomp_load(ctx, "gateway");
+#else
+	if (seccomp_load_bpf(OTOGATE_BPF, OTOGATE_BPF_LEN / 8) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to install its seccomp filter");
+#endif
 }

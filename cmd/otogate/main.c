@@ -30,6 +30,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/ssl.h>
+
 #include "oto.h"
 #include "otogate.h"
 
@@ -90,6 +92,14 @@ int main(int argc, char **argv)
 		die_usage("--as %s: no such unprivileged user or group", o.as);
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
+
+	/*
+	 * OpenSSL reads no configuration file: each context sets what it needs
+	 * (upstream.c, ca.c), the same on every host, and the lazily made ones
+	 * find no file after the lockdown anyway.
+	 */
+	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		die(EXIT_SYS, 0, "unable to initialize OpenSSL");
 
 	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
 	xsecrets_plan(&o, &secrets);
@@ -162,13 +172,13 @@ int main(int argc, char **argv)
 	if (write(go[1], "g", 1) != 1)
 		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
 	close(go[1]);
-	/* The TLS context, while the chain builds the sandbox: no flow comes before the loop. */
-	gate.tls_client = xupstream_context(store);
 	xgate_confine();
 	xgate_lockdown();
 
 	/* 7. Serve until the child exits; exit with its status. */
-	gate.o = &o; /* gate.tls_server and tls_client: set in 3b and 6 */
+	gate.o = &o; /* gate.tls_server: set in 3b; tls_client: by the first flow */
+	gate.store = store;
+	pthread_mutex_init(&gate.tls_lock, NULL);
 	gate.log_fd = o.log_fd;
 	xgate_run(&gate, sv[0], sigfd, pid);
 }

@@ -3,6 +3,7 @@
 #define OTOGATE_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,8 +171,6 @@ void *xtrust_load(const char *file);
  * start (a failure stops it): the certificate store. Dies 111.
  */
 void *xupstream_init(struct otogate_opts *o);
-/* The TLS client context over that store, made off the chain's way. Dies 111. */
-void *xupstream_context(void *store);
 struct upstream {
 	int fd;
 	void *ssl;     /* SSL * */
@@ -192,10 +191,14 @@ int upstream_write(struct upstream *u, const void *buf, size_t len);
 struct gate {
 	const struct otogate_opts *o;
 	int log_fd;
-	void *tls_server;  /* SSL_CTX * of the transparent grants (ca.c), or NULL */
-	void *tls_client;  /* SSL_CTX * of the upstreams (upstream.c) */
-	atomic_int nflows; /* flows served at once (flow.c) */
+	void *tls_server; /* SSL_CTX * of the transparent grants (ca.c), or NULL */
+	void *store;	  /* X509_STORE * of the CA bundle (trust.c) */
+	void *tls_client; /* SSL_CTX * of the upstreams, made at the first flow (upstream.c) */
+	pthread_mutex_t tls_lock; /* ...by one flow */
+	atomic_int nflows;	  /* flows served at once (flow.c) */
 };
+/* The upstreams' TLS client context (made by the first flow to ask), or NULL (memory). */
+void *upstream_context(struct gate *g);
 /* Serve one flow of the agent on a thread of its own (the fd is then its). 0 or -1/errno. */
 int flow_start(struct gate *g, int fd, int port);
 
@@ -215,6 +218,13 @@ void agent_close(struct agent *a);
 /* ---- loop.c ---- */
 /* Serve the flows from sock until the child exits; exit with its code. Dies 111. */
 void xgate_run(struct gate *g, int sock, int sigfd, pid_t child);
+
+/* ---- seccomp.c: the gateway's filter. Pure ---- */
+/* A libseccomp context (scmp_filter_ctx), or NULL with errno. */
+void *gate_filter(void);
+/* The same, compiled by the build (gen/bpfgen.c, $(O)/gen/otogate_bpf.c): lockdown.c loads it. */
+extern const unsigned char OTOGATE_BPF[];
+extern const size_t OTOGATE_BPF_LEN;
 
 /* ---- lockdown.c ---- */
 /* A user and mount namespace of its own, its ids mapped to themselves. */

@@ -11,6 +11,7 @@
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,19 +58,21 @@ void *xupstream_init(struct otogate_opts *o)
 }
 
 /*
- * OpenSSL's first context costs about 3 ms (its providers and algorithm
- * tables, set up once): made after the chain was let go, while the
- * sandbox is built, and before the first flow is served. Nothing in it can
- * fail but memory.
+ * The TLS client context over the bundle's store, made at the first flow
+ * that needs it, not at start: OpenSSL's first context costs about 3 ms
+ * of CPU (its providers and algorithm tables, set up once), which the
+ * sandbox's own start would share two cores with. No configuration file
+ * is read (main.c: the gateway's root is empty by then anyway): the
+ * security level is set here, Debian's (2), whatever the host's file says.
  */
-void *xupstream_context(void *store)
+static SSL_CTX *context_new(X509_STORE *store)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
 	if (!ctx)
-		die(EXIT_SYS, 0, "unable to create the TLS context: %s",
-		    ERR_reason_error_string(ERR_get_error()));
+		return NULL;
 	SSL_CTX_set_cert_store(ctx, store);
+	SSL_CTX_set_security_level(ctx, 2);
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	/* No session tickets or resumption to keep: each connection is verified in full. */
@@ -83,6 +86,18 @@ void *xupstream_context(void *store)
 	 */
 	SSL_CTX_set_read_ahead(ctx, 1);
 	SSL_CTX_set_default_read_buffer_len(ctx, READ_AHEAD);
+	return ctx;
+}
+
+void *upstream_context(struct gate *g)
+{
+	void *ctx;
+
+	pthread_mutex_lock(&g->tls_lock);
+	if (!g->tls_client)
+		g->tls_client = context_new(g->store);
+	ctx = g->tls_client;
+	pthread_mutex_unlock(&g->tls_lock);
 	return ctx;
 }
 
@@ -140,7 +155,7 @@ int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, c
 		return -1;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	ssl = SSL_new(client_ctx);
+	ssl = client_ctx ? SSL_new(client_ctx) : NULL;
 	if (!ssl) {
 		close(fd);
 		*why = "unable to start TLS";
