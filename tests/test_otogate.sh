@@ -328,6 +328,42 @@ test_the_ca_bundle_is_parsed_as_needed() {
 	done
 }
 
+# The gateway's TLS is its own, whatever the host's openssl.cnf says
+# (otogate reads none): security level 2, so an upstream whose certificate
+# has a 1024-bit RSA key, signed by the trusted test CA, is refused before
+# anything is sent, and a host file that lowers the level changes nothing.
+test_a_weak_upstream_key_is_refused_whatever_the_hosts_config() {
+	W=$T/weak
+	mkdir -p "$W" && chmod 0755 "$W"
+	openssl req -newkey rsa:1024 -nodes -subj "/CN=$API" -keyout "$W/srv.key" \
+		-out "$W/srv.csr" 2>/dev/null &&
+		openssl x509 -req -in "$W/srv.csr" -CA "$TOPO_DIR/pki/ca.pem" \
+			-CAkey "$TOPO_DIR/pki/ca.key" -CAcreateserial -CAserial "$W/serial" -days 2 \
+			-extfile "$TOPO_DIR/pki/ext" -out "$W/srv.pem" 2>/dev/null ||
+		fail "the weak certificate"
+	mkdir -p "$W/api" && chmod 1777 "$W/api"
+	chmod 0644 "$W"/*
+	ip netns exec "$NI" env FAKEAPI_WEAK=1 $PY "$OTO_TESTS/helpers/fakeapi.py" "$W/srv.pem" "$W/srv.key" 8444 \
+		"$W/api" "$TOPO_DIR/pki/real" >"$W/api.log" 2>&1 &
+	weak=$!
+	n=0
+	while [ ! -e "$W/api/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	# A host configuration that would let the key through, where OpenSSL looks for one.
+	printf 'openssl_conf = c\n[c]\nssl_conf = s\n[s]\nsystem_default = d\n[d]\nCipherString = DEFAULT@SECLEVEL=0\n' \
+		>"$W/openssl.cnf"
+	for conf in "" "$W/openssl.cnf"; do
+		[ -z "$conf" ] || export OPENSSL_CONF="$conf"
+		gate --grant "API_KEY=https://$API:8444" --ca-file "$TOPO_DIR/pki/ca.pem" -- $CLIENT echo-x
+		unset OPENSSL_CONF
+		assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+		assertEquals "${conf:-no file}" \
+			"echo-x: 502 otogate: the upstream's certificate does not verify: EE certificate key too weak" \
+			"$(cat "$T/out")"
+	done
+	kill "$weak"
+	assertFalse "the weak upstream got a request" "[ -s '$W/api/requests' ]"
+}
+
 test_a_wrong_host_name_is_a_502_and_nothing_is_sent() {
 	gate --grant "API_KEY=https://other.example.test:8443" --ca-file "$TOPO_DIR/pki/ca.pem" -- $CLIENT echo-x
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
