@@ -9,7 +9,14 @@
 suite_setUp() {
 	A=$T/agent
 	W=$A/workspace
-	S=$T/session
+	# The session's layers cannot be on an overlay (otomount says so: its
+	# own test below): where the tests' directory is one (CI's fresh root,
+	# a container's), the session directories go to a tmpfs.
+	SB=$T
+	if on_overlay "$T"; then
+		SB=$(mktemp -d /dev/shm/oto-cow.XXXXXX) && chmod 1777 "$SB"
+	fi
+	S=$SB/session
 	mkdir -p "$W/d/x" "$W/d2" "$W/e" "$W/g" "$A/knowledge" "$A/people/alice" "$T/outside"
 	printf 'one\ntwo\nthree\n' >"$W/f"
 	echo y >"$W/d/x/y"
@@ -26,20 +33,25 @@ suite_setUp() {
 # overlayfs's work directory holds a mode-0 directory: opened up for tearDown's rm.
 suite_tearDown() {
 	[ -d "$S" ] && chmod -R u+rwx "$S" 2>/dev/null
+	[ "$SB" = "$T" ] || rm -rf "$SB"
 	return 0
 }
+
+on_overlay() { [ "$(stat -f -c %T "$1")" = overlayfs ]; }
 
 ELOOP_TEXT_A="a symlink is refused"
 cow() { otons $AS -- otomount --agent-root "$A" --role member --person alice --cow "$S" "$@"; }
 
-# A tree's names, types, modes, sizes, link targets and contents (and with
-# ctime, every inode's change time: anything done to it shows).
+# A tree's names, types, modes, link targets and contents (and with ctime,
+# every inode's change time: anything done to it shows). Not sizes: a
+# directory's is its filesystem's, and the view's upper layer may be a tmpfs
+# (a file's size is in its content's hash).
 snap() { # DIR [ctime]
-	(cd "$1" && find . -printf "%p %y %m %s %l${2:+ %C@}\n" | LC_ALL=C sort &&
+	(cd "$1" && find . -printf "%p %y %m %l${2:+ %C@}\n" | LC_ALL=C sort &&
 		find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum | cut -d' ' -f1
 }
 # What the agent saw, by the same rule, printed from inside the view.
-VIEW_SNAP='cd /work && (find . -printf "%p %y %m %s %l\n" | LC_ALL=C sort &&
+VIEW_SNAP='cd /work && (find . -printf "%p %y %m %l\n" | LC_ALL=C sort &&
 	find . -type f -exec sha256sum {} + | LC_ALL=C sort) | sha256sum | cut -d" " -f1'
 
 CHANGES='cd /work && echo new >n && printf "one\nTWO\nthree\n" >f && rm -rf d &&
@@ -219,20 +231,44 @@ test_cow_dir_refusals() {
 	assertFalse "not made" "[ -e '$W/s' ]"
 	run cow --cow "$A/people/bob" -- true
 	assertEquals "in the agent's tree" 111 "$rc"
-	mkdir "$T/real"
-	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$T/real"
-	ln -s "$T/real" "$T/link"
-	run cow --cow "$T/link" -- true
-	assertEquals "a symlink" "111 otomount: fatal: unable to open the session directory $T/link ($ELOOP_TEXT_A): $ELOOP_TEXT" "$rc $(cat "$T/err")"
-	mkdir -p "$T/full"
-	echo x >"$T/full/x"
-	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER" "$T/full"
-	run cow --cow "$T/full" -- true
-	assertEquals "not empty" "111 otomount: fatal: unable to use $T/full as a session directory: not empty, and no session's (give an empty or missing directory, or a session's to resume)" "$rc $(cat "$T/err")"
+	mkdir "$SB/real"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER" "$SB/real"
+	ln -s "$SB/real" "$SB/link"
+	run cow --cow "$SB/link" -- true
+	assertEquals "a symlink" "111 otomount: fatal: unable to open the session directory $SB/link ($ELOOP_TEXT_A): $ELOOP_TEXT" "$rc $(cat "$T/err")"
+	mkdir -p "$SB/full"
+	echo x >"$SB/full/x"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER" "$SB/full"
+	run cow --cow "$SB/full" -- true
+	assertEquals "not empty" "111 otomount: fatal: unable to use $SB/full as a session directory: not empty, and no session's (give an empty or missing directory, or a session's to resume)" "$rc $(cat "$T/err")"
 	run otons $AS -- otomount --agent-root "$A" --role viewer --person alice --cow "$S" -- true
 	assertEquals "viewer" "100 otomount: fatal: --cow: a viewer's /work is read-only, nothing to copy on write" "$rc $(cat "$T/err")"
 	run otomount --cow-private -- true
 	assertEquals "--cow-private alone" "100 otomount: fatal: --cow-private needs --cow DIR" "$rc $(cat "$T/err")"
+}
+
+# A session directory on an overlay (a container's own root) is refused
+# before anything is made, with what to give instead: where the tests'
+# directory is one, there; as root elsewhere, on an overlay made here.
+test_cow_dir_on_an_overlay_refused() {
+	if on_overlay "$T"; then
+		run cow --cow "$T/on-overlay" -- true
+		d=$T/on-overlay
+	elif [ -n "$IS_ROOT" ]; then
+		mkdir -p "$T/ol/l" "$T/ol/u" "$T/ol/w" "$T/ol/m"
+		run unshare -m --propagation private sh -c 'mount -t overlay \
+			-o "lowerdir=$1/l,upperdir=$1/u,workdir=$1/w" oto-test "$1/m" &&
+			chmod 0777 "$1/m" && shift && exec "$@"' sh "$T/ol" \
+			otons $AS -- otomount --agent-root "$A" --role member --person alice \
+			--cow "$T/ol/m/s" -- true
+		d=$T/ol/m/s
+	else
+		skip "needs root (an overlay to put the directory on), or an overlay here"
+		return 0
+	fi
+	assertEquals "111 otomount: fatal: unable to use $d as a session directory: it is on an overlay filesystem (a container's root?), which cannot hold the session's layers (give a directory on a volume or a tmpfs)" \
+		"$rc $(cat "$T/err")"
+	assertFalse "nothing made" "[ -e '$d' ] || [ -e '$T/ol/u/s' ]"
 }
 
 test_cow_resume_same_tree_refuse_another() {

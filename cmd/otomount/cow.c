@@ -18,11 +18,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -108,6 +110,23 @@ static void xnot_in_view(const struct otomount_opts *o, int fd, const char *dir)
 }
 
 /*
+ * overlayfs cannot hold another overlay's upper layer, and a container's
+ * own root is an overlay: said before DIR is made, not as the kernel's "not
+ * supported as upperdir" at the mount. fd: DIR, or the parent it goes in.
+ */
+static void xnot_on_overlay(int fd, const char *dir)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC)
+		die(EXIT_SYS, 0,
+		    "unable to use %s as a session directory: it is on an overlay filesystem (a "
+		    "container's root?), which cannot hold the session's layers (give a directory "
+		    "on a volume or a tmpfs)",
+		    dir);
+}
+
+/*
  * DIR, opened without a symlink anywhere in it, and checked outside the
  * view; made, 0700, when missing, once its parent is checked so: nothing is
  * made in a tree the view shows.
@@ -127,6 +146,7 @@ static int xcow_open_dir(const struct otomount_opts *o, const char *dir)
 			die(EXIT_SYS, errno, "unable to open the session directory %s%s", dir,
 			    path_why(errno));
 		xnot_in_view(o, fd, dir);
+		xnot_on_overlay(fd, dir);
 		return fd;
 	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
@@ -135,6 +155,7 @@ static int xcow_open_dir(const struct otomount_opts *o, const char *dir)
 		die(EXIT_SYS, errno, "unable to open %s to make the session directory in it%s",
 		    *parent ? parent : "/", path_why(errno));
 	xnot_in_view(o, p, dir);
+	xnot_on_overlay(p, dir);
 	if (mkdirat(p, slash + 1, 0700) < 0 && errno != EEXIST)
 		die(EXIT_SYS, errno, "unable to make the session directory %s", dir);
 	fd = sys_openat2(p, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW, BENEATH);

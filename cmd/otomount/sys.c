@@ -178,6 +178,9 @@ static void ovl_why(int fs, char *why, size_t size)
 	while ((n = read(fs, b, sizeof(b) - 1)) > 0) {
 		size_t at = strlen(why);
 
+		/* "e overlay: ...\n": each message without its line end (one line in all). */
+		while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == '\r'))
+			n--;
 		b[n] = 0;
 		if (n > 2 && b[1] == ' ')
 			snprintf(why + at, size - at, "%s%s", at ? "; " : "", b + 2);
