@@ -84,8 +84,10 @@ suite_setUp() {
 
 # gate [OTOGATE OPTIONS] -- CMD...: CMD as the agent behind otogate and
 # otonet in the fake host (the session CA's certificate in $CA for it: no
-# view here, otomount's part is its own test); the gateway's log in
-# $T/log, otonet's in $T/net, stdout in $T/out, stderr in $T/err.
+# view here, otomount's part is its own test), in $T: the agent's account
+# may not enter the checkout (a clone under /root, as CI's), and git looks
+# for a repository from where it starts; the gateway's log in $T/log,
+# otonet's in $T/net, stdout in $T/out, stderr in $T/err.
 # --no-public (the test's): otonet's, the internet closed.
 gate() {
 	_opts='' _net=''
@@ -100,7 +102,8 @@ gate() {
 	# shellcheck disable=SC2086 # options split on purpose
 	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS --log-fd 3 \
 		--ca-file "$K/ca.pem" $_opts -- \
-		"$OTO_BIN/otonet" $AS $PUB $_net --log-fd 4 -- sh -c 'cat <&"$OTO_GATE_CA" >"$0/ca.pem"
+		"$OTO_BIN/otonet" $AS $PUB $_net --log-fd 4 -- sh -c 'cd "$0" || exit 99
+		cat <&"$OTO_GATE_CA" >"$0/ca.pem"
 		export SSL_CERT_FILE="$0/ca.pem" CURL_CA_BUNDLE="$0/ca.pem" GIT_SSL_CAINFO="$0/ca.pem" NODE_EXTRA_CA_CERTS="$0/ca.pem"
 		exec "$@"' "$T" "$@" 3>"$T/log" 4>"$T/net"
 }
