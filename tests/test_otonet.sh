@@ -460,6 +460,21 @@ test_tun_link_is_up_with_its_mtu_and_queue() {
 		"$(sed 's/\\.*//' "$T/out" | awk '{ print $3, $4, $5, $(NF - 1), $NF }')"
 }
 
+# The routes through tun0 (setup.c): the defaults and otogate's address, each
+# with the agent's first flight and window at 64 segments (its peer is the
+# relay: a 100 KB request leaves at once), and nothing else changed.
+test_tun_routes_carry_the_initial_windows() {
+	run onet -- sh -c 'ip -4 route; ip -6 route'
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "default via 10.0.2.2 dev tun0 proto static initcwnd 64 initrwnd 64
+10.0.2.0/24 dev tun0 proto kernel scope link src 10.0.2.100
+10.0.2.4 dev tun0 proto static scope link initcwnd 64 initrwnd 64
+fd00::4 dev tun0 proto static metric 1024 initcwnd 64 initrwnd 64 pref medium
+fd00::/64 dev tun0 proto kernel metric 256 pref medium
+default via fd00::2 dev tun0 proto static metric 1024 initcwnd 64 initrwnd 64 pref medium" \
+		"$(sed 's/ *$//' "$T/out")"
+}
+
 # ro_proc_sys CMD...: CMD in the fake host with /proc/sys as a container has
 # it by default (Docker's and Podman's ReadonlyPaths, Kubernetes' procMount:
 # Default): bound read-only over itself, in a mount namespace of its own. In

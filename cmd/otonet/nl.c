@@ -223,7 +223,7 @@ int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct 
 }
 
 int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,
-		 int ifindex, const struct ipaddr *gw, int replace)
+		 int ifindex, const struct ipaddr *gw, int replace, unsigned int initwnd)
 {
 	struct nlmsghdr *h =
 	    req_new(b, what, RTM_NEWROUTE, NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL),
@@ -248,6 +248,16 @@ int nl_route_add(struct nl_batch *b, const char *what, int type, const struct ci
 		unsigned int oif = (unsigned int)ifindex;
 
 		put_attr(h, RTA_OIF, &oif, sizeof(oif));
+	}
+	if (initwnd) {
+		/* RTA_METRICS nests its own attributes: initcwnd and initrwnd, in segments. */
+		struct {
+			struct rtattr a;
+			unsigned int v;
+		} m[2] = { { { RTA_LENGTH(sizeof(unsigned int)), RTAX_INITCWND }, initwnd },
+			   { { RTA_LENGTH(sizeof(unsigned int)), RTAX_INITRWND }, initwnd } };
+
+		put_attr(h, RTA_METRICS, m, sizeof(m));
 	}
 	req_done(b, h);
 	return 0;

@@ -385,8 +385,9 @@ int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int 
 int nl_link_addrgen_none(struct nl_batch *b, const char *what, int ifindex);
 int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
 		unsigned int plen);
+/* initwnd: the route's initial congestion and receive windows (segments), 0 the kernel's. */
 int nl_route_add(struct nl_batch *b, const char *what, int type, const struct cidr *dst,
-		 int ifindex, const struct ipaddr *gw, int replace);
+		 int ifindex, const struct ipaddr *gw, int replace, unsigned int initwnd);
 
 /*
  * setup.c: the child's side. Returns in the child only after the TUN fd was

@@ -116,6 +116,15 @@ static noreturn void xnl_die(const struct nl_batch *b)
 	die(EXIT_SYS, e, "unable to %s%s", b->failed, userns_cap_hint(e));
 }
 
+/*
+ * The agent's first flight and first window on a route through tun0, in
+ * segments: its peer is the relay, a memory copy away, and the kernel's 10
+ * made a 100 KB request wait for a few of the relay's ACKs before it was
+ * all sent (each a wake-up of the relay). Congestion happens on the host's
+ * side, whose sockets keep the kernel's own.
+ */
+#define TUN_INITWND 64
+
 static void xroute(struct nl_batch *b, int type, const struct cidr *c, int ifindex,
 		   const struct ipaddr *gw, int replace)
 {
@@ -123,7 +132,8 @@ static void xroute(struct nl_batch *b, int type, const struct cidr *c, int ifind
 
 	snprintf(what, sizeof(what), "add the %s route to %s",
 		 type == RTN_PROHIBIT ? "prohibit" : "tun0", cidr_str(c, t, sizeof(t)));
-	if (nl_route_add(b, what, type, c, ifindex, gw, replace) < 0)
+	if (nl_route_add(b, what, type, c, ifindex, gw, replace,
+			 type == RTN_UNICAST ? TUN_INITWND : 0) < 0)
 		xnl_die(b);
 }
 
@@ -208,6 +218,7 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f, stru
 	int tun = (int)if_nametoindex("tun0"), lo = (int)if_nametoindex("lo");
 	struct ipaddr a4, a6, gw4, gw6;
 	struct cidr def4 = { .addr.family = AF_INET }, def6 = { .addr.family = AF_INET6 };
+	struct cidr gate4 = { .len = 32 }, gate6 = { .len = 128 };
 	char what[NL_WHAT_LEN];
 
 	if (!tun || !lo)
@@ -216,6 +227,8 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f, stru
 	ipaddr_parse("fd00::100", &a6);
 	ipaddr_parse("10.0.2.2", &gw4);
 	ipaddr_parse("fd00::2", &gw6);
+	ipaddr_parse("10.0.2.4", &gate4.addr);
+	ipaddr_parse("fd00::4", &gate6.addr);
 	allow_ping();
 	snprintf(what, sizeof(what), "bring up tun0 (MTU %u)", o->tun_mtu);
 	/*
@@ -233,6 +246,9 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f, stru
 		xnl_die(b);
 	xroute(b, RTN_UNICAST, &def4, tun, &gw4, 0);
 	xroute(b, RTN_UNICAST, &def6, tun, &gw6, 0);
+	/* otogate's address, on tun0's own subnet: a route of its own for its windows. */
+	xroute(b, RTN_UNICAST, &gate4, tun, NULL, 0);
+	xroute(b, RTN_UNICAST, &gate6, tun, NULL, 0);
 	if (!o->kernel_wall)
 		goto out;
 	/* The holes in xwall's routes: --public ranges and exceptions go back to tun0. */

@@ -53,7 +53,7 @@ static void route(const char *what, const char *dst, int ifindex, int replace)
 	struct cidr c = C(dst);
 	int type = ifindex ? RTN_UNICAST : RTN_PROHIBIT;
 
-	assert_int_equal(nl_route_add(&b, what, type, &c, ifindex, NULL, replace), 0);
+	assert_int_equal(nl_route_add(&b, what, type, &c, ifindex, NULL, replace, 0), 0);
 }
 
 /* All good: 0, and the routes are there (adding one again without replace: EEXIST). */
