@@ -119,6 +119,40 @@ ECONNREFUSED" "$(cat "$T/out")"
 	assertLanUntouched
 }
 
+# OTO_GATE_GO (otogate's go): otonet's child builds the network, then waits
+# on the pipe; the chain runs on a "g" alone. Anything else, or the pipe's
+# end (the gateway failed and said why), ends the child without a word and
+# nothing of the chain runs; the relay exits with the child's 101. The
+# pipe is the child's alone: the chain never holds it.
+test_the_chain_waits_for_the_gateways_go() {
+	probe="touch $T/ran; ls /proc/self/fd | tr '\n' ' '; env | grep -c OTO_GATE_GO; exit 0"
+	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
+	without=$(cat "$T/out")
+	rm -f "$T/ran"
+	for go in g x ''; do
+		run in_host sh -c 'printf "$1" | { shift; exec 5<&0 </dev/null; OTO_GATE_GO=5 exec "$@"; }' \
+			sh "$go" "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
+		if [ "$go" = g ]; then
+			assertEquals "go: $(cat "$T/err")" 0 "$rc"
+			assertTrue "go: the chain ran" "[ -e '$T/ran' ]"
+			assertEquals "go: the fds of a chain without it, no variable" "$without" "$(cat "$T/out")"
+			assertEquals "go: no variable" 0 "$(awk '{ print $NF }' "$T/out")"
+			rm -f "$T/ran"
+		else
+			assertEquals "<$go>" 101 "$rc"
+			assertFalse "<$go>: the chain ran" "[ -e '$T/ran' ]"
+			assertEquals "<$go>: nothing said" "" \
+				"$(grep -v '^otonet: warning: --public ' "$T/err")"
+		fi
+	done
+	for v in x 70000; do
+		run env OTO_GATE_GO="$v" "$OTO_BIN/otonet" $AS -- true
+		assertEquals "<$v>" "100 otonet: fatal: OTO_GATE_GO=$v: not the fd of a pipe" "$rc $(cat "$T/err")"
+	done
+	run env OTO_GATE_GO=5 "$OTO_BIN/otonet" $AS -- true 5</dev/null
+	assertEquals "not a pipe" "100 otonet: fatal: OTO_GATE_GO=5: not the fd of a pipe" "$rc $(cat "$T/err")"
+}
+
 test_bad_gateway_values_are_refused() {
 	for v in x 5 5:0 5:8001,8001 2:8001 5:8001=a.test 5:8001=*.a.test:443 5:8001=a.test:443,8002=a.test:443; do
 		run env OTO_GATEWAY="$v" "$OTO_BIN/otonet" $AS -- true

@@ -11,9 +11,11 @@
  * the --log-fd fd (the gateway's alone).
  * Passes on: the rest of argv, exec'd with, for each grant, NAME=phantom and
  * NAME_URL=http://10.0.2.4:PORT (https://HOST for a transparent grant), and
- * OTO_GATEWAY=FD:PORTS with FD, one end of a socket pair, inherited; with
- * transparent grants OTO_GATE_CA=FD, a sealed memfd holding the session CA's
- * certificate (ca.c); every other inherited fd.
+ * OTO_GATEWAY=FD:PORTS with FD, one end of a socket pair, inherited;
+ * OTO_GATE_GO=FD, the read end of a pipe the gateway writes "g" to once it
+ * holds the values (otonet's child waits for it before the rest of the
+ * chain runs); with transparent grants OTO_GATE_CA=FD, a sealed memfd
+ * holding the session CA's certificate (ca.c); every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected, 111 a system call
  * failed, 126/127 exec, else the child's own code or 128+N when it died of
  * signal N.
@@ -37,10 +39,11 @@
 
 /*
  * The child's environment: each grant's phantom and URL (a transparent
- * grant's, its host's own), otonet's OTO_GATEWAY, and with transparent
- * grants otomount's OTO_GATE_CA (the session CA's certificate).
+ * grant's, its host's own), otonet's OTO_GATEWAY and OTO_GATE_GO (the go
+ * pipe's read end), and with transparent grants otomount's OTO_GATE_CA
+ * (the session CA's certificate).
  */
-static void xchild_env(const struct otogate_opts *o, int fd, int cafd)
+static void xchild_env(const struct otogate_opts *o, int fd, int cafd, int go)
 {
 	char name[STORE_MAX_NAME + 8], url[GATE_MAX_HOST + 32];
 	char gw[GATE_MAX_GRANTS * (GATE_MAX_HOST + 16) + 16], num[16];
@@ -63,6 +66,15 @@ static void xchild_env(const struct otogate_opts *o, int fd, int cafd)
 	snprintf(num, sizeof(num), "%d", cafd);
 	if (cafd >= 0 && setenv("OTO_GATE_CA", num, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_GATE_CA for the child");
+	snprintf(num, sizeof(num), "%d", go);
+	if (setenv("OTO_GATE_GO", num, 1) < 0)
+		die(EXIT_SYS, errno, "unable to set OTO_GATE_GO for the child");
+}
+
+static void xopenssl_init(void)
+{
+	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		die(EXIT_SYS, 0, "unable to initialize OpenSSL");
 }
 
 int main(int argc, char **argv)
@@ -74,8 +86,6 @@ int main(int argc, char **argv)
 	sigset_t mask, old;
 	int sv[2], go[2], sigfd, cafd = -1;
 	void *store;
-	char c;
-	ssize_t n;
 	uid_t uid = 0;
 	gid_t gid = 0;
 	pid_t pid;
@@ -96,23 +106,22 @@ int main(int argc, char **argv)
 	/*
 	 * OpenSSL reads no configuration file: each context sets what it needs
 	 * (upstream.c, ca.c), the same on every host, and the lazily made ones
-	 * find no file after the lockdown anyway.
+	 * find no file after the lockdown anyway. Called again in the gateway
+	 * (a no-op then) where nothing before the fork needed OpenSSL.
 	 */
-	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
-		die(EXIT_SYS, 0, "unable to initialize OpenSSL");
+	for (size_t i = 0; i < o.ngrants; i++)
+		if (o.grants[i].transparent)
+			xopenssl_init();
 
 	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
 	xsecrets_plan(&o, &secrets);
 
-	/* 3. The upstreams' addresses and the CA bundle, while the host's files are there. */
-	store = xupstream_init(&o);
-
-	/* 3b. With transparent grants, the session CA: its certificate goes to the view. */
+	/* 2b. With transparent grants, the session CA: its certificate goes to the view. */
 	for (size_t i = 0; i < o.ngrants && cafd < 0; i++)
 		if (o.grants[i].transparent)
 			cafd = xca_make(&o, &gate.tls_server);
 
-	/* 4. Signals wait in a signalfd for the loop, from before the fork. */
+	/* 3. Signals wait in a signalfd for the loop, from before the fork. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGTERM);
@@ -125,10 +134,13 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to create the gateway's socket pair");
 
 	/*
-	 * 5. The child, with the phantoms and its end of the socket pair, keeps
-	 *    root when run by root (otonet needs it), and waits: it execs the
-	 *    chain once the gateway holds the values. If the gateway fails
-	 *    first (it says why), the child leaves without a word.
+	 * 4. The child, with the phantoms, its end of the socket pair and the
+	 *    read end of the go pipe (OTO_GATE_GO), keeps root when run by root
+	 *    (otonet needs it) and execs otonet at once: otonet builds the
+	 *    sandbox's network while the gateway gets ready, and its child
+	 *    execs the rest of the chain only once the gateway said go. If the
+	 *    gateway fails first (it says why), otonet's child reads the pipe's
+	 *    end and leaves without a word: nothing of the sandbox has run.
 	 */
 	pid = fork();
 	if (pid < 0)
@@ -136,24 +148,25 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		close(sv[0]);
 		close(go[1]);
-		if (fd_cloexec(sv[1], 0) < 0)
+		if (fd_cloexec(sv[1], 0) < 0 || fd_cloexec(go[0], 0) < 0)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		xchild_env(&o, sv[1], cafd);
-		c = 0;
-		do
-			n = read(go[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1 || c != 'g')
-			_exit(EXIT_REJECT);
-		close(go[0]);
+		xchild_env(&o, sv[1], cafd, go[0]);
 		xexec(o.argv);
 	}
 	close(sv[1]);
 	close(go[0]);
 	if (cafd >= 0)
 		close(cafd);
+
+	/*
+	 * 5. The upstreams' addresses and the CA bundle, while the host's files
+	 *    are there and before root is left (an operator's --ca-file may be
+	 *    root's alone). A failure here ends the gateway before its go.
+	 */
+	xopenssl_init();
+	store = xupstream_init(&o);
 
 	/*
 	 * 6. The gateway: root never serves the agent. In a user namespace of

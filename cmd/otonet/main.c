@@ -7,7 +7,8 @@
  *
  * Consumes: argv up to "--"; the --log-fd fd; the --ask-fd socket (the
  * relay's alone); OTO_GATEWAY (otogate's socket
- * and ports: the socket is the relay's alone); OTO_STATUS_FD (reported to,
+ * and ports: the socket is the relay's alone); OTO_GATE_GO (otogate's go:
+ * the child waits for it before the exec); OTO_STATUS_FD (reported to,
  * passed on); for tests and benchmarks only, documented as such in otonet(1):
  * OTO_TEST_NO_PEEK_OFF, OTO_TEST_RELAY_BADCALL,
  * OTO_TEST_TUN_MTU.
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +74,49 @@ static void xgateway_take(struct otonet_opts *o)
 		die(EXIT_SYS, errno, "unable to make the gateway's fd %d close-on-exec",
 		    o->gateway_fd);
 	unsetenv("OTO_GATEWAY");
+}
+
+/*
+ * OTO_GATE_GO, from otogate: a pipe's read end on which the gateway writes
+ * "g" once it holds the values (or which ends when it failed: it said
+ * why). The child waits for it after it built the network, before the rest
+ * of the chain may run; the relay and the holder have no use for it.
+ */
+static void xgo_take(struct otonet_opts *o)
+{
+	const char *v = getenv("OTO_GATE_GO");
+	unsigned long fd;
+	struct stat st;
+
+	o->gate_go = -1;
+	if (!v)
+		return;
+	if (opt_ulong(v, 65535, &fd) < 0 || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		die_usage("OTO_GATE_GO=%s: not the fd of a pipe", v);
+	o->gate_go = (int)fd;
+	if (fcntl(o->gate_go, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to keep the gateway's go pipe from the program");
+	unsetenv("OTO_GATE_GO");
+}
+
+/*
+ * The child's wait: the chain goes on only on the gateway's go. Anything
+ * else (the pipe's end: the gateway failed and said why) ends the child
+ * without a word, before anything of the sandbox ran.
+ */
+static void xgo_wait(int fd)
+{
+	char c = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'g')
+		_exit(EXIT_REJECT);
+	close(fd);
 }
 
 /*
@@ -156,6 +201,7 @@ int main(int argc, char **argv)
 		die(EXIT_SYS, errno, "unable to keep OTO_TEST_CLOCK_FD=%d from the program",
 		    o.clock_fd);
 	xgateway_take(&o);
+	xgo_take(&o);
 	xask_take(&o);
 
 	/*
@@ -207,12 +253,15 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		xsetup_sandbox(&o, &f, sv[1], opener);
+		xgo_wait(o.gate_go);
 		if (audit_env[0] && (setenv("OTO_AUDIT", audit_env, 1) < 0 ||
 				     (audit >= 0 && fd_cloexec(audit, 0) < 0)))
 			die(EXIT_SYS, errno, "unable to hand the audit socket on (OTO_AUDIT)");
 		xexec(o.argv);
 	}
 	close(sv[1]);
+	if (o.gate_go >= 0)
+		close(o.gate_go);
 	/* The audit socket is the sandbox's stages', never the relay's. */
 	if (audit >= 0)
 		close(audit);

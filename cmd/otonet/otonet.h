@@ -103,6 +103,7 @@ struct otonet_opts {
 	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
 	int clock_fd;	      /* OTO_TEST_CLOCK_FD: a byte there, the clock a second on; 0: none */
 	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
+	int gate_go;	      /* OTO_GATE_GO: otogate's go pipe, or -1 */
 	int ask_fd;	      /* --ask-fd: the decider's socket, or -1 */
 	unsigned long ask_timeout; /* seconds */
 	uint16_t gw_port[NET_MAX_GATEWAY];
