@@ -233,7 +233,7 @@ run: all
 # in a private copy, the suites that cover it run; slow, so not in make check.
 # MUTATE=REGEX: only those defects.
 mutate: | deps-test
-	@scripts/mutate.sh $(MUTATE)
+	@scripts/mutate.sh '$(MUTATE)'
 
 # The container recipe as deploy/README.md documents it, with podman (as
 # root; installs podman, runc and podman-compose; builds two images).
