@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	static struct gate_secrets secrets;
 	const struct rlimit nocore = { 0, 0 };
 	sigset_t mask, old;
-	int sv[2], go[2], sigfd, cafd = -1;
+	int sv[2], go[2], sigfd, cafd = -1, transparent = 0;
 	void *store;
 	uid_t uid = 0;
 	gid_t gid = 0;
@@ -110,16 +110,16 @@ int main(int argc, char **argv)
 	 * (a no-op then) where nothing before the fork needed OpenSSL.
 	 */
 	for (size_t i = 0; i < o.ngrants; i++)
-		if (o.grants[i].transparent)
-			xopenssl_init();
+		transparent |= o.grants[i].transparent;
+	if (transparent)
+		xopenssl_init();
 
 	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
 	xsecrets_plan(&o, &secrets);
 
 	/* 2b. With transparent grants, the session CA: its certificate goes to the view. */
-	for (size_t i = 0; i < o.ngrants && cafd < 0; i++)
-		if (o.grants[i].transparent)
-			cafd = xca_make(&o, &gate.tls_server);
+	if (transparent)
+		cafd = xca_make(&o, &gate.tls_server);
 
 	/* 3. Signals wait in a signalfd for the loop, from before the fork. */
 	sigemptyset(&mask);
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	xgate_lockdown();
 
 	/* 7. Serve until the child exits; exit with its status. */
-	gate.o = &o; /* gate.tls_server: set in 3b; tls_client: by the first flow */
+	gate.o = &o; /* gate.tls_server: set in 2b; tls_client: by the first flow */
 	gate.store = store;
 	pthread_mutex_init(&gate.tls_lock, NULL);
 	gate.log_fd = o.log_fd;
