@@ -56,14 +56,15 @@ static int der_header(const uint8_t *p, size_t len, uint8_t *tag, size_t *hl, si
 int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen)
 {
 	uint8_t tag;
-	size_t hl, cl, at, tbs_end;
+	size_t hl, cl, at, tbs = 0, tbs_end = 0;
 
 	/* Certificate ::= SEQUENCE, the whole block and nothing after it. */
 	if (der_header(der, len, &tag, &hl, &cl) < 0 || tag != 0x30 || hl + cl != len)
 		return -1;
 	/*
-	 * Its three parts, exactly: tbsCertificate (a SEQUENCE), the
-	 * signature's algorithm (a SEQUENCE), the signature (a BIT STRING).
+	 * Its three parts, exactly: tbsCertificate (a SEQUENCE, whose content
+	 * is kept), the signature's algorithm (a SEQUENCE), the signature (a
+	 * BIT STRING).
 	 */
 	at = hl;
 	for (int i = 0; i < 3; i++) {
@@ -71,16 +72,15 @@ int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen)
 
 		if (der_header(der + at, len - at, &tag, &hl, &cl) < 0 || tag != want[i])
 			return -1;
+		if (i == 0) {
+			tbs = at + hl;
+			tbs_end = tbs + cl;
+		}
 		at += hl + cl;
 	}
 	if (at != len)
 		return -1;
-	/* tbsCertificate, entered. */
-	der_header(der + 0, len, &tag, &hl, &cl);
-	at = hl;
-	der_header(der + at, len - at, &tag, &hl, &cl);
-	tbs_end = at + hl + cl;
-	at += hl;
+	at = tbs;
 	/* [0] version (optional), serialNumber, signature, issuer, validity: stepped over. */
 	for (int i = 0; i < 5; i++) {
 		static const uint8_t want[5] = { 0xa0, 0x02, 0x30, 0x30, 0x30 };
@@ -111,6 +111,12 @@ static size_t next_line(const char *pem, size_t len, size_t at, size_t *llen)
 	if (*llen && pem[at + *llen - 1] == '\r')
 		(*llen)--;
 	return nl ? end + 1 : len;
+}
+
+/* Whether the line l[0, n) opens a PEM block, of any label. */
+static int line_begins(const char *l, size_t n)
+{
+	return n >= strlen(BEGIN) && !memcmp(l, BEGIN, strlen(BEGIN));
 }
 
 static int line_is(const char *l, size_t n, const char *pre, const char *label)
@@ -212,7 +218,7 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 	while (at < len) {
 		line = at;
 		at = next_line(pem, len, at, &llen);
-		blocks += llen >= strlen(BEGIN) && !memcmp(pem + line, BEGIN, strlen(BEGIN));
+		blocks += line_begins(pem + line, llen);
 	}
 	at = 0;
 	if (!blocks) {
@@ -231,7 +237,7 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 	while (at < len) {
 		line = at;
 		at = next_line(pem, len, at, &llen);
-		if (llen < strlen(BEGIN) || memcmp(pem + line, BEGIN, strlen(BEGIN)))
+		if (!line_begins(pem + line, llen))
 			continue; /* text between blocks: comments, a name */
 		if (!line_is(pem + line, llen, BEGIN, CERT)) {
 			/* "-----BEGIN LABEL-----" of another label: OpenSSL's reader's. */
@@ -257,7 +263,7 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 			at = next_line(pem, len, at, &llen);
 			if (line_is(pem + to, llen, END, CERT))
 				break;
-			if (llen >= strlen(BEGIN) && !memcmp(pem + to, BEGIN, strlen(BEGIN))) {
+			if (line_begins(pem + to, llen)) {
 				*why = "a certificate without its END line";
 				bundle_free(b);
 				return -1;

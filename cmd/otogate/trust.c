@@ -29,8 +29,7 @@
 
 struct trust {
 	struct bundle b;
-	X509_NAME **names;    /* each certificate's subject, once parsed (NULL: not parsed) */
-	int parsed;	      /* names[] filled */
+	X509_NAME **names;    /* each certificate's subject, parsed at the first lookup */
 	pthread_mutex_t lock; /* lookups come from every flow's thread */
 };
 
@@ -42,7 +41,6 @@ static void names_parse(struct trust *t)
 
 		t->names[i] = d2i_X509_NAME(NULL, &p, (long)t->b.certs[i].subject_len);
 	}
-	t->parsed = 1;
 }
 
 /*
@@ -60,7 +58,7 @@ static int by_subject(X509_LOOKUP *lu, X509_LOOKUP_TYPE type, const X509_NAME *n
 	if (type != X509_LU_X509 || !t || !store)
 		return 0;
 	pthread_mutex_lock(&t->lock);
-	if (!t->parsed)
+	if (!t->names)
 		names_parse(t);
 	for (size_t i = 0; t->names && i < t->b.n; i++) {
 		const unsigned char *p;
