@@ -167,8 +167,9 @@ void *xtrust_load(const char *file);
 
 /* ---- upstream.c ---- */
 /*
- * Resolve every grant's host and read the CA bundle, before the chain may
- * start (a failure stops it): the certificate store. Dies 111.
+ * Resolve every grant's host and read the CA bundle, before the gateway's
+ * go (a failure stops the chain before any of the sandbox runs): the
+ * certificate store. Dies 111.
  */
 void *xupstream_init(struct otogate_opts *o);
 struct upstream {
