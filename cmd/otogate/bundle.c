@@ -5,9 +5,11 @@
  * OpenSSL's own load decodes every certificate whole, its public key
  * through the providers: about 33 ms for Debian's 144 roots with musl,
  * the better part of the gateway's start, all of it before the agent may
- * run. Decoding base64 and walking four ASN.1 headers per certificate is
- * well under a millisecond; the verifier then asks trust.c for the
- * certificates of one subject, the only ones ever parsed whole.
+ * run. Decoding base64 and walking four ASN.1 headers per certificate
+ * takes about 0.2 ms for Debian's 220 KB (one pass: the END lines found by
+ * their dashes, the base64 four characters at a time); the verifier then
+ * asks trust.c for the certificates of one subject, the only ones ever
+ * parsed whole.
  *
  * What this refuses is what would make the load fail at start: a block
  * that is not base64, or not one DER certificate whose tbsCertificate
@@ -128,13 +130,14 @@ static int line_is(const char *l, size_t n, const char *pre, const char *label)
 }
 
 /*
- * Each ASCII byte's base64 value; -2 for a line break or a space, -3 for
- * the padding, -1 for anything else. A table, for the bundle's 220 KB:
- * libsodium's decoder is constant-time, which public certificates do not
- * need.
+ * Each byte's base64 value; -2 for a line break or a space, -3 for the
+ * padding, -1 for anything else (every byte of 128 or more). A table, for
+ * the bundle's 220 KB: libsodium's decoder is constant-time, which public
+ * certificates do not need.
  */
+#define NONE16 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 /* clang-format off */
-static const signed char B64[128] = {
+static const short B64[256] = {
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -2, -2, -1, -1, -2, -1, -1,
 	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 	-2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
@@ -143,19 +146,42 @@ static const signed char B64[128] = {
 	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
 	-1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
 	41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+	NONE16, NONE16, NONE16, NONE16, NONE16, NONE16, NONE16, NONE16,
 };
 /* clang-format on */
 
-/* Base64 (with line breaks) into out: its length, or -1. */
+/*
+ * Base64 (with line breaks) into out: its length, or -1. Four characters
+ * of the alphabet at a time where the last quantum is complete, one at a
+ * time otherwise (a line's end, the padding, anything else): the same
+ * steps, so the same bytes and the same answer, at a fifth of the time
+ * on a bundle's 64-character lines.
+ */
 static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
 {
+	const unsigned char *u = (const unsigned char *)in;
 	uint32_t acc = 0;
 	size_t n = 0, q = 0, pad = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)in[i];
-		int v = ch < 128 ? B64[ch] : -1;
+		int v;
 
+		/* Whole quanta while nothing is pending: 4 characters, 3 bytes. */
+		while (q == 0 && !pad && len - i >= 4) {
+			int a = B64[u[i]], b = B64[u[i + 1]], c = B64[u[i + 2]], d = B64[u[i + 3]];
+			uint32_t w;
+
+			if ((a | b | c | d) < 0)
+				break;
+			w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+			out[n++] = (uint8_t)(w >> 16);
+			out[n++] = (uint8_t)(w >> 8);
+			out[n++] = (uint8_t)w;
+			i += 4;
+		}
+		if (i == len)
+			break;
+		v = B64[u[i]];
 		if (v < 0) {
 			if (v == -2)
 				continue;
@@ -210,30 +236,56 @@ static int block_decode(struct bundle *b, const char *pem, size_t from, size_t t
 	return 0;
 }
 
+/* Room for one more certificate in b->certs: 0, or -1. */
+static int certs_grow(struct bundle *b, size_t *room)
+{
+	struct bundle_cert *c;
+	size_t n = *room ? *room * 2 : 64;
+
+	if (b->n < *room)
+		return 0;
+	c = realloc(b->certs, n * sizeof(*c));
+	if (!c)
+		return -1;
+	b->certs = c;
+	*room = n;
+	return 0;
+}
+
+/*
+ * The END line of the block whose base64 starts at from: its start, at
+ * which the base64 ends; 0 with why when there is none. Only a line that
+ * begins with a dash can end the block or break it (base64 has no dash):
+ * the dashes are found with memchr, not the lines.
+ */
+static size_t block_end(const char *pem, size_t len, size_t from, const char **why)
+{
+	size_t at = from, llen;
+
+	for (;;) {
+		const char *d = memchr(pem + at, '-', len - at);
+		size_t to;
+
+		if (!d)
+			break;
+		to = (size_t)(d - pem);
+		at = next_line(pem, len, to, &llen);
+		if (to > from && pem[to - 1] != '\n')
+			continue; /* a dash inside a line: not base64, said by the decoder */
+		if (line_is(pem + to, llen, END, CERT))
+			return to;
+		if (line_begins(pem + to, llen))
+			break;
+	}
+	*why = "a certificate without its END line";
+	return 0;
+}
+
 int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why)
 {
-	size_t at = 0, llen, line, blocks = 0;
+	size_t at = 0, llen, line, room = 0;
 
 	memset(b, 0, sizeof(*b));
-	while (at < len) {
-		line = at;
-		at = next_line(pem, len, at, &llen);
-		blocks += line_begins(pem + line, llen);
-	}
-	at = 0;
-	if (!blocks) {
-		*why = "no certificate in it";
-		return -1;
-	}
-	/* Base64 is 4 characters for 3 bytes: the text's length bounds the DER's. */
-	b->certs = calloc(blocks, sizeof(*b->certs));
-	b->der = malloc(len);
-	b->cap = len;
-	if (!b->certs || !b->der) {
-		bundle_free(b);
-		*why = strerror(ENOMEM);
-		return -1;
-	}
 	while (at < len) {
 		line = at;
 		at = next_line(pem, len, at, &llen);
@@ -249,31 +301,32 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 			bundle_free(b);
 			return other ? 1 : -1;
 		}
-		size_t from = at, to;
+		/* Base64 is 4 characters for 3 bytes: the text's length bounds the DER's. */
+		if (!b->der && (b->der = malloc(len)) != NULL)
+			b->cap = len;
+		if (!b->der || certs_grow(b, &room) < 0) {
+			bundle_free(b);
+			*why = strerror(ENOMEM);
+			return -1;
+		}
+		/* Its base64, up to the END line of the same label. */
+		size_t from = at, to = block_end(pem, len, from, why);
 		int rc;
 
-		/* Its base64, up to the END line of the same label. */
-		for (;;) {
-			if (at >= len) {
-				*why = "a certificate without its END line";
-				bundle_free(b);
-				return -1;
-			}
-			to = at;
-			at = next_line(pem, len, at, &llen);
-			if (line_is(pem + to, llen, END, CERT))
-				break;
-			if (line_begins(pem + to, llen)) {
-				*why = "a certificate without its END line";
-				bundle_free(b);
-				return -1;
-			}
+		if (!to) {
+			bundle_free(b);
+			return -1;
 		}
+		at = next_line(pem, len, to, &llen);
 		rc = block_decode(b, pem, from, to, why);
 		if (rc) {
 			bundle_free(b);
 			return rc;
 		}
+	}
+	if (!b->n) {
+		*why = "no certificate in it";
+		return -1;
 	}
 	return 0;
 }

@@ -184,6 +184,81 @@ static void test_every_cut(void **state)
 	assert_int_equal(whole, 2);
 }
 
+/* CERT's base64 in pem: 0 and its DER as ever, or -1 with why. */
+static int reindex(const char *body, uint8_t *der, const char **why)
+{
+	struct bundle b;
+	char pem[2048];
+	int rc;
+
+	assert_true(strlen(body) < sizeof(pem) - 64);
+	snprintf(pem, sizeof(pem), "-----BEGIN CERTIFICATE-----\n%s\n-----END CERTIFICATE-----\n",
+		 body);
+	rc = index_of(&b, pem, why);
+	if (rc == 0) {
+		assert_int_equal(b.n, 1);
+		assert_cert(&b, 0);
+		assert_memory_equal(b.der, der, DER_LEN);
+	} else {
+		assert_null(b.certs);
+	}
+	bundle_free(&b);
+	return rc;
+}
+
+/*
+ * The decoder takes four characters at a time where it can, one at a time
+ * elsewhere: the same base64 wrapped at every width, and with a space, a
+ * tab or a CR at every offset, gives the same DER; a character that is not
+ * base64 at every offset (a dash, a byte over 127, one more pad), none.
+ */
+static void test_every_wrap(void **state)
+{
+	static const char body[] = BODY;
+	char flat[sizeof(body)], text[2 * sizeof(body)];
+	uint8_t der[DER_LEN];
+	struct bundle b;
+	const char *why;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(index_of(&b, CERT, &why), 0);
+	memcpy(der, b.der, DER_LEN);
+	bundle_free(&b);
+	for (const char *p = body; *p; p++)
+		if (*p != '\n')
+			flat[n++] = *p;
+	flat[n] = 0;
+	for (size_t w = 1; w <= n; w++) {
+		size_t t = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (i && i % w == 0)
+				text[t++] = '\n';
+			text[t++] = flat[i];
+		}
+		text[t] = 0;
+		assert_int_equal(reindex(text, der, &why), 0);
+	}
+	for (size_t at = 0; at <= strlen(body); at++) {
+		static const char same[] = " \t\r", bad[] = "-\xc3=!";
+
+		for (size_t k = 0; k < strlen(same) + strlen(bad); k++) {
+			char c = k < strlen(same) ? same[k] : bad[k - strlen(same)];
+
+			memcpy(text, body, at);
+			text[at] = c;
+			strcpy(text + at + 1, body + at);
+			if (k < strlen(same)) {
+				assert_int_equal(reindex(text, der, &why), 0);
+			} else {
+				assert_int_equal(reindex(text, der, &why), -1);
+				assert_string_equal(why, "a certificate that is not base64");
+			}
+		}
+	}
+}
+
 /* The DER walk: the optional version, lengths in DER's form only, nothing after the end. */
 static void test_der(void **state)
 {
@@ -248,7 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_and_many), cmocka_unit_test(test_line_ends),
 		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_every_cut),
-		cmocka_unit_test(test_der),
+		cmocka_unit_test(test_every_wrap),   cmocka_unit_test(test_der),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
