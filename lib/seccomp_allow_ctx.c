@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * An allowlist filter, the relay's and the gateway's way: every call not
- * listed kills the process (fail closed). Pure (libseccomp only), so the
+ * listed kills the process (fail closed). Its calls are found by a binary
+ * search, not one comparison after another: the kernel runs the filter
+ * once for every call number when it is installed (to cache the calls it
+ * always allows), with interrupts off: for the gateway's list, 85 us as a
+ * chain, 45 to 60 as a tree. Pure (libseccomp only), so the
  * build can compile a tool's filter once (cmd/otonet/gen/) and the tool
  * itself can compile it too.
  */
@@ -14,7 +18,7 @@
 void *seccomp_allow_ctx(const int *calls, size_t n, int inet_sockets)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int rc = ctx ? 0 : -ENOMEM;
+	int rc = ctx ? seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) : -ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 0);
