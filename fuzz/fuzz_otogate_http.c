@@ -19,7 +19,9 @@
  * parses whole as in cut reads, and its body reads whole as in pieces; and
  * the streaming scrubber, its value the input's first 16 to 79 bytes, fed the
  * whole input in cut pieces, gives what it gives fed it whole, of the same
- * length. Nothing may crash or read out of bounds.
+ * length, and what it gives with every byte pair allowed to begin a form
+ * (pair[]: the filter lets out nothing more). Nothing may crash or read out
+ * of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,7 +37,7 @@ static const char REAL[] = "REAL-SECRET-VALUE";
 
 static struct http_req whole, cut, again;
 static struct http_resp rwhole, rcut;
-static struct http_repl repl;
+static struct http_repl repl, ref;
 
 /* The next read's length, from a small generator seeded by the input. */
 static size_t step(uint32_t *s, size_t max)
@@ -157,10 +159,18 @@ static void check_repl(const uint8_t *s, size_t n, size_t plen, uint32_t seed)
 		ph[i] = (uint8_t) "abcdefghijklmnopqrstuvwxyz"[i % 26];
 	if (http_repl_init(&repl, s, ph, plen) < 0)
 		abort();
+	/* The pair filter lets out nothing more: the same bytes as with every pair allowed. */
+	memcpy(&ref, &repl, sizeof(ref));
+	memset(ref.pair, 1, sizeof(ref.pair));
 	w = http_repl_feed(&repl, s, n, once);
 	w += http_repl_flush(&repl, once + w);
 	if (w != n || repl.held)
 		abort();
+	o = http_repl_feed(&ref, s, n, out);
+	o += http_repl_flush(&ref, out + o);
+	if (o != w || memcmp(out, once, w))
+		abort();
+	o = 0;
 	while (pos < n) {
 		size_t k = step(&seed, n - pos), max = http_repl_max(&repl, k), got;
 

@@ -309,8 +309,9 @@ struct http_repl {
 	size_t len;
 	size_t nfixed;
 	struct http_repl_form fixed[HTTP_REPL_FIXED];
-	uint8_t first[256]; /* the bytes a form can begin with */
-	size_t held;	    /* hold[0, held): bytes not let out yet */
+	uint8_t first[256];	/* the bytes a form can begin with */
+	uint8_t pair[256][256]; /* the pairs of bytes a form can begin with */
+	size_t held;		/* hold[0, held): bytes not let out yet */
 	uint8_t hold[HTTP_REPL_HOLD];
 };
 /*

@@ -3,8 +3,9 @@
  * The scrubber's forms (http.h): the fixed ones, base64 at each alignment and
  * hexadecimal, computed once for the real value and, at the same places, for
  * the phantom, so a match is replaced by a string of its own length; and the
- * bytes a match can begin with, so that most bytes of a response are let out
- * after one table lookup. Pure.
+ * bytes a match can begin with, and the pairs of bytes, so that most bytes
+ * of a response are let out after one table lookup, and nearly all of the
+ * rest after a second (every form is two bytes long at least). Pure.
  */
 #include <errno.h>
 #include <string.h>
@@ -53,6 +54,55 @@ static size_t hex(const uint8_t *s, size_t n, uint8_t *out)
 	return 2 * n;
 }
 
+/* c, and a letter's other case: their number in out. */
+static size_t cases(uint8_t c, uint8_t out[2])
+{
+	out[0] = c;
+	if (c >= 'a' && c <= 'z')
+		out[1] = (uint8_t)(c - 32);
+	else if (c >= 'A' && c <= 'Z')
+		out[1] = (uint8_t)(c + 32);
+	else
+		return 1;
+	return 2;
+}
+
+static void pair_add(struct http_repl *r, uint8_t a, uint8_t b)
+{
+	r->pair[a][b] = 1;
+}
+
+/* Every a of as (na of them) before every b of bs (nb). */
+static void pairs_add(struct http_repl *r, const uint8_t *as, size_t na, const uint8_t *bs,
+		      size_t nb)
+{
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			pair_add(r, as[i], bs[j]);
+}
+
+/*
+ * The text form's first two bytes (http_repl_scan.c's text_byte): the
+ * value's first byte in either case, then the second's start (itself in
+ * either case, or an escape's % or \); or %, then the first byte's high
+ * hex digit in either case; or \, then u (\u00hh) or the byte itself for
+ * /, " and \.
+ */
+static void text_pairs(struct http_repl *r, const uint8_t *s)
+{
+	static const char H[] = "0123456789abcdef";
+	uint8_t a[2], b[4], h[2];
+	size_t na = cases(s[0], a), nb = cases(s[1], b), nh = cases((uint8_t)H[s[0] >> 4], h);
+
+	b[nb++] = '%';
+	b[nb++] = '\\';
+	pairs_add(r, a, na, b, nb);
+	pairs_add(r, (const uint8_t *)"%", 1, h, nh);
+	pair_add(r, '\\', 'u');
+	if (s[0] == '/' || s[0] == '"' || s[0] == '\\')
+		pair_add(r, '\\', s[0]);
+}
+
 /* Keep the form just made unless an earlier one is the same (no +, / or -, _ in it). */
 static void keep(struct http_repl *r)
 {
@@ -67,6 +117,14 @@ static void keep(struct http_repl *r)
 		r->first[lower(f->real[0])] = 1;
 		if (f->real[0] >= 'a' && f->real[0] <= 'z')
 			r->first[f->real[0] - 32] = 1;
+	}
+	/* Its first two bytes, in either case where it matches so (a form has 20 at least). */
+	{
+		uint8_t a[2], b[2];
+		size_t na = f->ci ? cases(f->real[0], a) : (a[0] = f->real[0], 1);
+		size_t nb = f->ci ? cases(f->real[1], b) : (b[0] = f->real[1], 1);
+
+		pairs_add(r, a, na, b, nb);
 	}
 	r->nfixed++;
 }
@@ -90,6 +148,8 @@ int http_repl_init(struct http_repl *r, const void *real, const void *phantom, s
 	if (s[0] >= 'a' && s[0] <= 'z')
 		r->first[s[0] - 32] = 1;
 	r->first['%'] = r->first['\\'] = 1;
+	memset(r->pair, 0, sizeof(r->pair));
+	text_pairs(r, s);
 	for (unsigned a = 0; a < 3; a++) {
 		for (int url = 0; url < 2; url++) {
 			struct http_repl_form *f = &r->fixed[r->nfixed];

