@@ -4,9 +4,11 @@
 # internet serves HTTPS (tests/helpers/fakeapi.py, a test CA made here), and
 # bench/gatebench.py sends, on one kept-alive connection, COUNT requests of
 # each kind: a small GET with the credential in x-api-key, a POST of 1 MB,
-# and a GET whose response is 1 MiB streamed in chunks. Through otogate the
-# client runs behind otogate -- otonet (as the agent would, plain HTTP to
-# the gateway); directly, it runs in the fake host and speaks TLS itself;
+# a GET whose response is 1 MiB of one letter streamed in chunks, and the
+# same of a model's streamed text (downtext: the scrubber's work is the
+# text's, not one letter's). Through otogate the client runs behind
+# otogate -- otonet (as the agent would, plain HTTP to the gateway);
+# directly, it runs in the fake host and speaks TLS itself;
 # "otonet alone", it runs behind otonet and speaks TLS itself (the TUN's and
 # the relay's cost, without the gateway's). Reported: p50 and p90 per
 # request (ms) and requests per second, the medians of RUNS runs (the paths
@@ -30,7 +32,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-3}
 COUNT=${COUNT:-200}
-KINDS=${KINDS:-small up1m down1m}
+KINDS=${KINDS:-small up1m down1m downtext}
 AS_USER=${AS_USER:-65534}
 NETTOOL=$top/tests/net/nettool.py
 TOPO_ID=bench-gate-$$

@@ -5,7 +5,8 @@
 # verified against CAFILE) on one kept-alive connection, after 5 unmeasured;
 # prints "KIND p50_ms p90_ms req_per_s". KIND: small (GET /echo with an
 # x-api-key), up1m (POST /echo, 1 MB body), down1m (GET /big, a streamed
-# 1 MiB response).
+# 1 MiB response of one letter), downtext (GET /bigtext, 1 MiB of a model's
+# streamed text: the scrubber's work is the text's).
 import http.client, os, socket, ssl, sys, time, urllib.parse
 
 url, kind, count = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -26,6 +27,8 @@ def one():
         conn.request("GET", "/echo", headers={"x-api-key": key})
     elif kind == "up1m":
         conn.request("POST", "/echo", body=big, headers={"x-api-key": key})
+    elif kind == "downtext":
+        conn.request("GET", "/bigtext", headers={"x-api-key": key})
     else:
         conn.request("GET", "/big", headers={"x-api-key": key})
     r = conn.getresponse()

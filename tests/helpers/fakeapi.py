@@ -17,6 +17,8 @@
 #   /bye      200 (kept alive, as far as the client knows), then the
 #             connection closes
 #   /big      200, chunked: 1 MiB in chunks of 16 KiB (for bench/gate.sh)
+#   /bigtext  the same, of a model's streamed text (SSE events of JSON text
+#             deltas: English, digits, escapes) instead of one letter
 #   /sum      200, "SHA256 LENGTH" of the request's body
 #   /rand     200, a Content-Length of 1 MiB: random.Random(7).randbytes(1 MiB)
 #   /v1/messages   a scripted model (the Messages API, streamed or not):
@@ -60,6 +62,20 @@ lock = threading.Lock()
 def shell_tool(names, default):
     return next((n for n in names if n in SHELLS), default)
 
+
+
+# /bigtext's 16 KiB: a model's answer as the Messages API streams it.
+_words = ("The session's settings are kept in settings.json; its 32 tests pass, "
+          "and \"make check\" says so.\nSee docs/setup.md (section 4.2) for the "
+          "steps: 1, 2 and 3. ").split(" ")
+_ev, _n = [], 0
+while sum(map(len, _ev)) < 16384:
+    _t = " ".join(_words[_n % len(_words):] + _words[:_n % len(_words)])[:60]
+    _ev.append("event: content_block_delta\ndata: " + json.dumps(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": _t}})
+        + "\n\n")
+    _n += 7
+TEXT16K = "".join(_ev).encode()[:16384]
 
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -299,13 +315,13 @@ class H(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(out)))
             self.end_headers()
             self.wfile.write(out)
-        elif p == "/big":
+        elif p in ("/big", "/bigtext"):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for _ in range(64):
-                self.chunk(b"x" * 16384)
+                self.chunk(b"x" * 16384 if p == "/big" else TEXT16K)
             self.wfile.write(b"0\r\n\r\n")
         elif p == "/bye":
             self.send_response(200)
