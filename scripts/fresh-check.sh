@@ -33,6 +33,7 @@
 # when `make run` failed; 100 bad usage, 111 the harness itself failed.
 #
 # Usage: scripts/fresh-check.sh [--keep] [DIR]   (as root; DIR: a new folder)
+# OTO_FRESH_AUDIT=keep: the kernel's audit is not switched on (see step 4).
 set -eu
 
 prog=fresh-check
@@ -256,11 +257,14 @@ phase_done "sources and clone"
 # was off, and back off at the end (OTO_TEST_AUDIT tells the tests). The
 # kernel then audits every process started until reboot, at a small cost per
 # system call, even once the audit is off again: this harness is for CI's
-# machines and ones like them.
+# machines and ones like them. OTO_FRESH_AUDIT=keep leaves it as it is (a
+# developer's machine: the audit's tests then skip when it is off).
 case $(perl "$top/tests/helpers/audit.pl" get 2>/dev/null) in
 1) audit_on=1 ;;
 0)
-	if perl "$top/tests/helpers/audit.pl" set 1; then
+	if [ "${OTO_FRESH_AUDIT:-}" = keep ]; then
+		info "the kernel's audit is off and stays off (OTO_FRESH_AUDIT=keep): its tests skip"
+	elif perl "$top/tests/helpers/audit.pl" set 1; then
 		audit_set=1 audit_on=1
 		info "the kernel's audit is on for the run (off again at the end)"
 	fi
