@@ -150,4 +150,40 @@ test_root_without_the_device_is_one_clear_line() {
 		"$(cat "$T/err")"
 }
 
+# tests/net/topo.sh gives the machine's /dev/net/tun the stock mode 0666
+# while a topology is up, and its topo_down restores the saved mode once no
+# other topology needs the device. The namespaces a killed run left behind
+# (no process in them) are no such topology: beside them a topology's
+# down restores 0600; beside a live one (a process in its fake internet)
+# the device stays 0666 for it. Played with a device node, a /run and so
+# namespace names and a saved mode of the test's own, never the machine's.
+test_a_killed_runs_namespaces_do_not_keep_the_device_open() {
+	mkdir -p "$T/tundev"
+	run env -u OTO_TUN_PRIVATE unshare -m --propagation private sh -c '
+		d=$1 topo=$2 id=$3
+		mount -t tmpfs -o size=4k,mode=0755 oto-tun "$d" &&
+			mknod -m 0600 "$d/tun" c 10 200 && mount --bind "$d/tun" /dev/net/tun &&
+			mount -t tmpfs -o size=64k,mode=0755 oto-run /run || exit 2
+		ip netns add "oto-host-stale-$id" && ip netns add "oto-inet-stale-$id" || exit 2
+		TOPO_ID=nested-$id TOPO_DIR=/tmp/oto-topo-nested-$id
+		. "$topo"
+		topo_up >/dev/null 2>&1 || { topo_down; exit 3; }
+		up=$(stat -c %a /dev/net/tun)
+		topo_down
+		down=$(stat -c %a /dev/net/tun)
+		ip netns add "oto-inet-live-$id" || exit 2
+		ip netns exec "oto-inet-live-$id" sleep 60 &
+		live=$!
+		while [ -z "$(ip netns pids "oto-inet-live-$id")" ]; do sleep 0.05; done
+		topo_up >/dev/null 2>&1 || { topo_down; kill $live; exit 3; }
+		topo_down
+		beside=$(stat -c %a /dev/net/tun)
+		kill $live
+		wait $live
+		for n in host-stale inet-stale inet-live; do ip netns del "oto-$n-$id"; done
+		echo "$up $down $beside"' sh "$T/tundev" "$OTO_TESTS/net/topo.sh" "$$"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "666 600 666" "$(cat "$T/out")"
+}
+
 . shunit2

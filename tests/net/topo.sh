@@ -191,6 +191,14 @@ topo_far() {
 	[ -e "$TOPO_DIR/far/inet.ready" ]
 }
 
+# Whether another topology is up: an oto-inet-* namespace with a process in it.
+topo_others_alive() {
+	for _ns in $(ip netns list | sed -n 's/^\(oto-inet-[^ ]*\).*/\1/p'); do
+		[ -n "$(ip netns pids "$_ns" 2>/dev/null)" ] && return 0
+	done
+	return 1
+}
+
 topo_down() {
 	for p in inet lan dns far; do
 		[ -f "$TOPO_DIR/$p.pid" ] && kill "$(cat "$TOPO_DIR/$p.pid")" 2>/dev/null
@@ -199,8 +207,11 @@ topo_down() {
 	rm -rf "/etc/netns/$NH" "$TOPO_DIR"
 	# The device is the machine's: restore its mode only when no other
 	# topology (another suite, a benchmark) still needs it, and the mode
-	# saved is not one an overlapping run had already changed.
-	if [ -n "$TUN_MODE" ] && ! ip netns list | grep -q '^oto-host-'; then
+	# saved is not one an overlapping run had already changed. A topology
+	# still needs it while its fake internet's servers run: the namespaces
+	# of a run killed before its topo_down hold no process, and must not
+	# keep the device at 0666 for every run after it.
+	if [ -n "$TUN_MODE" ] && ! topo_others_alive; then
 		chmod "$TUN_MODE" /dev/net/tun
 		rm -f /run/oto-tun-mode
 	fi
