@@ -63,7 +63,6 @@ def shell_tool(names, default):
     return next((n for n in names if n in SHELLS), default)
 
 
-
 # /bigtext's 16 KiB: a model's answer as the Messages API streams it.
 _words = ("The session's settings are kept in settings.json; its 32 tests pass, "
           "and \"make check\" says so.\nSee docs/setup.md (section 4.2) for the "
@@ -76,6 +75,7 @@ while sum(map(len, _ev)) < 16384:
         + "\n\n")
     _n += 7
 TEXT16K = "".join(_ev).encode()[:16384]
+
 
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
