@@ -15,11 +15,6 @@
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char B64URL[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-static uint8_t lower(uint8_t c)
-{
-	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
-}
-
 /*
  * The value s (n bytes) after a bytes of another string, in base64: of the
  * characters of the whole, those whose six bits are all s's, from the first
@@ -67,9 +62,11 @@ static size_t cases(uint8_t c, uint8_t out[2])
 	return 2;
 }
 
+/* a then b may begin a form: so may a alone (first[] is the pairs' first bytes). */
 static void pair_add(struct http_repl *r, uint8_t a, uint8_t b)
 {
 	r->pair[a][b] = 1;
+	r->first[a] = 1;
 }
 
 /* Every a of as (na of them) before every b of bs (nb). */
@@ -112,12 +109,6 @@ static void keep(struct http_repl *r)
 		if (r->fixed[i].len == f->len && r->fixed[i].ci == f->ci &&
 		    !memcmp(r->fixed[i].real, f->real, f->len))
 			return;
-	r->first[f->real[0]] = 1;
-	if (f->ci) {
-		r->first[lower(f->real[0])] = 1;
-		if (f->real[0] >= 'a' && f->real[0] <= 'z')
-			r->first[f->real[0] - 32] = 1;
-	}
 	/* Its first two bytes, in either case where it matches so (a form has 20 at least). */
 	{
 		uint8_t a[2], b[2];
@@ -143,11 +134,6 @@ int http_repl_init(struct http_repl *r, const void *real, const void *phantom, s
 	r->held = 0;
 	r->nfixed = 0;
 	memset(r->first, 0, sizeof(r->first));
-	/* The text form: the value's first byte in either case, or an escape. */
-	r->first[s[0]] = r->first[lower(s[0])] = 1;
-	if (s[0] >= 'a' && s[0] <= 'z')
-		r->first[s[0] - 32] = 1;
-	r->first['%'] = r->first['\\'] = 1;
 	memset(r->pair, 0, sizeof(r->pair));
 	text_pairs(r, s);
 	for (unsigned a = 0; a < 3; a++) {
