@@ -147,10 +147,15 @@ test_the_chain_waits_for_the_gateways_go() {
 	done
 	for v in x 70000; do
 		run env OTO_GATE_GO="$v" "$OTO_BIN/otonet" $AS -- true
-		assertEquals "<$v>" "100 otonet: fatal: OTO_GATE_GO=$v: not the fd of a pipe" "$rc $(cat "$T/err")"
+		assertEquals "<$v>" "100 otonet: fatal: OTO_GATE_GO=$v: not the fd of a pipe (3 or more)" "$rc $(cat "$T/err")"
 	done
 	run env OTO_GATE_GO=5 "$OTO_BIN/otonet" $AS -- true 5</dev/null
-	assertEquals "not a pipe" "100 otonet: fatal: OTO_GATE_GO=5: not the fd of a pipe" "$rc $(cat "$T/err")"
+	assertEquals "not a pipe" "100 otonet: fatal: OTO_GATE_GO=5: not the fd of a pipe (3 or more)" "$rc $(cat "$T/err")"
+	# Standard input, output or error, even a pipe: never the go (as OTO_GATEWAY's fd).
+	for v in 0 1 2; do
+		run sh -c 'printf g | OTO_GATE_GO=$1 "$2" $3 -- true 2>&1 | cat' sh "$v" "$OTO_BIN/otonet" "$AS"
+		assertEquals "<$v>" "otonet: fatal: OTO_GATE_GO=$v: not the fd of a pipe (3 or more)" "$(cat "$T/out")"
+	done
 }
 
 test_bad_gateway_values_are_refused() {

@@ -91,8 +91,10 @@ static void xgo_take(struct otonet_opts *o)
 	o->gate_go = -1;
 	if (!v)
 		return;
-	if (opt_ulong(v, 65535, &fd) < 0 || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode))
-		die_usage("OTO_GATE_GO=%s: not the fd of a pipe", v);
+	/* Never standard input, output or error, as OTO_GATEWAY's socket never is. */
+	if (opt_ulong(v, 65535, &fd) < 0 || fd < 3 || fstat((int)fd, &st) < 0 ||
+	    !S_ISFIFO(st.st_mode))
+		die_usage("OTO_GATE_GO=%s: not the fd of a pipe (3 or more)", v);
 	o->gate_go = (int)fd;
 	if (fcntl(o->gate_go, F_SETFD, FD_CLOEXEC) < 0)
 		die(EXIT_SYS, errno, "unable to keep the gateway's go pipe from the program");
