@@ -14,6 +14,9 @@
  *  - deny, no answer in --ask-timeout, a decider gone or broken, or too
  *    many questions pending: a RST (REFUSED for DNS), at once.
  *
+ * A SYN sent again after its attempt's RST (it crossed the answer) is that
+ * attempt: reset again, never asked again (struct ask keeps the attempts).
+ *
  * Never asked: whatever the filter refuses for another reason than
  * --no-public (the private and special-purpose ranges, the host's own
  * addresses, the bounds). Fail closed: a decider that closes its end,
@@ -43,7 +46,8 @@ int ask_init(struct ask *a)
 	memset(a, 0, sizeof(*a));
 	a->p = calloc(ASK_PENDING_MAX, sizeof(*a->p));
 	a->s = calloc(ASK_SESSION_MAX, sizeof(*a->s));
-	if (!a->p || !a->s) {
+	a->r = calloc(ASK_PENDING_MAX, sizeof(*a->r));
+	if (!a->p || !a->s || !a->r) {
 		ask_fini(a);
 		errno = ENOMEM;
 		return -1;
@@ -55,8 +59,10 @@ void ask_fini(struct ask *a)
 {
 	free(a->p);
 	free(a->s);
+	free(a->r);
 	a->p = NULL;
 	a->s = NULL;
+	a->r = NULL;
 }
 
 /* ---- the record ----------------------------------------------------------- */
@@ -136,10 +142,38 @@ static void ask_refuse_dns(struct relay *r, const struct flow *f, const uint8_t 
 	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
 }
 
+/* The held TCP flow f refused after question id: reset, the attempt kept (struct ask). */
+static void ask_refuse_tcp(struct relay *r, struct flow *f, uint32_t id)
+{
+	struct ask_refused *a = &r->ask.r[r->ask.nr++ % ASK_PENDING_MAX];
+
+	a->src = f->asrc;
+	a->dst = f->adst;
+	a->sport = f->sport;
+	a->dport = f->dport;
+	a->isn = f->rcv_nxt - 1;
+	a->id = id;
+	tcp_reset_agent(r, f);
+}
+
+/* The question that refused the attempt p's SYN belongs to, or 0. */
+static uint32_t ask_refused_find(const struct ask *a, const struct pkt *p)
+{
+	for (unsigned int i = 0; i < ASK_PENDING_MAX; i++) {
+		const struct ask_refused *o = &a->r[i];
+
+		if (o->id && o->isn == p->seq && o->sport == p->sport && o->dport == p->dport &&
+		    ipaddr_equal(&o->src, &p->src) && ipaddr_equal(&o->dst, &p->dst))
+			return o->id;
+	}
+	return 0;
+}
+
 /* What e's flow becomes: allowed, it goes on; else refused at once. */
 static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d)
 {
 	struct flow *f = flow_at(&r->ft, ev_ref(EV_NONE, e->slot, e->gen));
+	uint32_t id = e->id;
 
 	e->id = 0;
 	r->ask.n--;
@@ -151,7 +185,7 @@ static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision 
 		if (d <= ASK_ALLOW_SESSION)
 			flow_resume(r, f);
 		else
-			tcp_reset_agent(r, f);
+			ask_refuse_tcp(r, f, id);
 		return;
 	}
 	if (f->state != FLOW_UDP)
@@ -357,6 +391,12 @@ int ask_flow(struct relay *r, const struct pkt *p, struct decision *d)
 
 	if (!r->cfg->ask || p->proto != PROTO_TCP || strcmp(d->rule, "no-public"))
 		return 0;
+	/* A SYN again of an attempt refused: refused by the same answer. */
+	d->ask = ask_refused_find(&r->ask, p);
+	if (d->ask) {
+		snprintf(d->rule, sizeof(d->rule), "ask");
+		return 0;
+	}
 	memset(&e, 0, sizeof(e));
 	e.proto = PROTO_TCP;
 	e.dst = p->dst;
@@ -388,7 +428,7 @@ void ask_hold(struct relay *r, struct flow *f)
 	e.gen = f->gen;
 	slot = ask_enter(r, &e);
 	if (!slot)
-		tcp_reset_agent(r, f);
+		ask_refuse_tcp(r, f, e.id);
 }
 
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,

@@ -167,7 +167,10 @@ enum gate_after {
  * allow-session answers (ASK_SESSION_MAX; past that, an allow-session
  * allows once). The decider's answer being read, at most ASK_LINE_MAX bytes
  * with its newline. gone: the decider closed its end or broke the protocol,
- * and every question since is denied at once.
+ * and every question since is denied at once. The last ASK_PENDING_MAX TCP
+ * attempts refused after a question (the agent's addresses, ports and
+ * initial sequence number, and the question's id), in a ring: the same SYN
+ * sent again, after its RST, is that attempt, reset without asking.
  */
 #define ASK_PENDING_MAX 256
 #define ASK_SESSION_MAX 256
@@ -193,11 +196,18 @@ struct ask_allowed {
 	char name[DNS_NAME_MAX];
 	uint32_t id; /* the question that allowed it */
 };
+struct ask_refused {
+	struct ipaddr src, dst;
+	uint16_t sport, dport;
+	uint32_t isn;
+	uint32_t id; /* 0: a free entry */
+};
 struct ask {
 	struct ask_pending *p;
 	struct ask_allowed *s;
-	unsigned int n, ns;
-	uint32_t next; /* the last id given */
+	struct ask_refused *r;
+	unsigned int n, ns, nr; /* nr: the ring's next entry */
+	uint32_t next;		/* the last id given */
 	int gone;
 	uint64_t warned; /* ms: the last "too many pending" warning */
 	size_t len;
@@ -368,8 +378,9 @@ int flow_gateway_socket(struct relay *r, uint16_t gw_port);
  * ask_flow: a new TCP flow the filter refused by rule "no-public" (d): 1
  * and d allowed (rule "ask-session") when an allow-session answer covers
  * it; 2 when it is to be held: the caller makes f a FLOW_TCP_ASKING flow and
- * calls ask_hold; 0 when it stays refused (d's rule then says why, the
- * log line written). ask_dns: a DNS question q (parsed in d) a name rule
+ * calls ask_hold; 0 when it stays refused: by "no-public", or by "ask" (d's
+ * ask, the question's id) when p is the SYN again of an attempt a question
+ * refused (struct ask). ask_dns: a DNS question q (parsed in d) a name rule
  * refuses, on the UDP flow f: 0 when an allow-session answer covers its
  * name (it goes on), else 1 (held, or answered REFUSED).
  */

@@ -38,6 +38,7 @@
 #define LOG_FD 50
 #define TUN_FD 60
 #define GW_FD  70
+#define ASK_FD 80
 
 static int next_fd, closed, so_error;
 /* The gateway: what the relay sent it (the port, the fd), and what it says. */
@@ -241,9 +242,8 @@ static struct relay_cfg cfg;
 static struct relay rl;
 static const struct session sess = { .id = "s1" };
 
-static int setup(void **state)
+static int setup_as(int ask)
 {
-	(void)state;
 	memset(&filt, 0, sizeof(filt));
 	memset(&cfg, 0, sizeof(cfg));
 	assert_int_equal(cidr_parse("203.0.113.0/24", &filt.pub[0]), 0);
@@ -257,6 +257,11 @@ static int setup(void **state)
 	cfg.tcp_idle_ms = 5000;
 	cfg.udp_idle_ms = 2000;
 	cfg.gateway_fd = -1;
+	/* With a decider (--ask-fd, --no-public): its requests go to host_got. */
+	filt.no_public = ask;
+	cfg.ask = ask;
+	cfg.ask_fd = ask ? ASK_FD : -1;
+	cfg.ask_timeout_ms = 1000;
 	assert_int_equal(relay_init(&rl, &cfg, &fake, TUN_FD), 0);
 	rl.now = 1000000;
 	next_fd = closed = so_error = 0;
@@ -271,6 +276,18 @@ static int setup(void **state)
 	return 0;
 }
 
+static int setup(void **state)
+{
+	(void)state;
+	return setup_as(0);
+}
+
+static int setup_ask(void **state)
+{
+	(void)state;
+	return setup_as(1);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -278,6 +295,7 @@ static int teardown(void **state)
 		if (rl.ft.flows[i].state != FLOW_FREE)
 			flow_free(&rl, &rl.ft.flows[i]);
 	flow_table_fini(&rl.ft);
+	ask_fini(&rl.ask);
 	names_fini(&rl.names);
 	free(rl.batch);
 	free(rl.vnet);
@@ -929,6 +947,73 @@ static void test_dns_over_tcp_question_judged(void **state)
 				       "\"rule\":\"dns-malformed\""));
 }
 
+/* The decider's requests so far: one line each. */
+static int requests(void)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < host_got_len; i++)
+		n += host_got[i] == '\n';
+	return n;
+}
+
+/*
+ * The agent's kernel sends its SYN again on its own clock (1 s, then 3 s,
+ * ...), and one may cross the answer: a SYN of the attempt a question
+ * refused, read after its RST, is the same attempt (addresses, ports and
+ * initial sequence number), reset again and logged with the question's id,
+ * never asked again. Another attempt, from the same port or another, is a
+ * new question.
+ */
+static void test_ask_syn_again_after_the_answer(void **state)
+{
+	struct pkt syn = P(PROTO_TCP, 40001), rst;
+
+	(void)state;
+	syn.seq = 1000;
+	tcp_input(&rl, &syn);
+	assert_int_equal(flow_find(&rl, &syn)->state, FLOW_TCP_ASKING);
+	assert_int_equal(requests(), 1);
+	/* Again while the question is pending: held, not asked. */
+	tcp_input(&rl, &syn);
+	assert_int_equal(requests(), 1);
+	/* No answer in time: a deny, the RST out. */
+	rl.now += 1000;
+	tun_out_len = 0;
+	ask_timers(&rl);
+	assert_null(flow_find(&rl, &syn));
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &rst), 0);
+	assert_int_equal(rst.flags, TH_RST | TH_ACK);
+	assert_int_equal(rst.ack, 1001);
+	assert_non_null(strstr(logged, "\"verdict\":\"deny\",\"rule\":\"ask\","
+				       "\"decision\":\"timeout\",\"ask\":1}"));
+	/* The same SYN once more, and later still: reset, logged, not asked. */
+	for (int i = 0; i < 2; i++) {
+		logged[0] = 0;
+		tun_out_len = 0;
+		tcp_input(&rl, &syn);
+		assert_int_equal(requests(), 1);
+		assert_null(flow_find(&rl, &syn));
+		assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &rst), 0);
+		assert_int_equal(rst.flags, TH_RST | TH_ACK);
+		assert_int_equal(rst.ack, 1001);
+		assert_int_equal(rst.dport, 40001);
+		assert_non_null(strstr(logged, "\"port\":80,\"verdict\":\"deny\","
+					       "\"rule\":\"ask\",\"ask\":1}\n"));
+		rl.now += 30000;
+	}
+	/* A new attempt from the same port, and one from another: asked. */
+	syn.seq = 7000;
+	tcp_input(&rl, &syn);
+	assert_int_equal(flow_find(&rl, &syn)->state, FLOW_TCP_ASKING);
+	assert_int_equal(requests(), 2);
+	syn.sport = 40002;
+	syn.seq = 1000;
+	tcp_input(&rl, &syn);
+	assert_int_equal(flow_find(&rl, &syn)->state, FLOW_TCP_ASKING);
+	assert_int_equal(requests(), 2); /* the same destination: one question */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -952,6 +1037,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_drain_announces_a_window_of_one_offered_segment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask_syn_again_after_the_answer, setup_ask,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
