@@ -188,6 +188,20 @@ if [ "$skip" -gt 0 ]; then
 	for r in "$work"/res-*; do
 		sed -n "s/^SKIP \([^ ]*\) *\(.*\)/  ${r##*/res-} \1: \2/p" "$r"
 	done
+fi
+# The tests failed, each with its suite, its run and its first assertions,
+# last of all: a log shown by its head and tail alone still names them.
+if [ "$fail" -gt 0 ]; then
+	echo "== failed"
+	for r in "$work"/res-*; do
+		sed -n 's/^FAIL \([^ ]*\).*/\1/p' "$r" | while read -r t; do
+			echo "  ${r##*/res-} $t"
+			awk -v t="$t" '$0 == t { on = 1; next } /^test_/ { on = 0 } on && /^ASSERT:/' \
+				"$work/log-${r##*/res-}" | head -n 5 | cut -c1-300 | sed 's/^/    /'
+		done
+	done
+fi
+if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else
 	echo "$pass passed, $fail failed"
