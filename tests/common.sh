@@ -48,6 +48,18 @@ tearDown() {
 	fi >>"$OTO_RESULTS"
 }
 
+# locked_down PID: waits, at most 10 s, until PID's seccomp filter is on,
+# the last step of every stage's lockdown (a sanitizer build compiles its
+# filter then, a loaded machine may take its time): its status is then
+# whole. Nothing is asserted here: the caller reads the status.
+locked_down() {
+	_n=0
+	while ! grep -q '^Seccomp:[[:space:]]*2$' "/proc/$1/status" 2>/dev/null && [ $_n -lt 200 ]; do
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+}
+
 # skip REASON: the rest of this test's asserts are skipped, and it counts as skipped.
 skip() {
 	_oto_skipped=${1:-skipped}

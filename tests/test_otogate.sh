@@ -422,7 +422,7 @@ test_the_gateway_is_locked_down() {
 		sleep 0.05
 		n=$((n + 1))
 	done
-	sleep 0.2
+	locked_down "$pid"
 	st=$(grep -E '^(Uid|CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' "/proc/$pid/status" | tr -s '\t' ' ')
 	mounts=$(cut -d' ' -f5,8- "/proc/$pid/mountinfo")
 	kill -TERM "$pid"

@@ -407,7 +407,7 @@ test_relay_is_unprivileged_and_locked_down() {
 	relay=$!
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	sleep 0.2
+	locked_down "$relay"
 	st=$(cat /proc/$relay/status)
 	# The relay runs as the --as user, in the host's network namespace.
 	assertEquals "Uid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Uid:')"

@@ -65,7 +65,7 @@ relay_start() {
 	relay=$!
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-	sleep 0.2
+	locked_down "$relay"
 }
 
 test_relay_has_no_capabilities_and_an_empty_root() {

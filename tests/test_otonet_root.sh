@@ -97,7 +97,7 @@ test_root_at_0600_the_relay_is_unprivileged_and_alone() {
 	relay=$!
 	n=0
 	while [ ! -s "$T/up" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	sleep 0.2
+	locked_down "$relay"
 	st=$(cat /proc/$relay/status)
 	assertEquals "Uid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Uid:')"
 	assertEquals "Gid:	65534	65534	65534	65534" "$(echo "$st" | grep '^Gid:')"
