@@ -46,6 +46,7 @@ for u in ${OTO_UNIT:-}; do
 		echo "$out" | tail -n 20 | sed 's/^/  /'
 	fi
 	echo "  $(basename "$u"): $p passed, $f failed"
+	[ "$f" -eq 0 ] || echo "  unit $(basename "$u"): $f failed" >>"$work/failed"
 	pass=$((pass + p)) fail=$((fail + f))
 done
 
@@ -56,12 +57,14 @@ if [ -z "${OTO_ONLY:-}" ]; then
 	"$top/scripts/lint.sh" >"$work/lint"
 	grep -v '^PASS \|^FAIL ' "$work/lint"
 	count "$work/lint" >/dev/null
+	sed -n 's/^FAIL /  lint /p' "$work/lint" >>"$work/failed"
 fi
 
 echo "== static binaries and size budgets"
 "$top/scripts/check-static.sh" "$OTO_BIN" "$top/tests/budgets.txt" >"$work/static"
 cat "$work/static" | sed 's/^/  /'
 count "$work/static" >/dev/null
+sed -n 's/^FAIL /  static /p' "$work/static" >>"$work/failed"
 
 # A copy readable by everyone, for the unprivileged run: the binaries, the
 # suites, and the sources they read (OTO_TOP: profiles, examples, man pages),
@@ -189,10 +192,12 @@ if [ "$skip" -gt 0 ]; then
 		sed -n "s/^SKIP \([^ ]*\) *\(.*\)/  ${r##*/res-} \1: \2/p" "$r"
 	done
 fi
-# The tests failed, each with its suite, its run and its first assertions,
-# last of all: a log shown by its head and tail alone still names them.
+# What failed, last of all (a log shown by its head and tail alone still
+# names it): the unit tests, static checks and size budgets, then each test
+# with its suite, its run and its first assertions.
 if [ "$fail" -gt 0 ]; then
 	echo "== failed"
+	cat "$work/failed" 2>/dev/null
 	for r in "$work"/res-*; do
 		sed -n 's/^FAIL \([^ ]*\).*/\1/p' "$r" | while read -r t; do
 			echo "  ${r##*/res-} $t"
