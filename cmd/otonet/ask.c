@@ -15,7 +15,8 @@
  *    many questions pending: a RST (REFUSED for DNS), at once.
  *
  * A SYN sent again after its attempt's RST (it crossed the answer) is that
- * attempt: reset again, never asked again (struct ask keeps the attempts).
+ * attempt: reset again, never asked again, no line more (struct ask keeps
+ * the attempts).
  *
  * Never asked: whatever the filter refuses for another reason than
  * --no-public (the private and special-purpose ranges, the host's own
@@ -392,11 +393,8 @@ int ask_flow(struct relay *r, const struct pkt *p, struct decision *d)
 	if (!r->cfg->ask || p->proto != PROTO_TCP || strcmp(d->rule, "no-public"))
 		return 0;
 	/* A SYN again of an attempt refused: refused by the same answer. */
-	d->ask = ask_refused_find(&r->ask, p);
-	if (d->ask) {
-		snprintf(d->rule, sizeof(d->rule), "ask");
-		return 0;
-	}
+	if (ask_refused_find(&r->ask, p))
+		return 3;
 	memset(&e, 0, sizeof(e));
 	e.proto = PROTO_TCP;
 	e.dst = p->dst;

@@ -480,15 +480,18 @@ struct flow *flow_open(struct relay *r, const struct pkt *p)
 	int fd, fam, type = SOCK_DGRAM, sproto = 0;
 	enum flow_state st = FLOW_UDP;
 	enum flow_route route;
-	int check, gate, pair, peer = -1;
+	int check, gate, pair, peer = -1, asked;
 	unsigned char after = GA_PASS;
 
 	filter_decide(r->cfg->f, p->proto, &p->dst, p->proto == PROTO_ICMP ? 0 : p->dport, &d);
 	name_decide(r, p, &d, &check);
 	gate = gate_decide(r, p, &d, check, &after, &pair);
-	/* --no-public refused it and a decider is there: allowed for the session, or asked. */
-	if (d.verdict == V_DENY && ask_flow(r, p, &d) == 2)
-		return flow_hold(r, p, &d);
+	/*
+	 * --no-public refused it and a decider is there: allowed for the
+	 * session, asked, or the SYN again of an attempt an answer refused.
+	 */
+	if (d.verdict == V_DENY && (asked = ask_flow(r, p, &d)) >= 2)
+		return asked == 2 ? flow_hold(r, p, &d) : NULL;
 	if (d.verdict == V_ALLOW && d.dns && !r->cfg->resolver.family) {
 		d.verdict = V_DENY;
 		snprintf(d.rule, sizeof(d.rule), "dns");

@@ -378,11 +378,12 @@ int flow_gateway_socket(struct relay *r, uint16_t gw_port);
  * ask_flow: a new TCP flow the filter refused by rule "no-public" (d): 1
  * and d allowed (rule "ask-session") when an allow-session answer covers
  * it; 2 when it is to be held: the caller makes f a FLOW_TCP_ASKING flow and
- * calls ask_hold; 0 when it stays refused: by "no-public", or by "ask" (d's
- * ask, the question's id) when p is the SYN again of an attempt a question
- * refused (struct ask). ask_dns: a DNS question q (parsed in d) a name rule
- * refuses, on the UDP flow f: 0 when an allow-session answer covers its
- * name (it goes on), else 1 (held, or answered REFUSED).
+ * calls ask_hold; 3 when p is the SYN again of an attempt a question refused
+ * (struct ask): reset, with no line (the attempt has its own); 0 when it
+ * stays refused (d's rule says why, the caller logs it). ask_dns: a DNS
+ * question q (parsed in d) a name rule refuses, on the UDP flow f: 0 when
+ * an allow-session answer covers its name (it goes on), else 1 (held, or
+ * answered REFUSED).
  */
 int ask_init(struct ask *a);
 void ask_fini(struct ask *a);
