@@ -173,6 +173,22 @@ NOERROR $INET4" "$(cat "$T/out")"
 	assertContains "$(asks)" 'dns "proto":"udp","src":"10.0.2.100","name":"other.inet.test","type":"A","verdict":"deny","rule":"ask","decision":"deny","ask":2}'
 }
 
+# A stub resolver sends its question again when the answer is late, and
+# one may cross the answer. The same question (its source port, id, name
+# and type) is answered again as it was, for ASK_AGAIN_MS, never asked
+# again and logged no more; another socket's is another question.
+test_dns_question_again_answered_as_before() {
+	ask deny,allow-once,deny -- --allow-name a.inet.test -- sh -c "
+		$NT resend other.inet.test 3; $NT resend new.inet.test 3; $NT resolve other.inet.test"
+	assertEquals "$(cat "$T/err")" "REFUSED REFUSED REFUSED
+NOERROR NOERROR NOERROR
+REFUSED" "$(cat "$T/out")"
+	assertEquals '"id":1,"proto":"udp","src":"10.0.2.100","name":"other.inet.test","type":"A"}
+"id":2,"proto":"udp","src":"10.0.2.100","name":"new.inet.test","type":"A"}
+"id":3,"proto":"udp","src":"10.0.2.100","name":"other.inet.test","type":"A"}' "$(reqs)"
+	assertEquals 6 "$(asks | wc -l)"
+}
+
 test_ask_fd_is_the_relays_alone() {
 	ask deny -- -- sh -c 'test -e /proc/self/fd/3 && echo fd3 open || echo fd3 closed'
 	assertEquals "$(cat "$T/err")" "fd3 closed" "$(cat "$T/out")"

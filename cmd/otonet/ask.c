@@ -16,7 +16,8 @@
  *
  * A SYN sent again after its attempt's RST (it crossed the answer) is that
  * attempt: reset again, never asked again, no line more (struct ask keeps
- * the attempts).
+ * the attempts); a DNS question sent again just after its answer is
+ * answered the same way, for ASK_AGAIN_MS.
  *
  * Never asked: whatever the filter refuses for another reason than
  * --no-public (the private and special-purpose ranges, the host's own
@@ -48,7 +49,8 @@ int ask_init(struct ask *a)
 	a->p = calloc(ASK_PENDING_MAX, sizeof(*a->p));
 	a->s = calloc(ASK_SESSION_MAX, sizeof(*a->s));
 	a->r = calloc(ASK_PENDING_MAX, sizeof(*a->r));
-	if (!a->p || !a->s || !a->r) {
+	a->q = calloc(ASK_PENDING_MAX, sizeof(*a->q));
+	if (!a->p || !a->s || !a->r || !a->q) {
 		ask_fini(a);
 		errno = ENOMEM;
 		return -1;
@@ -61,9 +63,11 @@ void ask_fini(struct ask *a)
 	free(a->p);
 	free(a->s);
 	free(a->r);
+	free(a->q);
 	a->p = NULL;
 	a->s = NULL;
 	a->r = NULL;
+	a->q = NULL;
 }
 
 /* ---- the record ----------------------------------------------------------- */
@@ -170,6 +174,38 @@ static uint32_t ask_refused_find(const struct ask *a, const struct pkt *p)
 	return 0;
 }
 
+/* The DNS question e on the UDP flow f answered (allowed or not): kept (struct ask). */
+static void ask_answered_keep(struct relay *r, const struct flow *f, const struct ask_pending *e,
+			      int allowed)
+{
+	struct ask_answered *a = &r->ask.q[r->ask.nq++ % ASK_PENDING_MAX];
+
+	a->src = f->asrc;
+	a->sport = f->sport;
+	a->qid = (uint16_t)(e->q[0] << 8 | e->q[1]);
+	a->allowed = (unsigned char)allowed;
+	a->until = r->now + ASK_AGAIN_MS;
+	memcpy(a->type, e->type, sizeof(a->type));
+	memcpy(a->name, e->name, sizeof(a->name));
+}
+
+/* The answer kept for e, the same question on the UDP flow f, or NULL. */
+static const struct ask_answered *ask_answered_find(const struct relay *r, const struct flow *f,
+						    const struct ask_pending *e)
+{
+	uint16_t qid = (uint16_t)(e->q[0] << 8 | e->q[1]);
+
+	for (unsigned int i = 0; i < ASK_PENDING_MAX; i++) {
+		const struct ask_answered *a = &r->ask.q[i];
+
+		if (a->until > r->now && a->qid == qid && a->sport == f->sport &&
+		    ipaddr_equal(&a->src, &f->asrc) && !strcmp(a->type, e->type) &&
+		    !strcmp(a->name, e->name))
+			return a;
+	}
+	return NULL;
+}
+
 /* What e's flow becomes: allowed, it goes on; else refused at once. */
 static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d)
 {
@@ -191,6 +227,7 @@ static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision 
 	}
 	if (f->state != FLOW_UDP)
 		return;
+	ask_answered_keep(r, f, e, d <= ASK_ALLOW_SESSION);
 	if (d <= ASK_ALLOW_SESSION)
 		r->sys->send(f->fd, e->q, e->qlen, MSG_DONTWAIT | MSG_NOSIGNAL);
 	else
@@ -432,6 +469,7 @@ void ask_hold(struct relay *r, struct flow *f)
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 	    const struct dns_msg *d)
 {
+	const struct ask_answered *a;
 	struct ask_pending e;
 	const char *t;
 
@@ -450,7 +488,11 @@ int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 	if (len <= sizeof(e.q)) {
 		memcpy(e.q, q, len);
 		e.qlen = (uint16_t)len;
-		if (ask_enter(r, &e))
+		/* The same question again, just answered: answered the same, not asked. */
+		a = ask_answered_find(r, f, &e);
+		if (a && a->allowed)
+			return 0;
+		if (!a && ask_enter(r, &e))
 			return 1;
 	} else {
 		/* Longer than any stub's question: not held, refused. */

@@ -202,12 +202,27 @@ struct ask_refused {
 	uint32_t isn;
 	uint32_t id; /* 0: a free entry */
 };
+/*
+ * A DNS question answered (the last ASK_PENDING_MAX, for ASK_AGAIN_MS
+ * each): the same question again (source, port, id, name and type), sent
+ * by a stub whose answer was late, is answered as it was, not asked again.
+ */
+#define ASK_AGAIN_MS 5000
+struct ask_answered {
+	struct ipaddr src;
+	uint16_t sport, qid;
+	unsigned char allowed;
+	uint64_t until; /* ms, r->now's clock; 0: a free entry */
+	char type[12];
+	char name[DNS_NAME_MAX];
+};
 struct ask {
 	struct ask_pending *p;
 	struct ask_allowed *s;
 	struct ask_refused *r;
-	unsigned int n, ns, nr; /* nr: the ring's next entry */
-	uint32_t next;		/* the last id given */
+	struct ask_answered *q;
+	unsigned int n, ns, nr, nq; /* nr, nq: the rings' next entries */
+	uint32_t next;		    /* the last id given */
 	int gone;
 	uint64_t warned; /* ms: the last "too many pending" warning */
 	size_t len;

@@ -744,6 +744,24 @@ def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
         return errname(e)
 
 
+def c_resend(name, times):
+    """The same question (one id, one socket, so one source port) asked
+    times over, each after the answer to the one before, as a stub resolver
+    sends it again when its answer crossed the resend: the rcodes."""
+    out = []
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    s.connect(("10.0.2.3", 53))
+    for _ in range(int(times)):
+        try:
+            s.send(dns_query(name, 1))
+            r = s.recv(65535)
+            out.append(RCODE.get(r[3] & 15, str(r[3] & 15)))
+        except OSError as e:
+            out.append(errname(e))
+    return " ".join(out)
+
+
 def dns_all(r):
     """The rcode of an answer and every A and AAAA address in any of its sections."""
     counts = struct.unpack(">HHHH", r[4:12])
