@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "oto.h"
+#include "be.h"
 #include "otonet.h"
 #include "relay.h"
 
@@ -147,8 +148,8 @@ static void ask_refuse_dns(struct relay *r, const struct flow *f, const uint8_t 
 	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
 }
 
-/* The held TCP flow f refused after question id: reset, the attempt kept (struct ask). */
-static void ask_refuse_tcp(struct relay *r, struct flow *f, uint32_t id)
+/* The held TCP flow f refused after its question: reset, the attempt kept (struct ask). */
+static void ask_refuse_tcp(struct relay *r, struct flow *f)
 {
 	struct ask_refused *a = &r->ask.r[r->ask.nr++ % ASK_PENDING_MAX];
 
@@ -157,19 +158,19 @@ static void ask_refuse_tcp(struct relay *r, struct flow *f, uint32_t id)
 	a->sport = f->sport;
 	a->dport = f->dport;
 	a->isn = f->rcv_nxt - 1;
-	a->id = id;
+	a->used = 1;
 	tcp_reset_agent(r, f);
 }
 
-/* The question that refused the attempt p's SYN belongs to, or 0. */
-static uint32_t ask_refused_find(const struct ask *a, const struct pkt *p)
+/* Whether p's SYN is that of an attempt a question refused. */
+static int ask_refused_find(const struct ask *a, const struct pkt *p)
 {
 	for (unsigned int i = 0; i < ASK_PENDING_MAX; i++) {
 		const struct ask_refused *o = &a->r[i];
 
-		if (o->id && o->isn == p->seq && o->sport == p->sport && o->dport == p->dport &&
+		if (o->used && o->isn == p->seq && o->sport == p->sport && o->dport == p->dport &&
 		    ipaddr_equal(&o->src, &p->src) && ipaddr_equal(&o->dst, &p->dst))
-			return o->id;
+			return 1;
 	}
 	return 0;
 }
@@ -182,7 +183,7 @@ static void ask_answered_keep(struct relay *r, const struct flow *f, const struc
 
 	a->src = f->asrc;
 	a->sport = f->sport;
-	a->qid = (uint16_t)(e->q[0] << 8 | e->q[1]);
+	a->qid = be16_get(e->q);
 	a->allowed = (unsigned char)allowed;
 	a->until = r->now + ASK_AGAIN_MS;
 	memcpy(a->type, e->type, sizeof(a->type));
@@ -193,7 +194,7 @@ static void ask_answered_keep(struct relay *r, const struct flow *f, const struc
 static const struct ask_answered *ask_answered_find(const struct relay *r, const struct flow *f,
 						    const struct ask_pending *e)
 {
-	uint16_t qid = (uint16_t)(e->q[0] << 8 | e->q[1]);
+	uint16_t qid = be16_get(e->q);
 
 	for (unsigned int i = 0; i < ASK_PENDING_MAX; i++) {
 		const struct ask_answered *a = &r->ask.q[i];
@@ -210,7 +211,6 @@ static const struct ask_answered *ask_answered_find(const struct relay *r, const
 static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d)
 {
 	struct flow *f = flow_at(&r->ft, ev_ref(EV_NONE, e->slot, e->gen));
-	uint32_t id = e->id;
 
 	e->id = 0;
 	r->ask.n--;
@@ -222,7 +222,7 @@ static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision 
 		if (d <= ASK_ALLOW_SESSION)
 			flow_resume(r, f);
 		else
-			ask_refuse_tcp(r, f, id);
+			ask_refuse_tcp(r, f);
 		return;
 	}
 	if (f->state != FLOW_UDP)
@@ -463,7 +463,7 @@ void ask_hold(struct relay *r, struct flow *f)
 	e.gen = f->gen;
 	slot = ask_enter(r, &e);
 	if (!slot)
-		ask_refuse_tcp(r, f, e.id);
+		ask_refuse_tcp(r, f);
 }
 
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,

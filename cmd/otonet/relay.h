@@ -169,8 +169,8 @@ enum gate_after {
  * with its newline. gone: the decider closed its end or broke the protocol,
  * and every question since is denied at once. The last ASK_PENDING_MAX TCP
  * attempts refused after a question (the agent's addresses, ports and
- * initial sequence number, and the question's id), in a ring: the same SYN
- * sent again, after its RST, is that attempt, reset without asking.
+ * initial sequence number), in a ring: the same SYN sent again, after its
+ * RST, is that attempt, reset without asking.
  */
 #define ASK_PENDING_MAX 256
 #define ASK_SESSION_MAX 256
@@ -200,7 +200,7 @@ struct ask_refused {
 	struct ipaddr src, dst;
 	uint16_t sport, dport;
 	uint32_t isn;
-	uint32_t id; /* 0: a free entry */
+	unsigned char used; /* 0: a free entry */
 };
 /*
  * A DNS question answered (the last ASK_PENDING_MAX, for ASK_AGAIN_MS
