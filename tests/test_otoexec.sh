@@ -614,11 +614,7 @@ test_loaded_filters_are_print_bpf() {
 		otoexec --profile $p --print-bpf >"$T/$p.bpf"
 		otoexec --profile $p -- sleep 30 &
 		pid=$!
-		n=100
-		while [ "$n" -gt 0 ] && ! grep -q '^Seccomp:.2' "/proc/$pid/status" 2>/dev/null; do
-			sleep 0.05
-			n=$((n - 1))
-		done
+		locked_down "$pid"
 		python3 "$OTO_TESTS/helpers/seccomp_filters.py" --pid "$pid" >"$T/loaded"
 		kill "$pid"
 		wait "$pid" 2>/dev/null
