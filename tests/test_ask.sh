@@ -175,8 +175,8 @@ NOERROR $INET4" "$(cat "$T/out")"
 
 # A stub resolver sends its question again when the answer is late, and
 # one may cross the answer. The same question (its source port, id, name
-# and type) is answered again as it was, for ASK_AGAIN_MS, never asked
-# again and logged no more; another socket's is another question.
+# and type) is answered again as it was, for ASK_AGAIN_MS: never asked
+# again, no question's line more; another socket's is another question.
 test_dns_question_again_answered_as_before() {
 	ask deny,allow-once,deny -- --allow-name a.inet.test -- sh -c "
 		$NT resend other.inet.test 3; $NT resend new.inet.test 3; $NT resolve other.inet.test"
