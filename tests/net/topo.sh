@@ -127,6 +127,12 @@ topo_up() {
 		n=$((n + 1))
 	done
 	: >"$TOPO_DIR/lan.seen"
+	# The fake host's first IPv6 connection after the links came up had its
+	# SYN sent again after 1 s (seen on Linux 6.18, from the fake host
+	# itself as from the relay). Made once here, bounded, to the echo port,
+	# so that no test counts that timer as a stall of the relay's.
+	ip netns exec "$NH" $PY -c "import socket; socket.create_connection(('$INET6', 9002), 5).close()" \
+		>/dev/null 2>&1
 	return 0
 }
 
