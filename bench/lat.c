@@ -15,8 +15,11 @@
  *   lat post HOST PORT SIZE N  N POSTs of SIZE bytes, each on a new
  *                              connection, written as curl writes them
  *                              (TCP_NODELAY, the header, then the body in
- *                              64 KiB writes); prints "P50 P90" in
- *                              microseconds, from connect to the answer
+ *                              64 KiB writes); prints "P50 P90 CPU" in
+ *                              microseconds, from connect to the answer;
+ *                              CPU: the machine's busy time per POST (all
+ *                              its cores in /proc/stat: user, nice,
+ *                              system, irq, softirq), over the timed ones
  *
  * Exit 0; 1 on usage; 2 when a call fails or a round trip is lost (UDP:
  * no reply within 1 s).
@@ -221,12 +224,27 @@ static void serve_http(int port)
 	}
 }
 
+/* The time every core of the machine has been busy, µs (/proc/stat's first line). */
+static double busy_us(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			 &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		fail("/proc/stat");
+	fclose(f);
+	/* user, nice, system, irq, softirq: not idle, iowait, steal. */
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6]) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void post(const char *host, int port, long size, int n)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	double *t = calloc((size_t)n, sizeof(*t));
 	char *body = malloc((size_t)size + 1), head[256], r[4096];
 	int one = 1;
+	double cpu0 = 0, cpu;
 
 	if (!t || !body || inet_pton(AF_INET, host, &a.sin_addr) != 1) {
 		fprintf(stderr, "lat: %s: not an IPv4 address\n", host);
@@ -234,7 +252,11 @@ static void post(const char *host, int port, long size, int n)
 	}
 	memset(body, 'x', (size_t)size);
 	for (int i = 0; i < n + 3; i++) {
-		double t0 = now_us();
+		double t0;
+
+		if (i == 3)
+			cpu0 = busy_us();
+		t0 = now_us();
 		int fd = socket(AF_INET, SOCK_STREAM, 0), hl;
 		size_t have = 0, end;
 
@@ -268,8 +290,9 @@ static void post(const char *host, int port, long size, int n)
 		if (i >= 3) /* the first 3: warm-up */
 			t[i - 3] = now_us() - t0;
 	}
+	cpu = (busy_us() - cpu0) / n;
 	qsort(t, (size_t)n, sizeof(*t), cmp);
-	printf("%.0f %.0f\n", t[n / 2], t[(size_t)((double)n * 0.9)]);
+	printf("%.0f %.0f %.0f\n", t[n / 2], t[(size_t)((double)n * 0.9)], cpu);
 }
 
 int main(int argc, char **argv)

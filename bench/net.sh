@@ -12,7 +12,10 @@
 #    /proc/PID/stat) per GB moved, single stream, unlimited paths;
 #  - the time of an HTTP POST of 100 KB and of 1 MB (bench/lat.c: a new
 #    connection each, written as curl writes it; p50 and p90 of POST_COUNT),
-#    what a coding agent sends a model API every turn, on every path;
+#    what a coding agent sends a model API every turn, on every path; and
+#    the machine's CPU per POST (/proc/stat: every process and the kernel,
+#    both ends included), whose spread over the machine's cores is a floor
+#    no p50 can go under;
 #  - connections per second of short TCP exchanges (connect, 1 byte each way,
 #    close), and round-trip latency of 32-byte TCP and UDP messages (p50, p99;
 #    bench/lat.c, built here with cc), on the default path;
@@ -308,9 +311,10 @@ for pth in ${POST_SIZES:+$PATHS}; do
 				run $tool $MTU "$D/lat post $INET4 8090 $size $POST_COUNT"
 				[ -s "$D/out" ] || sed "s/^/    err: /" "$D/err" >&2
 				# shellcheck disable=SC2046 # split into fields on purpose
-				set -- $(cat "$D/out") fail fail
+				set -- $(cat "$D/out") fail fail fail
 				eval "post50_${pv}_${size}_$tv=\"\${post50_${pv}_${size}_$tv:-} $1\""
 				eval "post90_${pv}_${size}_$tv=\"\${post90_${pv}_${size}_$tv:-} $2\""
+				eval "postcpu_${pv}_${size}_$tv=\"\${postcpu_${pv}_${size}_$tv:-} $3\""
 			done
 		done
 	done
@@ -318,9 +322,9 @@ for pth in ${POST_SIZES:+$PATHS}; do
 		for tool in $TOOLS; do
 			tv=$(echo "$tool" | tr - _)
 			pv=$(echo "$pth" | tr -c '0-9a-z\n' _)
-			eval "a=\$post50_${pv}_${size}_$tv b=\$post90_${pv}_${size}_$tv"
-			# shellcheck disable=SC2154 # a and b: assigned by the eval above
-			echo "post $pth $size $tool $(echo "$a" | median) $(echo "$b" | median) (p50:$a, p90:$b )" | tee -a "$out"
+			eval "a=\$post50_${pv}_${size}_$tv b=\$post90_${pv}_${size}_$tv c=\$postcpu_${pv}_${size}_$tv"
+			# shellcheck disable=SC2154 # a, b and c: assigned by the eval above
+			echo "post $pth $size $tool $(echo "$a" | median) $(echo "$b" | median) $(echo "$c" | median) (p50:$a, p90:$b, cpu:$c )" | tee -a "$out"
 		done
 	done
 done
@@ -420,6 +424,19 @@ v() { awk -v k="$1" -v f="$2" 'index($0, k " ") == 1 {print $f}' "$out"; }
 			o=$(v "post $pth $size otonet" 5) s=$(v "post $pth $size slirp4netns" 5)
 			q=$(v "post $pth $size pasta" 5) h=$(v "post $pth $size host" 5)
 			echo "| $pth | $size | $(ms "$o" "$(v "post $pth $size otonet" 6)") | $(ms "$s" "$(v "post $pth $size slirp4netns" 6)") | $(ms "$q" "$(v "post $pth $size pasta" 6)") | $(ms "$h" "$(v "post $pth $size host" 6)") | $(ratio "$o" "$q") | $(ratio "$o" "$h") |"
+		done; done
+		echo
+		echo "The machine's CPU per POST in the same runs (ms: the busy time of its $(nproc) cores in /proc/stat, user, system,"
+		echo "irq and softirq, over the $POST_COUNT timed POSTs, divided by $POST_COUNT; the client, the stack and the server alike,"
+		echo "in ticks of 10 ms: medians of $RUNS runs). No p50 can be under that time spread over the $(nproc) cores: the floor,"
+		echo "here over the host's own p50:"
+		echo
+		echo "| path | size | otonet | slirp4netns | pasta | host | otonet's floor / host's p50 |"
+		echo "|---|---|---|---|---|---|---|"
+		for pth in $PATHS; do for size in $POST_SIZES; do
+			ms1() { awk -v a="$1" 'BEGIN { if (a + 0 > 0) printf "%.2f", a / 1000; else print "-" }'; }
+			o=$(v "post $pth $size otonet" 7) h=$(v "post $pth $size host" 5)
+			echo "| $pth | $size | $(ms1 "$o") | $(ms1 "$(v "post $pth $size slirp4netns" 7)") | $(ms1 "$(v "post $pth $size pasta" 7)") | $(ms1 "$(v "post $pth $size host" 7)") | $(ratio "$(awk -v a="$o" -v n="$(nproc)" 'BEGIN { print a / n }')" "$h") |"
 		done; done
 		echo
 	fi
