@@ -127,12 +127,25 @@ topo_up() {
 		n=$((n + 1))
 	done
 	: >"$TOPO_DIR/lan.seen"
-	# The fake host's first IPv6 connection after the links came up had its
-	# SYN sent again after 1 s (seen on Linux 6.18, from the fake host
-	# itself as from the relay). Made once here, bounded, to the echo port,
-	# so that no test counts that timer as a stall of the relay's.
-	ip netns exec "$NH" $PY -c "import socket; socket.create_connection(('$INET6', 9002), 5).close()" \
-		>/dev/null 2>&1
+	# IPv6 neighbour discovery on a link needs the link's multicast route
+	# (ff00::/8, local table), which the kernel adds a moment after the
+	# link is up: until then the fake internet took the fake host's
+	# neighbour solicitations for packets to forward and dropped them
+	# (Ip6InAddrErrors), and the first IPv6 SYN of a test run that early
+	# went again after 1 s, a timer the tests count as the relay's. Waited
+	# for on every link, bounded.
+	n=0
+	while [ $n -lt 100 ]; do
+		missing=
+		for l in "$NH hi0" "$NH hl0" "$NI ih0" "$NL lh0"; do
+			# shellcheck disable=SC2086 # namespace and link: two fields
+			ip -6 -n ${l% *} route show table local dev ${l#* } | grep -q '^multicast ff00::/8' ||
+				missing=1
+		done
+		[ -z "$missing" ] && break
+		sleep 0.02
+		n=$((n + 1))
+	done
 	return 0
 }
 
