@@ -127,24 +127,29 @@ topo_up() {
 		n=$((n + 1))
 	done
 	: >"$TOPO_DIR/lan.seen"
-	# IPv6 neighbour discovery on a link needs the link's multicast route
-	# (ff00::/8, local table), which the kernel adds a moment after the
-	# link is up: until then the fake internet took the fake host's
-	# neighbour solicitations for packets to forward and dropped them
-	# (Ip6InAddrErrors), and the first IPv6 SYN of a test run that early
-	# went again after 1 s, a timer the tests count as the relay's. Waited
-	# for on every link, bounded.
-	n=0
-	while [ $n -lt 100 ]; do
-		missing=
-		for l in "$NH hi0" "$NH hl0" "$NI ih0" "$NL lh0"; do
+	topo_mcast_wait "$NH hi0" "$NH hl0" "$NI ih0" "$NL lh0"
+	return 0
+}
+
+# topo_mcast_wait "NS LINK"...: until each link has its IPv6 multicast
+# route (ff00::/8, local table; bounded, 2 s). Neighbour discovery needs
+# it, and the kernel adds it a moment after the link is up: until then
+# the fake internet took the fake host's neighbour solicitations for
+# packets to forward and dropped them (Ip6InAddrErrors), and the first
+# IPv6 SYN of a test run that early went again after 1 s, a timer the
+# tests count as the relay's.
+topo_mcast_wait() {
+	_n=0
+	while [ $_n -lt 100 ]; do
+		_missing=
+		for _l in "$@"; do
 			# shellcheck disable=SC2086 # namespace and link: two fields
-			ip -6 -n ${l% *} route show table local dev ${l#* } | grep -q '^multicast ff00::/8' ||
-				missing=1
+			ip -6 -n ${_l% *} route show table local dev ${_l#* } |
+				grep -q '^multicast ff00::/8' || _missing=1
 		done
-		[ -z "$missing" ] && break
+		[ -z "$_missing" ] && return 0
 		sleep 0.02
-		n=$((n + 1))
+		_n=$((_n + 1))
 	done
 	return 0
 }
@@ -207,6 +212,7 @@ topo_far() {
 	echo $! >"$TOPO_DIR/far.pid"
 	n=0
 	while [ ! -e "$TOPO_DIR/far/inet.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	topo_mcast_wait "$NI if0" "$NF fi0"
 	[ -e "$TOPO_DIR/far/inet.ready" ]
 }
 
