@@ -733,12 +733,17 @@ def c_dns(name, proto="udp", server="10.0.2.3", qtype="A"):
 RCODE = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 5: "REFUSED"}
 
 
+def rcode(r):
+    """A DNS answer's rcode by its name ("NOERROR"), else its number."""
+    return RCODE.get(r[3] & 15, str(r[3] & 15))
+
+
 def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
     """The answer's rcode and addresses: "NXDOMAIN", "NOERROR 203.0.113.10"."""
     qt = {"A": 1, "AAAA": 28, "PTR": 12}[qtype]
     try:
         r = dns_exchange(dns_query(name, qt), proto, server, 65535)
-        rc = RCODE.get(r[3] & 15, str(r[3] & 15))
+        rc = rcode(r)
         return (rc + " " + dns_answer(r, qt)).strip()
     except OSError as e:
         return errname(e)
@@ -756,7 +761,7 @@ def c_resend(name, times):
         try:
             s.send(dns_query(name, 1))
             r = s.recv(65535)
-            out.append(RCODE.get(r[3] & 15, str(r[3] & 15)))
+            out.append(rcode(r))
         except OSError as e:
             out.append(errname(e))
     return " ".join(out)
@@ -769,7 +774,7 @@ def dns_all(r):
     while r[i]:
         i += r[i] + 1
     i += 5
-    out = [RCODE.get(r[3] & 15, str(r[3] & 15))]
+    out = [rcode(r)]
     for _ in range(sum(counts[1:])):
         if r[i] & 0xC0 == 0xC0:
             i += 2
@@ -818,7 +823,7 @@ def c_names(n, prefix, suffix):
         try:
             s.send(q)
             r = s.recv(65535)
-            k = RCODE.get(r[3] & 15, str(r[3] & 15))
+            k = rcode(r)
         except OSError as e:
             k = errname(e)
         counts[k] = counts.get(k, 0) + 1
