@@ -97,6 +97,13 @@ struct flow {
 	uint32_t wnd_at;
 	/* Without SO_PEEK_OFF: sbuf[sboff, sboff + sblen) is sequence snd_una on. */
 	unsigned int buffered : 1, host_eof : 1, sbuf_wait : 1;
+	/*
+	 * With it: the last peek found nothing (EAGAIN), and neither EPOLLIN
+	 * (edge-triggered: every arrival) nor a rewind has come since, so a
+	 * flush asks the socket nothing. An upload's every ACK from the agent
+	 * flushed, and each peek failed: a system call per segment.
+	 */
+	unsigned int host_dry : 1;
 	uint8_t *sbuf;
 	uint32_t sboff, sblen;
 	/* UDP: the start of the last datagram, to quote in an ICMP error. */

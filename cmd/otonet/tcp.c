@@ -482,8 +482,10 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 			f->wnd_ok = 0; /* not advertised: measured again next time */
 		}
 	}
-	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+	if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+		f->host_dry = 0;
 		return tcp_flush(r, f);
+	}
 	return FLOW_KEPT;
 }
 

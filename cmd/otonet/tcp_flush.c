@@ -256,6 +256,8 @@ enum flow_fate tcp_flush(struct relay *r, struct flow *f)
 		return FLOW_KEPT;
 	if (f->buffered)
 		return tcp_flush_buffered(r, f);
+	if (f->host_dry)
+		return FLOW_KEPT;
 	for (int i = 0; i < 256; i++) {
 		uint32_t inflight = f->snd_nxt - f->snd_una, len;
 		ssize_t n;
@@ -267,7 +269,11 @@ enum flow_fate tcp_flush(struct relay *r, struct flow *f)
 			len = tcp_maxlen(f);
 		n = r->sys->recv(f->fd, r->obuf + off, len, MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				f->host_dry = 1;
+				break;
+			}
+			if (errno == EINTR)
 				break;
 			return tcp_reset_agent(r, f);
 		}
@@ -295,6 +301,7 @@ enum flow_fate tcp_rewind(struct relay *r, struct flow *f)
 	f->snd_nxt = f->snd_una;
 	f->fin_sent = 0;
 	f->dup = 0;
+	f->host_dry = 0;
 	if (!f->buffered)
 		r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero));
 	return tcp_flush(r, f);

@@ -108,15 +108,20 @@ static int f_getsockopt(int fd, int lvl, int name, void *v, socklen_t *l)
 	return 0;
 }
 
-/* What the host socket holds for the next recv (rx_len bytes at rx), then EAGAIN. */
+/*
+ * What the host socket holds for the next recv (rx_len bytes at rx), then
+ * EAGAIN; peeks counts the recvs with MSG_PEEK.
+ */
 static const uint8_t *rx;
 static size_t rx_len;
+static int peeks;
 
 static ssize_t f_recv(int fd, void *buf, size_t len, int flags)
 {
 	size_t n = len < rx_len ? len : rx_len;
 
-	(void)fd, (void)flags;
+	(void)fd;
+	peeks += !!(flags & MSG_PEEK);
 	if (!n) {
 		errno = EAGAIN;
 		return -1;
@@ -271,6 +276,7 @@ static int setup_as(int ask)
 	logged[0] = 0;
 	tun_out_len = 0;
 	rx_len = 0;
+	peeks = 0;
 	host_got_len = 0;
 	log_verbosity = -1;
 	return 0;
@@ -703,6 +709,51 @@ static void agent_sends(struct flow *f, const void *d, size_t n)
 	tcp_input(&rl, &p);
 }
 
+/*
+ * An upload: the agent's segments flush the flow, and a host socket found
+ * empty is not asked again for each of them, only after EPOLLIN (every
+ * arrival, edge-triggered) or a rewind, from where it then peeks again.
+ */
+static void test_upload_peeks_an_empty_socket_once(void **state)
+{
+	static const uint8_t HELLO[] = "hello";
+	struct flow *f = tcp_established("203.0.113.10", 80);
+	struct pkt out;
+
+	(void)state;
+	mem_sndbuf = 60000;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLIN), FLOW_KEPT);
+	assert_int_equal(peeks, 1);
+	for (int i = 0; i < 3; i++) {
+		agent_sends(f, "x", 1);
+		tcp_sends_flush(&rl); /* the end of a batch from the TUN */
+	}
+	assert_int_equal(peeks, 1);
+	assert_int_equal(host_got_len, 3);
+	/* The host's bytes arrive: peeked, sent on; a short peek proves nothing. */
+	rx = HELLO;
+	rx_len = 5;
+	assert_int_equal(tcp_sock_event(&rl, f, EPOLLIN), FLOW_KEPT);
+	assert_int_equal(peeks, 2);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
+	assert_int_equal(out.seq, f->iss + 1);
+	assert_int_equal(out.dlen, 5);
+	agent_sends(f, "x", 1);
+	assert_int_equal(peeks, 3);
+	agent_sends(f, "x", 1);
+	assert_int_equal(peeks, 3);
+	/* Unacknowledged at the timeout: the peek starts again at snd_una. */
+	rx = HELLO;
+	rx_len = 5;
+	tun_out_len = 0;
+	rl.now = f->rto_at;
+	assert_int_equal(tcp_timer(&rl, f), FLOW_KEPT);
+	assert_int_equal(peeks, 4);
+	assert_int_equal(pkt_parse_vnet(tun_out, tun_out_len, &out), 0);
+	assert_int_equal(out.seq, f->iss + 1);
+	assert_int_equal(out.dlen, 5);
+}
+
 /* A ClientHello naming sni, in one record. */
 static size_t client_hello(uint8_t *b, const char *sni)
 {
@@ -1036,6 +1087,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gateway_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_drain_announces_a_window_of_one_offered_segment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upload_peeks_an_empty_socket_once, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_ask_syn_again_after_the_answer, setup_ask,
 						teardown),
 	};
