@@ -190,10 +190,18 @@ while [ ! -e "$D/srv.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); do
 
 # watch PID: until PID exits, its CPU ticks and VmHWM (KiB), last sample in $D/stat.
 watch_pid() {
-	while [ -d /proc/$1 ]; do
-		t=$(awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null) || break
-		h=$(awk '/^VmHWM/ {print $2}' /proc/$1/status 2>/dev/null) || break
-		[ -n "$t" ] && [ -n "$h" ] && echo "$t $h" >"$D/stat"
+	p=$1
+	while [ -d /proc/$p ]; do
+		# Read by the shell itself: a sample forks only its sleep. Two awk
+		# per sample added their CPU to every stack's POST figure.
+		read -r s 2>/dev/null </proc/$p/stat || break
+		# utime and stime, fields 14 and 15: 12 and 13 after the comm's ")".
+		set -- ${s##*) }
+		t=$((${12} + ${13})) h=
+		while read -r k v _; do
+			[ "$k" = VmHWM: ] && h=$v && break
+		done 2>/dev/null </proc/$p/status
+		[ -n "$h" ] && echo "$t $h" >"$D/stat"
 		sleep 0.1
 	done
 }
