@@ -153,7 +153,7 @@ static int answer_403(struct relay *r, struct flow *f, const char *name)
 	f->route = ROUTE_LOCAL;
 	f->nphase = NP_ANSWERED;
 	f->undecided_at = 0;
-	f->wr_blocked = f->drain_watch = f->wnd_ok = 0;
+	f->wr_blocked = f->drain_watch = f->wnd_ok = f->host_dry = 0;
 	hold_free(r, f);
 	if (!f->buffered &&
 	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
@@ -209,7 +209,7 @@ static int gate_handover(struct relay *r, struct flow *f, const char *name)
 	f->events = 0;
 	f->route = ROUTE_GATEWAY;
 	f->nphase = NP_PASS;
-	f->wr_blocked = f->drain_watch = f->wnd_ok = f->host_eof = 0;
+	f->wr_blocked = f->drain_watch = f->wnd_ok = f->host_eof = f->host_dry = 0;
 	if (!f->buffered &&
 	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 		f->buffered = 1;
