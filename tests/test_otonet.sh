@@ -451,13 +451,15 @@ socket" "$(for f in /proc/$holder/fd/*; do readlink "$f"; done | sed 's/:.*//' |
 	assertTrue "the holder went with the relay" "wait_gone $holder 2"
 }
 
-# tun0 as the set-up leaves it (setup.c, nl.c): up, the relay's MTU, and the
-# long queue, set in a request before the one that brings the link up.
+# tun0 as the set-up leaves it (setup.c, nl.c): up, the relay's MTU, no
+# qdisc (noqueue: the TUN drops what its ring cannot take, a qdisc would
+# never hold a packet), and the long queue (the TUN's ring), set in a
+# request before the one that brings the link up.
 test_tun_link_is_up_with_its_mtu_and_queue() {
 	run onet -- ip -o link show tun0
 	assertEquals "$(cat "$T/err")" 0 "$rc"
-	assertEquals "<POINTOPOINT,MULTICAST,NOARP,UP,LOWER_UP> mtu 65520 qlen 16384" \
-		"$(sed 's/\\.*//' "$T/out" | awk '{ print $3, $4, $5, $(NF - 1), $NF }')"
+	assertEquals "<POINTOPOINT,MULTICAST,NOARP,UP,LOWER_UP> mtu 65520 qdisc noqueue qlen 16384" \
+		"$(sed 's/\\.*//' "$T/out" | awk '{ print $3, $4, $5, $6, $7, $(NF - 1), $NF }')"
 }
 
 # The routes through tun0 (setup.c): the defaults and otogate's address, each

@@ -15,6 +15,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,8 @@ int nl_batch_open(struct nl_batch *b)
 	b->len = 0;
 	b->seq0 = 1;
 	b->failed = "";
+	b->skipped[0] = 0;
+	b->skipped_errno = 0;
 	b->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (b->fd < 0)
 		return -1;
@@ -80,7 +83,10 @@ static int read_acks(struct nl_batch *b)
 				continue;
 			e = NLMSG_DATA(h);
 			done |= i == b->n - 1;
-			if (e->error && !err) {
+			if (e->error && b->optional[i]) {
+				snprintf(b->skipped, sizeof(b->skipped), "%s", b->what[i]);
+				b->skipped_errno = -e->error;
+			} else if (e->error && !err) {
 				err = -e->error;
 				b->failed = b->what[i];
 			}
@@ -127,6 +133,7 @@ static struct nlmsghdr *req_new(struct nl_batch *b, const char *what, unsigned s
 	h->nlmsg_flags = (unsigned short)(flags | NLM_F_REQUEST);
 	h->nlmsg_seq = b->seq0 + b->n;
 	snprintf(b->what[b->n], NL_WHAT_LEN, "%s", what);
+	b->optional[b->n] = 0;
 	return h;
 }
 
@@ -287,6 +294,32 @@ int nl_link_addrgen_none(struct nl_batch *b, const char *what, int ifindex)
 	put_attr(h, IFLA_INET6_ADDR_GEN_MODE, &mode, sizeof(mode));
 	nest_close(h, inet6);
 	nest_close(h, spec);
+	req_done(b, h);
+	return 0;
+}
+
+/*
+ * RTM_NEWQDISC: noqueue as the link's root, as `tc qdisc add dev LINK root
+ * noqueue` makes it. A TUN never stops its queue: when its ring is full it
+ * drops the packet itself, so a qdisc in front never holds one, and the
+ * default (pfifo_fast: three rings of the queue length, 384 KiB at 16384)
+ * is only made, passed through per packet, and torn down.
+ */
+int nl_qdisc_noqueue(struct nl_batch *b, const char *what, int ifindex)
+{
+	static const char KIND[] = "noqueue";
+	struct nlmsghdr *h =
+	    req_new(b, what, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, sizeof(struct tcmsg));
+	struct tcmsg *tc;
+
+	if (!h)
+		return -1;
+	tc = NLMSG_DATA(h);
+	tc->tcm_family = AF_UNSPEC;
+	tc->tcm_ifindex = ifindex;
+	tc->tcm_parent = TC_H_ROOT;
+	put_attr(h, TCA_KIND, KIND, sizeof(KIND));
+	b->optional[b->n] = 1;
 	req_done(b, h);
 	return 0;
 }

@@ -361,7 +361,9 @@ int http_req_name(const struct http_req *q, const uint8_t *head, char *out);
  * send the batch: -1 with errno and b->failed set as by nl_batch_send);
  * nl_batch_send sends what is queued and reads the answers up to the last
  * request's: 0, or -1 with errno (the first refused request's error) and
- * b->failed naming it ("" when the send or receive itself failed).
+ * b->failed naming it ("" when the send or receive itself failed). A refused
+ * optional request fails nothing: b->skipped names the last one, with its
+ * errno, until nl_batch_open.
  */
 #define NL_BATCH_BYTES 32768
 #define NL_BATCH_MAX   256
@@ -373,6 +375,10 @@ struct nl_batch {
 	size_t len, last; /* last: the offset of the last request queued */
 	const char *failed;
 	char what[NL_BATCH_MAX][NL_WHAT_LEN];
+	/* A request the sandbox works without: its refusal is kept here, not failed. */
+	unsigned char optional[NL_BATCH_MAX];
+	char skipped[NL_WHAT_LEN];
+	int skipped_errno;
 	_Alignas(4) char buf[NL_BATCH_BYTES];
 };
 
@@ -384,6 +390,12 @@ int nl_link_set(struct nl_batch *b, const char *what, int ifindex, unsigned int 
 		unsigned int txqlen);
 /* The link's IPv6 address generation (link-local included) off: before it goes up. */
 int nl_link_addrgen_none(struct nl_batch *b, const char *what, int ifindex);
+/*
+ * The link's root qdisc noqueue, before it goes up (no default qdisc is made
+ * then). Optional: a kernel without qdiscs (no CONFIG_NET_SCHED) refuses it,
+ * and the batch goes on; the refusal is in skipped and skipped_errno.
+ */
+int nl_qdisc_noqueue(struct nl_batch *b, const char *what, int ifindex);
 int nl_addr_add(struct nl_batch *b, const char *what, int ifindex, const struct ipaddr *a,
 		unsigned int plen);
 /* initwnd: the route's initial congestion and receive windows (segments), 0 the kernel's. */

@@ -239,6 +239,7 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f, stru
 	 * let anyone write.
 	 */
 	if (nl_link_addrgen_none(b, "turn off IPv6 address generation on tun0", tun) < 0 ||
+	    nl_qdisc_noqueue(b, "give tun0 no queue", tun) < 0 ||
 	    nl_link_set(b, "bring up lo", lo, 0, 0) < 0 ||
 	    nl_link_set(b, what, tun, o->tun_mtu, 16384) < 0 ||
 	    nl_addr_add(b, "add 10.0.2.100/24 to tun0", tun, &a4, 24) < 0 ||
@@ -272,6 +273,9 @@ static void xconfigure(const struct otonet_opts *o, const struct filter *f, stru
 out:
 	if (nl_batch_send(b) < 0)
 		xnl_die(b);
+	if (b->skipped[0])
+		debugx("unable to %s: %s; tun0 keeps the kernel's default queue", b->skipped,
+		       strerror(b->skipped_errno));
 	nl_batch_close(b);
 }
 

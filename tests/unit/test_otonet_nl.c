@@ -162,6 +162,71 @@ static void test_addrgen_none_kernel(void **state)
 	assert_string_equal(buf, "1\n");
 }
 
+/*
+ * noqueue as a link's root qdisc, byte for byte: RTM_NEWQDISC (36),
+ * NLM_F_REQUEST | NLM_F_EXCL | NLM_F_CREATE, a struct tcmsg on the index
+ * with TC_H_ROOT as its parent, and TCA_KIND (1) "noqueue"; marked optional.
+ */
+static void test_qdisc_noqueue_bytes(void **state)
+{
+	static const unsigned char WANT[] = {
+		48,  0,	  0,   0,   36,	 0,   1,   6,	/* length, RTM_NEWQDISC, flags */
+		0,   0,	  0,   0,   0,	 0,   0,   0,	/* seq (below), pid */
+		0,   0,	  0,   0,   7,	 0,   0,   0,	/* AF_UNSPEC, padding, index 7 */
+		0,   0,	  0,   0,   255, 255, 255, 255, /* handle: the kernel's; parent: root */
+		0,   0,	  0,   0,   12,	 0,   1,   0,	/* info; TCA_KIND, 12 bytes */
+		'n', 'o', 'q', 'u', 'e', 'u', 'e', 0,
+	};
+	static struct nl_batch q;
+	unsigned char got[sizeof(WANT)];
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	q.fd = -1;
+	q.seq0 = 1;
+	assert_int_equal(nl_qdisc_noqueue(&q, "no queue", 7), 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal(q.len, sizeof(WANT));
+	assert_true(q.optional[0]);
+	memcpy(got, q.buf, sizeof(got));
+	memset(got + 8, 0, 4);
+	assert_memory_equal(got, WANT, sizeof(WANT));
+}
+
+/*
+ * The kernel takes it on a link that is down (lo, here); refused (again, so
+ * EEXIST; or on no link, ENODEV), it fails nothing and is kept as skipped,
+ * while a refused request that is not optional, after it, still fails the
+ * batch.
+ */
+static void test_qdisc_noqueue_optional_kernel(void **state)
+{
+	int lo = (int)if_nametoindex("lo");
+
+	(void)state;
+	if (!have_ns)
+		skip();
+	nl_batch_close(&b);
+	assert_int_equal(nl_batch_open(&b), 0); /* skipped starts empty */
+	assert_int_equal(nl_qdisc_noqueue(&b, "lo's first", lo), 0);
+	route("fine", "198.51.100.0/24", 0, 1);
+	assert_int_equal(nl_batch_send(&b), 0);
+	assert_string_equal(b.skipped, "");
+	assert_int_equal(nl_qdisc_noqueue(&b, "lo's again", lo), 0);
+	assert_int_equal(nl_qdisc_noqueue(&b, "no link", 4242), 0);
+	route("after", "198.51.100.0/24", 0, 1);
+	assert_int_equal(nl_batch_send(&b), 0);
+	assert_string_equal(b.skipped, "no link");
+	assert_int_equal(b.skipped_errno, ENODEV);
+	assert_int_equal(nl_qdisc_noqueue(&b, "lo's third", lo), 0);
+	route("refused", "198.51.100.0/24", 0, 0);
+	assert_int_equal(nl_batch_send(&b), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_string_equal(b.failed, "refused");
+	assert_string_equal(b.skipped, "lo's third");
+	assert_int_equal(b.skipped_errno, EEXIST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +235,8 @@ int main(void)
 		cmocka_unit_test(test_batch_error_last),
 		cmocka_unit_test(test_addrgen_none_bytes),
 		cmocka_unit_test(test_addrgen_none_kernel),
+		cmocka_unit_test(test_qdisc_noqueue_bytes),
+		cmocka_unit_test(test_qdisc_noqueue_optional_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
