@@ -110,6 +110,31 @@ static void test_batch_error_last(void **state)
 	assert_string_equal(b.failed, "refused last");
 }
 
+/* A batch of its own, never sent: for a request's bytes. */
+static struct nl_batch *fresh_batch(void)
+{
+	static struct nl_batch q;
+
+	memset(&q, 0, sizeof(q));
+	q.fd = -1;
+	q.seq0 = 1;
+	return &q;
+}
+
+/* q holds one request, want's len bytes but for its sequence number, 1. */
+static void assert_one_request(const struct nl_batch *q, const unsigned char *want, size_t len)
+{
+	_Alignas(struct nlmsghdr) unsigned char got[64];
+
+	assert_int_equal(q->n, 1);
+	assert_int_equal(q->len, len);
+	assert_true(len <= sizeof(got));
+	memcpy(got, q->buf, len);
+	assert_int_equal(((struct nlmsghdr *)got)->nlmsg_seq, 1);
+	memset(got + 8, 0, 4);
+	assert_memory_equal(got, want, len);
+}
+
 /*
  * The request that turns off a link's IPv6 address generation, byte for
  * byte: RTM_NEWLINK on the index, no flags, and IFLA_AF_SPEC (26) holding
@@ -126,21 +151,12 @@ static void test_addrgen_none_bytes(void **state)
 		16, 0, 26, 0, 12, 0, 10, 0, 5, 0, 8, 0, /* the nest, the nest, the mode */
 		1,  0, 0,  0,				/* IN6_ADDR_GEN_MODE_NONE, padding */
 	};
-	static struct nl_batch q;
-	unsigned char got[sizeof(WANT)];
+	struct nl_batch *q = fresh_batch();
 
 	(void)state;
-	memset(&q, 0, sizeof(q));
-	q.fd = -1;
-	q.seq0 = 1;
-	assert_int_equal(nl_link_addrgen_none(&q, "addrgen", 7), 0);
-	assert_int_equal(q.n, 1);
-	assert_int_equal(q.len, sizeof(WANT));
-	assert_string_equal(q.what[0], "addrgen");
-	memcpy(got, q.buf, sizeof(got));
-	assert_int_equal(((struct nlmsghdr *)got)->nlmsg_seq, 1);
-	memset(got + 8, 0, 4);
-	assert_memory_equal(got, WANT, sizeof(WANT));
+	assert_int_equal(nl_link_addrgen_none(q, "addrgen", 7), 0);
+	assert_one_request(q, WANT, sizeof(WANT));
+	assert_string_equal(q->what[0], "addrgen");
 }
 
 /* And the kernel takes it: lo's addr_gen_mode, as its sysctl reads, is 1 after. */
@@ -177,20 +193,12 @@ static void test_qdisc_noqueue_bytes(void **state)
 		0,   0,	  0,   0,   12,	 0,   1,   0,	/* info; TCA_KIND, 12 bytes */
 		'n', 'o', 'q', 'u', 'e', 'u', 'e', 0,
 	};
-	static struct nl_batch q;
-	unsigned char got[sizeof(WANT)];
+	struct nl_batch *q = fresh_batch();
 
 	(void)state;
-	memset(&q, 0, sizeof(q));
-	q.fd = -1;
-	q.seq0 = 1;
-	assert_int_equal(nl_qdisc_noqueue(&q, "no queue", 7), 0);
-	assert_int_equal(q.n, 1);
-	assert_int_equal(q.len, sizeof(WANT));
-	assert_true(q.optional[0]);
-	memcpy(got, q.buf, sizeof(got));
-	memset(got + 8, 0, 4);
-	assert_memory_equal(got, WANT, sizeof(WANT));
+	assert_int_equal(nl_qdisc_noqueue(q, "no queue", 7), 0);
+	assert_one_request(q, WANT, sizeof(WANT));
+	assert_true(q->optional[0]);
 }
 
 /*
