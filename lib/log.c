@@ -10,6 +10,7 @@
 const char *log_prog = "oto";
 int log_verbosity = LOG_INFO;
 void (*log_at_die)(void);
+void (*log_before_die)(void);
 
 void log_init(const char *argv0)
 {
@@ -49,6 +50,8 @@ static noreturn void vdie(int code, int err, const char *fmt, va_list ap)
 	char buf[1024];
 	size_t skip = strlen(log_prog) + strlen(": fatal: ");
 
+	if (log_before_die)
+		log_before_die();
 	log_write(LOG_FATAL, err, fmt, ap, buf, sizeof(buf));
 	/* The status line carries the same message, without prefix and newline. */
 	buf[strcspn(buf, "\n")] = 0;

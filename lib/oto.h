@@ -42,6 +42,12 @@ extern const char *log_prog;
 extern int log_verbosity; /* messages up to this level are printed; -v raises it */
 /* Called by die, after the message, before the exit: a stage's undo (otons: its empty cgroup). */
 extern void (*log_at_die)(void);
+/*
+ * Called by die before anything is said: a process that may only speak once
+ * another has not (otonet's child, whose relay builds the filter meanwhile)
+ * waits here, and may end without a word.
+ */
+extern void (*log_before_die)(void);
 void log_init(const char *argv0);
 void log_msg(enum log_level lvl, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

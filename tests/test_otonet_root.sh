@@ -143,6 +143,18 @@ test_unprivileged_keeps_its_way_at_0600_and_0666() {
 	assertEquals "ok" "$(cut -d' ' -f1 "$T/out")"
 }
 
+# The relay's filter and the child's sandbox are built at once; when both
+# fail, the relay's line is the one said (the child waits for the filter's
+# word before it speaks), and the program never runs.
+test_a_filter_and_a_sandbox_that_both_fail_say_one_line() {
+	run tun_at none "$OTO_BIN/otonet" $AS --allow tcp:no-such-host.invalid:80 -- touch "$T/ran"
+	assertEquals 101 "$rc"
+	assertOneLine otonet
+	assertEquals "otonet: fatal: --allow tcp:no-such-host.invalid:80: unable to resolve no-such-host.invalid" \
+		"$(sed 's/\(no-such-host\.invalid\): [^:]*$/\1/' "$T/err")"
+	assertFalse "the program ran" "[ -e '$T/ran' ]"
+}
+
 test_root_without_the_device_is_one_clear_line() {
 	run tun_at none "$OTO_BIN/otonet" $AS -- true
 	assertEquals 111 "$rc"

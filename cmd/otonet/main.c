@@ -122,6 +122,32 @@ static void xgo_wait(int fd)
 }
 
 /*
+ * The filter's word to the child: the relay builds the filter while the
+ * child builds the sandbox, and the child goes on to the exec, or says why
+ * it failed, only once the filter stands ("f"). A filter that fails ends
+ * the relay with its fatal line, and this pipe's end (or the death signal)
+ * ends the child without a word: one fatal line, and no agent started by a
+ * relay that will not run.
+ */
+static int filter_said = -1;
+
+static void filter_wait(void)
+{
+	char c = 0;
+	ssize_t n;
+
+	if (filter_said < 0)
+		return;
+	do
+		n = read(filter_said, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'f')
+		_exit(EXIT_SYS);
+	close(filter_said);
+	filter_said = -1;
+}
+
+/*
  * --ask-fd: the decider's socket is the relay's alone (close-on-exec: the
  * child's exec, so the sandbox, never has it; the holder closes it too).
  */
@@ -181,7 +207,7 @@ int main(int argc, char **argv)
 	struct relay *relay;
 	struct session session;
 	struct ipaddr resolver;
-	int sv[2], tun, sigfd, status, opener, holder, audit, resolv_fs;
+	int sv[2], said[2], tun, sigfd, status, opener, holder, audit, resolv_fs;
 	char audit_env[256];
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
@@ -217,50 +243,73 @@ int main(int argc, char **argv)
 	opener = xopener_start(o.as, &opener_pid);
 	audit = audit_take(&o, audit_env, sizeof(audit_env));
 	xuser_drop_root(o.as);
-
-	/*
-	 * 2. The filter, complete before any flow exists: exception names
-	 *    resolved and pinned now, the host's addresses and resolver read now.
-	 */
 	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
-	xotonet_filter_build(&o, &f, &resolver);
-	/* The record opens once nothing is left to refuse before the fork. */
+	/* The session's id and mark, into the environment the child passes on. */
 	xsession_begin(&session, o.log_fd);
-	session_open(&session, o.log_fd, "otonet", (const char *const *)argv);
 
-	/* 3. Signals wait in a signalfd for the relay's loop, from before the fork. */
+	/*
+	 * 2. SIGCHLD waits in the relay's signalfd from before the fork; the
+	 *    signals that end the relay, once the filter stands (4): until then
+	 *    they end it as they would any program, and its child with it.
+	 */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		die(EXIT_SYS, errno, "unable to create the socket pair to the child");
+	if (pipe2(said, O_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to create the filter's pipe to the child");
+	/* --kernel-wall's routes are the filter's: the child needs it first. */
+	if (o.kernel_wall)
+		xotonet_filter_build(&o, &f, &resolver);
 
 	/*
-	 * 4. The child builds the sandbox's network (asking the opener for the
-	 *    device where it may not open it), sends the TUN fd, execs.
+	 * 3. The child builds the sandbox's network (asking the opener for the
+	 *    device where it may not open it), sends the TUN fd, and execs once
+	 *    the filter stands.
 	 */
 	pid = fork();
 	if (pid < 0)
 		die(EXIT_SYS, errno, "unable to fork the child that makes the sandbox");
 	if (pid == 0) {
 		close(sv[0]);
+		close(said[1]);
+		filter_said = said[0];
+		log_before_die = filter_wait;
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		xsetup_sandbox(&o, &f, sv[1], opener);
+		filter_wait();
 		xgo_wait(o.gate_go);
 		if (audit_env[0] && (setenv("OTO_AUDIT", audit_env, 1) < 0 ||
 				     (audit >= 0 && fd_cloexec(audit, 0) < 0)))
 			die(EXIT_SYS, errno, "unable to hand the audit socket on (OTO_AUDIT)");
 		xexec(o.argv);
 	}
+	close(said[0]);
+
+	/*
+	 * 4. The filter, complete before any flow exists: exception names
+	 *    resolved and pinned now, the host's addresses and resolver read now,
+	 *    while the child builds the sandbox. The record opens once nothing
+	 *    is left to refuse; then the child may go on.
+	 */
+	if (!o.kernel_wall)
+		xotonet_filter_build(&o, &f, &resolver);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	session_open(&session, o.log_fd, "otonet", (const char *const *)argv);
+	/* Not there: the child is gone, and fd_recv below says so. */
+	if (write(said[1], "f", 1) != 1)
+		debugx("the child did not take the filter's word: %s", strerror(errno));
+	close(said[1]);
 	close(sv[1]);
 	if (o.gate_go >= 0)
 		close(o.gate_go);
