@@ -73,6 +73,14 @@ void *gate_filter(void)
 	 * clone. */
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	/*
+	 * glibc's qsort asks sysinfo once for the machine's memory (OpenSSL's
+	 * TLS set-up sorts, at the first request): told ENOSYS, it assumes
+	 * enough, as it does for any failure. The host's uptime and load are
+	 * not the gateway's to read.
+	 */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(sysinfo), 0);
 	if (rc < 0) {
 		seccomp_release(ctx);
 		errno = -rc;

@@ -67,8 +67,12 @@ void *xupstream_init(struct otogate_opts *o)
  */
 static SSL_CTX *context_new(X509_STORE *store)
 {
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	SSL_CTX *ctx;
 
+	/* OpenSSL's TLS set-up, here and not at start (main.c): no file read. */
+	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		return NULL;
+	ctx = SSL_CTX_new(TLS_client_method());
 	if (!ctx)
 		return NULL;
 	SSL_CTX_set_cert_store(ctx, store);
