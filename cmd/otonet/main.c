@@ -102,11 +102,11 @@ static void xgo_take(struct otonet_opts *o)
 }
 
 /*
- * The child's wait: the chain goes on only on the gateway's go. Anything
- * else (the pipe's end: the gateway failed and said why) ends the child
- * without a word, before anything of the sandbox ran.
+ * The child's waits for a word on a pipe (fd < 0: none to wait for): the
+ * word, or it ends with code without a word (the pipe's end: the other
+ * side failed and said why), before anything of the sandbox ran.
  */
-static void xgo_wait(int fd)
+static void word_wait(int fd, char word, int code)
 {
 	char c = 0;
 	ssize_t n;
@@ -116,8 +116,8 @@ static void xgo_wait(int fd)
 	do
 		n = read(fd, &c, 1);
 	while (n < 0 && errno == EINTR);
-	if (n != 1 || c != 'g')
-		_exit(EXIT_REJECT);
+	if (n != 1 || c != word)
+		_exit(code);
 	close(fd);
 }
 
@@ -127,24 +127,16 @@ static void xgo_wait(int fd)
  * it failed, only once the filter stands ("f"). A filter that fails ends
  * the relay with its fatal line, and this pipe's end (or the death signal)
  * ends the child without a word: one fatal line, and no agent started by a
- * relay that will not run.
+ * relay that will not run. Static: die's hook waits too.
  */
 static int filter_said = -1;
 
 static void filter_wait(void)
 {
-	char c = 0;
-	ssize_t n;
+	int fd = filter_said;
 
-	if (filter_said < 0)
-		return;
-	do
-		n = read(filter_said, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1 || c != 'f')
-		_exit(EXIT_SYS);
-	close(filter_said);
 	filter_said = -1;
+	word_wait(fd, 'f', EXIT_SYS);
 }
 
 /*
@@ -282,7 +274,8 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		xsetup_sandbox(&o, &f, sv[1], opener);
 		filter_wait();
-		xgo_wait(o.gate_go);
+		/* The gateway's go (OTO_GATE_GO): the chain goes on only then. */
+		word_wait(o.gate_go, 'g', EXIT_REJECT);
 		if (audit_env[0] && (setenv("OTO_AUDIT", audit_env, 1) < 0 ||
 				     (audit >= 0 && fd_cloexec(audit, 0) < 0)))
 			die(EXIT_SYS, errno, "unable to hand the audit socket on (OTO_AUDIT)");
