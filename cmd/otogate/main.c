@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 	 * OpenSSL reads no configuration file: each context sets what it needs
 	 * (upstream.c, ca.c), the same on every host, and the lazily made ones
 	 * find no file after the lockdown anyway. Its TLS part (the cipher and
-	 * digest name tables, about 0.2 ms of CPU beside the sandbox's start)
+	 * digest name tables, about 0.26 ms of CPU beside the sandbox's start)
 	 * is set up here only for the session CA's server context; otherwise
 	 * by the first upstream context, at the first request (upstream.c).
 	 */
