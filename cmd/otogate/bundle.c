@@ -6,10 +6,17 @@
  * through the providers: about 33 ms for Debian's 144 roots with musl,
  * the better part of the gateway's start, all of it before the agent may
  * run. Decoding base64 and walking four ASN.1 headers per certificate
- * takes about 0.2 ms for Debian's 220 KB (one pass: the END lines found by
- * their dashes, the base64 four characters at a time); the verifier then
- * asks trust.c for the certificates of one subject, the only ones ever
- * parsed whole.
+ * takes about 0.12 ms for Debian's 220 KB in a new process (one pass: the
+ * END lines found by their dashes, the base64 sixteen characters at a
+ * time with SSSE3, four at a time without); the verifier then asks
+ * trust.c for the certificates of one subject, the only ones ever parsed
+ * whole.
+ *
+ * The DER is written over the PEM text it comes from (base64 is 4
+ * characters for 3 bytes: each write lands on characters already read),
+ * so the bundle takes one buffer, the one the file was read into, and not
+ * a second one to fault in at every start. Together they took the index
+ * at start from 0.20 ms to 0.12 (0.16 with the one buffer alone).
  *
  * What this refuses is what would make the load fail at start: a block
  * that is not base64, or not one DER certificate whose tbsCertificate
@@ -21,6 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <tmmintrin.h>
+#endif
 
 #include "otogate.h"
 
@@ -150,23 +162,100 @@ static const short B64[256] = {
 };
 /* clang-format on */
 
+int bundle_vector = 1;
+
+#if defined(__x86_64__)
 /*
- * Base64 (with line breaks) into out: its length, or -1. Four characters
- * of the alphabet at a time where the last quantum is complete, one at a
- * time otherwise (a line's end, the padding, anything else): the same
- * steps, so the same bytes and the same answer, at a fifth of the time
- * on a bundle's 64-character lines.
+ * Sixteen characters of the alphabet at in into their 12 bytes at out (16
+ * bytes written, the last 4 zero): 1; or 0, nothing written, when one of
+ * them is not of the alphabet. SSSE3, as base64 decoders commonly do it:
+ * each character's class from its high and low nibbles (two table
+ * lookups whose AND is zero for the alphabet alone), its value by an
+ * offset chosen by the high nibble ('/' told from '+' apart), the 6-bit
+ * values packed by two multiply-adds, the bytes put in order by a shuffle.
+ * The tests compare it with the scalar path on every input they have.
  */
-static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
+__attribute__((target("ssse3"))) static int b64_16(uint8_t *out, const unsigned char *in)
+{
+	/* clang-format off */
+	/* A bit per high nibble: 2 (+ /), 3 (digits), 4 and 6 (A-O a-o), 5 and 7 (P-Z p-z). */
+	const __m128i hi_class = _mm_setr_epi8(0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08,
+					       0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10);
+	/* By low nibble: the bits of the high nibbles with which it is no base64 character. */
+	const __m128i lo_class = _mm_setr_epi8(0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+					       0x11, 0x11, 0x13, 0x1a, 0x1b, 0x1b, 0x1b, 0x1a);
+	/* clang-format on */
+	/* The offset to its value, by high nibble; '/' at 1 (2, less 1 for the match below). */
+	const __m128i offset =
+	    _mm_setr_epi8(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m128i nibble = _mm_set1_epi8(0x0f);
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)in);
+	__m128i hi = _mm_and_si128(_mm_srli_epi32(v, 4), nibble);
+	__m128i lo = _mm_and_si128(v, nibble);
+	__m128i bad = _mm_and_si128(_mm_shuffle_epi8(lo_class, lo), _mm_shuffle_epi8(hi_class, hi));
+	__m128i slash = _mm_cmpeq_epi8(v, _mm_set1_epi8('/'));
+
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) != 0xffff)
+		return 0;
+	v = _mm_add_epi8(v, _mm_shuffle_epi8(offset, _mm_add_epi8(hi, slash)));
+	/* Pairs into 12 bits (a << 6 | b), pairs of those into 24 (little-endian). */
+	v = _mm_maddubs_epi16(v, _mm_set1_epi32(0x01400140));
+	v = _mm_madd_epi16(v, _mm_set1_epi32(0x00011000));
+	v = _mm_shuffle_epi8(v,
+			     _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1));
+	_mm_storeu_si128((__m128i *)(void *)out, v);
+	return 1;
+}
+
+/* Whether b64_16 may run: bundle_vector, and SSSE3 (asked once a bundle: CPUID may trap). */
+static int vector_ok(void)
+{
+	unsigned int a, b, c, d;
+
+	return bundle_vector && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3);
+}
+#else
+static int b64_16(uint8_t *out, const unsigned char *in)
+{
+	(void)out;
+	(void)in;
+	return 0;
+}
+
+static int vector_ok(void)
+{
+	return 0;
+}
+#endif
+
+/*
+ * Base64 (with line breaks) into out, which may be in itself: each write
+ * lands on characters already read. Its length, or -1 with *bad at the
+ * first character that is not of it (len when the text ends short).
+ * Sixteen characters of the alphabet at a time where the last quantum is
+ * complete and vec says so (room being left for the vector's 16 bytes),
+ * four at a time after that, one at a time elsewhere (a line's end, the
+ * padding, anything else): the same steps, so the same bytes and the same
+ * answer.
+ */
+static ssize_t b64_decode(uint8_t *out, size_t room, const char *in, size_t len, int vec,
+			  size_t *bad)
 {
 	const unsigned char *u = (const unsigned char *)in;
 	uint32_t acc = 0;
 	size_t n = 0, q = 0, pad = 0;
 
+	*bad = len;
 	for (size_t i = 0; i < len; i++) {
 		int v;
 
-		/* Whole quanta while nothing is pending: 4 characters, 3 bytes. */
+		/* Whole quanta while nothing is pending: 16 characters, 12 bytes. */
+		while (vec && q == 0 && !pad && len - i >= 16 && room - n >= 16 &&
+		       b64_16(out + n, u + i)) {
+			n += 12;
+			i += 16;
+		}
+		/* Then 4 characters, 3 bytes. */
 		while (q == 0 && !pad && len - i >= 4) {
 			int a = B64[u[i]], b = B64[u[i + 1]], c = B64[u[i + 2]], d = B64[u[i + 3]];
 			uint32_t w;
@@ -185,11 +274,14 @@ static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
 		if (v < 0) {
 			if (v == -2)
 				continue;
-			if (v != -3)
+			if (v != -3) {
+				*bad = i;
 				return -1;
+			}
 			pad++;
 			v = 0;
 		} else if (pad) {
+			*bad = i;
 			return -1; /* data after the padding */
 		}
 		acc = acc << 6 | (uint32_t)v;
@@ -207,14 +299,19 @@ static ssize_t b64_decode(uint8_t *out, const char *in, size_t len)
 }
 
 /* Decode one block's base64 (lines [from, to) of pem) into b->der at b->used. */
-static int block_decode(struct bundle *b, const char *pem, size_t from, size_t to, const char **why)
+static int block_decode(struct bundle *b, const char *pem, size_t from, size_t to, int vec,
+			const char **why)
 {
 	struct bundle_cert *c = &b->certs[b->n];
-	size_t off, slen;
+	size_t off, slen, bad;
 	ssize_t dlen;
 
-	dlen = b64_decode(b->der + b->used, pem + from, to - from);
-	if (dlen < 0 && memchr(pem + from, ':', to - from)) {
+	dlen = b64_decode(b->der + b->used, b->cap - b->used, pem + from, to - from, vec, &bad);
+	/*
+	 * Before bad, only base64 (now DER in part); a ':' would be at or
+	 * after it, where nothing was written.
+	 */
+	if (dlen < 0 && memchr(pem + from + bad, ':', to - from - bad)) {
 		/* "Proc-Type: ...": an encrypted block, or one with headers. */
 		*why = "a certificate with PEM headers";
 		return 1;
@@ -281,11 +378,15 @@ static size_t block_end(const char *pem, size_t len, size_t from, const char **w
 	return 0;
 }
 
-int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why)
+int bundle_index(struct bundle *b, char *pem, size_t len, const char **why)
 {
 	size_t at = 0, llen, line, room = 0;
+	int vec = vector_ok();
 
 	memset(b, 0, sizeof(*b));
+	/* Base64 is 4 characters for 3 bytes: the DER fits in the text it is decoded over. */
+	b->der = (uint8_t *)pem;
+	b->cap = len;
 	while (at < len) {
 		line = at;
 		at = next_line(pem, len, at, &llen);
@@ -301,10 +402,7 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 			bundle_free(b);
 			return other ? 1 : -1;
 		}
-		/* Base64 is 4 characters for 3 bytes: the text's length bounds the DER's. */
-		if (!b->der && (b->der = malloc(len)) != NULL)
-			b->cap = len;
-		if (!b->der || certs_grow(b, &room) < 0) {
+		if (certs_grow(b, &room) < 0) {
 			bundle_free(b);
 			*why = strerror(ENOMEM);
 			return -1;
@@ -318,13 +416,14 @@ int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why
 			return -1;
 		}
 		at = next_line(pem, len, to, &llen);
-		rc = block_decode(b, pem, from, to, why);
+		rc = block_decode(b, pem, from, to, vec, why);
 		if (rc) {
 			bundle_free(b);
 			return rc;
 		}
 	}
 	if (!b->n) {
+		bundle_free(b);
 		*why = "no certificate in it";
 		return -1;
 	}

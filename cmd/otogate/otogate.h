@@ -140,7 +140,7 @@ struct bundle_cert {
 	size_t subject, subject_len; /* its subject Name's DER, header included */
 };
 struct bundle {
-	uint8_t *der; /* every certificate's DER, one after the other */
+	uint8_t *der; /* every certificate's DER, one after the other: the PEM's buffer */
 	size_t used, cap;
 	struct bundle_cert *certs;
 	size_t n;
@@ -149,9 +149,13 @@ struct bundle {
  * Index the PEM text pem[0, len) into b: 0; -1 with why when it does not
  * load (no certificate, a block that is not one); 1 with why when it holds
  * what only OpenSSL's own reader takes (another kind of block, PEM
- * headers). b is empty unless 0 is returned.
+ * headers). pem (from malloc) is b's from the call on: the DER is decoded
+ * over it, and bundle_free frees it; b is empty, and pem freed, unless 0
+ * is returned.
  */
-int bundle_index(struct bundle *b, const char *pem, size_t len, const char **why);
+int bundle_index(struct bundle *b, char *pem, size_t len, const char **why);
+/* 0: the scalar decoder alone, never the SSSE3 one (the tests compare the two). */
+extern int bundle_vector;
 /* Where a DER certificate's subject Name is (header included): 0, or -1. */
 int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen);
 void bundle_free(struct bundle *b);

@@ -118,8 +118,7 @@ void *xtrust_load(const char *file)
 	t = calloc(1, sizeof(*t));
 	if (!store || !t || pthread_mutex_init(&t->lock, NULL) != 0)
 		die(EXIT_SYS, ENOMEM, "unable to load the CA bundle %s", file);
-	rc = bundle_index(&t->b, pem, len, &why);
-	free(pem);
+	rc = bundle_index(&t->b, pem, len, &why); /* pem is t->b's now */
 	if (rc < 0)
 		die(EXIT_SYS, 0, "unable to load the CA bundle %s: %s", file, why);
 	if (rc > 0) {

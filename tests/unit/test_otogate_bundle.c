@@ -1,5 +1,6 @@
 // UNIT: cmd/otogate/bundle.c
 /* Unit tests of the CA bundle's index: PEM blocks decoded, each certificate's subject found. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,10 +36,20 @@ static const uint8_t SUBJECT[SUBJECT_LEN] = {
 	0x0a, 0x06, 0x03, 0x55, 0x04, 0x0a, 0x0c, 0x03, 'o',  't',  'o',
 };
 
+/* pem[0, len), copied: the index decodes over its text and frees it. */
+static int index_len(struct bundle *b, const char *pem, size_t len, const char **why)
+{
+	char *copy = malloc(len ? len : 1);
+
+	assert_non_null(copy);
+	memcpy(copy, pem, len);
+	*why = NULL;
+	return bundle_index(b, copy, len, why);
+}
+
 static int index_of(struct bundle *b, const char *pem, const char **why)
 {
-	*why = NULL;
-	return bundle_index(b, pem, strlen(pem), why);
+	return index_len(b, pem, strlen(pem), why);
 }
 
 static void assert_cert(const struct bundle *b, size_t i)
@@ -68,13 +79,13 @@ static void test_one_and_many(void **state)
 	assert_non_null(many);
 	for (int i = 0; i < 200; i++)
 		n += (size_t)sprintf(many + n, "# root %d\n%s\n", i, CERT);
-	assert_int_equal(bundle_index(&b, many, n, &why), 0);
+	assert_int_equal(bundle_index(&b, many, n, &why), 0); /* many is b's */
 	assert_int_equal(b.n, 200);
 	for (size_t i = 0; i < 200; i++)
 		assert_cert(&b, i);
 	assert_int_equal(b.certs[199].der, 199 * DER_LEN);
+	assert_ptr_equal(b.der, many);
 	bundle_free(&b);
-	free(many);
 }
 
 static void test_line_ends(void **state)
@@ -166,19 +177,14 @@ static void test_every_cut(void **state)
 
 	(void)state;
 	for (size_t n = 0; n <= strlen(two); n++) {
-		char *p = malloc(n ? n : 1);
-		int rc;
+		int rc = index_len(&b, two, n, &why);
 
-		assert_non_null(p);
-		memcpy(p, two, n);
-		rc = bundle_index(&b, p, n, &why);
 		assert_true(rc == 0 || rc == -1);
 		if (rc == 0) {
 			assert_true(b.n == 1 || b.n == 2);
 			whole += b.n == 2;
 		}
 		bundle_free(&b);
-		free(p);
 	}
 	/* The whole text, and the text without its last line end. */
 	assert_int_equal(whole, 2);
@@ -259,6 +265,65 @@ static void test_every_wrap(void **state)
 	}
 }
 
+/* test_every_wrap with the scalar decoder alone: the same answers. */
+static void test_every_wrap_scalar(void **state)
+{
+	bundle_vector = 0;
+	test_every_wrap(state);
+	bundle_vector = 1;
+}
+
+/*
+ * The SSSE3 decoder against the scalar one: every byte value at every
+ * offset of the 16-character blocks of a line of CERT's signature (its
+ * 8th line; from its 9th character on, every character is inside the
+ * signature's BIT STRING, so one of the alphabet leaves a certificate).
+ * The same answer from both, and the same DER, byte for byte.
+ */
+static void test_vector_and_scalar_agree(void **state)
+{
+	static const char cert[] = CERT;
+	const char *line = strstr(cert, "AgNJADBG");
+	size_t at = (size_t)(line - cert), len = strlen(cert);
+	char text[sizeof(cert)];
+
+	(void)state;
+	assert_non_null(strstr(cert, "AgNJADBG"));
+	for (size_t p = 8; p < 64; p++) {
+		for (int c = 0; c < 256; c++) {
+			struct bundle v, s;
+			const char *vwhy, *swhy;
+			int vrc, src;
+
+			memcpy(text, cert, len);
+			text[at + p] = (char)c;
+			bundle_vector = 1;
+			vrc = index_len(&v, text, len, &vwhy);
+			bundle_vector = 0;
+			src = index_len(&s, text, len, &swhy);
+			bundle_vector = 1;
+			assert_int_equal(vrc, src);
+			if (vrc == 0) {
+				assert_int_equal(v.n, 1);
+				assert_int_equal(v.used, s.used);
+				assert_memory_equal(v.der, s.der, v.used);
+				assert_cert(&v, 0);
+			} else {
+				assert_string_equal(vwhy, swhy);
+			}
+			/* The alphabet: a certificate still; ':' a header; other bytes: none. */
+			if (isalnum(c) || c == '+' || c == '/')
+				assert_int_equal(vrc, 0);
+			else if (c == ':')
+				assert_string_equal(vwhy, "a certificate with PEM headers");
+			else if (c == 0 || !strchr(" \t\r\n", c))
+				assert_string_equal(vwhy, "a certificate that is not base64");
+			bundle_free(&v);
+			bundle_free(&s);
+		}
+	}
+}
+
 /* The DER walk: the optional version, lengths in DER's form only, nothing after the end. */
 static void test_der(void **state)
 {
@@ -321,9 +386,14 @@ static void test_der(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_and_many), cmocka_unit_test(test_line_ends),
-		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_every_cut),
-		cmocka_unit_test(test_every_wrap),   cmocka_unit_test(test_der),
+		cmocka_unit_test(test_one_and_many),
+		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_every_cut),
+		cmocka_unit_test(test_every_wrap),
+		cmocka_unit_test(test_every_wrap_scalar),
+		cmocka_unit_test(test_vector_and_scalar_agree),
+		cmocka_unit_test(test_der),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
