@@ -62,6 +62,26 @@ ok" "$(cat "$T/out")"
 	done
 }
 
+# The opener is forked only where the device is not open to all: at 0666
+# (and 0606) the child opens it itself, as an unprivileged otonet's does,
+# and no root process is forked at all; where others may not read and
+# write it, the child is refused and the opener opens it. Either way the
+# program runs.
+test_root_forks_the_opener_only_where_the_device_is_not_open_to_all() {
+	for m in "0666| is open to all (mode 0666): no TUN opener" \
+		"0606| is open to all (mode 0606): no TUN opener" \
+		"0660|: Permission denied; the opener (root) opens it here" \
+		"0604|: Permission denied; the opener (root) opens it here" \
+		"0600|: Permission denied; the opener (root) opens it here"; do
+		mode=${m%%|*}
+		run tun_at "$mode" "$OTO_BIN/otonet" -v $AS $PUB -- echo ran
+		assertEquals "mode $mode: $(cat "$T/err")" 0 "$rc"
+		assertEquals "mode $mode" ran "$(cat "$T/out")"
+		assertEquals "mode $mode" "otonet: debug: /dev/net/tun${m#*|}" \
+			"$(grep -E '^otonet: debug: /dev/net/tun[ :]' "$T/err")"
+	done
+}
+
 # Behind otonet alone the agent is in the user namespace that owns its
 # network namespace, with every capability set empty; behind otons, in a
 # nested one that owns nothing of it. Either way tun0 is out of its reach.

@@ -13,6 +13,9 @@
  * (setns, which real root may do into any); the child, unprivileged, creates
  * and configures tun0 on that fd exactly as when it opened the device itself.
  *
+ * Where the device is open to all (0666, stock Debian) there is no opener:
+ * the child opens it as an unprivileged otonet's does.
+ *
  * The opener is a process of its own, forked before otonet gives up root, so
  * that the relay can give it up at once, as before, ahead of anything it
  * reads from the host or the network (resolving --allow names included). The
@@ -29,6 +32,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -61,13 +65,28 @@ static noreturn void xopener_run(int sock, pid_t parent)
 int xopener_start(const char *as, pid_t *pid)
 {
 	pid_t parent = getpid();
+	struct stat st;
 	uid_t uid;
 	gid_t gid;
 	int sv[2];
 
 	*pid = -1;
 	/* Not root, or no valid --as: no opener (xuser_drop_root says why). */
-	if ((getuid() != 0 && geteuid() != 0) || !as || user_lookup(as, &uid, &gid) < 0)
+	if ((getuid() != 0 && geteuid() != 0) || !as)
+		return -1;
+	/*
+	 * A device everyone may open (0666, the Debian default): the child
+	 * opens it itself, as an unprivileged caller's does, and root has
+	 * nothing to do (no process to fork, to exit and to reap at every
+	 * launch). The mode alone decides: where the child is refused all the
+	 * same (an ACL, a device cgroup), it says so as that caller's would.
+	 */
+	if (stat("/dev/net/tun", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0006) == 0006) {
+		debugx("/dev/net/tun is open to all (mode %04o): no TUN opener",
+		       (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	if (user_lookup(as, &uid, &gid) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		die(EXIT_SYS, errno, "unable to create the socket pair to the TUN opener");

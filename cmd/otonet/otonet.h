@@ -409,13 +409,13 @@ int nl_route_add(struct nl_batch *b, const char *what, int type, const struct ci
 void xsetup_sandbox(const struct otonet_opts *o, const struct filter *f, int sock, int opener);
 
 /*
- * opener.c: run by root (with a valid --as), xopener_start forks the TUN
- * opener, a root process that opens /dev/net/tun in the network namespace
- * the child sends it, then exits; it returns the socket to it and its pid
- * (else -1 and *pid -1). In the child: opener_ask sends the request (the
- * child's network namespace): 0, or -1 with errno (ENOMSG: the opener is
- * gone); opener_answer, later, is the TUN fd opened there, or -1 with errno
- * (ENOMSG: no answer).
+ * opener.c: run by root (with a valid --as), where /dev/net/tun is not open
+ * to all, xopener_start forks the TUN opener, a root process that opens
+ * /dev/net/tun in the network namespace the child sends it, then exits; it
+ * returns the socket to it and its pid (else -1 and *pid -1). In the
+ * child: opener_ask sends the request (the child's network namespace): 0,
+ * or -1 with errno (ENOMSG: the opener is gone); opener_answer, later, is
+ * the TUN fd opened there, or -1 with errno (ENOMSG: no answer).
  */
 int xopener_start(const char *as, pid_t *pid);
 int opener_ask(int sock);
