@@ -221,7 +221,14 @@ print("- otons over /bin/true: %.2f" % add("otons -- /bin/true", "/bin/true"))
 print("- otomount (member view), in otons: %.2f" % add("otons -- otomount (member) -- /bin/true", "otons -- /bin/true"))
 print("- otoexec, in otons: %.2f" % add("otons -- otoexec -- /bin/true", "otons -- /bin/true"))
 print("- otonet over /bin/true: %.2f" % add("otonet -- /bin/true", "/bin/true"))
-print("- otonet, in the whole chain: %.2f" % add("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)"))
+# A stage against the chain without it, round by round: the machine's drift
+# between runs moves both alike, so these ratios compare builds of otonet
+# and otogate better than either line's ratio to bwrap does.
+def over(a, b):
+    return statistics.median(x / y for x, y in zip(times[a], times[b]))
+print("- otonet, in the whole chain: %.2f (paired: %.3fx the chain without network)"
+      % (add("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)"),
+         over("otorun (whole chain, with otonet)", "otorun --no-net (whole chain)")))
 print("- the session's record (--log-fd: the refusal log's socket, the session's id, its open and close lines), without network: %.2f; with otonet: %.2f"
       % (add("otorun --no-net --log-fd 3 (the session's record)", "otorun --no-net (whole chain)"),
          add("otorun --log-fd 3 (the session's record, with otonet)", "otorun (whole chain, with otonet)")))
@@ -241,12 +248,9 @@ print()
 nonet = med["otorun --no-net (whole chain)"] / med[ref]
 net = med["otorun (whole chain, with otonet)"] / med[ref]
 gated = med["otorun --grant (whole chain, with otogate and one grant)"] / med[ref]
-# The gateway against the chain it fronts, round by round: the machine's
-# drift between runs moves both alike, so this ratio compares builds of
-# otogate better than either line's ratio to bwrap does.
 g, n = "otorun --grant (whole chain, with otogate and one grant)", "otorun (whole chain, with otonet)"
 print("- otogate and one grant, in the whole chain: %.2f (paired: %.3fx the chain with otonet)"
-      % (add(g, n), statistics.median(a / b for a, b in zip(times[g], times[n]))))
+      % (add(g, n), over(g, n)))
 print()
 print("Goals: whole chain without network %.2fx bwrap (goal <= 1.0): %s; with otonet %.2fx (goal <= 1.0): %s; "
       "with otogate and one grant %.2fx (goal <= 1.5): %s"
