@@ -78,10 +78,12 @@ int xopener_start(const char *as, pid_t *pid)
 	 * A device everyone may open (0666, the Debian default): the child
 	 * opens it itself, as an unprivileged caller's does, and root has
 	 * nothing to do (no process to fork, to exit and to reap at every
-	 * launch). The mode alone decides: where the child is refused all the
+	 * launch). Everyone: the owner and the group too, since the account
+	 * may be either (at 0606 a member of the device's group may not open
+	 * it). The mode alone decides: where the child is refused all the
 	 * same (an ACL, a device cgroup), it says so as that caller's would.
 	 */
-	if (stat("/dev/net/tun", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0006) == 0006) {
+	if (stat("/dev/net/tun", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 0666) == 0666) {
 		debugx("/dev/net/tun is open to all (mode %04o): no TUN opener",
 		       (unsigned int)(st.st_mode & 07777));
 		return -1;
