@@ -323,11 +323,17 @@ test_the_ca_bundle_is_parsed_as_needed() {
 	chmod 0644 "$B"/*.pem
 	for f in "bad64.pem:a certificate that is not base64" "cut.pem:a certificate without its END line" \
 		"none.pem:no certificate in it" ".:Invalid argument" "absent.pem:No such file or directory"; do
-		rm -f "$T/ran"
+		rm -f "$T/ran" "$T/chain"
 		run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS \
 			--grant "API_KEY=https://$API:8443" --ca-file "$B/${f%%:*}" -- \
+			sh -c 'echo $$ >"$1"; sleep 0.3; shift; exec "$@"' sh "$T/chain" \
 			"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
 		assertEquals "${f%%:*}" 111 "$rc"
+		# The chain (otonet, its pid the shell's, which is slow to start
+		# here) ended before otogate did: gone, or a zombie of init's to
+		# reap; never still running.
+		state=$(awk '{ print $3 }' "/proc/$(cat "$T/chain")/stat" 2>/dev/null)
+		assertTrue "${f%%:*}: the chain still runs ($state)" "[ -z '$state' ] || [ '$state' = Z ]"
 		case ${f#*:} in
 		[A-Z]*) want="otogate: fatal: unable to read the CA bundle $B/${f%%:*}: ${f#*:}" ;;
 		*) want="otogate: fatal: unable to load the CA bundle $B/${f%%:*}: ${f#*:}" ;;

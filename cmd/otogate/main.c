@@ -26,10 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <openssl/ssl.h>
@@ -69,6 +71,30 @@ static void xchild_env(const struct otogate_opts *o, int fd, int cafd, int go)
 	snprintf(num, sizeof(num), "%d", go);
 	if (setenv("OTO_GATE_GO", num, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_GATE_GO for the child");
+}
+
+/* The chain, between the fork and the go: its pid, and the go pipe's write end. */
+static pid_t chain_pid = -1;
+static int chain_go = -1;
+
+/*
+ * A fatal error between the fork and the go (die's hook): the chain's
+ * otonet hears the go pipe close and ends without running anything; the
+ * gateway waits for it to end (at most a second: a program that does not
+ * wait for the go is left to run), so that otogate's caller sees no
+ * process of the chain, and no line of it, after otogate's exit.
+ */
+static void chain_end(void)
+{
+	struct pollfd p = { .events = POLLIN };
+
+	close(chain_go);
+	p.fd = (int)syscall(SYS_pidfd_open, chain_pid, 0);
+	if (p.fd < 0)
+		return;
+	while (poll(&p, 1, 1000) < 0 && errno == EINTR)
+		;
+	close(p.fd);
 }
 
 static void xopenssl_init(void)
@@ -161,6 +187,9 @@ int main(int argc, char **argv)
 	close(go[0]);
 	if (cafd >= 0)
 		close(cafd);
+	chain_pid = pid;
+	chain_go = go[1];
+	log_at_die = chain_end;
 
 	/*
 	 * 5. The upstreams' addresses and the CA bundle, while the host's files
@@ -187,6 +216,8 @@ int main(int argc, char **argv)
 	xsecrets_open(&o, &secrets);
 	if (write(go[1], "g", 1) != 1)
 		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
+	/* From the go on, the chain runs: a failure of the gateway leaves it (fail closed). */
+	log_at_die = NULL;
 	close(go[1]);
 	xgate_confine();
 	xgate_lockdown();
