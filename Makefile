@@ -125,8 +125,8 @@ $(O)/liboto.a: $(LIBOBJ)
 # would compile them with, runs on the build machine, and writes the C file
 # that embeds them. otoexec's built-in profiles (tests/test_otoexec.sh checks
 # that they are byte for byte what otoexec compiles from the texts at run
-# time); otonet's relay and TUN holder filters and otogate's (libseccomp runs
-# here, not in the relay or the gateway at every launch).
+# time); otonet's relay filter and otogate's (libseccomp runs here, not in
+# the relay or the gateway at every launch).
 define bpfgen_rule
 $(O)/gen/$(1)_bpfgen: $(2) $(O)/liboto.a
 	@mkdir -p $$(@D)

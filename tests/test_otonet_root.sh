@@ -134,15 +134,13 @@ test_root_at_0600_the_relay_is_unprivileged_and_alone() {
 	# Its own user namespace, not the host's; the fake host's network.
 	assertNotEquals "$(readlink /proc/self/ns/user)" "$(readlink /proc/$relay/ns/user)"
 	assertEquals "$(in_host readlink /proc/self/ns/net)" "$(readlink /proc/$relay/ns/net)"
-	# The opener, root, is gone: the relay's two children are the agent and
-	# the TUN's holder (lockdown.c), both --as; no other process.
+	# The opener, root, is gone: the relay's one child is the agent, --as; no
+	# other process.
 	kids=$(cat /proc/$relay/task/$relay/children)
-	assertEquals "the relay's children: $kids" 2 "$(echo $kids | wc -w)"
-	assertEquals "the agent and the holder" "otonet
-sh" "$(for k in $kids; do cat /proc/$k/comm; done | sort)"
-	for k in $kids; do
-		assertEquals "$(cat /proc/$k/comm)" "Uid:	65534	65534	65534	65534" "$(grep '^Uid:' /proc/$k/status)"
-	done
+	kids=$(echo $kids)
+	assertEquals "the relay's children: $kids" 1 "$(echo $kids | wc -w)"
+	assertEquals "the agent" "sh" "$(cat /proc/$kids/comm)"
+	assertEquals "Uid:	65534	65534	65534	65534" "$(grep '^Uid:' /proc/$kids/status)"
 	wait $relay
 	assertEquals 0 $?
 }

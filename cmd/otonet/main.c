@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -80,7 +81,7 @@ static void xgateway_take(struct otonet_opts *o)
  * OTO_GATE_GO, from otogate: a pipe's read end on which the gateway writes
  * "g" once it holds the values (or which ends when it failed: it said
  * why). The child waits for it after it built the network, before the rest
- * of the chain may run; the relay and the holder have no use for it.
+ * of the chain may run; the relay has no use for it.
  */
 static void xgo_take(struct otonet_opts *o)
 {
@@ -141,7 +142,7 @@ static void filter_wait(void)
 
 /*
  * --ask-fd: the decider's socket is the relay's alone (close-on-exec: the
- * child's exec, so the sandbox, never has it; the holder closes it too).
+ * child's exec, so the sandbox, never has it).
  */
 static void xask_take(const struct otonet_opts *o)
 {
@@ -199,7 +200,7 @@ int main(int argc, char **argv)
 	struct relay *relay;
 	struct session session;
 	struct ipaddr resolver;
-	int sv[2], said[2], tun, sigfd, status, opener, holder, audit, resolv_fs;
+	int sv[2], said[2], tun, sigfd, status, opener, audit, resolv_fs;
 	char audit_env[256];
 	sigset_t mask, old;
 	pid_t pid, opener_pid;
@@ -260,8 +261,12 @@ int main(int argc, char **argv)
 	/*
 	 * 3. The child builds the sandbox's network (asking the opener for the
 	 *    device where it may not open it), sends the TUN fd, and execs once
-	 *    the filter stands.
+	 *    the filter stands. What the child leaves behind when it exits comes
+	 *    to the relay (a subreaper), so that the relay knows, at its end,
+	 *    whether anything is left in the sandbox (relay.c, xrelay_leave).
 	 */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		die(EXIT_SYS, errno, "unable to become the subreaper of the sandbox's processes");
 	pid = fork();
 	if (pid < 0)
 		die(EXIT_SYS, errno, "unable to fork the child that makes the sandbox");
@@ -323,7 +328,6 @@ int main(int argc, char **argv)
 	 */
 	raise_nofile(o.max_flows + 64);
 	xrelay_confine();
-	holder = xrelay_holder_start();
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
 		die(EXIT_SYS, errno, "unable to create a signalfd");
@@ -371,10 +375,6 @@ int main(int argc, char **argv)
 	 * its exit. Reaped here: the relay starts with the child as its only child.
 	 */
 	reap_opener(opener_pid);
-	/* The holder's reference: tun0's removal then waits in its exit, not the relay's. */
-	if (fd_send(holder, tun, 0) < 0)
-		debugx("the TUN's holder is gone (%s): the relay's exit removes tun0",
-		       strerror(errno));
 	if (resolv_fs >= 0)
 		close(resolv_fs);
 

@@ -478,21 +478,15 @@ noreturn void xrelay_run(struct relay *r, int tun);
  * relay_badcall makes a call outside it (OTO_TEST_RELAY_BADCALL, tests only).
  */
 void xrelay_confine(void);
-/*
- * Fork the TUN's holder (lockdown.c), after xrelay_confine: the relay's end
- * of the socket to it, to send the TUN on (fd_send) and keep open until exit.
- */
-int xrelay_holder_start(void);
 void xrelay_lockdown(void);
 /*
- * seccomp.c: the relay's and the holder's filters as libseccomp contexts, or
- * NULL with errno; the build compiles them (gen/bpfgen.c) into these arrays
- * of struct sock_filter (8-aligned), which lockdown.c loads.
+ * seccomp.c: the relay's filter as a libseccomp context, or NULL with
+ * errno; the build compiles it (gen/bpfgen.c) into this array of struct
+ * sock_filter (8-aligned), which lockdown.c loads.
  */
 void *relay_filter(void);
-void *holder_filter(void);
-extern const unsigned char OTONET_RELAY_BPF[], OTONET_HOLDER_BPF[];
-extern const size_t OTONET_RELAY_BPF_LEN, OTONET_HOLDER_BPF_LEN;
+extern const unsigned char OTONET_RELAY_BPF[];
+extern const size_t OTONET_RELAY_BPF_LEN;
 void relay_badcall(void);
 
 #endif

@@ -8,11 +8,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_tun.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -23,13 +25,36 @@
 #include "relay.h"
 
 /*
+ * The child is gone and the relay ends with its status. Its close of the
+ * TUN is the last one: it removes tun0 (unregister_netdevice, which waits
+ * for RCU grace periods), inside the relay's exit, which otonet's caller
+ * waits for. Where nothing is left in the sandbox (others: no process the
+ * child left behind, whose subreaper the relay is, main.c), tun0 is first
+ * made persistent: the close leaves it, and the end of its network
+ * namespace, which follows at once in a kernel worker, removes it off
+ * everyone's way. Where something is left, or the relay dies instead,
+ * tun0 goes in the relay's exit as it always did, and what is left finds
+ * no network at once (fail closed).
+ */
+static noreturn void xrelay_leave(struct relay *r, int status, int others)
+{
+	if (!others && r->tun >= 0 && ioctl(r->tun, TUNSETPERSIST, 1) < 0)
+		debugx("relay: tun0 goes in the relay's exit (TUNSETPERSIST: %s)", strerror(errno));
+	session_close(r->cfg->session, r->cfg->log_fd, wait_code(status));
+	exit(wait_code(status));
+}
+
+/*
  * What waits in the signalfd: the child's exit ends the relay with the
- * child's status; any other signal is passed on to the child.
+ * child's status; any other signal is passed on to the child. Every child
+ * that exited is reaped: the child, and what it left behind (orphans come
+ * to the relay, their subreaper); one SIGCHLD may stand for several.
  */
 static void xsignals(struct relay *r, int sigfd)
 {
 	struct signalfd_siginfo si;
-	int status;
+	int status, child_status = 0, child_gone = 0;
+	pid_t pid;
 
 	while (r->sys->read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR2 && r->cfg->badcall)
@@ -38,10 +63,14 @@ static void xsignals(struct relay *r, int sigfd)
 			kill(r->cfg->child, (int)si.ssi_signo);
 			continue;
 		}
-		if (waitpid(r->cfg->child, &status, WNOHANG) == r->cfg->child) {
-			session_close(r->cfg->session, r->cfg->log_fd, wait_code(status));
-			exit(wait_code(status));
-		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			if (pid == r->cfg->child) {
+				child_status = status;
+				child_gone = 1;
+			}
+		/* 0: children left, still running; -1 (ECHILD): none. */
+		if (child_gone)
+			xrelay_leave(r, child_status, pid == 0);
 	}
 }
 

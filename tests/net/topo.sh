@@ -287,7 +287,7 @@ failclosed_probe() {
 assertFailedClosed() {
 	assertTrue "the agent died with the relay" "wait_gone $(cat "$T/agent") 2"
 	n=0
-	while [ "$(wc -l <"$T/gc" 2>/dev/null)" != 3 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	while [ "$(wc -l 2>/dev/null <"$T/gc")" != 3 ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 	assertEquals "tun-gone
 ENETUNREACH
 ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
