@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The relay's seccomp filter (lockdown.c), as
- * libseccomp contexts. Pure: the build compiles them once into the BPF that
- * otonet loads (gen/bpfgen.c, $(O)/gen/otonet_bpf.c), so that the relay does
- * not run libseccomp at every launch (CPU time the agent's own start would
- * share the machine with); the sanitizer build
- * compiles them at run time instead (its runtime needs one call more).
+ * The relay's seccomp filter (lockdown.c), as a libseccomp context. Pure:
+ * the build compiles it once into the BPF that otonet loads (gen/bpfgen.c,
+ * $(O)/gen/otonet_bpf.c), so that the relay does not run libseccomp at
+ * every launch (CPU time the agent's own start would share the machine
+ * with); the sanitizer build compiles it at run time instead (its runtime
+ * needs one call more).
  */
 #include <errno.h>
 #include <linux/if_tun.h>
