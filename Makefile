@@ -167,7 +167,7 @@ UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
 # pure code only. None may hold an exit path (die, die_usage, opt_die, an
 # x-prefixed function, lib/oto.h): a unit test that links one is refused here.
 UNIT_EXITS := ' [TtWw] (die|die_usage|opt_die|x[a-z0-9_]*)$$'
-build/unit/%: tests/unit/%.c $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
+build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
 	@mkdir -p build/unit
 	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
 		-lcmocka -lseccomp -lsodium -lcap

@@ -8,8 +8,8 @@
  * numbers, a foreign architecture, and the arguments the built-in profiles
  * test, exactly what the same profile compiled without it (filter_mode's
  * plain: every number a libseccomp rule, as before the prefix) gives. Both
- * sets are run here by a small classic-BPF interpreter, and their programs
- * combined the kernel's way (the strictest action wins).
+ * sets are run here by a small classic-BPF interpreter (bpf_run.h), and
+ * their programs combined the kernel's way (the strictest action wins).
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -27,92 +27,7 @@
 #include <seccomp.h>
 
 #include "otoexec/otoexec.h"
-
-/* Classic BPF as seccomp runs it, on a struct seccomp_data; -1: an instruction not handled. */
-static int64_t run(const struct sock_filter *f, size_t n, const struct seccomp_data *d)
-{
-	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-	const unsigned char *data = (const unsigned char *)d;
-
-	for (size_t pc = 0; pc < n; pc++) {
-		const struct sock_filter *i = &f[pc];
-		uint32_t v;
-
-		switch (i->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			if (i->k + 4 > sizeof(*d))
-				return -1;
-			memcpy(&a, data + i->k, 4);
-			break;
-		case BPF_LD | BPF_IMM:
-			a = i->k;
-			break;
-		case BPF_LD | BPF_MEM:
-			a = mem[i->k % BPF_MEMWORDS];
-			break;
-		case BPF_LDX | BPF_IMM:
-			x = i->k;
-			break;
-		case BPF_LDX | BPF_MEM:
-			x = mem[i->k % BPF_MEMWORDS];
-			break;
-		case BPF_ST:
-			mem[i->k % BPF_MEMWORDS] = a;
-			break;
-		case BPF_STX:
-			mem[i->k % BPF_MEMWORDS] = x;
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= i->k;
-			break;
-		case BPF_MISC | BPF_TAX:
-			x = a;
-			break;
-		case BPF_MISC | BPF_TXA:
-			a = x;
-			break;
-		case BPF_JMP | BPF_JA:
-			pc += i->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-		case BPF_JMP | BPF_JGT | BPF_K:
-		case BPF_JMP | BPF_JGE | BPF_K:
-		case BPF_JMP | BPF_JSET | BPF_K:
-		case BPF_JMP | BPF_JEQ | BPF_X:
-		case BPF_JMP | BPF_JGT | BPF_X:
-		case BPF_JMP | BPF_JGE | BPF_X:
-		case BPF_JMP | BPF_JSET | BPF_X: {
-			int t;
-
-			v = BPF_SRC(i->code) == BPF_X ? x : i->k;
-			switch (BPF_OP(i->code)) {
-			case BPF_JEQ:
-				t = a == v;
-				break;
-			case BPF_JGT:
-				t = a > v;
-				break;
-			case BPF_JGE:
-				t = a >= v;
-				break;
-			case BPF_JSET:
-			default:
-				t = (a & v) != 0;
-				break;
-			}
-			pc += t ? i->jt : i->jf;
-			break;
-		}
-		case BPF_RET | BPF_K:
-			return i->k;
-		case BPF_RET | BPF_A:
-			return a;
-		default:
-			return -1;
-		}
-	}
-	return -1; /* fell off the end: the kernel's checker refuses such a program */
-}
+#include "bpf_run.h"
 
 /* Every program of the set, the kernel's way: the strictest action, the last loaded first. */
 static uint32_t verdict(const struct bpf_set *s, const struct seccomp_data *d)
@@ -120,7 +35,7 @@ static uint32_t verdict(const struct bpf_set *s, const struct seccomp_data *d)
 	uint32_t best = SECCOMP_RET_ALLOW;
 
 	for (size_t i = s->nprog; i-- > 0;) {
-		int64_t r = run(s->prog[i].insn, s->prog[i].len, d);
+		int64_t r = bpf_run(s->prog[i].insn, s->prog[i].len, d);
 
 		assert_true(r >= 0);
 		if ((int32_t)((uint32_t)r & SECCOMP_RET_ACTION_FULL) <
@@ -284,11 +199,11 @@ static void test_prefix_shape(void **state)
 								    : fallthrough;
 
 		d.nr = nr;
-		assert_int_equal(run(f, n + 1, &d), want);
+		assert_int_equal(bpf_run(f, n + 1, &d), want);
 	}
 	d.arch = AUDIT_ARCH_I386;
 	d.nr = 3;
-	assert_int_equal(run(f, n + 1, &d), fallthrough);
+	assert_int_equal(bpf_run(f, n + 1, &d), fallthrough);
 	/* Over the limits: nothing written. */
 	assert_int_equal(bpf_prefix(f, AUDIT_ARCH_X86_64, g, BPF_PREFIX_MAX_GROUPS + 1), 0);
 }
