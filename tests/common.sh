@@ -139,6 +139,11 @@ assertOneLine() { # PROG
 	assertTrue "stderr starts with $1: fatal: ($(cat "$T/err"))" "grep -q '^$1: fatal: ' '$T/err'"
 }
 
+# proc_state PID: its state letter (R, S, Z, ...) from /proc/PID/stat, empty
+# once it is gone. The name may hold spaces and parentheses: the last ") "
+# ends it.
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
+
 # wait_child PID SECONDS: wait at most SECONDS for PID, a child of this shell,
 # and keep its exit code in $rc. Past the limit it is killed (SIGKILL) and
 # reaped, and the call returns 1: a test fails instead of hanging the suite.
@@ -147,7 +152,7 @@ assertOneLine() { # PROG
 wait_child() {
 	_n=$(($2 * 20))
 	while [ "$_n" -gt 0 ]; do
-		case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) in
+		case $(proc_state "$1") in
 		'' | Z) break ;;
 		esac
 		sleep 0.05

@@ -332,7 +332,7 @@ test_the_ca_bundle_is_parsed_as_needed() {
 		# The chain (otonet, its pid the shell's, which is slow to start
 		# here) ended before otogate did: gone, or a zombie of init's to
 		# reap; never still running.
-		state=$(awk '{ print $3 }' "/proc/$(cat "$T/chain")/stat" 2>/dev/null)
+		state=$(proc_state "$(cat "$T/chain")")
 		assertTrue "${f%%:*}: the chain still runs ($state)" "[ -z '$state' ] || [ '$state' = Z ]"
 		case ${f#*:} in
 		[A-Z]*) want="otogate: fatal: unable to read the CA bundle $B/${f%%:*}: ${f#*:}" ;;
