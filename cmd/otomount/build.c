@@ -215,9 +215,17 @@ static void xbuild_etc(struct view_state *v)
 	struct etc_trees t;
 
 	xetc_join(v, &t);
-	for (size_t i = 0; i < t.n; i++)
-		if (t.dirs[i].tree >= 0)
-			xbuild_attach(v, t.dirs[i].dst, t.dirs[i].tree, 1, t.dirs[i].dst);
+	/* Their mount points are the thread's, in the tmpfs that is /etc by now. */
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.dirs[i].tree < 0)
+			continue;
+		debugx("mount %s", t.dirs[i].dst);
+		if (mnt_move(t.dirs[i].tree, t.dirs[i].at) < 0)
+			die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", t.dirs[i].dst,
+			    t.dirs[i].dst);
+		close(t.dirs[i].tree);
+		close(t.dirs[i].at);
+	}
 	if (t.mask) {
 		debugx("hide %s", t.mask);
 		xbuild_mask(v, t.mask);

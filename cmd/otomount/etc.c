@@ -121,8 +121,10 @@ static const char *const ETC_ALLOW[] = {
  * preparation and the build (on another CPU: a large part of otomount's
  * time). It looks up the host's entries beneath the host's /etc
  * fd, writes the copies, links and generated files straight into the
- * detached tmpfs through its fd, and clones the directories, which build.c
- * attaches after the join (P_ETC in the plan), after the tmpfs itself.
+ * detached tmpfs through its fd, and clones the directories, each with its
+ * mount point made and opened in the tmpfs; build.c attaches each clone on
+ * its mount point's fd after the join (P_ETC in the plan), after the tmpfs
+ * itself, with no path looked up again.
  * At the join the main thread takes the entries left too, instead of
  * waiting: the clones are then made in no fixed order (their mount ids, and
  * so their order in mountinfo, vary), and attached in ETC_ALLOW's order.
@@ -246,11 +248,25 @@ static void xetc_entry(struct etc_job *j, size_t idx)
 	} else if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		int tree = mnt_clone(fd, "", MNT_RO | MOUNT_ATTR_NOEXEC);
 		char *path = xetc_path(name);
+		const char *base;
+		int dir, at = -1;
 
 		if (tree < 0)
 			die(EXIT_SYS, errno, "unable to bind %s on %s (open_tree)", path, path);
+		/*
+		 * Its mount point too, in the tmpfs (ours, no host tree), and
+		 * opened here: the build attaches the clone on this fd, with no
+		 * lookup of its own, once the tmpfs is /etc.
+		 */
+		dir = etc_dir_of(j, name, &base);
+		if (dir >= 0 && mkdirat(dir, base, 0755) == 0)
+			at = openat(dir, base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (at < 0)
+			die(EXIT_SYS, errno, "unable to make the mount point %s", path);
+		etc_dir_done(j, dir);
 		j->dirs[idx].dst = path;
 		j->dirs[idx].tree = tree;
+		j->dirs[idx].at = at;
 	} else if (fd >= 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= ETC_COPY_MAX) {
 		xetc_write(j, name, fd, NULL, (size_t)st.st_size, st.st_mode & 0755);
 	}
@@ -325,7 +341,7 @@ void xetc_start(struct view_state *v, const struct otomount_opts *o)
 	j->v = v;
 	j->o = o;
 	for (size_t i = 0; i < ETC_DIRS; i++)
-		j->dirs[i].tree = -1;
+		j->dirs[i].tree = j->dirs[i].at = -1;
 	atomic_init(&j->next, 0);
 	j->host = host_open("/etc", O_PATH | O_DIRECTORY | O_NOFOLLOW);
 	if (j->host < 0)

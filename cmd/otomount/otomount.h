@@ -222,6 +222,7 @@ void xsources_ca(struct view_state *v, const struct otomount_opts *o);
 struct etc_tree {
 	char *dst; /* in the view */
 	int tree;  /* a detached clone of the host's directory; -1: none */
+	int at;	   /* its mount point, made in /etc's tmpfs (O_PATH) */
 };
 
 /* What /etc's thread leaves to be made: build.c attaches the trees, then the mask. */
