@@ -186,13 +186,24 @@ static int is_ro_later(const struct view_state *v, int fd)
 	return 0;
 }
 
+/* A detached tree onto its mount point's fd (dst's), both closed but for a tree kept. */
+static void xbuild_move(const struct view_state *v, const char *dst, int tree, int target,
+			const char *src)
+{
+	debugx("mount %s", dst);
+	if (mnt_move(tree, target) < 0)
+		die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", src, dst);
+	close(target);
+	if (!is_ro_later(v, tree))
+		close(tree);
+}
+
 /* A detached tree on dst, its mount point made first (a directory, or a file). */
 static void xbuild_attach(struct view_state *v, const char *dst, int tree, int is_dir,
 			  const char *src)
 {
 	int target;
 
-	debugx("mount %s", dst);
 	dir_forget(&v->dir);
 	target = path_make_beneath(&v->host, v->root, dst, is_dir);
 	if (target < 0 && errno == EXDEV)
@@ -202,11 +213,7 @@ static void xbuild_attach(struct view_state *v, const char *dst, int tree, int i
 		    src, dst);
 	if (target < 0)
 		die(EXIT_SYS, errno, "unable to make the mount point %s for %s", dst, src);
-	if (mnt_move(tree, target) < 0)
-		die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", src, dst);
-	close(target);
-	if (!is_ro_later(v, tree))
-		close(tree);
+	xbuild_move(v, dst, tree, target, src);
 }
 
 /* /etc's directories, once its thread is done, and the mask laid over one of them. */
@@ -216,16 +223,9 @@ static void xbuild_etc(struct view_state *v)
 
 	xetc_join(v, &t);
 	/* Their mount points are the thread's, in the tmpfs that is /etc by now. */
-	for (size_t i = 0; i < t.n; i++) {
-		if (t.dirs[i].tree < 0)
-			continue;
-		debugx("mount %s", t.dirs[i].dst);
-		if (mnt_move(t.dirs[i].tree, t.dirs[i].at) < 0)
-			die(EXIT_SYS, errno, "unable to mount %s on %s (move_mount)", t.dirs[i].dst,
-			    t.dirs[i].dst);
-		close(t.dirs[i].tree);
-		close(t.dirs[i].at);
-	}
+	for (size_t i = 0; i < t.n; i++)
+		if (t.dirs[i].tree >= 0)
+			xbuild_move(v, t.dirs[i].dst, t.dirs[i].tree, t.dirs[i].at, t.dirs[i].dst);
 	if (t.mask) {
 		debugx("hide %s", t.mask);
 		xbuild_mask(v, t.mask);
