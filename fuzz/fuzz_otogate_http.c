@@ -10,7 +10,8 @@
  *   - a head it accepts, rewritten with a phantom replaced by the real value
  *     in the grant's headers (identity asked for), parses again to the same
  *     request line, the same header names but for those identity drops and
- *     adds, the same framing (no phantom left in a grant's header, every
+ *     adds and the hop-by-hop ones (Connection's own default, then), the
+ *     same framing (no phantom left in a grant's header, every
  *     other value as it came): the rewrite can never turn a header into a
  *     body or the reverse;
  *   - the body read whole and read in cut pieces ends at the same byte with
@@ -71,14 +72,52 @@ static size_t body_read(const char *p, size_t n, struct http_body b, uint32_t se
 	return pos;
 }
 
-static int dropped(const char *name, size_t len)
+/* Whether a Connection header of the head in p names name[0, len) (a list of tokens). */
+static int connection_names(const char *p, const char *name, size_t len)
 {
-	static const char *const D[] = { "accept-encoding", "range", "if-range" };
+	for (uint32_t i = 0; i < whole.nheaders; i++) {
+		const struct http_header *h = &whole.h[i];
+		const char *v = p + h->value.off, *e = v + h->value.len;
 
-	for (size_t i = 0; i < 3; i++)
+		if (h->name.len != 10 || strncasecmp(p + h->name.off, "connection", 10))
+			continue;
+		while (v < e) {
+			const char *c = memchr(v, ',', (size_t)(e - v)), *s = v, *t = c ? c : e;
+
+			while (s < t && (*s == ' ' || *s == '\t'))
+				s++;
+			while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
+				t--;
+			if ((size_t)(t - s) == len && !strncasecmp(s, name, len))
+				return 1;
+			v = c ? c + 1 : e;
+		}
+	}
+	return 0;
+}
+
+/* What the rewrite leaves out: identity's, the hop-by-hop headers, those Connection names. */
+static int dropped(const char *p, const char *name, size_t len)
+{
+	static const char *const D[] = { "accept-encoding",
+					 "range",
+					 "if-range",
+					 "connection",
+					 "keep-alive",
+					 "proxy-connection",
+					 "proxy-authorization",
+					 "te",
+					 "trailer",
+					 "upgrade" };
+	static const char *const KEEP[] = { "host", "content-length", "transfer-encoding" };
+
+	for (size_t i = 0; i < sizeof(D) / sizeof(D[0]); i++)
 		if (strlen(D[i]) == len && !strncasecmp(D[i], name, len))
 			return 1;
-	return 0;
+	for (size_t i = 0; i < sizeof(KEEP) / sizeof(KEEP[0]); i++)
+		if (strlen(KEEP[i]) == len && !strncasecmp(KEEP[i], name, len))
+			return 0;
+	return connection_names(p, name, len);
 }
 
 static int granted(const char *name, size_t len)
@@ -102,7 +141,7 @@ static void check_rewrite(const char *p)
 	if (n < 0 || (size_t)n > bound)
 		abort();
 	for (uint32_t i = 0; i < whole.nheaders; i++)
-		kept += !dropped(p + whole.h[i].name.off, whole.h[i].name.len);
+		kept += !dropped(p, p + whole.h[i].name.off, whole.h[i].name.len);
 	memset(&again, 0, sizeof(again));
 	/*
 	 * The rewritten head may pass HTTP_MAX_HEAD or a line's limit (a longer real
@@ -124,14 +163,14 @@ static void check_rewrite(const char *p)
 	    memcmp(out + again.method.off, p + whole.method.off, whole.method.len) ||
 	    again.target.len != whole.target.len ||
 	    memcmp(out + again.target.off, p + whole.target.off, whole.target.len) ||
-	    again.minor != whole.minor || again.keep_alive != whole.keep_alive ||
+	    again.minor != whole.minor || again.keep_alive != (whole.minor == 1) ||
 	    again.body.kind != whole.body.kind || again.body.left != whole.body.left ||
 	    again.nheaders != kept + (whole.host < 0) + 1)
 		abort();
 	for (uint32_t i = 0; i < whole.nheaders; i++) {
 		const struct http_header *a = &whole.h[i], *b;
 
-		if (dropped(p + a->name.off, a->name.len))
+		if (dropped(p, p + a->name.off, a->name.len))
 			continue;
 		b = &again.h[j++];
 		if (a->name.len != b->name.len ||

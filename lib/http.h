@@ -18,7 +18,8 @@
  *     can be decoded before the replacer looks into it;
  *   - http_head_rewrite: the head again, with a phantom replaced by the real
  *     value in the headers a grant names only: never in another header, the
- *     method, the path, the query, a header's name, or the body;
+ *     method, the path, the query, a header's name, or the body; the
+ *     hop-by-hop headers left out;
  *   - http_repl_*: a streaming scrubber for responses, turning every
  *     occurrence of the real value, as it is and in its common encodings,
  *     back into the phantom whatever the buffer boundaries, without ever
@@ -262,8 +263,11 @@ struct http_rewrite {
  * the request line as it came, each header as "Name: value", the credential
  * put where w says, the Host header's value replaced by w->host when it is
  * not NULL, w->identity's changes; CRLF line ends, the empty line last.
- * Nothing else changes: not the method, path or query, not a header's name,
- * and not the body, which the caller forwards as it is. The length written,
+ * The headers that end at the gateway are left out: Connection, Keep-Alive,
+ * Proxy-Connection, Proxy-Authorization, TE, Trailer, Upgrade, and each one
+ * Connection names but Host, Content-Length and Transfer-Encoding. Nothing
+ * else changes: not the method, path or query, not a header's name, and not
+ * the body, which the caller forwards as it is. The length written,
  * *count the replacements; or -1 with errno EINVAL (r not complete, from
  * empty, to or host not a valid header value: http_value_ok) or ENOSPC (out
  * too small; 2 * r->head_len + 2 * (r->head_len / from_len + 1) * to_len +

@@ -7,7 +7,15 @@
  * they are decoded first). A phantom in any other header, the path or the
  * query goes upstream as the phantom: an upstream that echoes a header it
  * does not read as a credential (X-Debug, Referer) never had the value to
- * echo. Pure.
+ * echo.
+ *
+ * The headers that end at the gateway (RFC 9110, 7.6.1) are dropped: the
+ * hop-by-hop ones and those Connection names. TE would let the upstream send
+ * trailers the gateway passes over; a header the agent names in Connection is
+ * one it meant for the gateway alone. Host, Content-Length and
+ * Transfer-Encoding stay, whatever Connection says: the gateway frames the
+ * body and routes the request by them, and the body goes on as it came.
+ * Pure.
  */
 #include <errno.h>
 #include <string.h>
@@ -147,6 +155,52 @@ static int named(const struct http_rewrite *w, const char *name, size_t len)
 	return 0;
 }
 
+/* Whether the list v[0, n) (a Connection value) holds the token name[0, len). */
+static int listed(const char *v, size_t n, const char *name, size_t len)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t s, e;
+
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		s = i;
+		while (i < n && v[i] != ',')
+			i++;
+		e = i;
+		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (e - s == len && !strncasecmp(v + s, name, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the header name[0, len) ends at the gateway (see above). */
+static int hop_by_hop(const char *buf, const struct http_req *r, const char *name, size_t len)
+{
+	static const char *const hop[] = {
+		"connection", "keep-alive", "proxy-connection", "proxy-authorization",
+		"te",	      "trailer",    "upgrade"
+	};
+
+	for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
+		if (is(name, len, hop[i]))
+			return 1;
+	if (is(name, len, "host") || is(name, len, "content-length") ||
+	    is(name, len, "transfer-encoding"))
+		return 0;
+	for (uint32_t i = 0; i < r->nheaders; i++) {
+		const struct http_header *c = &r->h[i];
+
+		if (is(buf + c->name.off, c->name.len, "connection") &&
+		    listed(buf + c->value.off, c->value.len, name, len))
+			return 1;
+	}
+	return 0;
+}
+
 ssize_t http_head_rewrite(const char *buf, const struct http_req *r, const struct http_rewrite *w,
 			  char *out, size_t outsz, unsigned int *count)
 {
@@ -168,6 +222,8 @@ ssize_t http_head_rewrite(const char *buf, const struct http_req *r, const struc
 		const char *name = buf + h->name.off, *v = buf + h->value.off;
 		int k;
 
+		if (hop_by_hop(buf, r, name, h->name.len))
+			continue;
 		if (w->identity &&
 		    (is(name, h->name.len, "accept-encoding") || is(name, h->name.len, "range") ||
 		     is(name, h->name.len, "if-range")))

@@ -198,6 +198,22 @@ test_an_encoded_response_is_refused() {
 	assertContains "$(cat "$T/log")" '"status":502,'
 }
 
+# The headers that end at the gateway never reach the upstream: TE,
+# Connection and each header it names, Keep-Alive, Proxy-Connection,
+# Proxy-Authorization, Trailer. The body's framing, and the rest, go on.
+test_hop_by_hop_headers_stay_at_the_gateway() {
+	gate $GRANT -- $CLIENT hop
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertContains "$(cat "$T/out")" "hop: HTTP/1.1 200 OK"
+	assertContains "$(cat "$T/out")" '"body": "body"'
+	assertEquals "Host: $API:8443
+X-Stays: 2
+x-api-key: $REAL
+Transfer-Encoding: chunked
+Accept-Encoding: identity" "$(awk '/^== /{p = ($0 == "== POST /echo"); next}
+		p && /^\r?$/ {p = 0} p' "$TOPO_DIR/api/requests" | tr -d '\r')"
+}
+
 # Basic: the phantom inside base64 of user:password, swapped in the decoded credentials.
 test_basic_credentials_are_swapped_inside_their_base64() {
 	gate $GRANT -- $CLIENT basic

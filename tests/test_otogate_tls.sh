@@ -5,7 +5,8 @@
 # the session CA alone, and every outcome is the same as through
 # 10.0.2.4: the value where the grant puts it and nowhere else, no form of
 # it back from an upstream that reflects everything, an encoded response
-# refused, a close inside a response an error, bulk both ways exact.
+# refused, a close inside a response an error, bulk both ways exact, the
+# hop-by-hop headers left at the gateway.
 # run-as: root
 OTO_GATE_TRANSPARENT=1
 
@@ -16,6 +17,7 @@ suite() {
 		test_a_reflecting_upstream_returns_no_form_of_the_value \
 		test_an_encoded_response_is_refused \
 		test_basic_credentials_are_swapped_inside_their_base64 \
+		test_hop_by_hop_headers_stay_at_the_gateway \
 		test_a_grant_names_its_header test_a_body_delimited_by_the_close \
 		test_the_first_event_arrives_before_the_upstream_finishes \
 		test_flows_are_served_concurrently test_bulk_both_ways_on_fast_and_slow_links \

@@ -30,10 +30,12 @@ static int dns_labels_ok(const char *h)
 	return 1;
 }
 
-/* Headers a credential never goes in: the framing, the host, the connection. */
+/* Headers a credential never goes in: the framing, the host, the connection (the
+ * hop-by-hop ones never reach the upstream: http_head_rewrite leaves them out). */
 static const char *const NOT_CARRIER[] = {
-	"host",	   "content-length", "transfer-encoding", "connection", "te",	   "upgrade",
-	"trailer", "keep-alive",     "accept-encoding",	  "range",	"if-range"
+	"host",	    "content-length",	"transfer-encoding",  "connection",	 "te",
+	"upgrade",  "trailer",		"keep-alive",	      "accept-encoding", "range",
+	"if-range", "proxy-connection", "proxy-authorization"
 };
 
 /* header=NAME: one more header that carries the credential. */

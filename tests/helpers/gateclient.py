@@ -34,6 +34,9 @@
 #   te-cl, two-host   a request with both Transfer-Encoding and Content-Length,
 #                 or with two Host headers, on a connection of its own: the
 #                 status line and the body
+#   hop           POST /echo (a chunked body) with every hop-by-hop header and
+#                 one that Connection names, on a connection of its own: the
+#                 status line and the body
 #   bulk          POST /sum 1 MB of random bytes, GET /rand and GET /big (1 MiB
 #                 each, the one of Content-Length, the other chunked): "ok" for
 #                 each whose bytes are exact, else what came
@@ -174,6 +177,18 @@ def one(step):
         s.sendall(body)
         rest = recv_all(s)
         return "100 then " + rest.split(b"\r\n")[0].decode() + " " + rest.split(b"\r\n\r\n", 1)[1].decode()
+    elif step == "hop":
+        s = connect(10)
+        s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nTE: trailers\r\n"
+                  b"Connection: TE, X-Hop, keep-alive\r\nKeep-Alive: timeout=5\r\n"
+                  b"Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic YTpi\r\n"
+                  b"Trailer: X-T\r\nX-Hop: 1\r\nX-Stays: 2\r\nx-api-key: " + key.encode() +
+                  b"\r\nTransfer-Encoding: chunked\r\nconnection: close\r\n\r\n"
+                  b"4\r\nbody\r\n0\r\n\r\n")
+        got = recv_all(s)
+        s.close()
+        head, _, body = got.partition(b"\r\n\r\n")
+        return head.split(b"\r\n")[0].decode() + " " + body.decode().strip()
     elif step == "bulk":
         import hashlib, random
         up = os.urandom(1000000)

@@ -821,6 +821,48 @@ static void test_rewrite_identity(void **state)
 		    "Accept-Encoding: identity\r\n\r\n");
 }
 
+/*
+ * The headers that end at the gateway stay there: the hop-by-hop ones, and
+ * those Connection names (any case, any spacing, in any Connection line),
+ * but never the three the gateway frames and routes the request by.
+ */
+static void test_rewrite_hop_by_hop(void **state)
+{
+	static const char req[] = "POST /v1 HTTP/1.1\r\n"
+				  "Host: h\r\n"
+				  "TE: trailers, deflate\r\n"
+				  "Connection: keep-alive, X-Hop ,x-api-key\r\n"
+				  "Keep-Alive: timeout=5\r\n"
+				  "Proxy-Connection: keep-alive\r\n"
+				  "Proxy-Authorization: Basic YTpi\r\n"
+				  "Trailer: X-T\r\n"
+				  "x-hop: 1\r\n"
+				  "X-Hopper: 2\r\n"
+				  "x-api-key: oto-phantom-0123456789abcdef\r\n"
+				  "Authorization: Bearer oto-phantom-0123456789abcdef\r\n"
+				  "connection:\tTE,host, Content-Length,transfer-encoding,,\r\n"
+				  "Transfer-Encoding: chunked\r\n"
+				  "\r\n";
+	struct http_rewrite w = rw("up", 0);
+	char out[1024];
+	unsigned int n;
+	ssize_t len;
+
+	(void)state;
+	assert_int_equal(parse(req), HTTP_OK);
+	len = http_head_rewrite(req, &R, &w, out, sizeof(out), &n);
+	assert_int_equal(n, 1);
+	assert_head(out, len,
+		    "POST /v1 HTTP/1.1\r\nHost: up\r\nX-Hopper: 2\r\n"
+		    "Authorization: Bearer sk-ant-api03-REALKEY\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n");
+	/* HTTP/1.0: the same; the Host the gateway adds stays. */
+	len = rewrite("GET / HTTP/1.0\r\nConnection: keep-alive, host\r\nTE: x\r\n"
+		      "Content-Length: 0\r\n\r\n",
+		      "up", out, sizeof(out), &n);
+	assert_head(out, len, "GET / HTTP/1.0\r\nContent-Length: 0\r\nHost: up\r\n\r\n");
+}
+
 static void test_rewrite_refusals_and_bound(void **state)
 {
 	static const char req[] =
@@ -1359,6 +1401,7 @@ int main(void)
 		cmocka_unit_test(test_rewrite_named_headers_only),
 		cmocka_unit_test(test_rewrite_basic_and_schemes),
 		cmocka_unit_test(test_rewrite_identity),
+		cmocka_unit_test(test_rewrite_hop_by_hop),
 		cmocka_unit_test(test_rewrite_refusals_and_bound),
 		cmocka_unit_test(test_value_ok),
 		cmocka_unit_test(test_repl_every_form),

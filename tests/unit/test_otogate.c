@@ -102,6 +102,8 @@ static void test_grants(void **state)
 		"K=https://a,header=content-length",
 		"K=https://a,header=Transfer-Encoding",
 		"K=https://a,header=Accept-Encoding",
+		"K=https://a,header=Proxy-Authorization",
+		"K=https://a,header=proxy-connection",
 		"K=https://a,header=a,header=b,header=c,header=d,header=e,header=f,header=g,"
 		"header=h,header=i",
 		"K=https://"
