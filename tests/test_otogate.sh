@@ -359,6 +359,24 @@ test_the_ca_bundle_is_parsed_as_needed() {
 	done
 }
 
+# --ca-file is certificates: a CA's key and certificate in one file (the
+# test CA's, the key first, as mitmproxy's mitmproxy-ca.pem) is refused,
+# 101 in one line naming the fix, the chain never started.
+test_a_ca_file_with_a_private_key_is_refused() {
+	B=$T/bundle
+	mkdir -p "$B" && chmod 0755 "$B"
+	cat "$TOPO_DIR/pki/ca.key" "$TOPO_DIR/pki/ca.pem" >"$B/mitm.pem"
+	chmod 0600 "$B/mitm.pem"
+	first=$(head -n1 "$B/mitm.pem")
+	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS \
+		--grant "API_KEY=https://$API:8443" --ca-file "$B/mitm.pem" -- \
+		"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
+	assertEquals "$(cat "$T/err")" 101 "$rc"
+	assertEquals "otogate: fatal: --ca-file $B/mitm.pem: a private key at line 1 ($first): give a file of the CA's certificates alone (openssl x509 -in FILE -out ca.crt)" \
+		"$(gate_fatal)"
+	assertFalse "the chain ran" "[ -e '$T/ran' ]"
+}
+
 # The gateway's TLS is its own, whatever the host's openssl.cnf says
 # (otogate reads none): security level 2, so an upstream whose certificate
 # has a 1024-bit RSA key, signed by the trusted test CA, is refused before

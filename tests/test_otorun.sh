@@ -415,6 +415,53 @@ fatal: https://localhost:8443/r/info/refs
 	assertFalse "nothing ran" "[ -e $T/ran ]"
 }
 
+# --ca-file brings its certificates alone. A CA's key and certificate in
+# one file (mitmproxy's mitmproxy-ca.pem: the key first), or a key after
+# the certificate with CRLF line ends, is refused: 101, one line naming
+# the fix, nothing run. Run by root, otorun reads the file (root's alone,
+# mode 0600) and refuses it before the chain starts; otherwise otomount
+# does, before the view. A file of certificates among comments, openssl's
+# subject= lines, a CRL and CRLF line ends gives the view's bundle the
+# host's and the certificate, byte for byte, and nothing else.
+test_ca_file_brings_certificates_only() {
+	command -v openssl >/dev/null || { skip "openssl is not installed"; return 0; }
+	K=$T/ca
+	mkdir -p "$K"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj "/CN=oto test private CA" -keyout "$K/ca.key" -out "$K/ca.pem" 2>/dev/null
+	cat "$K/ca.key" "$K/ca.pem" >"$K/mitm.pem"
+	{ cat "$K/ca.pem"; openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null; } |
+		sed 's/$/\r/' >"$K/after.pem"
+	chmod 0600 "$K/mitm.pem" "$K/after.pem"
+	who=otomount
+	[ -n "$IS_ROOT" ] && who=otorun
+	n=$(($(wc -l <"$K/ca.pem") + 1))
+	for f in "mitm.pem:1:-----BEGIN PRIVATE KEY-----" "after.pem:$n:-----BEGIN EC PRIVATE KEY-----"; do
+		# shellcheck disable=SC2086 # AS is an option and its value
+		run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+			--ca-file "$K/${f%%:*}" -- grep -c PRIVATE /etc/ssl/certs/ca-certificates.crt
+		assertEquals "${f%%:*}: $(cat "$T/err")" 101 "$rc"
+		g=${f#*:}
+		assertEquals "$who: fatal: --ca-file $K/${f%%:*}: a private key at line ${g%%:*} (${g#*:}): give a file of the CA's certificates alone (openssl x509 -in FILE -out ca.crt)" \
+			"$(cat "$T/err")"
+		assertEquals "${f%%:*}: nothing ran" "" "$(cat "$T/out")"
+	done
+	{
+		echo "# the corporate CA"
+		echo "subject=CN = oto test private CA"
+		cat "$K/ca.pem"
+		printf -- '-----BEGIN X509 CRL-----\nQUJD\n-----END X509 CRL-----\n'
+	} | sed 's/$/\r/' >"$K/mixed.pem"
+	chmod 0644 "$K/mixed.pem"
+	# shellcheck disable=SC2086 # AS is an option and its value
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--ca-file "$K/mixed.pem" -- sha256sum /etc/ssl/certs/ca-certificates.crt
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "$(cat /etc/ssl/certs/ca-certificates.crt "$K/ca.pem" | sha256sum | cut -d' ' -f1)" \
+		"$(cut -d' ' -f1 "$T/out")"
+	assertEquals "" "$(cat "$T/err")"
+}
+
 # A value ending in newlines keeps them (a command substitution strips them).
 test_trailing_newlines_survive() {
 	nl='arg

@@ -39,7 +39,8 @@ static const char USAGE[] =
     "                     hands the gateway the TLS flows to HOST, which it serves\n"
     "                     with a session CA's certificate (OTO_GATE_CA: otomount\n"
     "                     adds the CA to the view's trust)\n"
-    "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle)\n"
+    "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle;\n"
+    "                     a private key in FILE refuses it)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
     "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
     "                     keeps root, for otonet)\n"
@@ -50,8 +51,8 @@ static const char USAGE[] =
     "PROG must be otonet (directly or through stages that pass the environment and\n"
     "fds on): it reads OTO_GATEWAY and hands the agent's flows to the gateway.\n"
     "\n"
-    "Exit: PROG's own, or 128+N for a signal; 100 usage, 101 store, key or name\n"
-    "rejected, 111 system error, 126 not executable, 127 not found.\n";
+    "Exit: PROG's own, or 128+N for a signal; 100 usage, 101 store, key, name or\n"
+    "--ca-file rejected, 111 system error, 126 not executable, 127 not found.\n";
 
 enum {
 	OPT_STORE_FD = 256,

@@ -165,9 +165,10 @@ void bundle_free(struct bundle *b);
  * The CA bundle FILE, read whole and indexed (bundle.c) while the host's
  * files are there: a certificate store (X509_STORE *) that parses a
  * subject's certificates when the verifier asks for them. Dies 111 when
- * FILE does not load.
+ * FILE does not load; 101 when FILE is the operator's (given) and holds a
+ * private key.
  */
-void *xtrust_load(const char *file);
+void *xtrust_load(const char *file, int given);
 
 /* ---- upstream.c ---- */
 /*

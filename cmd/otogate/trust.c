@@ -23,6 +23,7 @@
 
 #include "oto.h"
 #include "otogate.h"
+#include "pem.h"
 
 /* A bundle larger than this is not a CA bundle (Debian's is 220 KB). */
 #define TRUST_MAX (16 << 20)
@@ -104,16 +105,26 @@ static char *xread_bundle(const char *file, size_t *len)
 	return buf;
 }
 
-void *xtrust_load(const char *file)
+void *xtrust_load(const char *file, int given)
 {
 	X509_STORE *store = X509_STORE_new();
 	X509_LOOKUP_METHOD *m;
 	X509_LOOKUP *lu;
 	struct trust *t;
 	const char *why = NULL;
-	size_t len;
-	char *pem = xread_bundle(file, &len);
+	size_t len, n;
+	char *pem = xread_bundle(file, &len), key[256];
+	struct pem_scan s;
 	int rc;
+
+	/*
+	 * --ca-file is certificates, as otomount's and otorun's: a file with a private key is
+	 * the wrong one (a CA's key and certificate together), refused rather than kept in the
+	 * gateway's memory. The rest of it is the bundle reader's to judge, as the host's.
+	 */
+	if (given && pem_certs(pem, len, NULL, 0, &n, &s) == PEM_EKEY)
+		die(EXIT_REJECT, 0, "--ca-file %s: %s", file,
+		    pem_why(PEM_EKEY, &s, key, sizeof(key)));
 
 	t = calloc(1, sizeof(*t));
 	if (!store || !t || pthread_mutex_init(&t->lock, NULL) != 0)

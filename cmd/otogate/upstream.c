@@ -54,7 +54,7 @@ void *xupstream_init(struct otogate_opts *o)
 			    g->name);
 	}
 	/* Read whole now: after the lockdown there is no file to read it from. */
-	return xtrust_load(ca);
+	return xtrust_load(ca, o->ca_file != NULL);
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * --ca-file: a private or corporate CA trusted by every tool in the view.
  * The view's bundle at the distribution's path becomes the host's bundle
- * and FILE after it, a file of its own (a tmpfs) bound read-only over the
+ * and FILE's certificates after it (nothing else of FILE: a private key in
+ * it refuses it), a file of its own (a tmpfs) bound read-only over the
  * host's, and SSL_CERT_FILE, CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE,
  * NODE_EXTRA_CA_CERTS and GIT_SSL_CAINFO name it for the tools that do not
  * read that path (node, python's requests, git built with another TLS).
@@ -23,6 +24,7 @@
 
 #include "oto.h"
 #include "otomount.h"
+#include "pem.h"
 
 #define CA_HOST_MAX (16UL << 20) /* the host's bundle: Debian's is 200 KB */
 #define CA_FILE_MAX (1UL << 20)
@@ -66,10 +68,17 @@ static int xgate_ca_take(void)
 	return (int)n;
 }
 
-/* One source of CAs (what names it in messages: what), read after buf[*len]: dies 101, 111. */
+/*
+ * One source of CAs (what names it in messages: what), read after buf[*len]: its certificates
+ * alone are kept there. A private key anywhere in it refuses it whole (lib/pem.h), before any
+ * byte of it reaches the view. Dies 101, 111.
+ */
 static void xca_add(int fd, const char *what, char *buf, size_t *len)
 {
-	size_t from = *len;
+	size_t from = *len, n;
+	struct pem_scan s;
+	char why[256];
+	int rc;
 
 	if (read_into(fd, buf, len, from + CA_FILE_MAX) < 0) {
 		if (errno == EFBIG)
@@ -77,12 +86,12 @@ static void xca_add(int fd, const char *what, char *buf, size_t *len)
 		die(EXIT_SYS, errno, "%s: unable to read", what);
 	}
 	close(fd);
-	buf[*len] = 0;
-	if (!strstr(buf + from, "-----BEGIN CERTIFICATE-----"))
-		die(EXIT_REJECT, 0, "%s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
-		    what);
-	if (*len && buf[*len - 1] != '\n')
-		buf[(*len)++] = '\n';
+	rc = pem_certs(buf + from, *len - from, buf + from, *len - from + 1, &n, &s);
+	if (rc != PEM_OK)
+		die(EXIT_REJECT, 0, "%s: %s", what, pem_why(rc, &s, why, sizeof(why)));
+	*len = from + n;
+	if (s.other)
+		debugx("%s: %zu PEM blocks that are not certificates left out", what, s.other);
 }
 
 void xsources_ca(struct view_state *v, const struct otomount_opts *o)

@@ -48,14 +48,15 @@ static const char USAGE[] =
     "                        into the fresh $HOME at start (10000 entries, 64 MiB\n"
     "                        at most; DIR may be fd=N, a launcher's tree)\n"
     "  --ca-file FILE        trust FILE's CAs too: the view's bundle is the host's\n"
-    "                        and FILE (SSL_CERT_FILE and the like name it); FILE\n"
-    "                        may be fd=N\n"
+    "                        and FILE's certificates (SSL_CERT_FILE and the like\n"
+    "                        name it); a private key in FILE refuses it; FILE may\n"
+    "                        be fd=N\n"
     "  -v, --verbose         one line on stderr per entry of the view as it is made\n"
     "  -h, --help            this text\n"
     "      --version         the version\n"
     "\n"
     "Exit: 100 usage, 101 a --home-skel past its bounds or a --ca-file without a\n"
-    "certificate, 111 system error (also:\n"
+    "certificate or with a private key, 111 system error (also:\n"
     "not allowed to change the mount namespace, or a source is a symlink), 126 not\n"
     "executable, 127 not found.\n";
 

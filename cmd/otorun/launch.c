@@ -21,6 +21,7 @@
 
 #include "oto.h"
 #include "otorun.h"
+#include "pem.h"
 
 /* Whether the whitespace-separated list in file holds word. */
 static int file_has_word(const char *file, const char *word)
@@ -324,10 +325,15 @@ static char *xsource_file(const char *opt, const char *path)
 	int fd = xsource_open(opt, path, O_RDONLY), kept;
 	char *w;
 
-	/* What otomount will check, said here with the path the caller gave. */
+	/* What otomount will check, said here with the path the caller gave, before the chain
+	 * starts: a private key in it refuses it (lib/pem.h). */
 	{
 		static char buf[(1 << 20) + 1];
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		struct pem_scan s;
+		char why[256];
+		size_t len;
+		int rc;
 
 		if (n < 0)
 			xotorun_die(EXIT_SYS, "unable to read %s %s: %s", opt, shown(path),
@@ -335,10 +341,10 @@ static char *xsource_file(const char *opt, const char *path)
 		buf[n] = 0;
 		if (n == (ssize_t)sizeof(buf) - 1)
 			xotorun_die(EXIT_REJECT, "%s %s: larger than 1024 KiB", opt, shown(path));
-		if (!strstr(buf, "-----BEGIN CERTIFICATE-----"))
-			xotorun_die(EXIT_REJECT,
-				    "%s %s: no PEM certificate in it (-----BEGIN CERTIFICATE-----)",
-				    opt, shown(path));
+		rc = pem_certs(buf, (size_t)n, NULL, 0, &len, &s);
+		if (rc != PEM_OK)
+			xotorun_die(EXIT_REJECT, "%s %s: %s", opt, shown(path),
+				    pem_why(rc, &s, why, sizeof(why)));
 	}
 	kept = fcntl(fd, F_DUPFD, 100);
 	if (kept < 0 || asprintf(&w, "fd=%d", kept) < 0)
