@@ -1,6 +1,7 @@
 #!/bin/sh
 # otoconnect alone, on the host: both sides of a Unix socket, 1 MB each way
-# byte for byte, the half-close, one tool process per connection and --max,
+# byte for byte (10 MiB echoed), the half-close, no descriptor across
+# (the tool on pipes), one tool process per connection and --max,
 # hostile clients (garbage, half-closed, reset, 1,000 connections at once)
 # after which the next client is served, and the errors. Through the views
 # of two chains: tests/test_tool.sh.
@@ -126,6 +127,47 @@ test_one_at_a_time_each_a_new_process() {
 		assertEquals "--max $max" "$want" "$(cut -d' ' -f1 "$T/log" | tr '\n' ' ' | sed 's/ $//')"
 		assertEquals "--max $max: two processes" 2 "$(cut -d' ' -f2 "$T/log" | sort -u | wc -l)"
 	done
+}
+
+# Descriptors never cross the socket: the tool's stdin and stdout are
+# pipes, filled and drained by otoconnect. An agent that sends a
+# descriptor of its own (SCM_RIGHTS; here /, a directory a tool could walk
+# from) with its bytes: the tool, reading its stdin with recvmsg where it
+# can, gets the bytes alone. A tool that sends one on its stdout: the agent
+# gets the bytes alone. The agent's side is its own code, not otoconnect's
+# client: the socket is in its view.
+FDPASS="/usr/bin/python3 $OTO_TESTS/helpers/fdpass.py"
+test_no_descriptor_crosses_the_socket() {
+	# shellcheck disable=SC2086 # split on purpose
+	serve -- $FDPASS tool-recv
+	# shellcheck disable=SC2086
+	run timeout 10 $FDPASS agent-send "$T/s.sock" /
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "tool: 0 fds (not a socket), hello" "$(cat "$T/out")"
+	assertEquals "the server said nothing" "" "$(cat "$T/srv.err")"
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	rm -f "$T/s.sock"
+	# shellcheck disable=SC2086
+	serve -- $FDPASS tool-send /
+	# shellcheck disable=SC2086
+	run timeout 10 $FDPASS agent-recv "$T/s.sock"
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "agent: 0 fds, hi" "$(cat "$T/out")"
+	assertEquals "tool-send: stdout is not a socket" "$(cat "$T/srv.err")"
+}
+
+# 10 MiB each way at once through the pipes, echoed while it is sent: byte
+# for byte, within 20 s (about a second here).
+test_ten_mebibytes_round_trip() {
+	head -c 10485760 /dev/urandom >"$T/up"
+	chmod 0644 "$T/up"
+	serve -- cat
+	start=$(date +%s)
+	run timeout 20 otoconnect "$T/s.sock" <"$T/up"
+	assertEquals "rc ($(cat "$T/err"))" 0 "$rc"
+	assertEquals "$(sha256sum <"$T/up")" "$(sha256sum <"$T/out")"
+	assertTrue "within 20 s" "[ $(($(date +%s) - start)) -lt 20 ]"
 }
 
 # EADDRINUSE in musl's words; the sanitized pass runs glibc builds (tests/run.sh).

@@ -6,8 +6,9 @@
  * --socket, with otoconnect as the client its configuration names.
  *
  * Consumes: argv; OTO_STATUS_FD (reported to). Client: stdin, stdout.
- * Passes on (--serve): the rest of argv, exec'd once per connection with the
- * connection as stdin and stdout; stderr, the environment and every other
+ * Passes on (--serve): the rest of argv, exec'd once per connection with
+ * pipes to and from the connection as stdin and stdout (relay.c: bytes
+ * only, never a descriptor); stderr, the environment and every other
  * inherited fd unchanged.
  * Exits: client 0 when the socket's data ended; 100 usage, 111 a system call
  * failed (connect, listen, a read or write). --serve runs until a signal;

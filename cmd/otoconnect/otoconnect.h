@@ -2,7 +2,8 @@
 /*
  * otoconnect's files, each section below one of them. main.c picks the side:
  * client.c (the agent's: stdio to a Unix socket) or serve.c (the tool's: a
- * Unix socket to a program's stdio, one process per connection).
+ * Unix socket to a program's stdio, one process per connection, relay.c
+ * between them).
  */
 #ifndef OTOCONNECT_H
 #define OTOCONNECT_H
@@ -37,5 +38,12 @@ noreturn void xclient_run(const struct otoconnect_opts *o);
 
 /* ---- serve.c: the socket's connections, each to a new process of argv ---- */
 noreturn void xserve_run(const struct otoconnect_opts *o);
+
+/*
+ * ---- relay.c: one connection, in its own process: argv run on two pipes,
+ * and bytes alone copied between them and the connection sock (no
+ * descriptor crosses); listener closed. Exits with the tool's code. ----
+ */
+noreturn void xrelay_run(const struct otoconnect_opts *o, int listener, int sock);
 
 #endif

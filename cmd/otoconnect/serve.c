@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The tool's side: listen on a new socket, and give each connection to a new
- * process of the tool, as its stdin and stdout (the ucspi way: s6-ipcserver,
- * tcpserver). At most --max at once: past that, connections wait in the
- * listen backlog, unaccepted, and a client's connect(2) waits (or fails with
- * EAGAIN when non-blocking) once the backlog is full too. Nothing a client
- * does ends the server: a connection that fails, a tool that crashes, too
- * many files or processes for now are each one line, then the next.
+ * process of the tool, on its stdin and stdout (the ucspi way: s6-ipcserver,
+ * tcpserver), through pipes that relay.c fills and drains. At most --max at
+ * once: past that, connections wait in the listen backlog, unaccepted, and a
+ * client's connect(2) waits (or fails with EAGAIN when non-blocking) once the
+ * backlog is full too. Nothing a client does ends the server: a connection
+ * that fails, a tool that crashes, too many files or processes for now are
+ * each one line, then the next.
  */
 #include <errno.h>
 #include <signal.h>
@@ -60,7 +61,8 @@ static unsigned long reap(unsigned long running, int hang)
 				continue;
 			return 0; /* ECHILD: none left */
 		}
-		debugx("tool process %d ended: %d", (int)pid, wait_code(status));
+		debugx("connection process %d ended: %d (the tool's code)", (int)pid,
+		       wait_code(status));
 		running--;
 		hang = 0;
 	}
@@ -73,17 +75,6 @@ static void pause_briefly(void)
 	struct timespec t = { 0, 50 * 1000 * 1000 };
 
 	nanosleep(&t, NULL);
-}
-
-noreturn static void xtool(const struct otoconnect_opts *o, int c)
-{
-	/* The connection is the tool's stdio; SIGPIPE as a program expects it. */
-	signal(SIGPIPE, SIG_DFL);
-	if (dup2(c, 0) < 0 || dup2(c, 1) < 0)
-		die(EXIT_SYS, errno, "unable to give the connection to %s", o->argv[0]);
-	if (c > 1)
-		close(c);
-	xexec(o->argv);
 }
 
 void xserve_run(const struct otoconnect_opts *o)
@@ -122,14 +113,14 @@ void xserve_run(const struct otoconnect_opts *o)
 		}
 		pid = fork();
 		if (pid == 0)
-			xtool(o, c);
+			xrelay_run(o, s, c);
 		if (pid < 0) {
 			warnx("unable to fork for a connection on %s: %s (dropped)", o->path,
 			      strerror(errno));
 			pause_briefly();
 		} else {
 			running++;
-			debugx("connection: tool process %d", (int)pid);
+			debugx("connection: process %d (a relay and the tool)", (int)pid);
 		}
 		close(c);
 	}

@@ -6,7 +6,8 @@
 #
 # 1. The tool's chain (TOOL_CONF: its tree, its --as account, its --allow)
 #    runs otoconnect --serve, which starts TOOL_CMD (sh -c, in the tool's
-#    view) for each connection, its stdin and stdout the connection.
+#    view) for each connection, on pipes to and from the connection (bytes
+#    only: no descriptor crosses).
 # 2. The agent's chain (AGENT_CONF) gets the socket alone, at
 #    /tools/metrics.sock; its MCP configuration names the client:
 #      "command": "/opt/oto/bin/otoconnect", "args": ["/tools/metrics.sock"]
