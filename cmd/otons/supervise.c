@@ -216,6 +216,24 @@ static pid_t xfork(const char *what)
 	return p;
 }
 
+/*
+ * The sandbox is the OOM killer's first choice, whatever memory it holds:
+ * a memfd the agent writes and never maps, its tmpfs, socket buffers count
+ * in no RSS, so without this the killer would pick a host process while the
+ * agent keeps them (raising one's own oom_score_adj needs no privilege).
+ * Inherited by every process the sandbox forks. Never the supervisor's,
+ * otonet's relay's or otogate's: they stay outside and hold next to nothing.
+ */
+static void xoom_first(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "1000", 4) != 4)
+		die(EXIT_SYS, errno,
+		    "unable to make the sandbox the OOM killer's first choice (oom_score_adj)");
+	close(fd);
+}
+
 static void xset_pdeathsig(void)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -290,6 +308,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	 * exec'd, and its namespace: the leaf is the root of what it shows.
 	 */
 	xotons_cgroup_enter(cg, o->unshare_flags & CLONE_NEWCGROUP);
+	/* Before anything of the sandbox runs: the rest inherits it. */
+	xoom_first();
 	close(alive[1]);
 	close(sfd);
 	otons_tty_forget(&tty);
