@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_line(line, n, sizeof(line));
 	n = session_open_line(small, sizeof(small), &t, &s, "otons", 65534, NULL, argv);
 	check_line(small, n, sizeof(small));
-	n = session_close_line(line, sizeof(line), &t, &s, size % 300 - 20, (long long)size * 999);
+	n = session_close_line(line, sizeof(line), &t, &s, size % 300 - 20,
+			       (enum session_end)(size % 6), size & 1, (long long)size * 999);
 	check_line(line, n, sizeof(line));
 	(void)session_id_ok(in);
 	free(in);

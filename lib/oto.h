@@ -111,15 +111,25 @@ int session_id_ok(const char *id); /* 1..64 of [A-Za-z0-9._:-] */
 size_t session_open_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
 			 const char *stage, unsigned int uid, const char *account,
 			 const char *const argv[]);
+/* How a session ended: the close line's "end". */
+enum session_end {
+	SESSION_END_EXIT,     /* "exit": the program ended by itself */
+	SESSION_END_SIGNAL,   /* "signal": a stage was told to end it (SIGTERM, SIGHUP) */
+	SESSION_END_TERMINAL, /* "terminal-gone": the operator's terminal hung up */
+	SESSION_END_PARENT,   /* "parent-gone": the stage before otons died */
+	SESSION_END_GATEWAY,  /* "gateway-gone": otogate died */
+};
 /*
  * The close line: the code the stage exits with, the signal that code
- * stands for (128+N, as a shell reads $?; 0: none), the duration. Pure.
+ * stands for (128+N, as a shell reads $?; 0: none), how it ended, whether
+ * the grace ran out and the sandbox was killed, the duration. Pure.
  */
 size_t session_close_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
-			  int code, long long duration_ns);
-/* The lines written to log_fd when s opens the record: the start's, and the end's with code. */
+			  int code, enum session_end end, int grace_kill, long long duration_ns);
+/* The lines written to log_fd when s opens the record: the start's, and the end's. */
 void session_open(const struct session *s, int log_fd, const char *stage, const char *const argv[]);
-void session_close(const struct session *s, int log_fd, int code);
+void session_close(const struct session *s, int log_fd, int code, enum session_end end,
+		   int grace_kill);
 /*
  * What otoexec sends on otons' refusal socket (OTO_REFUSALS), before the
  * seccomp listener, when its Landlock domain logs its refusals to the

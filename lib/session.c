@@ -80,7 +80,8 @@ void session_open(const struct session *s, int log_fd, const char *stage, const 
 			      user_name(uid, account, sizeof(account)) < 0 ? NULL : account, argv));
 }
 
-void session_close(const struct session *s, int log_fd, int code)
+void session_close(const struct session *s, int log_fd, int code, enum session_end end,
+		   int grace_kill)
 {
 	char line[512];
 	struct timespec ts;
@@ -88,7 +89,7 @@ void session_close(const struct session *s, int log_fd, int code)
 	if (!s->opens)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	session_write(
-	    log_fd, line,
-	    session_close_line(line, sizeof(line), &ts, s, code, mono_ns() - s->start_ns));
+	session_write(log_fd, line,
+		      session_close_line(line, sizeof(line), &ts, s, code, end, grace_kill,
+					 mono_ns() - s->start_ns));
 }

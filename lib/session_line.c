@@ -137,15 +137,18 @@ size_t session_open_line(char *buf, size_t size, const struct timespec *t, const
 }
 
 size_t session_close_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
-			  int code, long long duration_ns)
+			  int code, enum session_end end, int grace_kill, long long duration_ns)
 {
+	static const char *const ENDS[] = { "exit", "signal", "terminal-gone", "parent-gone",
+					    "gateway-gone" };
 	size_t at = (size_t)event_head(buf, size, t, "session", s->id);
 
 	if (duration_ns < 0)
 		duration_ns = 0;
-	return put(
-	    buf, size, at,
-	    ",\"verdict\":\"close\",\"exit\":%d,\"signal\":%d,\"duration_ms\":%lld.%03lld}\n", code,
-	    code > 128 && code <= 128 + 64 ? code - 128 : 0, duration_ns / 1000000,
-	    duration_ns / 1000 % 1000);
+	return put(buf, size, at,
+		   ",\"verdict\":\"close\",\"exit\":%d,\"signal\":%d,\"end\":\"%s\","
+		   "\"grace_kill\":%s,\"duration_ms\":%lld.%03lld}\n",
+		   code, code > 128 && code <= 128 + 64 ? code - 128 : 0,
+		   (unsigned int)end < sizeof(ENDS) / sizeof(ENDS[0]) ? ENDS[end] : "exit",
+		   grace_kill ? "true" : "false", duration_ns / 1000000, duration_ns / 1000 % 1000);
 }

@@ -1,12 +1,25 @@
 #!/bin/sh
-# The sandbox's lifetime and its cost to the host: the sandbox, not the
-# host, is the OOM killer's first choice.
+# One session, one lifetime: SIGTERM or SIGHUP to the launcher's pid (otons,
+# otonet's relay or otogate), the loss of the terminal, the death of any
+# stage outside the sandbox ends the whole session within the grace, even
+# for an agent that ignores SIGTERM; the record's close line says how. And
+# the sandbox, not the host, is the OOM killer's first choice. The chains
+# with otonet run as root (/dev/net/tun is 0600 here), in a network
+# namespace of their own with nothing but loopback.
 # run-as: root user
 . "$(dirname "$0")/common.sh"
 
 # The agent: ignores SIGTERM and SIGHUP, says it is up in $T/up.
 # shellcheck disable=SC2016 # expanded by the agent's shell
 STUBBORN='trap "" TERM HUP; echo up >"$0/up"; while :; do sleep 1; done'
+GATE_KEY=sk-lifetime-0123456789abcdef
+
+# need_root: the test skips unless root (otonet and otogate).
+need_root() {
+	[ -n "$IS_ROOT" ] && return 0
+	skip "needs root (/dev/net/tun is root's here)"
+	return 1
+}
 
 # start CMD...: CMD in the background, stdin /dev/null, stdout and stderr in
 # $T/out and $T/err, fd 3 and fd 4 on $T/log; $LAUNCHER its pid. Waits (at
@@ -65,7 +78,35 @@ assertChainGone() {
 	return 0
 }
 
-ns_alone() { start otons $AS --no-pty "$@"; }
+# close_of: the record's close line, as "EXIT SIGNAL END GRACE_KILL".
+close_of() {
+	python3 -c '
+import json, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+c = [d for d in ls if d["source"] == "session" and d["verdict"] == "close"]
+print(len(c), *(c[-1][k] for k in ("exit", "signal", "end", "grace_kill")) if c else "")
+' "$T/log"
+}
+
+ns_alone() { start otons $AS --no-pty --grace 1 --log-fd 3 "$@"; }
+
+# behind_net [OTONS OPTION]...: otonet then otons, in an empty network namespace of its own.
+behind_net() {
+	start unshare -n "$OTO_BIN/otonet" $AS --log-fd 3 -- \
+		"$OTO_BIN/otons" $AS --share net --no-pty --log-fd 4 "$@"
+}
+
+# behind_gate [OTONS OPTION]...: otogate, otonet, otons; a grant of a key
+# the agent never uses.
+behind_gate() {
+	mkdir -p "$T/k"
+	otosecret keygen --out "$T/k/key" &&
+		echo "API_KEY=$GATE_KEY" | otosecret seal --key-file "$T/k/key" --store "$T/k/store" ||
+		fail "cannot make the store"
+	start unshare -n "$OTO_BIN/otogate" --store "$T/k/store" --key-file "$T/k/key" $AS \
+		--grant API_KEY=https://127.0.0.1:8443 -- "$OTO_BIN/otonet" $AS --log-fd 3 -- \
+		"$OTO_BIN/otons" $AS --share net --no-pty --log-fd 4 "$@"
+}
 
 # The sandbox holds memory no RSS counts (a memfd it never maps, its tmpfs,
 # socket buffers): only its oom_score_adj makes it the OOM killer's choice.
@@ -84,6 +125,136 @@ test_oom_sandbox_is_first_choice() {
 		"[ $(cat "/proc/$agent/oom_score") -ge 1000 ] && [ $(cat "/proc/$agent/oom_score") -gt $(cat /proc/self/oom_score) ]"
 	kill -KILL "$LAUNCHER"
 	assertChainGone 5 137
+}
+
+test_oom_relay_and_gateway_left_as_they_were() {
+	need_root || return 0
+	behind_gate --grace 1 -- sh -c 'cat /proc/self/oom_score_adj >"$0/adj"; '"$STUBBORN" "$T"
+	mine=$(cat /proc/self/oom_score_adj)
+	assertEquals "the agent's" 1000 "$(cat "$T/adj")"
+	assertEquals "otogate's" "$mine" "$(cat "/proc/$(pid_of otogate)/oom_score_adj")"
+	assertEquals "the relay's" "$mine" "$(cat "/proc/$(pid_of otonet)/oom_score_adj")"
+	assertEquals "the supervisor's" "$mine" "$(cat "/proc/$(pid_of otons)/oom_score_adj")"
+	kill -TERM "$LAUNCHER"
+	assertChainGone 5 137
+}
+
+# SIGTERM to otons: the agent ignores it; the grace (1 s) runs out and the
+# pid namespace is killed: otons exits 137, and says so once.
+test_sigterm_ends_an_agent_that_ignores_it() {
+	ns_alone -- sh -c "$STUBBORN" "$T"
+	kill -TERM "$LAUNCHER"
+	assertChainGone 4 137
+	assertEquals "1 137 9 signal True" "$(close_of)"
+	assertEquals "otons: warning: the program outlived its 1 s of grace: its pid namespace is killed" \
+		"$(cat "$T/err")"
+}
+
+test_sighup_ends_an_agent_that_ignores_it() {
+	ns_alone -- sh -c "$STUBBORN" "$T"
+	kill -HUP "$LAUNCHER"
+	assertChainGone 4 137
+	assertEquals "1 137 9 signal True" "$(close_of)"
+}
+
+# The control: an agent that ends on SIGTERM ends in its own time, with its own code.
+test_sigterm_to_an_agent_that_obeys() {
+	ns_alone --grace 30 -- sh -c 'trap "exit 42" TERM; echo up >"$0/up"; while :; do sleep 0.05; done' "$T"
+	kill -TERM "$LAUNCHER"
+	assertChainGone 4 42
+	assertEquals "1 42 0 signal False" "$(close_of)"
+}
+
+test_grace_option_checked() {
+	run otons --grace 3601 -- true
+	assertEquals 100 "$rc"
+	assertEquals "otons: fatal: --grace 3601: not a number of seconds from 0 to 3600" "$(cat "$T/err")"
+}
+
+# The chains through otonet: SIGTERM and SIGHUP to the relay, the launcher.
+test_sigterm_to_otonet_ends_the_chain() {
+	need_root || return 0
+	behind_net --grace 1 -- sh -c "$STUBBORN" "$T"
+	kill -TERM "$LAUNCHER"
+	assertChainGone 5 137
+	assertEquals "1 137 9 signal True" "$(close_of)"
+}
+
+test_sighup_to_otogate_ends_the_chain() {
+	need_root || return 0
+	behind_gate --grace 1 -- sh -c "$STUBBORN" "$T"
+	kill -HUP "$LAUNCHER"
+	assertChainGone 5 137
+	assertEquals "1 137 9 signal True" "$(close_of)"
+}
+
+# The chain otorun composes, the agent in its view: otorun's pid is
+# otonet's; SIGTERM there ends all of it within otorun --grace, and the
+# agent was the OOM killer's first choice.
+test_otorun_chain_ends_within_its_grace() {
+	need_root || return 0
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	UP=$A/workspace/up start unshare -n "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
+		--agent-root "$A" --person alice --role member --grace 1 --log-fd 3 -- \
+		sh -c 'trap "" TERM HUP; cat /proc/self/oom_score_adj >/work/up
+			while :; do sleep 1; done'
+	assertEquals "the agent's oom_score_adj" 1000 "$(cat "$A/workspace/up")"
+	assertEquals "otorun's pid is the relay's" otonet "$(cat "/proc/$LAUNCHER/comm")"
+	kill -TERM "$LAUNCHER"
+	assertChainGone 5 137
+	assertEquals "1 137 9 signal True" "$(close_of)"
+}
+
+test_otorun_passes_grace_on() {
+	run otorun --print --as nobody --agent-root /a --role member --person p --grace 3 -- true
+	assertEquals 0 "$rc"
+	assertContains "$(cat "$T/out")" "/otons --share net --grace 3 -- "
+}
+
+# The terminal goes away: otons (in a session of its own, so that no SIGHUP
+# reaches it; the session leader ignores it) sees its terminal hang up and
+# ends the session.
+test_terminal_gone_ends_the_session() {
+	# otoexec makes the agent's pty, which otons relays to the terminal.
+	python3 - "$T" "$OTO_BIN/otons" $AS --grace 1 --log-fd 3 -- \
+		"$OTO_BIN/otoexec" --env PATH=/usr/bin:/bin -- sh -c "$STUBBORN" "$T" \
+		3>"$T/log" <<'EOF' >"$T/out" 2>"$T/err"
+import os, pty, signal, sys, time
+t, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    # The terminal's session leader outlives the hangup, and waits for otons.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    os.execvp("setsid", ["setsid", "-w"] + argv)
+for _ in range(200):
+    if os.path.exists(t + "/up"):
+        break
+    time.sleep(0.05)
+print("up" if os.path.exists(t + "/up") else "not up")
+os.close(fd)
+start = time.monotonic()
+while time.monotonic() - start < 5:
+    p, status = os.waitpid(pid, os.WNOHANG)
+    if p == pid:
+        print("code", os.waitstatus_to_exitcode(status))
+        break
+    time.sleep(0.05)
+else:
+    # otons, setsid's child, first: pid 1 and the agent die with it.
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and open("/proc/%s/stat" % d).read().rsplit(") ", 1)[1].split()[1] == str(pid):
+                os.kill(int(d), 9)
+        except (OSError, IndexError):
+            pass
+    os.kill(pid, 9)
+    print("still running")
+EOF
+	assertEquals "up
+code 137" "$(cat "$T/out")"
+	assertEquals "1 137 9 terminal-gone True" "$(close_of)"
 }
 
 . shunit2

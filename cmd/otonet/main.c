@@ -366,7 +366,7 @@ int main(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		reap_opener(opener_pid);
-		session_close(&session, o.log_fd, wait_code(status));
+		session_close(&session, o.log_fd, wait_code(status), SESSION_END_EXIT, 0);
 		return wait_code(status);
 	}
 	/*

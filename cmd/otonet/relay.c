@@ -40,7 +40,12 @@ static noreturn void xrelay_leave(struct relay *r, int status, int others)
 {
 	if (!others && r->tun >= 0 && ioctl(r->tun, TUNSETPERSIST, 1) < 0)
 		debugx("relay: tun0 goes in the relay's exit (TUNSETPERSIST: %s)", strerror(errno));
-	session_close(r->cfg->session, r->cfg->log_fd, wait_code(status));
+	/*
+	 * Told to end, a child that died of SIGKILL was killed at its grace's
+	 * end (otons kills pid 1 then; its exit is 137).
+	 */
+	session_close(r->cfg->session, r->cfg->log_fd, wait_code(status), (enum session_end)r->end,
+		      r->end != SESSION_END_EXIT && wait_code(status) == 128 + SIGKILL);
 	exit(wait_code(status));
 }
 
@@ -61,6 +66,9 @@ static void xsignals(struct relay *r, int sigfd)
 			relay_badcall();
 		if (si.ssi_signo != SIGCHLD) {
 			kill(r->cfg->child, (int)si.ssi_signo);
+			if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) &&
+			    r->end == SESSION_END_EXIT)
+				r->end = SESSION_END_SIGNAL;
 			continue;
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)

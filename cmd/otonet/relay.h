@@ -258,6 +258,8 @@ struct relay {
 	struct dns_msg *dns;
 	/* Asking the decider (--ask-fd): p is NULL without it. */
 	struct ask ask;
+	/* How the session ends, for the close line: enum session_end. */
+	int end;
 };
 
 /*

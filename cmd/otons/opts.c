@@ -21,6 +21,10 @@ static const char USAGE[] =
     "  --uid N, --gid N   ids inside (default: the caller's)\n"
     "  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
     "  --die-with-parent  kill the sandbox when otons' parent dies\n"
+    "  --grace SECONDS    after SIGTERM or SIGHUP to otons or the loss of its\n"
+    "                     terminal, the time\n"
+    "                     PROG has to end before its whole pid namespace is\n"
+    "                     killed (0 to 3600; default 10)\n"
     "  --no-proc          do not mount a new /proc for the new pid namespace\n"
     "  --pty              a pty for PROG even when otons has no terminal (stdin\n"
     "                     and stdout relayed to it). By default, PROG gets one\n"
@@ -68,7 +72,8 @@ enum {
 	OPT_MEMMAX,
 	OPT_PIDSMAX,
 	OPT_CPUMAX,
-	OPT_LOGFD
+	OPT_LOGFD,
+	OPT_GRACE
 };
 
 void xotons_parse(struct otons_opts *o, int argc, char **argv)
@@ -88,6 +93,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "pids-max", required_argument, NULL, OPT_PIDSMAX },
 		{ "cpu-max", required_argument, NULL, OPT_CPUMAX },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
+		{ "grace", required_argument, NULL, OPT_GRACE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -104,6 +110,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 	o->mount_proc = 1;
 	o->pty = OTONS_PTY_AUTO;
 	o->log_fd = -1;
+	o->grace = OTONS_GRACE;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -187,6 +194,11 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 						   : "stdin",
 					  val);
 			o->log_fd = (int)val;
+			break;
+		case OPT_GRACE:
+			if (opt_ulong(optarg, 3600, &o->grace) < 0)
+				die_usage("--grace %s: not a number of seconds from 0 to 3600",
+					  optarg);
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

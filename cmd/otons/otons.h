@@ -19,6 +19,7 @@ struct otons_opts {
 	int have_uid, have_gid;
 	const char *as; /* --as USER[:GROUP], needed when run by root */
 	int die_with_parent;
+	unsigned long grace; /* --grace: seconds from the end's request to the kill */
 	int mount_proc;
 	enum otons_pty_mode pty;
 	/* --cgroup[=DIR] and its limits: a leaf cgroup v2 for the session (cgroup.c) */
@@ -30,6 +31,9 @@ struct otons_opts {
 	int log_fd;		       /* --log-fd: the refusal log; -1: none */
 	char **argv;		       /* the next program */
 };
+
+/* --grace's default, in seconds. */
+#define OTONS_GRACE 10UL
 
 /* cpu.max's period: the kernel's default, 100 ms. */
 #define OTONS_CPU_PERIOD 100000UL

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -113,8 +114,77 @@ static int xsignals_fd(void)
 	return fd;
 }
 
+/*
+ * How the session ends (the close line's "end"), and when its grace runs
+ * out: SIGTERM or SIGHUP to the supervisor, the loss of the operator's
+ * terminal each pass a signal to pid 1 and start the grace; at its end pid 1 is killed, and the
+ * kernel kills everything else in its namespace with it. An agent that
+ * ignores SIGTERM (gemini-cli's launcher does) cannot keep a session alive.
+ */
+struct otons_end {
+	enum session_end why;
+	long long deadline; /* CLOCK_MONOTONIC ms; -1: no end asked */
+	int killed;	    /* the grace ran out: pid 1 was killed */
+	unsigned long grace;
+	int parent; /* a pidfd of otons' parent; -1: none */
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The end asked, for why, with sig to pid 1 (0: none); the first reason stays. */
+static void end_ask(struct otons_end *e, enum session_end why, pid_t child, int sig)
+{
+	if (sig)
+		kill(child, sig);
+	if (e->deadline >= 0)
+		return;
+	e->why = why;
+	e->deadline = mono_ms() + (long long)e->grace * 1000;
+}
+
+/* The poll's timeout (ms) until the grace runs out, at most timeout; at its end, pid 1 killed. */
+static int end_timeout(struct otons_end *e, pid_t child, int timeout)
+{
+	long long left;
+
+	if (e->deadline < 0 || e->killed)
+		return timeout;
+	left = e->deadline - mono_ms();
+	if (left <= 0) {
+		warnx("the program outlived its %lu s of grace: its pid namespace is killed",
+		      e->grace);
+		kill(child, SIGKILL);
+		e->killed = 1;
+		return timeout;
+	}
+	return timeout < 0 || left < timeout ? (int)left : timeout;
+}
+
+/*
+ * The operator's terminal hung up (its window closed, its ssh connection
+ * lost): the relay (pty.c) could write no more, or read its end and the
+ * terminal says POLLHUP (a VEOF typed while it is not raw is no hangup).
+ */
+static int terminal_gone(const struct otons_pty *pty)
+{
+	struct pollfd p = { .fd = pty->in };
+
+	if (!pty->term)
+		return 0;
+	if (pty->out_dead)
+		return 1;
+	return pty->in_eof && poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
+}
+
 /* The signals that came; the child's exit code once it has ended, else -1. */
-static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struct otons_tty *tty)
+static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struct otons_tty *tty,
+			struct otons_end *e)
 {
 	struct signalfd_siginfo si;
 	int status;
@@ -125,6 +195,8 @@ static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struc
 
 		if (sig == SIGCONT)
 			otons_pty_cont(pty, tty);
+		else if (sig == SIGTERM || sig == SIGHUP)
+			end_ask(e, SESSION_END_SIGNAL, child, sig);
 		/* With a pty, the kernel signals its foreground group when its size changes. */
 		else if (sig != SIGCHLD && !(sig == SIGWINCH && otons_pty_winch(pty, tty)))
 			kill(child, sig);
@@ -137,22 +209,27 @@ static int take_signals(int sfd, pid_t child, struct otons_pty *pty, const struc
 
 /*
  * The supervisor, outside the sandbox's pid namespace: wait for pid 1,
- * forward signals to it, relay the sandbox's pty (pty.c). Returns the code
- * to exit with.
+ * forward signals to it, relay the sandbox's pty (pty.c), end the session
+ * when asked (struct otons_end). Returns the code to exit with.
  */
 static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
-			     const struct otons_tty *tty, struct otons_refusals *ref)
+			     const struct otons_tty *tty, struct otons_refusals *ref,
+			     struct otons_end *e)
 {
-	struct pollfd pf[10];
+	struct pollfd pf[11];
 	int code = -1;
 
 	while (code < 0) {
-		int n, nr, timeout;
+		int n, nr, np, timeout;
 
 		pf[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		/* A negative fd is not polled: no parent watched, or gone already. */
+		pf[1] = (struct pollfd){ .fd = e->parent, .events = POLLIN };
 		/* A timeout while the refusals' budget refills (refusals.c). */
-		nr = otons_refusals_fds(ref, pf + 1, &timeout);
-		n = 1 + nr + otons_pty_fds(pty, pf + 1 + nr);
+		nr = otons_refusals_fds(ref, pf + 2, &timeout);
+		np = otons_pty_fds(pty, pf + 2 + nr);
+		n = 2 + nr + np;
+		timeout = end_timeout(e, child, timeout);
 		if (poll(pf, (nfds_t)n, timeout) < 0) {
 			if (errno != EINTR) {
 				log_msg(LOG_WARN, errno, "unable to poll");
@@ -160,10 +237,18 @@ static int supervise_outside(pid_t child, int sfd, struct otons_pty *pty,
 			}
 			continue;
 		}
-		otons_refusals_events(ref, pf + 1, nr);
-		otons_pty_events(pty, tty, pf + 1 + nr, n - 1 - nr);
+		otons_refusals_events(ref, pf + 2, nr);
+		otons_pty_events(pty, tty, pf + 2 + nr, np);
+		/* SIGHUP, as the kernel gives a hung-up terminal's foreground group. */
+		if (e->deadline < 0 && terminal_gone(pty))
+			end_ask(e, SESSION_END_TERMINAL, child, SIGHUP);
+		if (e->parent >= 0 && pf[1].revents) {
+			close(e->parent);
+			e->parent = -1;
+			end_ask(e, SESSION_END_PARENT, child, SIGTERM);
+		}
 		if (pf[0].revents)
-			code = take_signals(sfd, child, pty, tty);
+			code = take_signals(sfd, child, pty, tty, e);
 	}
 	return code;
 }
@@ -251,6 +336,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	struct otons_tty tty;
 	struct otons_pty pty;
 	struct otons_refusals ref;
+	struct otons_end end = { .deadline = -1, .grace = o->grace, .parent = -1 };
 
 	if (o->die_with_parent) {
 		xset_pdeathsig();
@@ -276,7 +362,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 		otons_cgroup_forget(cg);
 		otons_pty_parent(&pty);
 		otons_refusals_parent(&ref);
-		code = supervise_outside(init, sfd, &pty, &tty, &ref);
+		code = supervise_outside(init, sfd, &pty, &tty, &ref, &end);
 		otons_refusals_finish(&ref);
 		/* What the program wrote last, before the terminal's modes go back. */
 		otons_pty_finish(&pty, &tty);
@@ -294,7 +380,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 		 */
 		otons_tty_restore(&tty);
 		/* Last: every line of the session is written before its close. */
-		session_close(s, o->log_fd, code);
+		session_close(s, o->log_fd, code, end.why, end.killed);
 		exit(code);
 	}
 

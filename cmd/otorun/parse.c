@@ -82,6 +82,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otons", "--gid", 1, PASS, TO_NS, NULL },
 	{ "otons", "--as", 1, OWN, TO_NONE, NULL },
 	{ "otons", "--die-with-parent", 0, PASS, TO_NS, NULL },
+	{ "otons", "--grace", 1, PASS, TO_NS, NULL },
 	{ "otons", "--no-proc", 0, NO, TO_NONE,
 	  "otomount's view mounts the pid namespace's own /proc" },
 	{ "otons", "--pty", 0, PASS, TO_NS, NULL },

@@ -323,14 +323,17 @@ static void test_session_lines(void **state)
 	assert_true(session_open_line(buf, 300, &t, &se, "otonet", 1000, "ana", chain) > 0);
 	assert_non_null(strstr(buf, "],\"more\":"));
 	assert_int_equal(buf[strlen(buf) - 1], '\n');
-	n = session_close_line(buf, sizeof(buf), &t, &se, 3, 1234567890LL);
+	n = session_close_line(buf, sizeof(buf), &t, &se, 3, SESSION_END_EXIT, 0, 1234567890LL);
 	assert_int_equal(n, strlen(buf));
 	assert_string_equal(buf, "{\"time\":\"2026-12-02T01:51:22.000000Z\",\"source\":\"session\","
 				 "\"session\":\"0123abcd\",\"verdict\":\"close\",\"exit\":3,"
-				 "\"signal\":0,\"duration_ms\":1234.567}\n");
-	assert_true(session_close_line(buf, sizeof(buf), &t, &se, 137, 0) > 0);
-	assert_non_null(strstr(buf, "\"exit\":137,\"signal\":9,"));
-	assert_int_equal(session_close_line(buf, 100, &t, &se, 0, 0), 0);
+				 "\"signal\":0,\"end\":\"exit\",\"grace_kill\":false,"
+				 "\"duration_ms\":1234.567}\n");
+	assert_true(session_close_line(buf, sizeof(buf), &t, &se, 137, SESSION_END_GATEWAY, 1, 0) >
+		    0);
+	assert_non_null(strstr(buf, "\"exit\":137,\"signal\":9,\"end\":\"gateway-gone\","
+				    "\"grace_kill\":true,"));
+	assert_int_equal(session_close_line(buf, 100, &t, &se, 0, SESSION_END_EXIT, 0, 0), 0);
 	assert_true(session_id_ok("a") && session_id_ok("job-17:run.2_x"));
 	assert_false(
 	    session_id_ok("") || session_id_ok("a b") || session_id_ok("a\"") ||

@@ -556,7 +556,8 @@ static void test_writers_lines(void **state)
 	at += (size_t)otons_refusal_format(text + at, 65536 - at, &t, &rf);
 	at += (size_t)otons_landlock_format(text + at, 65536 - at, &t, "w1", 4242, BODY,
 					    strlen(BODY), SYS, strlen(SYS), 1);
-	at += session_close_line(text + at, 65536 - at, &t, &sn, 137, 1500000000LL);
+	at += session_close_line(text + at, 65536 - at, &t, &sn, 137, SESSION_END_EXIT, 0,
+				 1500000000LL);
 	assert_int_equal(strlen(text), at);
 	out = run(text, MODE_TEXT, 0, NULL);
 	assert_string_equal(out,
