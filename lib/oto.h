@@ -96,6 +96,7 @@ size_t json_str(char *buf, size_t size, size_t at, const char *s, size_t len);
 struct session {
 	char id[SESSION_ID_MAX + 1];
 	int opens;	    /* this stage writes the open and close lines */
+	int inherits;	    /* an earlier stage opened the record on the same file */
 	long long start_ns; /* CLOCK_MONOTONIC at xsession_begin */
 };
 /* The id, and whether this stage opens the record on log_fd (-1: none); dies 100 on a bad
@@ -126,7 +127,11 @@ enum session_end {
  */
 size_t session_close_line(char *buf, size_t size, const struct timespec *t, const struct session *s,
 			  int code, enum session_end end, int grace_kill, long long duration_ns);
-/* The lines written to log_fd when s opens the record: the start's, and the end's. */
+/*
+ * The lines written to log_fd when s opens the record: the start's, and the
+ * end's. The end's also when the parent that opened it is gone
+ * (SESSION_END_PARENT with s->inherits): its opener can no longer close it.
+ */
 void session_open(const struct session *s, int log_fd, const char *stage, const char *const argv[]);
 void session_close(const struct session *s, int log_fd, int code, enum session_end end,
 		   int grace_kill);

@@ -50,8 +50,10 @@ void xsession_begin(struct session *s, int log_fd)
 		return;
 	snprintf(file, sizeof(file), "%llu:%llu", (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino);
-	if (mark && !strcmp(mark, file))
+	if (mark && !strcmp(mark, file)) {
+		s->inherits = 1;
 		return;
+	}
 	s->opens = 1;
 	if (setenv("OTO_SESSION_LOG", file, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_SESSION_LOG");
@@ -86,7 +88,7 @@ void session_close(const struct session *s, int log_fd, int code, enum session_e
 	char line[512];
 	struct timespec ts;
 
-	if (!s->opens)
+	if (!s->opens && !(end == SESSION_END_PARENT && s->inherits))
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	session_write(log_fd, line,

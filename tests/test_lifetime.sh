@@ -171,6 +171,24 @@ test_grace_option_checked() {
 	assertEquals "otons: fatal: --grace 3601: not a number of seconds from 0 to 3600" "$(cat "$T/err")"
 }
 
+# SIGKILL of otons' parent (--die-with-parent): the session ends as on
+# SIGTERM, and otons closes the record its parent opened.
+test_parent_killed_ends_the_session() {
+	start sh -c 'otons '"$AS"' --no-pty --grace 1 --die-with-parent --log-fd 3 -- sh -c "$1" "$2"' \
+		sh "$STUBBORN" "$T"
+	victim=$(pid_of otons)
+	kill -KILL "$LAUNCHER"
+	wait "$LAUNCHER" 2>/dev/null
+	assertTrue "otons gone within the grace" "wait_gone $victim 4"
+	sleep 0.2
+	for p in $(cut -d' ' -f1 "$T/pids"); do
+		assertTrue "$p gone" "[ -z '$(proc_state "$p")' ]"
+	done
+	# What is left is the test's to end (pid 1 and the agent die with otons).
+	kill -KILL "$victim" 2>/dev/null
+	assertEquals "1 137 9 parent-gone True" "$(close_of)"
+}
+
 # The chains through otonet: SIGTERM and SIGHUP to the relay, the launcher.
 test_sigterm_to_otonet_ends_the_chain() {
 	need_root || return 0
@@ -186,6 +204,38 @@ test_sighup_to_otogate_ends_the_chain() {
 	kill -HUP "$LAUNCHER"
 	assertChainGone 5 137
 	assertEquals "1 137 9 signal True" "$(close_of)"
+}
+
+# Never a sandbox without its gateway: SIGKILL of otogate ends the relay
+# and the sandbox, the record's close says why.
+test_otogate_killed_ends_the_sandbox() {
+	need_root || return 0
+	behind_gate --grace 1 -- sh -c "$STUBBORN" "$T"
+	kill -KILL "$(pid_of otogate)"
+	assertChainGone 5 137
+	assertEquals "1 137 9 gateway-gone True" "$(close_of)"
+	assertContains "$(cat "$T/err")" "otonet: warning: the gateway (otogate) is gone: the session ends"
+}
+
+# Never a gateway holding a key without its sandbox: SIGKILL of the relay
+# ends otogate at once and the sandbox within the grace (otons, whose
+# parent the relay was, closes the record).
+test_relay_killed_ends_gateway_and_sandbox() {
+	need_root || return 0
+	behind_gate --grace 1 -- sh -c "$STUBBORN" "$T"
+	kill -KILL "$(pid_of otonet)"
+	assertChainGone 5 137
+	assertEquals "1 137 9 parent-gone True" "$(close_of)"
+}
+
+# SIGKILL of the supervisor: pid 1 dies with it (and its namespace), the
+# relay and the gateway then end.
+test_supervisor_killed_ends_everything() {
+	need_root || return 0
+	behind_gate --grace 1 -- sh -c "$STUBBORN" "$T"
+	kill -KILL "$(pid_of otons)"
+	assertChainGone 5 137
+	assertEquals "1 137 9 exit False" "$(close_of)"
 }
 
 # The chain otorun composes, the agent in its view: otorun's pid is

@@ -500,13 +500,17 @@ test_a_wrong_key_stops_the_chain_and_the_key_fd_stays_outside() {
 	assertEquals "${without}oto-phantom-" "$(cat "$T/out")"
 }
 
-# A gateway that dies takes the agent's way to the upstream with it: the
-# next request is refused (otonet has nowhere to hand it), nothing goes
-# another way, and the upstream sees nothing.
+# A gateway that dies takes the agent's way to the upstream with it: otonet's
+# relay tells the sandbox to end (SIGTERM), and until it does (an agent
+# that ignores it: blocked from before otogate's start, so that it cannot
+# come before the trap) the next request is refused (otonet has nowhere to
+# hand it), nothing goes another way, and the upstream sees nothing.
 test_a_dead_gateway_fails_closed() {
-	ip netns exec "$NH" env FLAG="$T/go" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" \
+	ip netns exec "$NH" env FLAG="$T/go" $PY -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+os.execv(sys.argv[1], sys.argv[1:])' "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" \
 		$AS $GRANT -- "$OTO_BIN/otonet" $AS $PUB -- sh -c \
-		'while [ ! -e "$FLAG" ]; do sleep 0.05; done; '"$CLIENT"' echo-x >'"$T"'/agent.out; echo done >>'"$T"'/agent.out' \
+		'trap "" TERM; while [ ! -e "$FLAG" ]; do sleep 0.05; done; '"$CLIENT"' echo-x >'"$T"'/agent.out; echo done >>'"$T"'/agent.out' \
 		>"$T/out" 2>"$T/err" &
 	pid=$!
 	n=0
@@ -526,6 +530,7 @@ test_a_dead_gateway_fails_closed() {
 	assertEquals "echo-x: ERR ConnectionRefusedError
 done" "$(cat "$T/agent.out")"
 	assertEquals 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+	assertContains "$(cat "$T/err")" "otonet: warning: the gateway (otogate) is gone: the session ends"
 }
 
 # Run by an unprivileged user (no --as): the same gateway, and the same lockdown.

@@ -107,14 +107,20 @@ test_the_sandbox_holds_nothing_of_the_gateway() {
 	assertEquals "0" "$(tail -n 1 "$T/out")"
 }
 
-# A gateway that is gone: the flow is refused, nothing goes another way,
-# and the relay says why once.
+# A gateway that is gone: the relay tells the sandbox to end (SIGTERM),
+# and until it does (a program that ignores it: blocked from before
+# otonet's start, so that it cannot come before the trap), the flow is
+# refused, nothing goes another way, and the relay says why once.
 test_a_dead_gateway_refuses_the_flow() {
-	gate 8001 dead -- sh -c "$NT gw 10.0.2.4 8001 10; $NT gw 10.0.2.4 8001 10"
+	run in_host $GATE 8001 dead -- $PY -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+os.execv(sys.argv[1], sys.argv[1:])' "$OTO_BIN/otonet" $AS $PUB -- \
+		sh -c "trap '' TERM; $NT gw 10.0.2.4 8001 10; $NT gw 10.0.2.4 8001 10"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "ECONNREFUSED
 ECONNREFUSED" "$(cat "$T/out")"
-	assertEquals "otonet: warning: relay: unable to hand a flow to the gateway (port 8001): Broken pipe" \
+	assertEquals "otonet: warning: the gateway (otogate) is gone: the session ends
+otonet: warning: relay: unable to hand a flow to the gateway (port 8001): Broken pipe" \
 		"$(grep 'gateway' "$T/err")"
 	assertLanUntouched
 }

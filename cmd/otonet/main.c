@@ -281,6 +281,13 @@ int main(int argc, char **argv)
 		filter_wait();
 		/* The gateway's go (OTO_GATE_GO): the chain goes on only then. */
 		word_wait(o.gate_go, 'g', EXIT_REJECT);
+		/*
+		 * The stage exec'd next has the relay as its parent: otons
+		 * takes this as --die-with-parent, so that the relay's death
+		 * ends the sandbox (otons(1)).
+		 */
+		if (setenv("OTO_DIE_WITH_PARENT", "1", 1) < 0)
+			die(EXIT_SYS, errno, "unable to set OTO_DIE_WITH_PARENT");
 		if (audit_env[0] && (setenv("OTO_AUDIT", audit_env, 1) < 0 ||
 				     (audit >= 0 && fd_cloexec(audit, 0) < 0)))
 			die(EXIT_SYS, errno, "unable to hand the audit socket on (OTO_AUDIT)");

@@ -104,6 +104,12 @@ struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd)
 	if (cfg->ask && r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, cfg->ask_fd, &ev) < 0)
 		die(EXIT_SYS, errno, "relay: unable to watch the decider's socket (--ask-fd %d)",
 		    cfg->ask_fd);
+	/* Its hangup alone: the relay only sends on it. */
+	ev.events = EPOLLRDHUP;
+	ev.data.u64 = ev_ref(EV_GATE, 0, 0);
+	if (cfg->gateway_fd >= 0 &&
+	    r->sys->epoll_ctl(r->ep, EPOLL_CTL_ADD, cfg->gateway_fd, &ev) < 0)
+		die(EXIT_SYS, errno, "relay: unable to watch the gateway's socket");
 	/*
 	 * Everything is open: from here on, only the calls the loop makes. This
 	 * runs while the child builds the sandbox's network, off the agent's
@@ -111,6 +117,21 @@ struct relay *xrelay_start(const struct relay_cfg *cfg, int sigfd)
 	 */
 	xrelay_lockdown();
 	return r;
+}
+
+/*
+ * otogate is gone (its socket hung up): no credentialed flow can be served
+ * any more, and a sandbox never outlives its gateway. The child is told to
+ * end as SIGTERM to the relay would: otons gives the agent its grace, then
+ * kills its pid namespace, and the relay ends with it.
+ */
+static void gateway_gone(struct relay *r)
+{
+	r->sys->epoll_ctl(r->ep, EPOLL_CTL_DEL, r->cfg->gateway_fd, NULL);
+	warnx("the gateway (otogate) is gone: the session ends");
+	if (r->end == SESSION_END_EXIT)
+		r->end = SESSION_END_GATEWAY;
+	kill(r->cfg->child, SIGTERM);
 }
 
 /*
@@ -197,6 +218,9 @@ noreturn void xrelay_run(struct relay *r, int tun)
 				break;
 			case EV_CLOCK:
 				clock_input(r);
+				break;
+			case EV_GATE:
+				gateway_gone(r);
 				break;
 			default:
 				break;

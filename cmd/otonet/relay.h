@@ -64,6 +64,7 @@ enum relay_event {
 	EV_DGRAM,  /* a UDP or echo flow's host socket */
 	EV_CLOCK,  /* OTO_TEST_CLOCK_FD: the test moving the relay's clock on */
 	EV_ASK,	   /* the decider's socket (--ask-fd): its answers */
+	EV_GATE,   /* otogate's socket (OTO_GATEWAY): its hangup, the gateway's death */
 	EV_NUM
 };
 _Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");

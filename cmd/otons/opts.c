@@ -20,9 +20,9 @@ static const char USAGE[] =
     "  --hostname NAME    host name in the new uts namespace (default: agent)\n"
     "  --uid N, --gid N   ids inside (default: the caller's)\n"
     "  --as USER[:GROUP]  when run by root: the unprivileged account to become first\n"
-    "  --die-with-parent  kill the sandbox when otons' parent dies\n"
-    "  --grace SECONDS    after SIGTERM or SIGHUP to otons or the loss of its\n"
-    "                     terminal, the time\n"
+    "  --die-with-parent  end the session when otons' parent dies, as SIGTERM does\n"
+    "  --grace SECONDS    after SIGTERM or SIGHUP to otons, the loss of its\n"
+    "                     terminal or (--die-with-parent) of its parent, the time\n"
     "                     PROG has to end before its whole pid namespace is\n"
     "                     killed (0 to 3600; default 10)\n"
     "  --no-proc          do not mount a new /proc for the new pid namespace\n"
@@ -204,6 +204,11 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			xopt_common(c, USAGE, argv);
 			break;
 		}
+	}
+	/* otonet's child sets it: otons' parent is then otonet's relay. */
+	if (getenv("OTO_DIE_WITH_PARENT")) {
+		o->die_with_parent = 1;
+		unsetenv("OTO_DIE_WITH_PARENT");
 	}
 	if (optind >= argc)
 		die_usage("no program to run (see --help)");

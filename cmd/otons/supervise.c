@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,7 +118,8 @@ static int xsignals_fd(void)
 /*
  * How the session ends (the close line's "end"), and when its grace runs
  * out: SIGTERM or SIGHUP to the supervisor, the loss of the operator's
- * terminal each pass a signal to pid 1 and start the grace; at its end pid 1 is killed, and the
+ * terminal, the death of otons' parent (--die-with-parent) each pass a
+ * signal to pid 1 and start the grace; at its end pid 1 is killed, and the
  * kernel kills everything else in its namespace with it. An agent that
  * ignores SIGTERM (gemini-cli's launcher does) cannot keep a session alive.
  */
@@ -126,7 +128,7 @@ struct otons_end {
 	long long deadline; /* CLOCK_MONOTONIC ms; -1: no end asked */
 	int killed;	    /* the grace ran out: pid 1 was killed */
 	unsigned long grace;
-	int parent; /* a pidfd of otons' parent; -1: none */
+	int parent; /* a pidfd of otons' parent (--die-with-parent); -1: none */
 };
 
 static long long mono_ms(void)
@@ -338,11 +340,22 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	struct otons_refusals ref;
 	struct otons_end end = { .deadline = -1, .grace = o->grace, .parent = -1 };
 
+	/*
+	 * --die-with-parent: the parent watched through a pidfd, and its death
+	 * ends the session as SIGTERM does, with the grace, the record's close
+	 * line and the terminal set back (PR_SET_PDEATHSIG would kill the
+	 * supervisor at once, and fires on the death of the parent's thread,
+	 * not its process). A parent gone before the pidfd was taken
+	 * (getppid() changed) ends us here.
+	 */
 	if (o->die_with_parent) {
-		xset_pdeathsig();
-		/* The caller may have died before prctl: then nobody would signal us. */
-		if (getppid() != caller)
+		end.parent = (int)syscall(SYS_pidfd_open, caller, 0);
+		if (end.parent < 0 && errno != ESRCH)
+			die(EXIT_SYS, errno, "unable to watch otons' parent (pidfd_open)");
+		if (end.parent < 0 || getppid() != caller)
 			_exit(EXIT_SYS);
+		/* otonet's child set one (SIGKILL) for us: the pidfd does its job now. */
+		prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
 	}
 	block_signals();
 
@@ -398,6 +411,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	xoom_first();
 	close(alive[1]);
 	close(sfd);
+	if (end.parent >= 0)
+		close(end.parent);
 	otons_tty_forget(&tty);
 	otons_pty_child(&pty);
 	otons_refusals_child(&ref);
