@@ -272,4 +272,18 @@ kill 15' -- $AGENT -- sh -c 'stty raw -echo; echo raw; exec sleep 30'
 	assertTrue "the terminal filled up: $(report ok)" "[ $(report ok | sed -n 's/.* wrote //p') -lt 1000000 ]"
 }
 
+# The agent's last words to the terminal: a title, a title report (the
+# terminal answers with the title, typed into its input), a clipboard write
+# and the conceal attribute; the report and the OSC cut across writes.
+HOSTILE='printf "\033]0;l;touch /tmp/pwned;\007\033[2"; sleep 0.2; printf "1t\033]5"; sleep 0.2
+	printf "2;c;cHduZWQ="; sleep 0.2; printf "\007\033[8m"; echo END'
+
+test_clipboard_and_title_report_never_reach_the_terminal() {
+	drive 'expect END' -- $AGENT -- sh -c "$HOSTILE"
+	assertSession 0
+	# The title and the attribute pass (drawing); the report and OSC 52 do not.
+	printf '\033]0;l;touch /tmp/pwned;\007\033[8mEND\r\n' >"$T/want"
+	assertTrue "the terminal got: $(od -An -c "$T/rawtty")" "cmp -s $T/want $T/rawtty"
+}
+
 . shunit2

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "ttyfilter.h"
+
 /* --pty, --no-pty, or neither: a pty when there is a terminal. */
 enum otons_pty_mode { OTONS_PTY_AUTO, OTONS_PTY_ON, OTONS_PTY_OFF };
 
@@ -93,6 +95,7 @@ struct otons_pty {
 	int term;	    /* in and out are the operator's terminal (else stdin, stdout) */
 	int reading;	    /* in is read (we hold the terminal's foreground) */
 	int in_eof, out_dead, master_hup;
+	struct ttyf filter; /* the agent's output, on its way to the operator (ttyfilter.c) */
 	struct otons_buf to_master, to_out;
 };
 

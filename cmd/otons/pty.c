@@ -11,7 +11,10 @@
  * "not a tty", ttyname() fails. With a pty of its own, the agent holds only
  * the slave; the supervisor, outside the sandbox's pid namespace, holds the
  * master and copies bytes: keys from the operator's terminal to the master,
- * the pty's output to the operator's terminal. Nothing else crosses.
+ * the pty's output to the operator's terminal. Nothing else crosses. The
+ * output goes through a filter (ttyfilter.c): what would act beyond drawing
+ * (the clipboard, a title report the terminal answers by typing the
+ * agent's text) never reaches the operator's terminal.
  *
  * Who does what:
  * - otons (here) decides, before the fork, whether there is to be a pty: when
@@ -58,6 +61,9 @@
 #define FLUSH_WAIT_MS 2000
 /* One write at most: on a blocking fd, what poll's POLLOUT promises room for. */
 #define WRITE_MAX 4096
+/* One read of the agent's output at most: what the filter makes of it fits the buffer. */
+#define READ_MAX 4096
+_Static_assert(TTYF_OUT_MAX(READ_MAX) <= OTONS_RELAY_BUF, "the filter's output fits to_out");
 
 /*
  * A file description of the operator's terminal of our own, non-blocking:
@@ -93,6 +99,7 @@ void xotons_pty_offer(struct otons_pty *p, enum otons_pty_mode mode, const struc
 	int sv[2];
 
 	*p = (struct otons_pty){ .sock = -1, .child_sock = -1, .master = -1, .in = -1, .out = -1 };
+	ttyf_init(&p->filter);
 	if (mode == OTONS_PTY_OFF || (mode == OTONS_PTY_AUTO && t->fd < 0))
 		return;
 	if (t->fd >= 0) {
@@ -260,18 +267,25 @@ static int out_write(struct otons_pty *p)
 	return -1;
 }
 
-static void master_read(struct otons_pty *p)
+/*
+ * The agent's output, through the filter (ttyfilter.c): what reaches the
+ * operator's terminal is drawing, never what acts beyond it. Returns how
+ * many bytes were read (the filter may have kept none of them).
+ */
+static ssize_t master_read(struct otons_pty *p)
 {
 	struct otons_buf *b = &p->to_out;
-	ssize_t r = read(p->master, b->b, sizeof(b->b));
+	unsigned char raw[READ_MAX];
+	ssize_t r = read(p->master, raw, sizeof(raw));
 
 	if (r > 0) {
 		b->off = 0;
-		b->len = p->out_dead ? 0 : (size_t)r;
+		b->len = p->out_dead ? 0 : ttyf_run(&p->filter, raw, (size_t)r, b->b);
 	} else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
 		/* EIO: no process holds the slave any more. */
 		p->master_hup = 1;
 	}
+	return r;
 }
 
 static void master_write(struct otons_pty *p)
@@ -373,6 +387,7 @@ void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t)
 {
 	struct pollfd pf;
 	size_t total = 0;
+	ssize_t r;
 
 	/* The program may have ended before we took the master it sent. */
 	if (p->sock >= 0)
@@ -398,10 +413,10 @@ void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t)
 		}
 		if (p->master_hup || total >= FLUSH_MAX)
 			break;
-		master_read(p);
-		if (!p->to_out.len)
+		r = master_read(p);
+		if (r <= 0)
 			break;
-		total += p->to_out.len;
+		total += (size_t)r;
 	}
 	close(p->master);
 	p->master = -1;
