@@ -272,18 +272,62 @@ kill 15' -- $AGENT -- sh -c 'stty raw -echo; echo raw; exec sleep 30'
 	assertTrue "the terminal filled up: $(report ok)" "[ $(report ok | sed -n 's/.* wrote //p') -lt 1000000 ]"
 }
 
-# The agent's last words to the terminal: a title, a title report (the
-# terminal answers with the title, typed into its input), a clipboard write
-# and the conceal attribute; the report and the OSC cut across writes.
-HOSTILE='printf "\033]0;l;touch /tmp/pwned;\007\033[2"; sleep 0.2; printf "1t\033]5"; sleep 0.2
-	printf "2;c;cHduZWQ="; sleep 0.2; printf "\007\033[8m"; echo END'
+# What otons writes at the end when the agent's output reached the terminal
+# with control sequences (ttyfilter.c, ttyf_reset): DECSTR, modes off, SGR 0.
+RESET='\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;6;66l\033[?25;7h\033>\033(B\017\033[0 q\033[0m'
+
+# The agent's last words to the terminal: a title, a clipboard write, the
+# conceal attribute, and a title report (the terminal answers with the
+# title, typed into its input, which is the operator's shell's once the
+# session is over); the OSC and the report cut across writes.
+HOSTILE='printf "\033]0;l;touch /tmp/pwned;\007\033]5"; sleep 0.2; printf "2;c;cHduZWQ="
+	sleep 0.2; printf "\007\033[8mEND\n\033[2"; sleep 0.2; printf "1t"'
 
 test_clipboard_and_title_report_never_reach_the_terminal() {
-	drive 'expect END' -- $AGENT -- sh -c "$HOSTILE"
+	drive --answer 0.05 'expect END' -- $AGENT -- sh -c "$HOSTILE"
 	assertSession 0
-	# The title and the attribute pass (drawing); the report and OSC 52 do not.
-	printf '\033]0;l;touch /tmp/pwned;\007\033[8mEND\r\n' >"$T/want"
+	# The title and the attribute pass (drawing); the clipboard and the
+	# report do not. Then the reset, and otons' own question (CSI 5 n).
+	printf "\033]0;l;touch /tmp/pwned;\007\033[8mEND\r\n$RESET\033[5n" >"$T/want"
 	assertTrue "the terminal got: $(od -An -c "$T/rawtty")" "cmp -s $T/want $T/rawtty"
+	assertEquals "nothing waits for the operator's shell" "b''" "$(report typeahead)"
+}
+
+# The terminal's answer to the agent's last question comes after the agent
+# has gone (0.1 s later): otons reads it, up to its own question's answer.
+test_answers_owed_to_the_agent_never_reach_the_shell() {
+	drive --answer 0.1 '' -- $AGENT -- sh -c 'printf "\033[6n"; exit 3'
+	assertSession 3
+	assertEquals "nothing waits for the operator's shell" "b''" "$(report typeahead)"
+	printf "\033[6n$RESET\033[5n" >"$T/want"
+	assertTrue "the terminal got: $(od -An -c "$T/rawtty")" "cmp -s $T/want $T/rawtty"
+}
+
+# A terminal that never answers holds the end DRAIN_MS (0.3 s), no more
+# (here: 0.32 s from the last byte written to otons' exit, against 0.03 s
+# for an answering terminal or an agent that wrote text only, which gets
+# no reset).
+test_a_terminal_that_never_answers_holds_the_end_briefly() {
+	drive '' -- $AGENT -- sh -c 'echo text'
+	assertSession 0
+	assertEquals "text only: no reset" "text" "$(cat "$T/rawtty" | tr -d '\r')"
+	drive '' -- $AGENT -- sh -c 'printf "\033[6n"'
+	assertSession 0
+	assertEquals "nothing waits for the operator's shell" "b''" "$(report typeahead)"
+	assertTrue "the end took $(report end) s" "[ $(report end | tr -d .) -lt 1000 ]"
+}
+
+# An agent that floods the terminal with random bytes (sequences of every
+# kind, cut anywhere) to its end: the session ends, and the terminal's
+# answers to whatever passed never reach the shell.
+test_a_flood_of_random_bytes_ends_and_leaves_nothing() {
+	drive --answer 0.01 '' -- $AGENT -- sh -c 'head -c 2000000 /dev/urandom; exit 4'
+	assertSession 4
+	assertEquals "nothing waits for the operator's shell" "b''" "$(report typeahead)"
+	# The reset's end (what comes before it depends on what the agent set).
+	tail -c 8 "$T/rawtty" >"$T/end"
+	printf '\033[0m\033[5n' >"$T/want"
+	assertTrue "the end: $(od -An -c "$T/end")" "cmp -s $T/want $T/end"
 }
 
 . shunit2

@@ -45,11 +45,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -61,6 +63,12 @@
 #define FLUSH_WAIT_MS 2000
 /* One write at most: on a blocking fd, what poll's POLLOUT promises room for. */
 #define WRITE_MAX 4096
+/*
+ * How long the terminal has to answer otons' question at the end. A
+ * terminal answers in a round trip (about a millisecond here, more over
+ * ssh); one that never answers (a program reading a pty) costs this once.
+ */
+#define DRAIN_MS 300
 /* One read of the agent's output at most: what the filter makes of it fits the buffer. */
 #define READ_MAX 4096
 _Static_assert(TTYF_OUT_MAX(READ_MAX) <= OTONS_RELAY_BUF, "the filter's output fits to_out");
@@ -383,6 +391,82 @@ void otons_pty_events(struct otons_pty *p, const struct otons_tty *t, const stru
 	}
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * What the terminal types for the agent after the agent has gone (its
+ * answers to the agent's last questions: a cursor position, a colour) would
+ * be the operator's shell's input. The terminal answers in order, so
+ * everything it still owes the agent comes before its answer to a question
+ * of ours (TTYF_SENTINEL, which the filter never lets the agent ask): read
+ * and thrown away up to it, DRAIN_MS at most. What the operator typed
+ * meanwhile goes with it. When no answer came, what did come is thrown
+ * away with what the kernel holds (TCIFLUSH).
+ */
+static void drain(struct otons_pty *p, const struct otons_tty *t)
+{
+	long long end = now_ms() + DRAIN_MS;
+	unsigned int st = 0;
+	char buf[256];
+
+	for (;;) {
+		long long left = end - now_ms();
+		struct pollfd pf = { .fd = p->in, .events = POLLIN };
+		ssize_t r;
+
+		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+			break;
+		r = read(p->in, buf, sizeof(buf));
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0)
+			return;
+		if (ttyf_answer(&st, buf, (size_t)r))
+			return;
+	}
+	tcflush(t->fd, TCIFLUSH);
+}
+
+/*
+ * The terminal is the operator's again: what the agent set on it (ttyf_reset:
+ * attributes, the mouse, the alternate screen, bracketed paste...) is undone,
+ * and its answers still owed to the agent are drained. Nothing to do when
+ * nothing but text reached it: the agent asked it nothing either. Only
+ * while we hold the foreground: in the background, a read would stop us.
+ */
+static void give_back(struct otons_pty *p, const struct otons_tty *t)
+{
+	struct otons_buf *b = &p->to_out;
+	struct pollfd pf;
+	int ask;
+
+	if (!p->term || p->out_dead || b->len)
+		return;
+	b->off = 0;
+	b->len = ttyf_reset(&p->filter, b->b, TTYF_RESET_MAX);
+	if (!b->len)
+		return;
+	ask = p->reading && !p->in_eof && otons_tty_foreground(t);
+	if (ask) {
+		memcpy(b->b + b->len, TTYF_SENTINEL, strlen(TTYF_SENTINEL));
+		b->len += strlen(TTYF_SENTINEL);
+	}
+	while (b->len && !p->out_dead) {
+		pf = (struct pollfd){ .fd = p->out, .events = POLLOUT };
+		if (poll(&pf, 1, FLUSH_WAIT_MS) <= 0)
+			return;
+		out_write(p);
+	}
+	if (ask && !p->out_dead)
+		drain(p, t);
+}
+
 void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t)
 {
 	struct pollfd pf;
@@ -418,6 +502,7 @@ void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t)
 			break;
 		total += (size_t)r;
 	}
+	give_back(p, t);
 	close(p->master);
 	p->master = -1;
 	if (p->own_io)

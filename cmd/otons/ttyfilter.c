@@ -607,7 +607,10 @@ size_t ttyf_reset(const struct ttyf *f, char *out, size_t size)
 
 	if (!(f->flags & TTYF_DIRTY))
 		return 0;
-	/* First the person's screen back (1049 also puts the cursor back where it was). */
+	/* A title the agent left open would take what follows as its text. */
+	if (f->state == S_STR_PASS)
+		n = add(out, size, n, "\033\\");
+	/* Then the person's screen back (1049 also puts the cursor back where it was). */
 	if (f->flags & TTYF_ALT)
 		n = add(out, size, n, "\033[?1049l");
 	else if (f->flags & TTYF_ALT47)

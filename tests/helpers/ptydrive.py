@@ -2,7 +2,7 @@
 # Converse with a command through a new pseudo-terminal, as an operator at a
 # terminal emulator would: type, read, resize the window.
 #
-#   ptydrive.py [--rows N] [--cols N] [--out FILE] [--timeout S] SCRIPT -- CMD [ARG]...
+#   ptydrive.py [--rows N] [--cols N] [--out FILE] [--timeout S] [--answer S] SCRIPT -- CMD [ARG]...
 #
 # A child makes a new session whose controlling terminal is the pty's slave and
 # plays the operator's job-control shell: CMD runs in a process group of its own,
@@ -17,6 +17,12 @@
 #   flood N         type N bytes "x", as many as the terminal takes in 2 seconds
 #   kill SIG        send signal SIG (a number) to CMD
 #
+# With --answer S, the terminal answers queries S seconds after it read them,
+# as a terminal across a slow link would: a device status report (CSI 5 n:
+# CSI 0 n), the cursor's position (CSI 6 n: CSI 1;1 R), the primary device
+# attributes (CSI c), and a title report (CSI 21 t: OSC l, the last title
+# set with OSC 0 or 2, ST).
+#
 # TEXT takes Python's escapes (\n, \r, \x03). Each step has --timeout seconds
 # (default 20); a step that fails ends the script, and CMD's process group is
 # killed. Prints, on stdout:
@@ -29,6 +35,7 @@
 #   rc N            CMD's exit code (-N: killed by signal N)
 #   cpu S           the CPU time CMD and what it waited for used, in seconds
 #   typeahead REPR  what is waiting in the terminal's input for the shell's next read
+#   end S           seconds from the last byte CMD wrote to the terminal to CMD's exit
 import fcntl
 import os
 import select
@@ -67,6 +74,7 @@ def shell(slave, report, argv):
     os.write(go_w, b"g")
     os.write(report, ("job %d\nbefore %s\n" % (pid, state(slave, pid, me))).encode())
     _, status, usage = os.wait4(pid, 0)
+    os.write(report, ("exited %.6f\n" % time.monotonic()).encode())
     after = state(slave, pid, me)
     # What the shell would read next (typed ahead, or pushed in with TIOCSTI).
     ahead = b""
@@ -86,13 +94,18 @@ def shell(slave, report, argv):
                        usage.ru_utime + usage.ru_stime, ahead)).encode())
 
 
+# The queries --answer answers, and their answers (None: the title report's).
+QUERIES = {b"\x1b[5n": b"\x1b[0n", b"\x1b[6n": b"\x1b[1;1R", b"\x1b[c": b"\x1b[?62;22c",
+           b"\x1b[21t": None}
+
+
 def unescape(text):
     return text.encode("latin-1").decode("unicode_escape").encode("latin-1")
 
 
 def main():
     args = sys.argv[1:]
-    rows, cols, out_path, timeout = 24, 80, None, 20.0
+    rows, cols, out_path, timeout, answer = 24, 80, None, 20.0, None
     while args and args[0].startswith("--") and args[0] != "--":
         a = args.pop(0)
         if a == "--rows":
@@ -103,6 +116,8 @@ def main():
             out_path = args.pop(0)
         elif a == "--timeout":
             timeout = float(args.pop(0))
+        elif a == "--answer":
+            answer = float(args.pop(0))
         else:
             sys.exit("ptydrive: unknown option " + a)
     script = args.pop(0)
@@ -125,12 +140,43 @@ def main():
     os.close(rep_w)
     out = b""      # everything CMD wrote
     seen = 0       # where the next expect starts looking
+    last_out = 0.0  # when CMD's output last came
     report = b""
     open_fds = [master, rep_r]
+    asked = 0      # where the next query is looked for
+    owed = []      # (when, answer) the terminal has yet to type
+
+    def answer_queries():
+        # A terminal's answers, in the order of the queries, each after its delay.
+        nonlocal asked
+        while answer is not None:
+            found = [(out.find(q, asked), q) for q in QUERIES]
+            found = [(i, q) for i, q in found if i >= 0]
+            if not found:
+                asked = max(asked, len(out) - 8)
+                break
+            i, q = min(found)
+            asked = i + len(q)
+            reply = QUERIES[q]
+            if reply is None:
+                t = max(out.rfind(b"\x1b]0;", 0, i), out.rfind(b"\x1b]2;", 0, i))
+                title = b""
+                if t >= 0:
+                    title = out[t + 4:i].split(b"\x07")[0].split(b"\x1b")[0]
+                reply = b"\x1b]l" + title + b"\x1b\\"
+            owed.append((time.monotonic() + answer, reply))
+        while owed and owed[0][0] <= time.monotonic():
+            try:
+                os.write(master, owed.pop(0)[1])
+            except OSError:
+                pass
 
     def pump(wait):
         # Read what is there (up to wait seconds); False once both are closed.
-        nonlocal out, report
+        nonlocal out, report, last_out
+        answer_queries()
+        if owed:
+            wait = max(0.0, min(wait, owed[0][0] - time.monotonic()))
         if not open_fds:
             time.sleep(wait)
             return False
@@ -143,6 +189,8 @@ def main():
                 report += data
             else:
                 out += data
+                if data:
+                    last_out = time.monotonic()
             if not data:
                 open_fds.remove(fd)
         return True
@@ -205,11 +253,16 @@ def main():
     # What is still in the pty once CMD has ended.
     while master in open_fds and select.select([master], [], [], 0.2)[0]:
         pump(0)
+    answer_queries()
     os.waitpid(pid, 0)
     if out_path:
         with open(out_path, "wb") as f:
             f.write(out)
     lines = report.decode().splitlines(True)
+    for l in lines:
+        if l.startswith("exited "):
+            lines.append("end %.3f\n" % (float(l.split()[1]) - last_out))
+    lines = [l for l in lines if not l.startswith("exited ")]
     first = ("job ", "before ")
     sys.stdout.write("terminal %s\n" % name + "".join(l for l in lines if l.startswith(first)) +
                      "".join(result) + "".join(l for l in lines if not l.startswith(first)))

@@ -281,6 +281,11 @@ static void test_reset(void **state)
 	assert_memory_equal(r, "\033[?1047l" RESET_BASE, 8 + strlen(RESET_BASE));
 	/* Too small a buffer: nothing. */
 	assert_int_equal(ttyf_reset(&f, r, 10), 0);
+	/* A title left open is closed first. */
+	ttyf_init(&f);
+	ttyf_run(&f, "\033]0;open", 8, out);
+	n = ttyf_reset(&f, r, sizeof(r));
+	assert_memory_equal(r, "\033\\" RESET_BASE, 2 + strlen(RESET_BASE));
 	/* SO alone (shift out) is reset too. */
 	ttyf_init(&f);
 	ttyf_run(&f, "\016", 1, out);
