@@ -274,7 +274,7 @@ kill 15' -- $AGENT -- sh -c 'stty raw -echo; echo raw; exec sleep 30'
 
 # What otons writes at the end when the agent's output reached the terminal
 # with control sequences (ttyfilter.c, ttyf_reset): DECSTR, modes off, SGR 0.
-RESET='\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;6;66l\033[?25;7h\033>\033(B\017\033[0 q\033[0m'
+RESET='\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;66l\033[?25;7h\033>\033(B\017\033[0 q\033[0m'
 
 # The agent's last words to the terminal: a title, a clipboard write, the
 # conceal attribute, and a title report (the terminal answers with the

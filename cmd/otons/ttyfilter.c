@@ -619,11 +619,12 @@ size_t ttyf_reset(const struct ttyf *f, char *out, size_t size)
 	 * DECSTR: attributes, charsets, origin mode, margins, insert mode,
 	 * cursor keys and keypad, without a clear or a move. Then what it
 	 * leaves: the mouse, focus events, bracketed paste, synchronized
-	 * output, a hidden cursor, no autowrap, the cursor's shape.
+	 * output, a hidden cursor, no autowrap, the cursor's shape. Not
+	 * origin mode (6) on its own: a change of it puts the cursor home.
 	 */
 	n = add(out, size, n,
 		"\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l");
-	n = add(out, size, n, "\033[?1;6;66l\033[?25;7h\033>\033(B\017\033[0 q");
+	n = add(out, size, n, "\033[?1;66l\033[?25;7h\033>\033(B\017\033[0 q");
 	if (f->flags & TTYF_KBD)
 		n = add(out, size, n, "\033[<99u");
 	if (f->flags & TTYF_MODKEYS)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -17,7 +18,7 @@
 #include "otons/ttyfilter.h"
 
 #define RESET_BASE                                                                                 \
-	"\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;6;66l"      \
+	"\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;66l"        \
 	"\033[?25;7h\033>\033(B\017\033[0 q"
 
 /* in through a fresh filter in pieces of step bytes (0: at once); the output, and its flags. */
@@ -270,6 +271,20 @@ static void test_reset(void **state)
 			    "\033[?1049l" RESET_BASE "\033[<99u\033[>4m\033]104\033\\"
 			    "\033]110\033\\\033]111\033\\\033]112\033\\\033[0m");
 	assert_true(n <= TTYF_RESET_MAX);
+	/*
+	 * Nothing that clears or moves the cursor (but 1049's own return):
+	 * a margin (CSI r), a position, a clear, origin mode (6), which puts
+	 * the cursor home when it changes (tmux, xterm).
+	 */
+	for (const char *c = r; (c = strstr(c, "\033[")); c++) {
+		size_t k = strspn(c + 2, "0123456789;?<>=! ");
+		char fin = c[2 + k];
+
+		assert_true(fin != 'r' && fin != 'H' && fin != 'f' && fin != 'J' && fin != 'K');
+		if (c[2] == '?' && fin != 'u')
+			for (const char *q = c + 3; q < c + 2 + k; q += strcspn(q, ";") + 1)
+				assert_false(atoi(q) == 6);
+	}
 	/* Left again: no 1049l; 47 takes 1047l. */
 	ttyf_init(&f);
 	ttyf_run(&f, "\033[?1049h\033[?1049l", 16, out);
