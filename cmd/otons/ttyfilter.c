@@ -295,20 +295,25 @@ static void esc_byte(struct ttyf *f, unsigned char c, struct out *o)
 static size_t csi_params(const unsigned char *p, size_t len, long *n, size_t max)
 {
 	size_t k = 0;
+	int sub = 0;
 
 	n[0] = -1;
 	for (size_t i = 0; i < len; i++) {
-		if (p[i] >= '0' && p[i] <= '9') {
+		if (p[i] >= '0' && p[i] <= '9' && !sub) {
 			if (n[k] < 0)
 				n[k] = 0;
 			if (n[k] < 100000)
 				n[k] = n[k] * 10 + (p[i] - '0');
+		} else if (p[i] == ':') {
+			/* A sub-parameter (CSI 5:1 n is 5, as a terminal reads it): not part of the
+			 * number. */
+			sub = 1;
 		} else if (p[i] == ';' && k + 1 < max) {
 			n[++k] = -1;
+			sub = 0;
 		} else if (p[i] == ';') {
 			break;
 		}
-		/* ':' sub-parameters stay with their parameter. */
 	}
 	return k + 1;
 }
@@ -333,7 +338,7 @@ static int csi_keep(struct ttyf *f)
 	switch (fin) {
 	case 't':
 		/* Window operations and reports; the title stack alone is drawing. */
-		return !prefix && !inter && (n[0] == 22 || n[0] == 23);
+		return !prefix && !inter && !memchr(s, ':', plen) && (n[0] == 22 || n[0] == 23);
 	case 'i': /* media copy: the printer */
 		return 0;
 	case 'p': /* DECSCL: 8-bit controls */

@@ -139,6 +139,8 @@ static void test_reports_dropped(void **state)
 	check("\x90$qm\x9c\x9f"
 	      "Ga=q\x9cok",
 	      "ok");
+	/* A sub-parameter is not part of the number: CSI 2:1 t is 2, CSI 5:1 n is 5. */
+	check("\033[5:1n\033[2:2t\033[22:0tok", "ok");
 	/* ENQ: the answerback. */
 	check("a\005b", "ab");
 }
