@@ -283,11 +283,11 @@ static void esc_byte(struct ttyf *f, unsigned char c, struct out *o)
 		return;
 	}
 	/* The final byte. ESC % (UTF-8 off) and ESC SP (8-bit controls) are dropped. */
-	if (f->state == S_ESC_INT && (f->bad || f->hold[1] == ' ' || f->hold[1] == '%')) {
+	if ((f->state == S_ESC_INT && (f->bad || f->hold[1] == ' ' || f->hold[1] == '%')) ||
+	    !hold(f, c)) {
 		to_ground(f);
 		return;
 	}
-	hold(f, c);
 	emit_held(f, o);
 }
 

@@ -240,6 +240,13 @@ static void test_long_and_void_sequences(void **state)
 	memcpy(in + 502, "tok", 3);
 	assert_int_equal(run(in, 505, 0, out, NULL), 2);
 	assert_memory_equal(out, "ok", 2);
+	/* An ESC sequence whose final byte no longer fits: dropped whole, never cut. */
+	in[0] = '\033';
+	memset(in + 1, '.', TTYF_HOLD - 1);
+	memcpy(in + TTYF_HOLD, "hok", 3);
+	k = run(in, TTYF_HOLD + 3, 0, out, NULL);
+	assert_int_equal(k, 2);
+	assert_memory_equal(out, "ok", 2);
 	/* A parameter after an intermediate, a prefix not first: void in a terminal too. */
 	check("\033[1 2q\033[1?hok", "ok");
 	/* An OSC whose start is too long to judge. */
