@@ -274,7 +274,8 @@ kill 15' -- $AGENT -- sh -c 'stty raw -echo; echo raw; exec sleep 30'
 
 # What otons writes at the end when the agent's output reached the terminal
 # with control sequences (ttyfilter.c, ttyf_reset): DECSTR, modes off, SGR 0.
-RESET='\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;66l\033[?25;7h\033>\033(B\017\033[0 q\033[0m'
+MODES='\033[!p\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016;2004;2026l\033[?1;66l\033[?25;7h\033>\033(B\017\033[0 q'
+RESET="$MODES\033[0m"
 
 # The agent's last words to the terminal: a title, a clipboard write, the
 # conceal attribute, and a title report (the terminal answers with the
@@ -315,6 +316,15 @@ test_a_terminal_that_never_answers_holds_the_end_briefly() {
 	assertSession 0
 	assertEquals "nothing waits for the operator's shell" "b''" "$(report typeahead)"
 	assertTrue "the end took $(report end) s" "[ $(report end | tr -d .) -lt 1000 ]"
+}
+
+# A link the agent opened and left open: the operator's prompt would be its
+# text, a click away from the agent's address. The reset closes it.
+test_a_link_left_open_is_closed() {
+	drive --answer 0 '' -- $AGENT -- sh -c 'printf "\033]8;;https://example.org/\033\\\\here"'
+	assertSession 0
+	printf "\033]8;;https://example.org/\033\\\\here$MODES\033]8;;\033\\\\\033[0m\033[5n" >"$T/want"
+	assertTrue "the terminal got: $(od -An -c "$T/rawtty")" "cmp -s $T/want $T/rawtty"
 }
 
 # An agent that floods the terminal with random bytes (sequences of every

@@ -505,7 +505,7 @@ static void osc_held(struct ttyf *f, unsigned char c, struct out *o)
 		}
 	}
 	if (fate == S_STR_PASS) {
-		f->flags |= TTYF_DIRTY;
+		f->flags |= TTYF_DIRTY | (f->state == S_LINK ? TTYF_LINK : 0);
 		put_hold(f, o);
 	} else if (fate == S_STR_DROP) {
 		f->hold_len = 0;
@@ -638,6 +638,8 @@ size_t ttyf_reset(const struct ttyf *f, char *out, size_t size)
 		n = add(out, size, n, "\033]104\033\\");
 	if (f->flags & TTYF_DYNCOLOR)
 		n = add(out, size, n, "\033]110\033\\\033]111\033\\\033]112\033\\");
+	if (f->flags & TTYF_LINK)
+		n = add(out, size, n, "\033]8;;\033\\");
 	n = add(out, size, n, "\033[0m");
 	return n < size ? n : 0;
 }

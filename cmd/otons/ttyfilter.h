@@ -44,6 +44,7 @@ struct ttyf {
 #define TTYF_DYNCOLOR 0x10U /* OSC 10, 11 or 12 set a colour */
 #define TTYF_KBD      0x20U /* kitty's keyboard protocol (CSI > u, CSI = u) */
 #define TTYF_MODKEYS  0x40U /* xterm's modifyOtherKeys and friends (CSI > m) */
+#define TTYF_LINK     0x80U /* an OSC 8 link passed: one left open would take in what follows */
 
 void ttyf_init(struct ttyf *f);
 /* Filter n bytes into out (TTYF_OUT_MAX(n) bytes): how many were written. */

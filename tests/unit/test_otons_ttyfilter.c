@@ -305,6 +305,13 @@ static void test_reset(void **state)
 	assert_memory_equal(r, "\033[?1047l" RESET_BASE, 8 + strlen(RESET_BASE));
 	/* Too small a buffer: nothing. */
 	assert_int_equal(ttyf_reset(&f, r, 10), 0);
+	/* A link left open is closed: the operator's prompt would be its text. */
+	ttyf_init(&f);
+	ttyf_run(&f, "\033]8;;https://x/\033\\a", 19, out);
+	assert_int_equal(f.flags, TTYF_DIRTY | TTYF_LINK);
+	n = ttyf_reset(&f, r, sizeof(r));
+	assert_memory_equal(r, RESET_BASE "\033]8;;\033\\\033[0m", n);
+	assert_int_equal(n, strlen(RESET_BASE) + 11);
 	/* A title left open is closed first. */
 	ttyf_init(&f);
 	ttyf_run(&f, "\033]0;open", 8, out);
