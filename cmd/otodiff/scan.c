@@ -269,7 +269,7 @@ static void xwalk(struct walk *w, int up, int host, int opaque);
 static void xentry(struct walk *w, int up, int host, const char *name)
 {
 	struct cowdir *s = w->s;
-	const char *what = view_path(s, w->tree, w->rel);
+	const char *what = path_shown(view_path(s, w->tree, w->rel));
 	char opq[8];
 	ssize_t on = -1;
 	struct stat us, hs;
@@ -374,11 +374,11 @@ static int has_name(char **l, size_t n, const char *name)
 static void xwalk(struct walk *w, int up, int host, int opaque)
 {
 	size_t nu, nh = 0, keep = strlen(w->rel);
-	char **names = xnames(up, view_path(w->s, w->tree, w->rel), &nu), **hn = NULL;
+	char **names = xnames(up, path_shown(view_path(w->s, w->tree, w->rel)), &nu), **hn = NULL;
 
 	if (++w->depth > SCAN_MAX_DEPTH)
 		die(EXIT_REJECT, 0, "%s: deeper than %d directories: refused",
-		    view_path(w->s, w->tree, w->rel), SCAN_MAX_DEPTH);
+		    path_shown(view_path(w->s, w->tree, w->rel)), SCAN_MAX_DEPTH);
 	for (size_t pass = 0; pass < 2; pass++) {
 		char **l = pass ? hn : names;
 		size_t n = pass ? nh : nu;
@@ -386,7 +386,8 @@ static void xwalk(struct walk *w, int up, int host, int opaque)
 		if (pass && (!opaque || host < 0))
 			break;
 		if (pass)
-			hn = l = xnames(host, view_path(w->s, w->tree, w->rel), &n), nh = n;
+			hn = l = xnames(host, path_shown(view_path(w->s, w->tree, w->rel)), &n),
+			nh = n;
 		for (size_t i = 0; i < n; i++) {
 			struct stat hs;
 
@@ -396,7 +397,7 @@ static void xwalk(struct walk *w, int up, int host, int opaque)
 				    SCAN_MAX_ENTRIES);
 			if (keep + 1 + strlen(l[i]) >= sizeof(w->rel))
 				die(EXIT_REJECT, 0, "%s/...: a path longer than %d bytes: refused",
-				    view_path(w->s, w->tree, w->rel), PATH_MAX);
+				    path_shown(view_path(w->s, w->tree, w->rel)), PATH_MAX);
 			snprintf(w->rel + keep, sizeof(w->rel) - keep, "%s%s", keep ? "/" : "",
 				 l[i]);
 			if (!pass)

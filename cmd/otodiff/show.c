@@ -18,18 +18,21 @@ _Static_assert(sizeof(WORD) / sizeof(WORD[0]) == C_NUM_KINDS, "a word for each k
 
 void show_line(FILE *f, const struct cowdir *s, const struct change *c)
 {
-	int dir = c->kind == C_DEL ? c->host == N_DIR : c->up == N_DIR;
+	int dir = c->kind == C_DEL ? c->host == N_DIR : c->up == N_DIR, escaped = 0;
 
 	fprintf(f, "%s ", WORD[c->kind]);
 	if (c->kind == C_RENAME) {
-		path_show(f, view_path(s, c->from_tree, c->from));
+		escaped = path_show(f, view_path(s, c->from_tree, c->from));
 		fputs(" -> ", f);
 	}
-	path_show(f, view_path(s, c->tree, c->rel));
+	escaped |= path_show(f, view_path(s, c->tree, c->rel));
 	if (dir && *c->rel)
 		fputc('/', f);
 	if (c->kind == C_MODE)
 		fprintf(f, " %o -> %o", (unsigned)c->host_mode, (unsigned)c->up_mode);
+	/* A name that could pass for another on a terminal: said so, before any other mark. */
+	if (escaped)
+		fputs(" (name escaped)", f);
 	if (c->kind == C_SKIP)
 		fprintf(f, " (%s: never committed)", c->why);
 	else if (protect_runs_later(c->rel) || (c->from && protect_runs_later(c->from)))

