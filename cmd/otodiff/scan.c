@@ -159,6 +159,18 @@ static struct change *xadd(struct cowdir *s, enum change_kind k, size_t tree, co
 	return c;
 }
 
+/* What the list says of a change's size: the upper's, the host's (NULL: none). */
+static struct change *sized(struct change *c, const struct stat *us, const struct stat *hs)
+{
+	if (us) {
+		c->up_size = us->st_size;
+		c->up_alloc = (off_t)us->st_blocks * 512;
+	}
+	if (hs)
+		c->host_size = hs->st_size;
+	return c;
+}
+
 /* Whether two regular files hold the same bytes (1), differ (0); -1/errno. */
 int same_content(int a, int b)
 {
@@ -300,7 +312,7 @@ static void xentry(struct walk *w, int up, int host, const char *name)
 	switch (k) {
 	case U_WHITEOUT:
 		if (hn != N_NONE)
-			xadd(s, C_DEL, w->tree, w->rel)->host = hn;
+			sized(xadd(s, C_DEL, w->tree, w->rel), NULL, &hs)->host = hn;
 		return;
 	case U_DIR:
 	case U_OPAQUE_DIR:
@@ -311,7 +323,7 @@ static void xentry(struct walk *w, int up, int host, const char *name)
 			c->host_mode = hs.st_mode & 07777;
 		} else if (hn != N_DIR) {
 			if (hn != N_NONE)
-				xadd(s, C_DEL, w->tree, w->rel)->host = hn;
+				sized(xadd(s, C_DEL, w->tree, w->rel), NULL, &hs)->host = hn;
 			c = xadd(s, C_ADD, w->tree, w->rel);
 			c->up = N_DIR;
 			c->up_mode = us.st_mode & 07777;
@@ -334,12 +346,12 @@ static void xentry(struct walk *w, int up, int host, const char *name)
 			    k == U_LINK ? same_link(up, host, name) : xsame(up, host, name, what);
 
 			if (!same) {
-				c = xadd(s, C_MOD, w->tree, w->rel);
+				c = sized(xadd(s, C_MOD, w->tree, w->rel), &us, &hs);
 				c->up = c->host = hn;
 				c->up_mode = us.st_mode & 07777;
 			}
 			if (k == U_FILE && (us.st_mode & 07777) != (hs.st_mode & 07777)) {
-				c = xadd(s, C_MODE, w->tree, w->rel);
+				c = sized(xadd(s, C_MODE, w->tree, w->rel), &us, &hs);
 				c->up = c->host = N_FILE;
 				c->up_mode = us.st_mode & 07777;
 				c->host_mode = hs.st_mode & 07777;
@@ -347,8 +359,8 @@ static void xentry(struct walk *w, int up, int host, const char *name)
 			return;
 		}
 		if (hn != N_NONE)
-			xadd(s, C_DEL, w->tree, w->rel)->host = hn;
-		c = xadd(s, C_ADD, w->tree, w->rel);
+			sized(xadd(s, C_DEL, w->tree, w->rel), NULL, &hs)->host = hn;
+		c = sized(xadd(s, C_ADD, w->tree, w->rel), &us, NULL);
 		c->up = node_of(us.st_mode);
 		c->up_mode = us.st_mode & 07777;
 		c->origin = xattr_of(up, name, "user.overlay.origin", NULL, 0) >= 0;
@@ -404,7 +416,8 @@ static void xwalk(struct walk *w, int up, int host, int opaque)
 				xentry(w, up, host, l[i]);
 			else if (!has_name(names, nu, l[i]) &&
 				 fstatat(host, l[i], &hs, AT_SYMLINK_NOFOLLOW) == 0)
-				xadd(w->s, C_DEL, w->tree, w->rel)->host = node_of(hs.st_mode);
+				sized(xadd(w->s, C_DEL, w->tree, w->rel), NULL, &hs)->host =
+				    node_of(hs.st_mode);
 			w->rel[keep] = 0;
 		}
 	}
