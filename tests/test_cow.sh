@@ -407,6 +407,59 @@ test_cow_hostile_bytes_escaped() {
 		[ -f \"$W/$(printf 'b\233c')\" ] && [ -f \"$W/$(printf 'c\377d')\" ]"
 }
 
+# A sparse file lands sparse: its holes are not written out. A file past
+# --max-size (its apparent size; 64m unless given) is refused, the commit
+# with it, until the bound is raised: a 10 TiB file of holes would
+# otherwise fill the host's disk, or a later reader's. The 10 TiB one is
+# committed only once a 512 MiB one was seen landing sparse: a defect that
+# writes holes out fails the test without filling the disk.
+test_cow_sparse_files_and_the_size_bound() {
+	run cow -- sh -c 'cd /work && truncate -s 512M big &&
+		printf middle | dd of=big bs=1 seek=268435456 conv=notrunc status=none &&
+		head -c 2048 /dev/zero >data'
+	assertEquals "session rc ($(cat "$T/err"))" 0 "$rc"
+	alloc=$(($(stat -c %b "$S/upper/work/big") * 512))
+	run otodiff "$S"
+	assertEquals "listed with their sizes, marked" "0 added /work/big (536870912 bytes, $alloc allocated) (over --max-size)
+  (too large to show)
+added /work/data (2048 bytes)
+  (binary)" "$rc $(cat "$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "refused by default" "101 otodiff: conflict: /work/big: 536870912 bytes, over --max-size (67108864): review it, then give a larger --max-size
+otodiff: fatal: nothing committed: 1 conflict (above)" "$rc $(cat "$T/err")"
+	run otodiff --commit --max-size 1k "$S"
+	assertEquals "a file of data past a lower bound" "101 otodiff: conflict: /work/data: 2048 bytes, over --max-size (1024): review it, then give a larger --max-size" \
+		"$rc $(sed -n 2p "$T/err")"
+	assertFalse "nothing on the host" "[ -e '$W/big' ] || [ -e '$W/data' ]"
+	run otodiff --commit --max-size 512M "$S"
+	assertEquals "allowed" "0 added /work/big (536870912 bytes, $alloc allocated)
+added /work/data (2048 bytes)" "$rc $(cat "$T/out" "$T/err")"
+	assertEquals "the sizes" "536870912 2048" "$(stat -c %s "$W/big" "$W/data" | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "the data in the middle" middle \
+		"$(dd if="$W/big" bs=1 skip=268435456 count=6 status=none)"
+	# 512 MiB, a block or so of data, the rest holes.
+	blocks=$(stat -c %b "$W/big")
+	if [ "$blocks" -gt 64 ]; then
+		fail "big was written out ($blocks blocks): the 10 TiB file is not tried"
+		return 0
+	fi
+
+	run cow -- sh -c 'truncate -s 10T /work/huge'
+	assertEquals "second session rc ($(cat "$T/err"))" 0 "$rc"
+	run otodiff "$S"
+	assertEquals "10 TiB listed" "0 added /work/huge (10995116277760 bytes, 0 allocated) (over --max-size)
+  (too large to show)" "$rc $(cat "$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "refused by default" "101 otodiff: conflict: /work/huge: 10995116277760 bytes, over --max-size (67108864): review it, then give a larger --max-size
+otodiff: fatal: nothing committed: 1 conflict (above)" "$rc $(cat "$T/err")"
+	run otodiff --commit --max-size 10T "$S"
+	assertEquals "allowed" "0 added /work/huge (10995116277760 bytes, 0 allocated)" "$rc $(cat "$T/out" "$T/err")"
+	assertEquals "10 TiB of holes take no room" "10995116277760 0" "$(stat -c '%s %b' "$W/huge")"
+	run otodiff --max-size 1x "$S"
+	assertEquals "a bad size" "100 otodiff: fatal: --max-size 1x: not a size in bytes (like 64m, 2G, 10T)" \
+		"$rc $(cat "$T/err")"
+}
+
 # otorun passes --cow on: the whole chain, the agent's write in the session only.
 test_cow_through_otorun() {
 	run otorun $AS --no-net --agent-root "$A" --role member --person alice --cow "$S" -- \

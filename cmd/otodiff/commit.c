@@ -131,6 +131,15 @@ static size_t check(const struct cowdir *s, const struct change *c, const struct
 		if (sub >= 0)
 			close(sub);
 	}
+	if (over_max(s, c)) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "%lld bytes, over --max-size (%llu): review it, then give a larger "
+			 "--max-size",
+			 (long long)c->up_size, s->max_size);
+		conflict(s, c->tree, c->rel, why, &n);
+	}
 	if (p.dir >= 0)
 		close(p.dir);
 	return n;
@@ -154,15 +163,51 @@ static void owner_for(const struct place *p, uid_t *u, gid_t *g)
 	}
 }
 
-static int copy_fd(int from, int to)
+/*
+ * A file's bytes, its holes left holes: only the ranges SEEK_DATA finds are
+ * read and written, then the size set. A sparse file of 10 TiB with no
+ * data takes no room on the host. What is past the size seen first (the
+ * agent may still be writing) is not copied; past max, nothing is (EFBIG).
+ */
+static int copy_fd(int from, int to, unsigned long long max)
 {
 	char buf[65536];
-	ssize_t n;
+	struct stat st;
+	off_t data = 0, end;
 
-	while ((n = read(from, buf, sizeof(buf))) > 0)
-		if (fd_write_all(to, buf, (size_t)n) < 0)
+	if (fstat(from, &st) < 0)
+		return -1;
+	if ((unsigned long long)st.st_size > max) {
+		errno = EFBIG;
+		return -1;
+	}
+	end = st.st_size;
+	while (data < end) {
+		off_t hole, d = lseek(from, data, SEEK_DATA);
+
+		if (d < 0 && errno == ENXIO) /* no data past data: a hole to the end */
+			break;
+		/* A filesystem without SEEK_DATA: all of it is data. */
+		hole = d < 0 ? (errno == EINVAL ? end : -1) : lseek(from, d, SEEK_HOLE);
+		data = d < 0 ? data : d;
+		if (hole < 0)
 			return -1;
-	return n < 0 ? -1 : 0;
+		if (hole > end)
+			hole = end;
+		while (data < hole) {
+			size_t want =
+			    (size_t)(hole - data < (off_t)sizeof(buf) ? hole - data
+								      : (off_t)sizeof(buf));
+			ssize_t n = pread(from, buf, want, data);
+
+			if (n <= 0) /* shrunk meanwhile: the size set below */
+				return n < 0 ? -1 : ftruncate(to, end);
+			if (lseek(to, data, SEEK_SET) < 0 || fd_write_all(to, buf, (size_t)n) < 0)
+				return -1;
+			data += n;
+		}
+	}
+	return ftruncate(to, end);
 }
 
 /* A file or a symlink of the upper layer, written as tmp beside p->base, then renamed over it. */
@@ -208,7 +253,7 @@ static int put(const struct cowdir *s, const struct change *c, const struct plac
 				close(in);
 			goto out;
 		}
-		r = copy_fd(in, out);
+		r = copy_fd(in, out, s->max_size);
 		close(in);
 		if (r < 0 || fchmod(out, us.st_mode & 01777) < 0 ||
 		    (geteuid() == 0 && fchown(out, u, g) < 0) ||

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
 
 	/* 1. The record and the trees: DIR is a session's, each host tree the one it started on. */
 	xsession_open(&s, o.dir);
+	s.max_size = o.max_size;
 
 	/* 2. --discard: DIR and everything in it, no symlink followed. */
 	if (o.mode == MODE_DISCARD) {

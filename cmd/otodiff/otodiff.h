@@ -19,9 +19,10 @@ enum otodiff_mode { MODE_LIST, MODE_COMMIT, MODE_DISCARD };
 
 struct otodiff_opts {
 	enum otodiff_mode mode;
-	int summary;	     /* --summary: the list alone, no diffs */
-	int allow_protected; /* --allow-protected */
-	const char *dir;     /* the session directory */
+	int summary;		     /* --summary: the list alone, no diffs */
+	int allow_protected;	     /* --allow-protected */
+	unsigned long long max_size; /* --max-size: a file past it is not committed */
+	const char *dir;	     /* the session directory */
 };
 
 /* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
@@ -83,10 +84,12 @@ struct cowdir {
 	int host[COW_TREES_MAX];  /* each tree's top on the host, checked against the record */
 	struct change *c;
 	size_t n, cap;
-	unsigned long entries; /* bound: SCAN_MAX_ENTRIES */
-	int stale;	       /* an overlay was last mounted under another boot */
+	unsigned long entries;	     /* bound: SCAN_MAX_ENTRIES */
+	int stale;		     /* an overlay was last mounted under another boot */
+	unsigned long long max_size; /* --max-size, for the list's mark */
 };
 #define SCAN_MAX_ENTRIES 1000000UL
+#define MAX_SIZE_DEFAULT (64ULL << 20)
 #define SCAN_MAX_DEPTH	 512
 
 /* The session in dir: its record read and checked, the trees opened; dies 101, 111. */
@@ -106,6 +109,8 @@ const char *view_path(const struct cowdir *s, size_t tree, const char *rel);
 
 /* ---- show.c: the list (and the diffs) on stdout ---- */
 void xshow(const struct cowdir *s, const struct otodiff_opts *o);
+/* Whether a change brings a file's bytes past --max-size to the host. */
+int over_max(const struct cowdir *s, const struct change *c);
 /* One change's line: "added /work/x", as the list and the commit say it. */
 void show_line(FILE *f, const struct cowdir *s, const struct change *c);
 

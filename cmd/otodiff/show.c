@@ -59,6 +59,12 @@ static int show_size(FILE *f, const struct cowdir *s, const struct change *c)
 	return escaped;
 }
 
+int over_max(const struct cowdir *s, const struct change *c)
+{
+	return c->up == N_FILE && (c->kind == C_ADD || c->kind == C_MOD || c->kind == C_RENAME) &&
+	       (unsigned long long)c->up_size > s->max_size;
+}
+
 void show_line(FILE *f, const struct cowdir *s, const struct change *c)
 {
 	int dir = c->kind == C_DEL ? c->host == N_DIR : c->up == N_DIR, escaped = 0;
@@ -77,6 +83,8 @@ void show_line(FILE *f, const struct cowdir *s, const struct change *c)
 	/* A name that could pass for another on a terminal: said so, before any other mark. */
 	if (escaped)
 		fputs(" (name escaped)", f);
+	if (over_max(s, c))
+		fputs(" (over --max-size)", f);
 	if (c->kind == C_SKIP)
 		fprintf(f, " (%s: never committed)", c->why);
 	else if (protect_runs_later(c->rel) || (c->from && protect_runs_later(c->from)))
