@@ -1,8 +1,9 @@
 // FUZZ: cmd/otodiff/textdiff.c cmd/otodiff/parse.c
 /*
  * What otodiff reads that a session's agent or a tampered session directory
- * wrote: the record (lib/cow_session.c), a path's bytes (its escaping, the
- * files the host runs later), and two texts to diff, split at the first
+ * wrote: the record (lib/cow_session.c), a path's bytes (its escaping, into
+ * a stream and into a buffer; the files the host runs later), any bytes as
+ * a diff's line shows them, and two texts to diff, split at the first
  * 0xff byte. No input may crash or read out of bounds; a record that parses
  * formats back to the same bytes.
  */
@@ -39,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(str, data, size);
 	str[size] = 0;
 	path_show(null, str);
+	(void)path_shown(str);
+	bytes_show(null, (const char *)data, size, 1);
 	(void)protect_runs_later(str);
 	free(str);
 	if (sep)
