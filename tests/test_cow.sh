@@ -287,6 +287,29 @@ test_cow_dir_on_an_overlay_refused() {
 	assertFalse "nothing made" "[ -e '$d' ] || [ -e '$T/ol/u/s' ]"
 }
 
+# A mount inside the workspace is locked to it in the sandbox's user
+# namespace, and overlayfs refuses such a lower layer: refused with that
+# reason, before anything is made in DIR, which then serves once the mount
+# is gone.
+test_cow_submount_refused_with_its_reason() {
+	if [ -z "$IS_ROOT" ]; then
+		skip "needs root (a mount inside the workspace)"
+		return 0
+	fi
+	mkdir "$W/sub"
+	chown "$OTO_TEST_USER:$OTO_TEST_USER" "$W/sub"
+	run unshare -m --propagation private sh -c 'mount -t tmpfs -o size=1m oto-test "$1/sub" &&
+		shift && exec "$@"' sh "$W" \
+		otons $AS -- otomount --agent-root "$A" --role member --person alice --cow "$S" -- true
+	assertEquals "refused, the reason said" "111 otomount: fatal: unable to mount /work copy-on-write: $W has a mount inside it, which overlayfs in a user namespace refuses (unmount it, or run without --cow)" \
+		"$rc $(cat "$T/err")"
+	assertEquals "nothing made in DIR" "" "$(ls -A "$S")"
+	run cow -- sh -c 'echo x >/work/sub/x'
+	assertEquals "without the mount ($(cat "$T/err"))" 0 "$rc"
+	run otodiff -s "$S"
+	assertEquals "listed" "0 added /work/sub/x (2 bytes)" "$rc $(cat "$T/out")"
+}
+
 test_cow_resume_same_tree_refuse_another() {
 	run cow -- sh -c 'echo one >/work/n'
 	assertEquals "first ($(cat "$T/err"))" 0 "$rc"

@@ -19,12 +19,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/mount.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -371,6 +373,27 @@ static void xcow_volatile(struct cow_state *c, const char *name, const char *dir
 	close(fd);
 }
 
+/*
+ * A mount inside the host's tree (a tmpfs on workspace/sub) is locked to it
+ * in the sandbox's user namespace, and overlayfs refuses a lower layer with
+ * locked mounts below it (EINVAL: it would reveal what they cover), as it
+ * refuses a clone of that tree's top alone. That clone, tried first, says
+ * why the overlay would fail, before anything is made in DIR.
+ */
+static void xcow_no_submount(int lower, const char *name, const char *src)
+{
+	int top = (int)syscall(SYS_open_tree, lower, "",
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+
+	if (top >= 0)
+		close(top);
+	else if (errno == EINVAL)
+		die(EXIT_SYS, 0,
+		    "unable to mount /%s copy-on-write: %s has a mount inside it, which "
+		    "overlayfs in a user namespace refuses (unmount it, or run without --cow)",
+		    name, src);
+}
+
 int xcow_overlay(struct view_state *v, const struct otomount_opts *o, const char *name, int lower,
 		 const char *src)
 {
@@ -380,6 +403,7 @@ int xcow_overlay(struct view_state *v, const struct otomount_opts *o, const char
 
 	struct stat st;
 
+	xcow_no_submount(lower, name, src);
 	xcow_note(c, name, lower, src, o->cow_dir);
 	if (fstat(lower, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat %s", src);
