@@ -3,7 +3,8 @@
  * What otodiff reads that a session's agent or a tampered session directory
  * wrote: the record (lib/cow_session.c), a path's bytes (its escaping, into
  * a stream and into a buffer; the files the host runs later), any bytes as
- * a diff's line shows them, and two texts to diff, split at the first
+ * a diff's line shows them, a repository's config (the paths it names,
+ * each joined to a directory), and two texts to diff, split at the first
  * 0xff byte. No input may crash or read out of bounds; a record that parses
  * formats back to the same bytes.
  */
@@ -16,6 +17,20 @@
 #include "otodiff/otodiff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void on_path(void *arg, enum gitcfg_kind kind, const char *val)
+{
+	char out[4096];
+
+	(void)arg;
+	if (kind > GITCFG_COMMAND || !*val)
+		abort();
+	/* A joined path never leaves the tree's top. */
+	if (gitcfg_join(out, sizeof(out), "a/.git", val) == 0 &&
+	    (out[0] == '/' || !strcmp(out, "..") || !strncmp(out, "../", 3) ||
+	     strstr(out, "/../") || (strlen(out) >= 3 && !strcmp(out + strlen(out) - 3, "/.."))))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -43,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)path_shown(str);
 	bytes_show(null, (const char *)data, size, 1);
 	(void)protect_runs_later(str);
+	(void)gitcfg_paths((const char *)data, size, on_path, NULL);
 	free(str);
 	if (sep)
 		(void)textdiff(null, (const char *)data, (size_t)(sep - data),

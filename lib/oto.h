@@ -503,13 +503,36 @@ int cow_session_parse(struct cow_session *s, const char *buf, size_t len);
 /*
  * protect_names.c: the files the host runs later, made read-only by
  * otomount in every writable tree and flagged by otodiff. Pure.
- * protect_start: names at a tree's top; protect_gitdir: names in a git
- * directory. protect_runs_later: whether rel, a path relative to a tree's
- * top, is one of them, or beneath one (a .git file, .git/hooks/x,
- * .git/modules/M/config, a top .envrc or .vscode/tasks.json).
+ * protect_start: names at a tree's top; protect_gitdir: names (and paths)
+ * in a git directory that git runs or follows; protect_store: what git only
+ * stores there; protect_worktop: the hook managers' files beside a .git.
+ * protect_runs_later: whether rel, a path relative to a tree's top, is one
+ * of them or beneath one: a .git file, anything in a git directory but what
+ * git only stores (and the *_HEAD files), a top .envrc, a .husky anywhere.
  */
 extern const char *const protect_start[];
 extern const char *const protect_gitdir[];
+extern const char *const protect_store[];
+extern const char *const protect_worktop[];
 int protect_runs_later(const char *rel);
+
+/*
+ * gitcfg_paths.c: what a git config file's bytes name, passed to fn one at
+ * a time: core.hooksPath (HOOKS: a directory, relative to the repository's
+ * top), include.path and includeIf.*.path (INCLUDE: a file, relative to the
+ * config's own directory), core.worktree (WORKTREE, relative to the git
+ * directory), and the first word of a command's value (core.fsmonitor,
+ * filters, aliases, ...) when it holds a slash (COMMAND, relative to the
+ * top). Returns 0, or -1 where the bytes stop parsing (what came before was
+ * passed). Pure.
+ * gitcfg_join.c: base (a directory relative to a tree's top, "" for the
+ * top) and val (a relative path) joined and normalized into out ("" for
+ * the top): 0, or -1 when val is absolute or begins with ~, leaves the top
+ * by "..", or does not fit. Pure.
+ */
+enum gitcfg_kind { GITCFG_HOOKS, GITCFG_INCLUDE, GITCFG_WORKTREE, GITCFG_COMMAND };
+typedef void (*gitcfg_fn)(void *arg, enum gitcfg_kind kind, const char *val);
+int gitcfg_paths(const char *buf, size_t len, gitcfg_fn fn, void *arg);
+int gitcfg_join(char *out, size_t size, const char *base, const char *val);
 
 #endif

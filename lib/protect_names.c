@@ -24,8 +24,56 @@ const char *const protect_start[] = {
 	".idea",   ".devcontainer", ".claude",	    NULL,
 };
 
-/* In a git directory: what git runs, or reads to decide what to run. */
-const char *const protect_gitdir[] = { "hooks", "info", "config", "config.worktree", NULL };
+/*
+ * In a git directory: what git runs (hooks), or reads to decide what to run
+ * or where to find the rest of the repository: its config, commondir (git
+ * reads it in every git directory and takes config and hooks from the
+ * directory it names), gitdir, the alternates (objects of another
+ * directory), and a rebase's or cherry-pick's state (a todo list holds
+ * exec lines).
+ */
+const char *const protect_gitdir[] = {
+	"hooks",
+	"info",
+	"config",
+	"config.worktree",
+	"commondir",
+	"gitdir",
+	"objects/info/alternates",
+	"objects/info/http-alternates",
+	"rebase-merge",
+	"rebase-apply",
+	"sequencer",
+	NULL,
+};
+
+/*
+ * In a git directory, what git only stores: its objects, refs and logs, the
+ * index, HEAD and the other *_HEAD files, and the messages it shows. All
+ * else there is flagged by otodiff.
+ */
+const char *const protect_store[] = {
+	"objects",     "refs",		 "logs",	"index", "HEAD",
+	"packed-refs", "COMMIT_EDITMSG", "description", NULL,
+};
+
+/*
+ * At a repository's top (beside .git): the hook managers' files that the
+ * hooks installed in .git/hooks read and run (husky's .husky, pre-commit's
+ * and lefthook's configurations).
+ */
+const char *const protect_worktop[] = {
+	".husky",
+	".pre-commit-config.yaml",
+	"lefthook.yml",
+	".lefthook.yml",
+	"lefthook.yaml",
+	".lefthook.yaml",
+	"lefthook-local.yml",
+	".lefthook-local.yml",
+	".lefthook",
+	NULL,
+};
 
 static int in_list(const char *const *l, const char *s, size_t n)
 {
@@ -33,6 +81,50 @@ static int in_list(const char *const *l, const char *s, size_t n)
 		if (strlen(*l) == n && !memcmp(*l, s, n))
 			return 1;
 	return 0;
+}
+
+static size_t comp_len(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	return slash ? (size_t)(slash - s) : strlen(s);
+}
+
+/* p is the path pre, or beneath it. */
+static int at_or_under(const char *p, const char *pre)
+{
+	size_t n = strlen(pre);
+
+	return !strncmp(p, pre, n) && (p[n] == 0 || p[n] == '/');
+}
+
+/* g, a path inside a git directory ("" for the directory itself): 1 unless git only stores it. */
+static int gitdir_runs(const char *g, unsigned depth)
+{
+	size_t n;
+	const char *rest;
+
+	while (*g == '/')
+		g++;
+	if (!*g)
+		return 1;
+	n = comp_len(g);
+	rest = g[n] ? g + n + 1 : g + n;
+	if (n == 7 && !memcmp(g, "objects", 7))
+		return at_or_under(g, "objects/info/alternates") ||
+		       at_or_under(g, "objects/info/http-alternates");
+	if (in_list(protect_store, g, n))
+		return 0;
+	if (!*rest && n > 5 && !memcmp(g + n - 5, "_HEAD", 5))
+		return 0;
+	/* A submodule's or a linked worktree's git directory: NAME/, judged the same way. */
+	if (((n == 7 && !memcmp(g, "modules", 7)) || (n == 9 && !memcmp(g, "worktrees", 9))) &&
+	    *rest && depth < 64) {
+		size_t m = comp_len(rest);
+
+		return rest[m] ? gitdir_runs(rest + m + 1, depth + 1) : 1;
+	}
+	return 1;
 }
 
 int protect_runs_later(const char *rel)
@@ -43,33 +135,16 @@ int protect_runs_later(const char *rel)
 	while (*c == '/')
 		c++;
 	for (; *c; c = next, first = 0) {
-		const char *slash = strchr(c, '/');
-		size_t n = slash ? (size_t)(slash - c) : strlen(c);
+		size_t n = comp_len(c);
 
-		next = slash ? slash + 1 : c + n;
+		next = c[n] ? c + n + 1 : c + n;
 		if (first && in_list(protect_start, c, n))
 			return 1;
-		if (n == 4 && !memcmp(c, ".git", 4)) {
-			const char *g = next;
-			size_t gn;
-
-			/* A .git file (a gitdir: pointer), or what git runs in a .git directory. */
-			if (!*g)
-				return 1;
-			gn = strchr(g, '/') ? (size_t)(strchr(g, '/') - g) : strlen(g);
-			if (in_list(protect_gitdir, g, gn))
-				return 1;
-			/* .git/modules/NAME/...: a submodule's git directory. */
-			if (gn == 7 && !memcmp(g, "modules", 7) && g[7] == '/') {
-				const char *m = strchr(g + 8, '/');
-
-				if (m && in_list(protect_gitdir, m + 1,
-						 strchr(m + 1, '/')
-						     ? (size_t)(strchr(m + 1, '/') - m - 1)
-						     : strlen(m + 1)))
-					return 1;
-			}
-		}
+		if (in_list(protect_worktop, c, n))
+			return 1;
+		/* A .git file (a gitdir: pointer), or a .git directory and what it holds. */
+		if (n == 4 && !memcmp(c, ".git", 4))
+			return gitdir_runs(next, 0);
 	}
 	return 0;
 }

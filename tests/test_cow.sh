@@ -231,6 +231,74 @@ one" "$rc $(cat "$T/out")"
 	assertEquals "the host's repository works" "two" "$(git -c safe.directory='*' -C "$W/r" log -1 --format=%s 2>&1)"
 }
 
+# A repository on the host, owned by the agent's account: $W/r (its
+# config names GIT_CONFIG_EXTRA's lines too).
+host_repo() {
+	GIT_CONFIG_NOSYSTEM=1 git init -q -b main "$W/r" &&
+		echo a >"$W/r/a" && git -C "$W/r" add a &&
+		git -C "$W/r" -c user.name=A -c user.email=a@example.org commit -qm one &&
+		printf '%s' "${GIT_CONFIG_EXTRA:-}" >>"$W/r/.git/config" || return 1
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$W/r"
+	return 0
+}
+
+# What git follows to other config, hooks or objects, planted by the agent:
+# flagged, and refused by --commit. The person's next git status runs nothing.
+test_cow_git_redirects_flagged_and_refused() {
+	host_repo || fail "no repository"
+	run cow -- sh -c 'cd /work/r && mkdir ../evil && cp -r .git/objects .git/refs .git/HEAD ../evil/ &&
+		printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch '"$T"'/pwned; false\n" >../evil/config &&
+		echo ../../evil >.git/commondir && echo /work/evil/objects >.git/objects/info/alternates &&
+		mkdir .git/rebase-merge && echo "exec touch '"$T"'/pwned" >.git/rebase-merge/git-rebase-todo &&
+		echo b >a && git -c user.name=A -c user.email=a@example.org commit -qam two'
+	assertEquals "planted ($(cat "$T/err"))" 0 "$rc"
+	run otodiff -s "$S"
+	assertEquals "each flagged" "added /work/r/.git/commondir (runs on the host later)
+added /work/r/.git/objects/info/alternates (runs on the host later)
+added /work/r/.git/rebase-merge/ (runs on the host later)
+added /work/r/.git/rebase-merge/git-rebase-todo (runs on the host later)" \
+		"$(grep -E 'commondir|alternates|rebase' "$T/out")"
+	assertEquals "what git only stores is not" "" \
+		"$(grep -E '/(objects/[0-9a-f]{2}/|refs/heads/main|logs/|index|ORIG_HEAD|COMMIT_EDITMSG)' "$T/out" |
+			grep -F '(runs on')"
+	run otodiff --commit "$S"
+	assertEquals "refused without --allow-protected" 101 "$rc"
+	assertEquals "commondir named" \
+		"otodiff: conflict: /work/r/.git/commondir: a file the host runs later (review it, then give --allow-protected)" \
+		"$(grep -F /work/r/.git/commondir: "$T/err")"
+	assertFalse "nothing committed" "[ -e '$W/r/.git/commondir' ] || [ -e '$W/evil' ]"
+	(cd "$W/r" && GIT_CONFIG_NOSYSTEM=1 git -c safe.directory='*' status --porcelain >/dev/null 2>&1)
+	assertFalse "the person's git status ran nothing" "[ -e '$T/pwned' ]"
+}
+
+# Paths the repository's own config names in the tree: core.hooksPath's
+# hooks and include.path's file, made by the agent, are flagged and refused.
+test_cow_paths_the_config_names_flagged() {
+	GIT_CONFIG_EXTRA='[core]
+	hooksPath = .hooks
+[include]
+	path = ../project.gitconfig
+[filter "x"]
+	clean = tools/clean %f
+' host_repo || fail "no repository"
+	run cow -- sh -c 'cd /work/r && mkdir .hooks tools && printf "#!/bin/sh\ntouch /tmp/pwned\n" >.hooks/pre-commit &&
+		chmod +x .hooks/pre-commit && printf "[core]\n\tfsmonitor = touch /tmp/pwned\n" >project.gitconfig &&
+		echo x >tools/clean && echo ok >README'
+	assertEquals "planted ($(cat "$T/err"))" 0 "$rc"
+	run otodiff -s "$S"
+	assertEquals "each flagged, not the rest" "added /work/r/.hooks/ (runs on the host later)
+added /work/r/.hooks/pre-commit (runs on the host later)
+added /work/r/README
+added /work/r/project.gitconfig (runs on the host later)
+added /work/r/tools/
+added /work/r/tools/clean (runs on the host later)" "$(cat "$T/out")"
+	run otodiff --commit "$S"
+	assertEquals "refused without --allow-protected" 101 "$rc"
+	assertEquals "the hook named" \
+		"otodiff: conflict: /work/r/.hooks/pre-commit: a file the host runs later (review it, then give --allow-protected)" \
+		"$(grep -F /work/r/.hooks/pre-commit: "$T/err")"
+}
+
 # Files the host runs later stay read-only in the view with --cow.
 test_cow_protected_files_read_only_in_view() {
 	mkdir -p "$W/.git/hooks"

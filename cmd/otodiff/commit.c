@@ -106,7 +106,7 @@ static size_t check(const struct cowdir *s, const struct change *c, const struct
 
 	if (c->kind == C_SKIP)
 		return 0;
-	if (!o->allow_protected && protect_runs_later(c->rel))
+	if (!o->allow_protected && c->runs_later)
 		conflict(s, c->tree, c->rel,
 			 "a file the host runs later (review it, then give --allow-protected)", &n);
 	locate(s, c->tree, c->rel, &p);

@@ -62,9 +62,12 @@ int main(int argc, char **argv)
 
 	/*
 	 * 5. Renames found by content (overlayfs in a user namespace copies a
-	 *    renamed file: a deletion and an addition), then listed or applied.
+	 *    renamed file: a deletion and an addition); which of them the host
+	 *    runs later (a repository's config read for what it names); then
+	 *    listed or applied.
 	 */
 	xscan_renames(&s);
+	scan_runs_later(&s);
 	if (o.mode == MODE_COMMIT)
 		return xcommit(&s, &o);
 	xshow(&s, &o);

@@ -3,7 +3,8 @@
  * otodiff's files, each section below one of them. main.c: the steps;
  * opts.c: the command line; scan.c: a session's upper layers against the
  * host's trees, into a list of changes; show.c: the list and the diffs;
- * textdiff.c: a unified diff of two texts (pure); commit.c: the changes
+ * textdiff.c: a unified diff of two texts (pure); named.c: which changes
+ * the host runs later; commit.c: the changes
  * applied; rm.c: a tree removed without following a symlink.
  */
 #ifndef OTODIFF_H
@@ -73,6 +74,7 @@ struct change {
 	off_t host_size;
 	int origin; /* the upper file was copied up (user.overlay.origin) */
 	int hidden; /* a C_DEL shown (and applied) as a C_RENAME's from */
+	int runs_later; /* named.c: the host runs it later (its path, or its from's) */
 	size_t from_tree;
 	const char *why; /* C_SKIP */
 };
@@ -106,6 +108,10 @@ int open_nofollow(const char *path, int flags);
 int same_content(int a, int b);
 /* The path in the view of a change's rel (/work/a/b): static buffer. */
 const char *view_path(const struct cowdir *s, size_t tree, const char *rel);
+
+/* ---- named.c: each change's runs_later set (protect_runs_later, and repositories' configs) ----
+ */
+void scan_runs_later(struct cowdir *s);
 
 /* ---- show.c: the list (and the diffs) on stdout ---- */
 void xshow(const struct cowdir *s, const struct otodiff_opts *o);

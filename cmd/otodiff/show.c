@@ -87,7 +87,7 @@ void show_line(FILE *f, const struct cowdir *s, const struct change *c)
 		fputs(" (over --max-size)", f);
 	if (c->kind == C_SKIP)
 		fprintf(f, " (%s: never committed)", c->why);
-	else if (protect_runs_later(c->rel) || (c->from && protect_runs_later(c->from)))
+	else if (c->runs_later)
 		fputs(" (runs on the host later)", f);
 	fputc('\n', f);
 }

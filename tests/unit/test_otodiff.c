@@ -1,4 +1,4 @@
-// UNIT: lib/cow_session.c lib/protect_names.c cmd/otodiff/textdiff.c cmd/otodiff/parse.c
+// UNIT: lib/cow_session.c lib/protect_names.c lib/gitcfg_paths.c lib/gitcfg_join.c cmd/otodiff/textdiff.c cmd/otodiff/parse.c
 /*
  * Unit tests of otodiff's pure parts: the session's record, the names the
  * host runs later, the upper layer's entries, the escaped paths, the diff.
@@ -91,6 +91,122 @@ static void test_runs_later(void **state)
 	assert_false(protect_runs_later(".gitignore"));
 	assert_false(protect_runs_later("x.git/config"));
 	assert_false(protect_runs_later(""));
+	/* What git follows to other config, hooks or objects. */
+	assert_true(protect_runs_later(".git/commondir"));
+	assert_true(protect_runs_later("a/.git/gitdir"));
+	assert_true(protect_runs_later(".git/objects/info/alternates"));
+	assert_true(protect_runs_later(".git/objects/info/http-alternates"));
+	assert_false(protect_runs_later(".git/objects/info/packs"));
+	assert_false(protect_runs_later(".git/objects/info/commit-graph"));
+	assert_true(protect_runs_later(".git/worktrees/w/commondir"));
+	assert_true(protect_runs_later(".git/worktrees/w"));
+	assert_false(protect_runs_later(".git/worktrees/w/HEAD"));
+	assert_false(protect_runs_later(".git/worktrees/w/index"));
+	assert_true(protect_runs_later(".git/rebase-merge/git-rebase-todo"));
+	assert_true(protect_runs_later(".git/rebase-apply"));
+	assert_true(protect_runs_later(".git/sequencer/todo"));
+	assert_true(protect_runs_later(".git/modules/m/modules/n/commondir"));
+	assert_false(protect_runs_later(".git/modules/m/modules/n/refs/heads/x"));
+	/* What git only stores: the explicit list, and nothing else. */
+	assert_false(protect_runs_later(".git/refs/heads/main"));
+	assert_false(protect_runs_later(".git/logs/HEAD"));
+	assert_false(protect_runs_later(".git/index"));
+	assert_false(protect_runs_later(".git/HEAD"));
+	assert_false(protect_runs_later(".git/ORIG_HEAD"));
+	assert_false(protect_runs_later(".git/FETCH_HEAD"));
+	assert_false(protect_runs_later(".git/packed-refs"));
+	assert_false(protect_runs_later(".git/COMMIT_EDITMSG"));
+	assert_false(protect_runs_later(".git/description"));
+	assert_true(protect_runs_later(".git/MERGE_MSG"));
+	assert_true(protect_runs_later(".git/lfs/x"));
+	assert_true(protect_runs_later(".git/HEADS"));
+	assert_true(protect_runs_later(".git/X_HEAD/y"));
+	assert_true(protect_runs_later(".git/_HEAD"));
+	assert_true(protect_runs_later(".git"));
+	/* The hook managers' files, at any depth. */
+	assert_true(protect_runs_later(".husky/pre-commit"));
+	assert_true(protect_runs_later("pkg/.pre-commit-config.yaml"));
+	assert_true(protect_runs_later("lefthook.yml"));
+	assert_false(protect_runs_later("husky/pre-commit"));
+}
+
+struct seen {
+	char text[1024];
+};
+
+static void on_path(void *arg, enum gitcfg_kind kind, const char *val)
+{
+	struct seen *s = arg;
+	static const char *const K[] = { "hooks", "include", "worktree", "command" };
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "%s=%s|", K[kind], val);
+}
+
+static const char *cfg(const char *text, int *rc)
+{
+	static struct seen s;
+
+	s.text[0] = 0;
+	*rc = gitcfg_paths(text, strlen(text), on_path, &s);
+	return s.text;
+}
+
+static void test_gitcfg_paths(void **state)
+{
+	int rc;
+
+	(void)state;
+	assert_string_equal(cfg("[core]\n\thooksPath = .husky\n", &rc), "hooks=.husky|");
+	assert_int_equal(rc, 0);
+	assert_string_equal(cfg("[CORE]\nHOOKSPATH=\".hu\\\"sky\" ; c\n", &rc), "hooks=.hu\"sky|");
+	assert_string_equal(cfg("[include]\n\tpath = ../project.gitconfig\n"
+				"[includeIf \"gitdir:/x/\"]\n\tpath = a b.cfg # c\n",
+				&rc),
+			    "include=../project.gitconfig|include=a b.cfg|");
+	/* A command's first word, when it is a path. */
+	assert_string_equal(cfg("[core]\n\tfsmonitor = ./tools/fsmon --x\n"
+				"\tfsmonitor = true\n\tpager = less\n"
+				"[filter \"lfs\"]\n\tclean = scripts/clean %f\n"
+				"[alias]\n\tst = !bin/st\n",
+				&rc),
+			    "command=./tools/fsmon|command=scripts/clean|command=bin/st|");
+	/* A key on the section's line, the old subsection form, a continued line. */
+	assert_string_equal(cfg("[core] hooksPath = h\n[filter.x]\nsmudge = a/\\\nb\n", &rc),
+			    "hooks=h|command=a/b|");
+	/* include.path in a subsection is not include.path; filter.clean without one is nothing. */
+	assert_string_equal(cfg("[include \"x\"]\npath = p\n[filter]\nclean = a/b\n", &rc), "");
+	/* Malformed: what came before is passed, -1. */
+	assert_string_equal(cfg("[core]\nhooksPath = h\n[core\nx = y\n", &rc), "hooks=h|");
+	assert_int_equal(rc, -1);
+	cfg("[core]\nhooksPath = \"h\n", &rc);
+	assert_int_equal(rc, -1);
+	cfg("hooksPath = h\n", &rc);
+	assert_int_equal(rc, -1);
+	cfg("[core]\nhooksPath = h\\q\n", &rc);
+	assert_int_equal(rc, -1);
+}
+
+static void test_gitcfg_join(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_int_equal(gitcfg_join(out, sizeof(out), "a/.git", "../project.gitconfig"), -1);
+	assert_int_equal(gitcfg_join(out, sizeof(out), "a/.git", "../p.cfg"), 0);
+	assert_string_equal(out, "a/p.cfg");
+	assert_int_equal(gitcfg_join(out, sizeof(out), ".git", "../p"), 0);
+	assert_string_equal(out, "p");
+	assert_int_equal(gitcfg_join(out, sizeof(out), "", "./.husky/"), 0);
+	assert_string_equal(out, ".husky");
+	assert_int_equal(gitcfg_join(out, sizeof(out), "", "."), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(gitcfg_join(out, sizeof(out), ".git", "../.."), -1);
+	assert_int_equal(gitcfg_join(out, sizeof(out), "", "/etc/x"), -1);
+	assert_int_equal(gitcfg_join(out, sizeof(out), "", "~/x"), -1);
+	assert_int_equal(gitcfg_join(out, sizeof(out), "", "0123456789abcdef"), -1);
+	assert_int_equal(gitcfg_join(out, sizeof(out), "a//b", "c/../../d"), 0);
+	assert_string_equal(out, "a/d");
 }
 
 static void test_upper_kind(void **state)
@@ -227,7 +343,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_round_trip), cmocka_unit_test(test_session_rejects),
-		cmocka_unit_test(test_runs_later),	   cmocka_unit_test(test_upper_kind),
+		cmocka_unit_test(test_runs_later),	   cmocka_unit_test(test_gitcfg_paths),
+		cmocka_unit_test(test_gitcfg_join),	   cmocka_unit_test(test_upper_kind),
 		cmocka_unit_test(test_path_show),	   cmocka_unit_test(test_textdiff),
 		cmocka_unit_test(test_textdiff_bounds),
 	};
