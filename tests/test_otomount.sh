@@ -786,6 +786,59 @@ deep" "$(cat "$T/out")"
 	assertEquals two "$(git -c safe.directory="*" -C "$A/workspace" log -1 --format=%s feature)"
 }
 
+# A repository whose config names paths in the tree (core.hooksPath=.githooks,
+# include.path and what it includes), a linked worktree (.git/worktrees/wt2:
+# commondir, gitdir), alternates and pre-commit's configuration.
+redirect_tree() {
+	g() { git -c safe.directory='*' -c user.email=o@t -c user.name=oto -c init.defaultBranch=main "$@"; }
+	W=$A/workspace
+	g init -q "$W" && g -C "$W" commit -q --allow-empty -m one
+	g -C "$W" worktree add -q -b side "$W/wt2" 2>/dev/null
+	# Its pointers as the view names them (git writes the host's paths).
+	echo "gitdir: /work/.git/worktrees/wt2" >"$W/wt2/.git"
+	echo /work/wt2/.git >"$W/.git/worktrees/wt2/gitdir"
+	: >"$W/.git/objects/info/alternates"
+	printf '[core]\n\thooksPath = .githooks\n[include]\n\tpath = ../project.gitconfig\n' >>"$W/.git/config"
+	printf '[include]\n\tpath = cfg/more.gitconfig\n' >"$W/project.gitconfig"
+	mkdir -p "$W/.githooks" "$W/cfg" "$W/.husky" && printf '#!/bin/sh\nexit 0\n' >"$W/.githooks/pre-commit"
+	chmod +x "$W/.githooks/pre-commit" && cp "$W/.githooks/pre-commit" "$W/.husky/pre-commit"
+	echo '[user]' >"$W/cfg/more.gitconfig"
+	echo 'repos: []' >"$W/.pre-commit-config.yaml"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+}
+
+# What git follows to other config, hooks or objects, and what the config
+# names in the tree: read-only (EROFS), worktrees not to be moved (EBUSY);
+# the agent's git still works in both worktrees; the host's files as they were.
+test_git_redirects_and_named_paths_read_only() {
+	redirect_tree
+	sums() { (cd "$A/workspace" && sha256sum .git/worktrees/wt2/commondir .git/worktrees/wt2/gitdir \
+		.git/objects/info/alternates .githooks/pre-commit project.gitconfig cfg/more.gitconfig \
+		.pre-commit-config.yaml .husky/pre-commit && ls -a .githooks .git/worktrees); }
+	before=$(sums)
+	run role member -- sh -c 'for p in /work/.git/worktrees/wt2/commondir /work/.git/worktrees/wt2/gitdir \
+			/work/.git/objects/info/alternates /work/.githooks/pre-commit /work/.githooks/post-commit \
+			/work/project.gitconfig /work/cfg/more.gitconfig /work/.pre-commit-config.yaml /work/.husky/pre-commit; do
+			(echo "[core] fsmonitor = touch /tmp/x" >>"$p") 2>&1 | sed "s/.*: //"; done
+		mv /work/.git/worktrees/wt2 /work/.git/worktrees/x 2>&1 | sed "s/.*: //"
+		mv /work/.git/worktrees /work/.git/w 2>&1 | sed "s/.*: //"
+		mv /work/.githooks /work/h 2>&1 | sed "s/.*: //"
+		cd /work/wt2 && echo x >f && git add f && git -c user.email=a@t -c user.name=a commit -q -m wt && echo committed'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "$(printf 'Read-only file system\n%.0s' $(seq 9))
+Device or resource busy
+Device or resource busy
+Device or resource busy
+committed" "$(cat "$T/out")"
+	assertEquals "the host's files as they were" "$before" "$(sums)"
+	# The person's next commit runs the hook as it was.
+	(cd "$A/workspace" && git -c safe.directory='*' -c user.email=p@t -c user.name=p commit -q --allow-empty -m person)
+	assertEquals "the person's commit" person "$(git -c safe.directory='*' -C "$A/workspace" log -1 --format=%s)"
+	assertEquals "the worktree's commit landed" wt \
+		"$(git -c safe.directory='*' -C "$A/workspace" log -1 --format=%s side)"
+}
+
 test_writable_and_protect_change_one_path_each() {
 	protected_tree
 	echo keep >"$A/workspace/notes.txt"

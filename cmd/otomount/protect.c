@@ -9,13 +9,19 @@
  * once, after the view is built and before the agent exists, and:
  *
  *   - in every git repository at any depth (a .git directory, a bare
- *     repository, a submodule's git directory under .git/modules), hooks,
- *     info, config and config.worktree become read-only binds of
- *     themselves, and the git directory a read-write bind of itself: a mount
- *     point cannot be renamed or removed (EBUSY), so the agent cannot move
- *     the git directory aside and put one of its own in its place. Its own
- *     git still commits, branches and fetches: objects, refs, the index,
+ *     repository, a submodule's git directory under .git/modules, a linked
+ *     worktree's under .git/worktrees), GITDIR_RO (hooks, config, and what
+ *     sends git to other config, hooks or objects: commondir, gitdir, the
+ *     alternates, a rebase's state) become read-only binds of themselves,
+ *     and each git directory (worktrees/ and modules/ too) a read-write bind
+ *     of itself: a mount point cannot be renamed or removed (EBUSY), so the
+ *     agent cannot move one aside and put one of its own in its place. Its
+ *     own git still commits, branches and fetches: objects, refs, the index,
  *     HEAD and the logs stay writable;
+ *   - what the repository's config (and what it includes) names in the
+ *     tree: core.hooksPath, include targets, a command's path
+ *     (lib/gitcfg_paths.c), and the hook managers' files beside its .git
+ *     (WORKTOP: .husky, .pre-commit-config.yaml, lefthook's);
  *   - a .git file (a worktree's or a submodule's "gitdir:" pointer) becomes
  *     read-only, so it cannot be aimed at a git directory the agent made;
  *   - at each tree's top, the shell and tool start-up files of START below.
@@ -44,10 +50,14 @@
 #include "otomount.h"
 
 #define PROTECT_MAX_DIRS 200000UL
+#define CONFIG_MAX	 (1UL << 20) /* a config file read for the paths it names */
+#define INCLUDE_DEPTH	 8
+#define NAMED_MAX	 64 /* paths one config file names */
 
 /* The names, shared with otodiff: lib/protect_names.c. */
 #define START	  protect_start
 #define GITDIR_RO protect_gitdir
+#define WORKTOP	  protect_worktop
 
 struct linux_dirent64 {
 	unsigned long long d_ino;
@@ -64,6 +74,7 @@ struct walk {
 	dev_t dev;	  /* the last directory's filesystem, and whether its st_nlink */
 	int dev_counts;	  /* counts subdirectories (leaf) */
 	const char *tree; /* the tree's top, for messages */
+	int top;	  /* the tree's top (O_PATH), for the paths a config names */
 	char buf[65536];  /* getdents64 */
 };
 
@@ -148,7 +159,201 @@ static void xprotect_name(struct walk *w, int dir, const char *name, int ro)
 		xbind_self(w, dir, name, p, ro);
 }
 
-static void xwalk(struct walk *w, int dir);
+static int xwalk(struct walk *w, int dir);
+
+/* A view path's part beneath the tree's top ("" for the top). */
+static const char *rel_of(const struct walk *w, const char *path)
+{
+	const char *r = path + strlen(w->tree);
+
+	while (*r == '/')
+		r++;
+	return r;
+}
+
+/*
+ * rel, a path a repository's config names beneath the tree's top: made
+ * read-only when it exists, is no symlink and is not the top itself (a
+ * hooksPath of the whole tree would leave the agent nothing to write).
+ */
+static void xprotect_named(struct walk *w, const char *rel)
+{
+	char parent[PATH_MAX], p[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	int dir;
+
+	if (!*rel || snprintf(p, sizeof(p), "%s/%s", w->tree, rel) >= (int)sizeof(p) ||
+	    exempt(w, p))
+		return;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+	dir = sys_openat2(w->top, *parent ? parent : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
+			  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (dir < 0) {
+		debugx("not protected: %s (its directory: %s)", p, strerror(errno));
+		return;
+	}
+	xbind_self(w, dir, slash ? slash + 1 : rel, p, 1);
+	close(dir);
+}
+
+struct named {
+	size_t n;
+	int over;
+	enum gitcfg_kind kind[NAMED_MAX];
+	char *val[NAMED_MAX];
+};
+
+static void on_named(void *arg, enum gitcfg_kind kind, const char *val)
+{
+	struct named *nm = arg;
+
+	if (nm->n >= NAMED_MAX || !(nm->val[nm->n] = strdup(val))) {
+		nm->over = 1;
+		return;
+	}
+	nm->kind[nm->n++] = kind;
+}
+
+/* The config file cfg (beneath the tree's top) read: what it names, into nm. */
+static void xread_named(struct walk *w, const char *cfg, struct named *nm)
+{
+	char p[PATH_MAX];
+	char *buf;
+	ssize_t len;
+	int fd = sys_openat2(w->top, cfg, O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
+			     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+	memset(nm, 0, sizeof(*nm));
+	if (fd < 0)
+		return;
+	buf = malloc(CONFIG_MAX);
+	if (!buf)
+		die(EXIT_SYS, ENOMEM, "unable to read %s/%s to protect what it names", w->tree,
+		    cfg);
+	len = fd_read_all(fd, buf, CONFIG_MAX);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/%s", w->tree, cfg);
+	if (len < 0 || (size_t)len >= CONFIG_MAX)
+		die(EXIT_SYS, len < 0 ? errno : EFBIG,
+		    "unable to read %s to protect the paths it names%s", p,
+		    len < 0 ? "" : " (over 1 MiB)");
+	(void)gitcfg_paths(buf, (size_t)len, on_named, nm);
+	free(buf);
+	if (nm->over)
+		die(EXIT_SYS, E2BIG,
+		    "unable to protect the paths %s names: more than %d (exempt its repository "
+		    "with --writable, at the risk otomount(1) describes)",
+		    p, NAMED_MAX);
+}
+
+/*
+ * What the config file cfg names beneath the tree's top, made read-only:
+ * hooksPath and commands relative to the repository's top (top), includes
+ * relative to cfg's directory, and what those include in turn.
+ */
+static void xprotect_config(struct walk *w, const char *cfg, const char *top, unsigned depth)
+{
+	struct named nm;
+	char dir[PATH_MAX], rel[PATH_MAX];
+	const char *slash = strrchr(cfg, '/');
+
+	if (depth > INCLUDE_DEPTH)
+		die(EXIT_SYS, ELOOP,
+		    "unable to protect what %s/%s includes: more than %d includes deep", w->tree,
+		    cfg, INCLUDE_DEPTH);
+	xread_named(w, cfg, &nm);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - cfg) : 0, cfg);
+	for (size_t i = 0; i < nm.n; i++) {
+		const char *from = nm.kind[i] == GITCFG_INCLUDE ? dir : top;
+
+		/* Outside the tree (absolute, ~, above its top): not the agent's to write. */
+		if (nm.kind[i] != GITCFG_WORKTREE &&
+		    gitcfg_join(rel, sizeof(rel), from, nm.val[i]) == 0) {
+			xprotect_named(w, rel);
+			if (nm.kind[i] == GITCFG_INCLUDE)
+				xprotect_config(w, rel, top, depth + 1);
+		}
+		free(nm.val[i]);
+	}
+}
+
+/* A repository's top (the directory holding its .git, dir): the hook managers' files. */
+static void xprotect_worktop(struct walk *w, int dir)
+{
+	for (const char *const *n = WORKTOP; *n; n++)
+		xprotect_name(w, dir, *n, 1);
+}
+
+/*
+ * A git directory's insides (dir, the view's w->path): what git runs and
+ * follows, each linked worktree's too (worktrees/NAME, each a mount point,
+ * as worktrees/ is, so that none is moved aside and made again), and what
+ * its config names, relative to the repository's top (top, beneath the
+ * tree's; NULL: the config's core.worktree, else the git directory).
+ */
+static void xgit_insides(struct walk *w, int dir, const char *top)
+{
+	char cfg[PATH_MAX], wt[PATH_MAX], gtop[PATH_MAX];
+	const char *grel = rel_of(w, w->path);
+	int d;
+
+	for (const char *const *n = GITDIR_RO; *n; n++)
+		xprotect_name(w, dir, *n, 1);
+	d = openat(dir, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d >= 0) {
+		char p[PATH_MAX];
+		size_t keep;
+		struct dirent *e;
+		DIR *dp;
+
+		if (join(p, w->path, "worktrees") < 0)
+			die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/worktrees", w->path);
+		dp = fdopendir(dup(d));
+		if (!dp)
+			die(EXIT_SYS, errno, "unable to read %s to protect it", p);
+		keep = enter(w, p);
+		while ((e = readdir(dp))) {
+			char q[PATH_MAX];
+			int sub;
+			size_t k2;
+
+			if (e->d_name[0] == '.' || join(q, p, e->d_name) < 0 || exempt(w, q))
+				continue;
+			sub = openat(d, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				continue; /* not a directory: git reads nothing of it */
+			k2 = enter(w, q);
+			for (const char *const *n = GITDIR_RO; *n; n++)
+				xprotect_name(w, sub, *n, 1);
+			leave(w, k2);
+			close(sub);
+			xprotect_name(w, d, e->d_name, 0);
+		}
+		closedir(dp);
+		leave(w, keep);
+		close(d);
+		xprotect_name(w, dir, "worktrees", 0);
+	}
+	if (!top) {
+		/* A bare repository's or a submodule's: core.worktree says where its top is. */
+		struct named nm;
+
+		snprintf(cfg, sizeof(cfg), "%s%sconfig", grel, *grel ? "/" : "");
+		xread_named(w, cfg, &nm);
+		snprintf(gtop, sizeof(gtop), "%s", grel);
+		for (size_t i = 0; i < nm.n; i++) {
+			if (nm.kind[i] == GITCFG_WORKTREE &&
+			    gitcfg_join(wt, sizeof(wt), grel, nm.val[i]) == 0)
+				snprintf(gtop, sizeof(gtop), "%s", wt);
+			free(nm.val[i]);
+		}
+		top = gtop;
+	}
+	snprintf(cfg, sizeof(cfg), "%s%sconfig", grel, *grel ? "/" : "");
+	xprotect_config(w, cfg, top, 0);
+	snprintf(cfg, sizeof(cfg), "%s%sconfig.worktree", grel, *grel ? "/" : "");
+	xprotect_config(w, cfg, top, 0);
+}
 
 /* Filesystems whose directories count their subdirectories in st_nlink (2 + each). */
 static int nlink_counts(unsigned long type)
@@ -195,6 +400,7 @@ static int xleaf(struct walk *w, int dir, const char *name, const char *p)
 			die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
 		keep = enter(w, p);
 		xprotect_name(w, sub, ".git", 1);
+		xprotect_worktop(w, sub);
 		leave(w, keep);
 		close(sub);
 	}
@@ -204,8 +410,8 @@ static int xleaf(struct walk *w, int dir, const char *name, const char *p)
 /* A git directory: name, in dir (the view's w->path). Its modules are git directories too. */
 static void xgitdir(struct walk *w, int dir, const char *name)
 {
-	char p[PATH_MAX], mp[PATH_MAX];
-	size_t keep;
+	char p[PATH_MAX], mp[PATH_MAX], top[PATH_MAX];
+	size_t keep, kept;
 	int g, m;
 
 	if (join(p, w->path, name) < 0)
@@ -215,17 +421,22 @@ static void xgitdir(struct walk *w, int dir, const char *name)
 	g = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g < 0)
 		die(EXIT_SYS, errno, "unable to open %s to protect it", p);
+	snprintf(top, sizeof(top), "%s", rel_of(w, w->path));
 	keep = enter(w, p);
-	for (const char *const *n = GITDIR_RO; *n; n++)
-		xprotect_name(w, g, *n, 1);
-	/* Submodules' git directories: .git/modules/NAME/ (and nested modules). */
+	xgit_insides(w, g, top);
+	/*
+	 * Submodules' git directories: .git/modules/NAME/ (and nested modules),
+	 * each a mount point, and modules/ too.
+	 */
 	m = openat(g, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (m >= 0) {
 		if (join(mp, p, "modules") < 0)
 			die(EXIT_SYS, ENAMETOOLONG, "unable to protect %s/modules", p);
-		enter(w, mp);
+		kept = enter(w, mp);
 		xwalk(w, m);
 		close(m);
+		leave(w, kept);
+		xprotect_name(w, g, "modules", 0);
 	}
 	close(g);
 	leave(w, keep);
@@ -237,9 +448,10 @@ static void xgitdir(struct walk *w, int dir, const char *name)
  * files protected, then each subdirectory walked (not a git directory's
  * insides, not through a symlink). A directory that is itself a git
  * directory (a bare repository, a submodule's under .git/modules) has its
- * insides protected and is walked no further.
+ * insides protected and is walked no further: 1 then, for its caller to
+ * make it a mount point.
  */
-static void xwalk(struct walk *w, int dir)
+static int xwalk(struct walk *w, int dir)
 {
 	char **subs = NULL, **gits = NULL;
 	size_t nsubs = 0, ngits = 0;
@@ -276,6 +488,7 @@ static void xwalk(struct walk *w, int dir)
 				bare |= name[0] == 'o' ? 4 : 8;
 			if (!strcmp(name, ".git") && type == DT_REG) {
 				xprotect_name(w, dir, name, 1);
+				xprotect_worktop(w, dir);
 				continue;
 			}
 			if (type != DT_DIR)
@@ -297,12 +510,13 @@ static void xwalk(struct walk *w, int dir)
 		die(EXIT_SYS, errno, "unable to read the directory %s to protect it", w->path);
 	if (bare == 15) {
 		/* This directory is a git directory: protect its insides, walk no further. */
-		for (const char *const *g = GITDIR_RO; *g; g++)
-			xprotect_name(w, dir, *g, 1);
+		xgit_insides(w, dir, NULL);
 		for (size_t i = 0; i < nsubs; i++)
 			free(subs[i]);
 		nsubs = 0;
 	}
+	if (ngits)
+		xprotect_worktop(w, dir);
 	for (size_t i = 0; i < ngits; i++) {
 		xgitdir(w, dir, gits[i]);
 		free(gits[i]);
@@ -310,7 +524,7 @@ static void xwalk(struct walk *w, int dir)
 	for (size_t i = 0; i < nsubs; i++) {
 		char p[PATH_MAX];
 		size_t keep;
-		int sub;
+		int sub, is_git;
 
 		if (join(p, w->path, subs[i]) < 0)
 			die(EXIT_SYS, ENAMETOOLONG, "unable to walk %s/%s", w->path, subs[i]);
@@ -319,14 +533,18 @@ static void xwalk(struct walk *w, int dir)
 			if (sub < 0)
 				die(EXIT_SYS, errno, "unable to open %s to protect its files", p);
 			keep = enter(w, p);
-			xwalk(w, sub);
+			is_git = xwalk(w, sub);
 			leave(w, keep);
 			close(sub);
+			/* Not to be moved aside and made again. */
+			if (is_git)
+				xprotect_name(w, dir, subs[i], 0);
 		}
 		free(subs[i]);
 	}
 	free(subs);
 	free(gits);
+	return bare == 15;
 }
 
 /* One writable tree of the view, top: its start-up files, and every repository in it. */
@@ -340,11 +558,13 @@ static void xprotect_tree(struct view_state *v, struct walk *w, const char *top)
 	if (dir < 0)
 		die(EXIT_SYS, errno, "unable to open %s in the view to protect its files", top);
 	w->tree = top;
+	w->top = dir;
 	snprintf(w->path, sizeof(w->path), "%s", top);
 	for (const char *const *n = START; *n; n++)
 		xprotect_name(w, dir, *n, 1);
-	xwalk(w, dir);
+	(void)xwalk(w, dir);
 	close(dir);
+	w->top = -1;
 }
 
 void xprotect(struct view_state *v, const struct otomount_opts *o)
