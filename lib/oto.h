@@ -515,6 +515,22 @@ extern const char *const protect_gitdir[];
 extern const char *const protect_store[];
 extern const char *const protect_worktop[];
 int protect_runs_later(const char *rel);
+/*
+ * Why a person should look at name, a path of protect_gitdir or
+ * protect_worktop (or "worktrees") that appeared in a session; any other
+ * name: a path a repository's config names. A sentence without its end.
+ */
+const char *protect_why(const char *name);
+/*
+ * OTO_APPEARED: otons' socket (SOCK_SEQPACKET) on which otomount sends, in
+ * one message, a sealed memfd and each writable tree's top (O_PATH), for
+ * the supervisor to say at the session's end which paths of the memfd
+ * appeared. The memfd's lines: "T\tVIEW-TOP\n" for the next tree's fd,
+ * "W\tREL\tWHY\n" for a path beneath it that did not exist at launch.
+ */
+#define APPEARED_TREES_MAX 64
+#define APPEARED_MAX	   100000UL	/* paths watched in all */
+#define APPEARED_BYTES_MAX (16UL << 20) /* the memfd */
 
 /*
  * gitcfg_paths.c: what a git config file's bytes name, passed to fn one at

@@ -148,3 +148,31 @@ int protect_runs_later(const char *rel)
 	}
 	return 0;
 }
+
+const char *protect_why(const char *name)
+{
+	static const struct {
+		const char *name, *why;
+	} WHY[] = {
+		{ "hooks", "git runs the hooks in it" },
+		{ "info", "git takes attributes from it that choose the config's filters" },
+		{ "config", "git runs the commands it names (core.fsmonitor, aliases, filters)" },
+		{ "config.worktree",
+		  "git runs the commands it names (core.fsmonitor, aliases, filters)" },
+		{ "commondir", "git takes config and hooks from the directory it names" },
+		{ "gitdir", "git takes config and hooks from the directory it names" },
+		{ "objects/info/alternates", "git takes objects from the directories it names" },
+		{ "objects/info/http-alternates", "git takes objects from the places it names" },
+		{ "rebase-merge", "git --continue runs its todo list's exec lines" },
+		{ "rebase-apply", "git --continue runs its todo list's exec lines" },
+		{ "sequencer", "git --continue runs its todo list's exec lines" },
+		{ "worktrees", "a linked worktree's git directory, with a commondir of its own" },
+	};
+
+	for (size_t i = 0; i < sizeof(WHY) / sizeof(WHY[0]); i++)
+		if (!strcmp(WHY[i].name, name))
+			return WHY[i].why;
+	return in_list(protect_worktop, name, strlen(name))
+		   ? "the hooks a hook manager installed run what it says"
+		   : "the repository's config names it (core.hooksPath, include.path, a command)";
+}

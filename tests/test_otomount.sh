@@ -839,6 +839,42 @@ committed" "$(cat "$T/out")"
 		"$(git -c safe.directory='*' -C "$A/workspace" log -1 --format=%s side)"
 }
 
+# What a mount cannot protect because it was not there (a commondir aimed
+# at a config with core.fsmonitor, a rebase's todo list, the hooks
+# directory core.hooksPath names): said at the session's end, one stderr
+# line and one record line each, naming the path and why it matters.
+test_what_appeared_is_said_at_the_end() {
+	g() { git -c safe.directory='*' -c user.email=o@t -c user.name=oto -c init.defaultBranch=main "$@"; }
+	W=$A/workspace
+	g init -q "$W" && g -C "$W" commit -q --allow-empty -m one
+	printf '[core]\n\thooksPath = .githooks\n' >>"$W/.git/config"
+	[ -n "$IS_ROOT" ] && chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	chmod -R a+rX "$A"
+	otons $AS --log-fd 3 -- otomount --agent-root "$A" --role member --person alice -- sh -c '
+		cd /work && mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ &&
+		printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch /tmp/pwned; false\n" >evil/config &&
+		echo ../evil >.git/commondir && mkdir .git/rebase-merge .githooks && echo done' \
+		>"$T/out" 2>"$T/err" 3>"$T/rec"
+	rc=$?
+	assertEquals "rc" "0 done" "$rc $(cat "$T/out")"
+	assertEquals "one stderr line each" \
+		"otons: warning: /work/.git/commondir appeared in the session: git takes config and hooks from the directory it names (look at it before running git there)
+otons: warning: /work/.git/rebase-merge appeared in the session: git --continue runs its todo list's exec lines (look at it before running git there)
+otons: warning: /work/.githooks appeared in the session: the repository's config names it (core.hooksPath, include.path, a command) (look at it before running git there)" \
+		"$(LC_ALL=C sort "$T/err")"
+	assertEquals "one record line each" \
+		'"verdict":"appeared","path":"/work/.git/commondir","why":"git takes config and hooks from the directory it names"}
+"verdict":"appeared","path":"/work/.git/rebase-merge","why":"git --continue runs its todo list'"'"'s exec lines"}
+"verdict":"appeared","path":"/work/.githooks","why":"the repository'"'"'s config names it (core.hooksPath, include.path, a command)"}' \
+		"$(grep '"source":"protect"' "$T/rec" | sed 's/.*"verdict"/"verdict"/' | LC_ALL=C sort)"
+	assertEquals "before the close" '"close"' \
+		"$(tail -n 1 "$T/rec" | sed 's/.*"verdict":\("[a-z]*"\).*/\1/')"
+	# The same session with nothing planted: nothing said.
+	rm -rf "$W/evil" "$W/.git/commondir" "$W/.git/rebase-merge" "$W/.githooks"
+	run role member -- true
+	assertEquals "nothing said" "0 " "$rc $(cat "$T/err")"
+}
+
 test_writable_and_protect_change_one_path_each() {
 	protected_tree
 	echo keep >"$A/workspace/notes.txt"

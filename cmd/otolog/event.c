@@ -15,6 +15,7 @@
 const char *const ev_source_name[EV_NUM] = {
 	[EV_SESSION] = "session", [EV_NET] = "net",	      [EV_DNS] = "dns",
 	[EV_SECCOMP] = "seccomp", [EV_LANDLOCK] = "landlock", [EV_GATE] = "gate",
+	[EV_PROTECT] = "protect",
 };
 _Static_assert(sizeof(ev_source_name) / sizeof(ev_source_name[0]) == EV_NUM,
 	       "a name for each source");
@@ -97,6 +98,10 @@ static const struct key_want LANDLOCK[] = {
 	{ "blockers", W_STR, 1 }, { "path", W_STR, 0 }, { "comm", W_STR, 0 }, { "count", W_NUM, 0 },
 	{ NULL, W_STR, 0 },
 };
+/* otons: a path git would follow or run that appeared in the session (read, not summarized). */
+static const struct key_want PROTECT[] = {
+	{ "path", W_STR, 1 }, { "why", W_STR, 1 }, { NULL, W_STR, 0 },
+};
 static const struct key_want GATE[] = {
 	{ "grant", W_STR, 1 }, { "host", W_STR, 1 }, { "status", W_NUM, 1 }, { "error", W_STR, 0 },
 	{ NULL, W_STR, 0 },
@@ -139,6 +144,8 @@ static const struct key_want *wants(const struct event *e)
 		return LANDLOCK;
 	case EV_GATE:
 		return GATE;
+	case EV_PROTECT:
+		return PROTECT;
 	default:
 		return NULL;
 	}

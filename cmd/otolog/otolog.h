@@ -96,7 +96,7 @@ int json_uint(const struct json_val *v, unsigned long long max, unsigned long lo
 int json_int(const struct json_val *v, long long *out); /* an integer, its sign included */
 
 /* ---- event.c: what a line is ---- */
-enum ev_source { EV_SESSION, EV_NET, EV_DNS, EV_SECCOMP, EV_LANDLOCK, EV_GATE, EV_NUM };
+enum ev_source { EV_SESSION, EV_NET, EV_DNS, EV_SECCOMP, EV_LANDLOCK, EV_GATE, EV_PROTECT, EV_NUM };
 extern const char *const ev_source_name[EV_NUM];
 struct event {
 	enum ev_source src;

@@ -38,6 +38,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +77,12 @@ struct walk {
 	int dev_counts;	  /* counts subdirectories (leaf) */
 	const char *tree; /* the tree's top, for messages */
 	int top;	  /* the tree's top (O_PATH), for the paths a config names */
-	char buf[65536];  /* getdents64 */
+	char *watch;	  /* the paths watched for (OTO_APPEARED): their lines */
+	size_t wlen, wcap;
+	unsigned long nwatch;
+	int tops[APPEARED_TREES_MAX]; /* each tree's top, O_PATH, for otons */
+	size_t ntops;
+	char buf[65536]; /* getdents64 */
 };
 
 /* path (in the view) is p, or beneath it. */
@@ -171,6 +178,71 @@ static const char *rel_of(const struct walk *w, const char *path)
 	return r;
 }
 
+/* One line of the list: "TAG\tA\n", or "TAG\tA\tB\n". */
+static void xwatch_text(struct walk *w, char tag, const char *a, const char *b)
+{
+	int n = snprintf(NULL, 0, "%c\t%s%s%s\n", tag, a, b ? "\t" : "", b ? b : "");
+
+	if (w->wlen + (size_t)n + 1 > w->wcap) {
+		size_t cap = w->wcap ? w->wcap * 2 : 65536;
+		char *g;
+
+		while (cap < w->wlen + (size_t)n + 1)
+			cap *= 2;
+		if (cap > APPEARED_BYTES_MAX || !(g = realloc(w->watch, cap)))
+			die(EXIT_SYS, E2BIG,
+			    "unable to list the paths to watch in %s: over %lu MiB (exempt a "
+			    "subtree with --writable, at the risk otomount(1) describes)",
+			    w->tree, APPEARED_BYTES_MAX >> 20);
+		w->watch = g;
+		w->wcap = cap;
+	}
+	snprintf(w->watch + w->wlen, w->wcap - w->wlen, "%c\t%s%s%s\n", tag, a, b ? "\t" : "",
+		 b ? b : "");
+	w->wlen += (size_t)n;
+}
+
+/*
+ * rel (beneath the tree's top), which git would follow or run and which a
+ * mount cannot protect because it is not there: otons says at the
+ * session's end if it appeared.
+ */
+static void xwatch(struct walk *w, const char *rel, const char *why)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", w->tree, rel) >= (int)sizeof(p) || exempt(w, p) ||
+	    strpbrk(rel, "\t\n"))
+		return; /* exempt, or a name no line can carry (the host's own) */
+	if (++w->nwatch > APPEARED_MAX)
+		die(EXIT_SYS, E2BIG,
+		    "unable to watch the paths git would follow in %s: more than %lu (exempt a "
+		    "subtree with --writable, at the risk otomount(1) describes)",
+		    w->tree, APPEARED_MAX);
+	xwatch_text(w, 'W', rel, why);
+}
+
+static int absent(int dir, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
+/* dir's name (dir is the view's w->path): watched when absent, else protected. */
+static void xguard(struct walk *w, int dir, const char *name, const char *why)
+{
+	char rel[PATH_MAX];
+	const char *r = rel_of(w, w->path);
+
+	if (!absent(dir, name)) {
+		xprotect_name(w, dir, name, 1);
+		return;
+	}
+	if (snprintf(rel, sizeof(rel), "%s%s%s", r, *r ? "/" : "", name) < (int)sizeof(rel))
+		xwatch(w, rel, why ? why : protect_why(name));
+}
+
 /*
  * rel, a path a repository's config names beneath the tree's top: made
  * read-only when it exists, is no symlink and is not the top itself (a
@@ -188,8 +260,13 @@ static void xprotect_named(struct walk *w, const char *rel)
 	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 0, rel);
 	dir = sys_openat2(w->top, *parent ? parent : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
 			  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (dir < 0) {
-		debugx("not protected: %s (its directory: %s)", p, strerror(errno));
+	if (dir < 0 || absent(dir, slash ? slash + 1 : rel)) {
+		if (dir < 0 && errno != ENOENT)
+			debugx("not protected: %s (its directory: %s)", p, strerror(errno));
+		else
+			xwatch(w, rel, protect_why(""));
+		if (dir >= 0)
+			close(dir);
 		return;
 	}
 	xbind_self(w, dir, slash ? slash + 1 : rel, p, 1);
@@ -281,7 +358,7 @@ static void xprotect_config(struct walk *w, const char *cfg, const char *top, un
 static void xprotect_worktop(struct walk *w, int dir)
 {
 	for (const char *const *n = WORKTOP; *n; n++)
-		xprotect_name(w, dir, *n, 1);
+		xguard(w, dir, *n, NULL);
 }
 
 /*
@@ -298,7 +375,9 @@ static void xgit_insides(struct walk *w, int dir, const char *top)
 	int d;
 
 	for (const char *const *n = GITDIR_RO; *n; n++)
-		xprotect_name(w, dir, *n, 1);
+		xguard(w, dir, *n, NULL);
+	if (absent(dir, "worktrees"))
+		xguard(w, dir, "worktrees", NULL);
 	d = openat(dir, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d >= 0) {
 		char p[PATH_MAX];
@@ -559,6 +638,14 @@ static void xprotect_tree(struct view_state *v, struct walk *w, const char *top)
 		die(EXIT_SYS, errno, "unable to open %s in the view to protect its files", top);
 	w->tree = top;
 	w->top = dir;
+	if (w->ntops >= APPEARED_TREES_MAX)
+		die(EXIT_SYS, E2BIG,
+		    "unable to protect the files of %s: more than %d writable trees", top,
+		    APPEARED_TREES_MAX);
+	w->tops[w->ntops] = openat(dir, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->tops[w->ntops++] < 0)
+		die(EXIT_SYS, errno, "unable to open %s to watch it", top);
+	xwatch_text(w, 'T', top, NULL);
 	snprintf(w->path, sizeof(w->path), "%s", top);
 	for (const char *const *n = START; *n; n++)
 		xprotect_name(w, dir, *n, 1);
@@ -567,12 +654,58 @@ static void xprotect_tree(struct view_state *v, struct walk *w, const char *top)
 	w->top = -1;
 }
 
+/*
+ * The watched paths to otons (OTO_APPEARED), in one message: a sealed
+ * memfd of the lines and each tree's top. Without otons' socket, nothing.
+ */
+static void xwatch_send(struct walk *w)
+{
+	const char *v = getenv("OTO_APPEARED");
+	int fds[1 + APPEARED_TREES_MAX], mfd;
+	char c[CMSG_SPACE(sizeof(fds))], one = 'W';
+	struct iovec io = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = c };
+	struct cmsghdr *h;
+	unsigned long sock;
+
+	if (v) {
+		if (opt_ulong(v, 65535, &sock) < 0 || sock < 3)
+			die_usage("OTO_APPEARED=%s: not a socket's fd (otons sets it)", v);
+		unsetenv("OTO_APPEARED");
+		mfd = memfd_create("oto-appeared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (mfd < 0 || fd_write_all(mfd, w->watch, w->wlen) < 0 ||
+		    fcntl(mfd, F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+			die(EXIT_SYS, errno, "unable to write the paths to watch for otons");
+		fds[0] = mfd;
+		memcpy(fds + 1, w->tops, w->ntops * sizeof(int));
+		memset(c, 0, sizeof(c));
+		m.msg_controllen = CMSG_SPACE((1 + w->ntops) * sizeof(int));
+		h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN((1 + w->ntops) * sizeof(int));
+		memcpy(CMSG_DATA(h), fds, (1 + w->ntops) * sizeof(int));
+		if (sendmsg((int)sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+			die(EXIT_SYS, errno,
+			    "unable to send the paths to watch to otons (OTO_APPEARED)");
+		close((int)sock);
+		close(mfd);
+	}
+	for (size_t i = 0; i < w->ntops; i++)
+		close(w->tops[i]);
+	w->ntops = 0;
+	free(w->watch);
+	w->watch = NULL;
+	w->wlen = w->wcap = 0;
+}
+
 void xprotect(struct view_state *v, const struct otomount_opts *o)
 {
 	static struct walk w;
 
 	w.o = o;
-	w.dirs = w.mounts = 0;
+	w.dirs = w.mounts = w.nwatch = 0;
 	w.dev = 0;
 	w.dev_counts = 0;
 	if (o->role == ROLE_MEMBER || o->role == ROLE_MANAGER)
@@ -610,5 +743,7 @@ void xprotect(struct view_state *v, const struct otomount_opts *o)
 			    p);
 		close(dir);
 	}
-	debugx("protected files: %lu directories walked, %lu mounts", w.dirs, w.mounts);
+	debugx("protected files: %lu directories walked, %lu mounts, %lu paths watched", w.dirs,
+	       w.mounts, w.nwatch);
+	xwatch_send(&w);
 }

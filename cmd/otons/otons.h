@@ -154,6 +154,22 @@ void xotons_cgroup_enter(struct otons_cgroup *cg, int new_ns);
 void otons_cgroup_forget(struct otons_cgroup *cg); /* the supervisor, after the fork */
 void otons_cgroup_end(struct otons_cgroup *cg);
 
+/*
+ * appeared.c: the paths git would follow or run that otomount could not
+ * protect (they were not there) and that appeared in the session, said at
+ * its end on stderr and in the record (OTO_APPEARED).
+ */
+struct otons_appeared {
+	int sock;	/* ours: otomount's list comes on it */
+	int child_sock; /* the sandbox's end, until the fork */
+};
+/* The socket and OTO_APPEARED, when PROG (argv[0]) is otomount; dies 111. */
+void xotons_appeared_offer(struct otons_appeared *a, char *const argv[]);
+void otons_appeared_parent(struct otons_appeared *a); /* the supervisor, after the fork */
+void otons_appeared_child(struct otons_appeared *a);  /* pid 1, after the fork */
+/* Once the sandbox has ended: each path of the list that is there now, said. */
+void otons_appeared_finish(struct otons_appeared *a, int log_fd, const char *session);
+
 /* --log-fd: the refusal log (refusals.c) */
 #define OTONS_REFUSALS_FIRST 10	  /* lines for the first refusals of each call */
 #define OTONS_REFUSALS_NR    1024 /* call numbers counted one by one */

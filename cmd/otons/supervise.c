@@ -339,6 +339,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	struct otons_pty pty;
 	struct otons_refusals ref;
 	struct otons_end end = { .deadline = -1, .grace = o->grace, .parent = -1 };
+	struct otons_appeared ap;
 
 	/*
 	 * --die-with-parent: the parent watched through a pidfd, and its death
@@ -368,6 +369,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	xotons_pty_offer(&pty, o->pty, &tty);
 	/* The socket otoexec sends its seccomp listener on (--log-fd). */
 	xotons_refusals_offer(&ref, o->log_fd, s->id, au);
+	/* The socket otomount sends what it could not protect on (appeared.c). */
+	xotons_appeared_offer(&ap, o->argv);
 	sfd = xsignals_fd();
 	init = xfork("the sandbox's first process");
 	if (init > 0) { /* the supervisor, outside the new pid namespace */
@@ -375,6 +378,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 		otons_cgroup_forget(cg);
 		otons_pty_parent(&pty);
 		otons_refusals_parent(&ref);
+		otons_appeared_parent(&ap);
 		code = supervise_outside(init, sfd, &pty, &tty, &ref, &end);
 		otons_refusals_finish(&ref);
 		/* What the program wrote last, before the terminal's modes go back. */
@@ -392,6 +396,8 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 		 * could). The exit code stays the program's, whatever happens.
 		 */
 		otons_tty_restore(&tty);
+		/* What git would follow or run that appeared, to the person's terminal. */
+		otons_appeared_finish(&ap, o->log_fd, s->id);
 		/* Last: every line of the session is written before its close. */
 		session_close(s, o->log_fd, code, end.why, end.killed);
 		exit(code);
@@ -416,6 +422,7 @@ void xotons_run(const struct otons_opts *o, struct otons_cgroup *cg, struct oton
 	otons_tty_forget(&tty);
 	otons_pty_child(&pty);
 	otons_refusals_child(&ref);
+	otons_appeared_child(&ap);
 	xset_pdeathsig();
 	pf = (struct pollfd){ .fd = alive[0], .events = POLLIN };
 	if (poll(&pf, 1, 0) > 0 && (pf.revents & POLLHUP))
