@@ -128,6 +128,15 @@ static void test_runs_later(void **state)
 	assert_true(protect_runs_later("pkg/.pre-commit-config.yaml"));
 	assert_true(protect_runs_later("lefthook.yml"));
 	assert_false(protect_runs_later("husky/pre-commit"));
+	/* Why each watched path matters, as otons says it. */
+	assert_string_equal(protect_why("commondir"),
+			    "git takes config and hooks from the directory it names");
+	assert_string_equal(protect_why(".husky"),
+			    "the hooks a hook manager installed run what it says");
+	assert_string_equal(protect_why(""), "the repository's config names it "
+					     "(core.hooksPath, include.path, a command)");
+	for (const char *const *n = protect_gitdir; *n; n++)
+		assert_string_not_equal(protect_why(*n), protect_why(""));
 }
 
 struct seen {
