@@ -253,10 +253,10 @@ test_cow_git_redirects_flagged_and_refused() {
 		echo b >a && git -c user.name=A -c user.email=a@example.org commit -qam two'
 	assertEquals "planted ($(cat "$T/err"))" 0 "$rc"
 	run otodiff -s "$S"
-	assertEquals "each flagged" "added /work/r/.git/commondir (runs on the host later)
-added /work/r/.git/objects/info/alternates (runs on the host later)
+	assertEquals "each flagged" "added /work/r/.git/commondir (11 bytes) (runs on the host later)
+added /work/r/.git/objects/info/alternates (19 bytes) (runs on the host later)
 added /work/r/.git/rebase-merge/ (runs on the host later)
-added /work/r/.git/rebase-merge/git-rebase-todo (runs on the host later)" \
+added /work/r/.git/rebase-merge/git-rebase-todo ($(stat -c %s "$S/upper/work/r/.git/rebase-merge/git-rebase-todo") bytes) (runs on the host later)" \
 		"$(grep -E 'commondir|alternates|rebase' "$T/out")"
 	assertEquals "what git only stores is not" "" \
 		"$(grep -E '/(objects/[0-9a-f]{2}/|refs/heads/main|logs/|index|ORIG_HEAD|COMMIT_EDITMSG)' "$T/out" |
@@ -287,11 +287,11 @@ test_cow_paths_the_config_names_flagged() {
 	assertEquals "planted ($(cat "$T/err"))" 0 "$rc"
 	run otodiff -s "$S"
 	assertEquals "each flagged, not the rest" "added /work/r/.hooks/ (runs on the host later)
-added /work/r/.hooks/pre-commit (runs on the host later)
-added /work/r/README
-added /work/r/project.gitconfig (runs on the host later)
+added /work/r/.hooks/pre-commit (27 bytes) (runs on the host later)
+added /work/r/README (3 bytes)
+added /work/r/project.gitconfig (37 bytes) (runs on the host later)
 added /work/r/tools/
-added /work/r/tools/clean (runs on the host later)" "$(cat "$T/out")"
+added /work/r/tools/clean (2 bytes) (runs on the host later)" "$(cat "$T/out")"
 	run otodiff --commit "$S"
 	assertEquals "refused without --allow-protected" 101 "$rc"
 	assertEquals "the hook named" \
