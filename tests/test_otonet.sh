@@ -335,6 +335,36 @@ test_exception_host_name_is_resolved_once_at_start() {
 	assertFalse "the program ran" "[ -e '$T/ran' ]"
 }
 
+# A resolver that answers the host itself, loopback, link-local or the
+# metadata address for an --allow name does not open them: the relay refuses
+# at start, in one line that names the fix, and the program never runs.
+test_exception_name_never_pins_the_host_or_metadata() {
+	hosts=/etc/netns/$NH/hosts
+	cp "$hosts" "$T/hosts.orig"
+	printf '127.0.0.1 localhost\n127.0.0.1 lo.test\n169.254.169.254 md.test\n%s self.test\nfe80::1 ll.test\n169.254.7.7 ll4.test\n' \
+		"$HOST_LAN4" >"$hosts"
+	for c in "lo.test 127.0.0.1 a loopback address" \
+		"md.test 169.254.169.254 the cloud metadata address" \
+		"self.test $HOST_LAN4 an address of the host itself" \
+		"ll.test fe80::1 a link-local address" \
+		"ll4.test 169.254.7.7 a link-local address"; do
+		name=${c%% *}
+		rest=${c#* }
+		addr=${rest%% *}
+		rm -f "$T/ran"
+		run onet --allow "tcp:$name:443" -- touch "$T/ran"
+		assertEquals "$name: exit" 101 "$rc"
+		assertOneLine otonet
+		assertEquals "otonet: fatal: --allow tcp:$name:443: $name resolves to $addr, ${rest#* }: write the address itself if it is meant" \
+			"$(cat "$T/err")"
+		assertFalse "$name: the program ran" "[ -e '$T/ran' ]"
+	done
+	# Written as an address, the operator means it: the relay starts.
+	run onet --allow "tcp:$HOST_LAN4:443" -- true
+	cat "$T/hosts.orig" >"$hosts"
+	assertEquals "an address written out: $(cat "$T/err")" 0 "$rc"
+}
+
 test_no_public_only_exceptions_and_dns() {
 	run onet $PUB --no-public --allow tcp:$LAN4:8086 -- sh -c "
 		$NT connect $LAN4 8086; $NT connect 203.0.113.10 9002; $NT udp 203.0.113.10 9005;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "otonet.h"
 
@@ -70,6 +71,48 @@ void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, 
 	}
 	d->verdict = V_ALLOW;
 	snprintf(d->rule, sizeof(d->rule), "public");
+}
+
+/*
+ * Where a name's answer may not pin an exception: the host itself (its own
+ * addresses, loopback, "this host"), link-local, and the cloud metadata
+ * services. A private range is the point of an exception, so it stays
+ * allowed. An IPv4-mapped address is judged by the address it carries.
+ */
+const char *filter_pin_refused(const struct filter *f, const struct ipaddr *a)
+{
+	/* clang-format off */
+	static const struct { const char *net, *what; } NO_PIN[] = {
+		{ "169.254.169.254/32", "the cloud metadata address" },
+		{ "100.100.100.200/32", "a cloud metadata address" },
+		{ "168.63.129.16/32", "a cloud host's service address" },
+		{ "fd00:ec2::254/128", "a cloud metadata address" },
+		{ "127.0.0.0/8", "a loopback address" },
+		{ "::1/128", "a loopback address" },
+		{ "0.0.0.0/8", "an address of this host" },
+		{ "::/128", "an address of this host" },
+		{ "169.254.0.0/16", "a link-local address" },
+		{ "fe80::/10", "a link-local address" },
+	};
+	/* clang-format on */
+	struct ipaddr v4 = *a;
+	static const uint8_t MAPPED[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (a->family == AF_INET6 && !memcmp(a->a, MAPPED, sizeof(MAPPED))) {
+		memset(&v4, 0, sizeof(v4));
+		v4.family = AF_INET;
+		memcpy(v4.a, a->a + 12, 4);
+	}
+	for (size_t i = 0; i < sizeof(NO_PIN) / sizeof(NO_PIN[0]); i++) {
+		struct cidr c;
+
+		if (cidr_parse(NO_PIN[i].net, &c) == 0 && cidr_contains(&c, &v4))
+			return NO_PIN[i].what;
+	}
+	for (size_t i = 0; i < f->nhost; i++)
+		if (ipaddr_equal(&f->host[i], a) || ipaddr_equal(&f->host[i], &v4))
+			return "an address of the host itself";
+	return NULL;
 }
 
 int resolv_first(const char *text, struct ipaddr *out)

@@ -109,6 +109,8 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 			    o->allow_spec[k], host, gai_strerror(e));
 		for (r = res; r; r = r->ai_next) {
 			struct ipaddr b = { .family = r->ai_family };
+			const char *no;
+			char t[64];
 
 			if (r->ai_family == AF_INET)
 				memcpy(b.a, &((struct sockaddr_in *)r->ai_addr)->sin_addr, 4);
@@ -116,6 +118,17 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 				memcpy(b.a, &((struct sockaddr_in6 *)r->ai_addr)->sin6_addr, 16);
 			else
 				continue;
+			/*
+			 * The resolver is not the operator: a name that lands on the
+			 * host or its metadata service is refused, and an address
+			 * written out is the operator's word that it is meant.
+			 */
+			no = filter_pin_refused(f, &b);
+			if (no)
+				die(EXIT_REJECT, 0,
+				    "--allow %s: %s resolves to %s, %s: write the address itself "
+				    "if it is meant",
+				    o->allow_spec[k], host, ipaddr_str(&b, t, sizeof(t)), no);
 			xadd_rule(f, proto, &b, port, o->allow_spec[k]);
 		}
 		freeaddrinfo(res);

@@ -144,6 +144,12 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 /* filter.c: pure. proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. */
 void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, uint16_t port,
 		   struct decision *d);
+/*
+ * What forbids pinning an --allow name's answer a (the host's own, loopback,
+ * "this host", link-local and metadata addresses), as a phrase, or NULL.
+ * Pure.
+ */
+const char *filter_pin_refused(const struct filter *f, const struct ipaddr *a);
 /* The first "nameserver" of a resolv.conf text, or -1/ENOENT. Pure. */
 int resolv_first(const char *text, struct ipaddr *out);
 

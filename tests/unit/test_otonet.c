@@ -317,6 +317,40 @@ static void test_filter_order(void **state)
 	expect(f, PROTO_TCP, "10.0.0.1", 80, V_DENY, "special:10.0.0.0/8");
 }
 
+static const char *pin(const struct filter *f, const char *s)
+{
+	struct ipaddr a = ipa(s);
+
+	return filter_pin_refused(f, &a);
+}
+
+/* An --allow name's answer: never the host, link-local or metadata; a LAN is fine. */
+static void test_filter_pin_refused(void **state)
+{
+	struct filter *f = base_filter();
+
+	(void)state;
+	assert_string_equal(pin(f, "127.0.0.1"), "a loopback address");
+	assert_string_equal(pin(f, "127.9.9.9"), "a loopback address");
+	assert_string_equal(pin(f, "::1"), "a loopback address");
+	assert_string_equal(pin(f, "::ffff:127.0.0.1"), "a loopback address");
+	assert_string_equal(pin(f, "0.0.0.0"), "an address of this host");
+	assert_string_equal(pin(f, "::"), "an address of this host");
+	assert_string_equal(pin(f, "169.254.169.254"), "the cloud metadata address");
+	assert_string_equal(pin(f, "::ffff:169.254.169.254"), "the cloud metadata address");
+	assert_string_equal(pin(f, "fd00:ec2::254"), "a cloud metadata address");
+	assert_string_equal(pin(f, "100.100.100.200"), "a cloud metadata address");
+	assert_string_equal(pin(f, "169.254.1.1"), "a link-local address");
+	assert_string_equal(pin(f, "fe80::1"), "a link-local address");
+	assert_string_equal(pin(f, "203.0.113.1"), "an address of the host itself");
+	assert_string_equal(pin(f, "::ffff:203.0.113.1"), "an address of the host itself");
+	assert_null(pin(f, "10.1.0.10"));
+	assert_null(pin(f, "192.168.1.1"));
+	assert_null(pin(f, "fd12::5"));
+	assert_null(pin(f, "203.0.113.10"));
+	assert_null(pin(f, "100.100.100.201"));
+}
+
 /* otogate's ports on 10.0.2.4 and fd00::4, TCP only; nothing else there. */
 static void test_filter_gateway(void **state)
 {
@@ -780,7 +814,7 @@ int main(void)
 		cmocka_unit_test(test_pkt_tcp_roundtrip), cmocka_unit_test(test_pkt_checksums),
 		cmocka_unit_test(test_pkt_malformed),	  cmocka_unit_test(test_pkt_udp_echo_icmp),
 		cmocka_unit_test(test_pkt_vnet),	  cmocka_unit_test(test_filter_gateway),
-		cmocka_unit_test(test_gateway_parse),
+		cmocka_unit_test(test_gateway_parse),	  cmocka_unit_test(test_filter_pin_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
