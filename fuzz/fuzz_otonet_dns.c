@@ -1,9 +1,9 @@
 // FUZZ: cmd/otonet/dns.c lib/cidr.c
 /*
- * DNS answers are the host resolver's: parse anything, hide and bind
- * without a crash (a flow's first bytes: fuzz_otonet_names). The input's first
- * byte picks what half of the runs also do: the message, its addresses
- * hidden, must then hold no refused address.
+ * DNS questions are the agent's, answers the host resolver's: judge a
+ * question, parse anything, hide and bind without a crash (a flow's first bytes:
+ * fuzz_otonet_names). The input's first byte picks what half of the runs also do: the message, its
+ * addresses hidden, must then hold no refused address.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -42,9 +42,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	n = size - 1 > sizeof(m) ? sizeof(m) : size - 1;
 	memcpy(m, data + 1, n);
+	/* The agent's side: a question judged whole, its reverse name read. */
+	if (!dns_question_refused(m, n, &d)) {
+		struct cidr c;
+
+		if (d.end != n)
+			abort();
+		if (dns_rev_prefix(d.qname, &c) == 0 &&
+		    c.len > (c.addr.family == AF_INET ? 32U : 128U))
+			abort();
+	}
 	if (dns_parse(m, n, &d) < 0)
 		return 0;
-	dns_ptr_addr(d.qname, &a);
 	name_match("*.inet.test", d.qname);
 	if (data[0] & 1) {
 		dns_hide(m, &d, refused, NULL);

@@ -42,6 +42,72 @@ NXDOMAIN" "$(cat "$T/out")"
 	assertLanUntouched
 }
 
+# The host's resolver gets plain questions only (nettool.py's fake resolver,
+# --dns INET4B, writes each message it receives to dns.seen): an UPDATE that
+# would plant wpad, a NOTIFY, two questions or none, an answer section,
+# bytes after the question, a response, a zone transfer, class CHAOS, bytes
+# that are not DNS, and the reverse name of a private address (or its zone)
+# asked as any type are refused by the relay, each logged with its reason,
+# and never reach the resolver; a question, with an EDNS OPT or without,
+# still does.
+test_resolver_gets_questions_only() {
+	: >"$TOPO_DIR/dns.seen"
+	good=12340100000100000000000002616e07312d322d332d3403646e7304746573740000010001
+	opt=43210100000100000000000102616e07312d322d332d3403646e73047465737400000100010000291000000000000000
+	update=12342800000100000001000004636f72700000060001047770616404636f727000000100010000003c00040a000001
+	rev=12340100000100000000000001310131033136380331393207696e2d6164647204617270610000
+	run in_host "$OTO_BIN/otonet" $AS --dns $INET4B --log-fd 3 -- sh -c "
+		$NT dnsraw $good; $NT dnsraw $opt; $NT dnsraw $update
+		$NT dnsraw 12342000000100000000000004636f72700000060001
+		$NT dnsraw 123401000002000000000000016104696e657404746573740000010001016204696e657404746573740000010001
+		$NT dnsraw 123401000000000000000000
+		$NT dnsraw 123401000001000100000000016104696e657404746573740000010001016104696e6574047465737400000100010000003c000401020304
+		$NT dnsraw 123401000001000000000000016104696e6574047465737400000100017878
+		$NT dnsraw 123481800001000000000000016104696e657404746573740000010001
+		$NT dnsraw 12340000000100000000000004636f72700000fc0001
+		$NT dnsraw 1234010000010000000000000776657273696f6e0462696e640000100003
+		$NT dnsraw 123401000001000000000000ffffffff
+		$NT dnsraw deadbeef
+		$NT dnsraw ${rev}ff0001; $NT dnsraw ${rev}100001
+		$NT dnsraw 12340100000100000000000001350130013002313007696e2d6164647204617270610000010001
+		$NT dnsraw 12340100000100000000000002313007696e2d6164647204617270610000020001
+		$NT dnsraw $update tcp; $NT dnsraw ${rev}ff0001 tcp" 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "NOERROR 1 1 0 0
+NOERROR 1 1 0 0
+NOTIMP 0 0 0 0
+NOTIMP 0 0 0 0
+FORMERR 0 0 0 0
+FORMERR 0 0 0 0
+FORMERR 0 0 0 0
+FORMERR 0 0 0 0
+TimeoutError
+REFUSED 0 0 0 0
+REFUSED 0 0 0 0
+TimeoutError
+TimeoutError
+NXDOMAIN 1 0 0 0
+NXDOMAIN 1 0 0 0
+NXDOMAIN 1 0 0 0
+NXDOMAIN 1 0 0 0
+ECONNRESET
+ECONNRESET" "$(cat "$T/out")"
+	assertEquals "the resolver saw the two questions only" "$good
+$opt" "$(cat "$TOPO_DIR/dns.seen")"
+	# Each refusal's line and reason: the count of each rule.
+	got=$(grep -o '"outcome":"[a-z]*","rule":"[a-z-]*"' "$T/log" | sort | uniq -c | sed 's/^ *//')
+	assertEquals "$got" '2 "outcome":"answered","rule":"dns"
+2 "outcome":"dropped","rule":"dns-malformed"
+1 "outcome":"dropped","rule":"dns-response"
+4 "outcome":"formerr","rule":"dns-shape"
+2 "outcome":"notimp","rule":"dns-opcode"
+4 "outcome":"nxdomain","rule":"private-ptr"
+1 "outcome":"refused","rule":"dns-class"
+1 "outcome":"refused","rule":"dns-type"
+1 "outcome":"reset","rule":"dns-opcode"
+1 "outcome":"reset","rule":"private-ptr"' "$got"
+	assertContains "$(cat "$T/log")" '"name":"1.1.168.192.in-addr.arpa","type":"ANY","outcome":"nxdomain","rule":"private-ptr"'
+}
+
 test_private_answers_hidden_with_name_rules_and_logged() {
 	run onet $PUB --no-public --allow-name '*.inet.test' --allow-name lan.test --log-fd 3 -- sh -c "
 		getent hosts lan.test; echo getent \$?; $NT resolve lan.test tcp;

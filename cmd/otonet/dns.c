@@ -304,51 +304,6 @@ int dns_chain(const uint8_t *m, size_t len, const struct dns_msg *d,
 	return found;
 }
 
-int dns_ptr_addr(const char *name, struct ipaddr *a)
-{
-	static const char V4[] = ".in-addr.arpa", V6[] = ".ip6.arpa";
-	size_t n = strlen(name);
-
-	memset(a, 0, sizeof(*a));
-	if (n > sizeof(V4) - 1 && !strcmp(name + n - (sizeof(V4) - 1), V4)) {
-		const char *p = name;
-
-		/* d.c.b.a.in-addr.arpa: four decimal octets, last first. */
-		for (int i = 3; i >= 0; i--) {
-			unsigned int v = 0, k = 0;
-
-			while (*p >= '0' && *p <= '9' && k < 3) {
-				v = v * 10 + (unsigned int)(*p++ - '0');
-				k++;
-			}
-			if (!k || v > 255 || *p != '.')
-				return -1;
-			a->a[i] = (uint8_t)v;
-			p++;
-		}
-		if (strcmp(p - 1, V4))
-			return -1;
-		a->family = AF_INET;
-		return 0;
-	}
-	if (n == 63 + sizeof(V6) - 1 && !strcmp(name + 63, V6)) {
-		for (int i = 0; i < 32; i++) {
-			char c = name[2 * i];
-			int v = c >= '0' && c <= '9'   ? c - '0'
-				: c >= 'a' && c <= 'f' ? c - 'a' + 10
-						       : -1;
-
-			if (v < 0 || (i < 31 && name[2 * i + 1] != '.'))
-				return -1;
-			a->a[15 - i / 2] |= (uint8_t)(i % 2 ? v << 4 : v);
-		}
-		a->family = AF_INET6;
-		return 0;
-	}
-	errno = EINVAL;
-	return -1;
-}
-
 int name_match(const char *pattern, const char *name)
 {
 	size_t pl, nl = strlen(name);
@@ -359,4 +314,112 @@ int name_match(const char *pattern, const char *name)
 	pattern++;
 	pl = strlen(pattern);
 	return nl > pl && !strcmp(name + nl - pl, pattern);
+}
+
+/*
+ * The host's resolver gets questions and nothing else: a DNS UPDATE could
+ * plant a name (wpad) in a resolver that takes unsigned updates, a NOTIFY
+ * makes it fetch a zone, a zone transfer maps a network, and bytes that are
+ * not DNS reach whatever parser the resolver has. Only an EDNS OPT record
+ * may ride along: stubs send one (glibc's edns0, dig, systemd).
+ */
+const char *dns_question_refused(const uint8_t *m, size_t len, struct dns_msg *d)
+{
+	/* clang-format off */
+	static const uint16_t NO_TYPE[] = {
+		41,  /* OPT: a record, never a question */
+		249, /* TKEY */
+		250, /* TSIG */
+		251, /* IXFR */
+		252, /* AXFR */
+		253, /* MAILB */
+		254, /* MAILA */
+	};
+	/* clang-format on */
+	unsigned int ar;
+
+	memset(d, 0, offsetof(struct dns_msg, rr));
+	if (len < 12)
+		return "dns-malformed";
+	if (m[2] & 0x80)
+		return "dns-response";
+	if (m[2] & 0x78)
+		return "dns-opcode";
+	ar = be16_get(m + 10);
+	if (be16_get(m + 4) != 1 || be16_get(m + 6) || be16_get(m + 8) || ar > 1)
+		return "dns-shape";
+	if (dns_parse(m, len, d) < 0)
+		return "dns-malformed";
+	if (d->end != len)
+		return "dns-shape";
+	/* The one additional record is an OPT owned by the root. */
+	if (ar && (d->rr[0].type != 41 || d->rr[0].off + 1 != d->rr[0].typeoff))
+		return "dns-shape";
+	if (be16_get(m + d->qend - 2) != 1)
+		return "dns-class";
+	for (size_t i = 0; i < sizeof(NO_TYPE) / sizeof(NO_TYPE[0]); i++)
+		if (d->qtype == NO_TYPE[i])
+			return "dns-type";
+	return NULL;
+}
+
+/* The prefix of the labels of a reverse name left of its zone, in octets or nibbles. */
+int dns_rev_prefix(const char *name, struct cidr *c)
+{
+	static const char V4[] = "in-addr.arpa", V6[] = "ip6.arpa";
+	size_t n = strlen(name), z;
+	int v6, max, got = 0;
+	const char *end;
+
+	memset(c, 0, sizeof(*c));
+	if (n >= sizeof(V4) - 1 && !strcmp(name + n - (sizeof(V4) - 1), V4) &&
+	    (n == sizeof(V4) - 1 || name[n - sizeof(V4)] == '.'))
+		v6 = 0, z = sizeof(V4) - 1;
+	else if (n >= sizeof(V6) - 1 && !strcmp(name + n - (sizeof(V6) - 1), V6) &&
+		 (n == sizeof(V6) - 1 || name[n - sizeof(V6)] == '.'))
+		v6 = 1, z = sizeof(V6) - 1;
+	else {
+		errno = EINVAL;
+		return -1;
+	}
+	c->addr.family = v6 ? AF_INET6 : AF_INET;
+	max = v6 ? 32 : 4;
+	/*
+	 * Labels are read from the zone leftwards while they are octets (or
+	 * nibbles); a name under them (RFC 2317's "0/25", a service label)
+	 * belongs to the same addresses.
+	 */
+	end = name + n - z;
+	while (end > name && got < max) {
+		const char *start = end - 1; /* the dot before the zone or label */
+		unsigned int v = 0;
+		size_t k;
+
+		while (start > name && start[-1] != '.')
+			start--;
+		k = (size_t)(end - 1 - start);
+		if (!k || k > (v6 ? 1U : 3U))
+			break;
+		for (size_t i = 0; i < k; i++) {
+			char ch = start[i];
+			int d = ch >= '0' && ch <= '9'	       ? ch - '0'
+				: v6 && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+							       : -1;
+
+			if (d < 0)
+				goto done;
+			v = v * (v6 ? 16 : 10) + (unsigned int)d;
+		}
+		if (v > 255 || (!v6 && k > 1 && start[0] == '0'))
+			break;
+		if (v6)
+			c->addr.a[got / 2] |= (uint8_t)(got % 2 ? v : v << 4);
+		else
+			c->addr.a[got] = (uint8_t)v;
+		got++;
+		end = start;
+	}
+done:
+	c->len = (unsigned int)got * (v6 ? 4 : 8);
+	return 0;
 }

@@ -9,9 +9,15 @@
  *    range (the host's own addresses, the special-purpose ranges not
  *    declared --public) hidden, unless an --allow exception names the
  *    address; an answer left without an address in its answer section
- *    becomes NXDOMAIN (dns_hide). A reverse (PTR) question about such an
- *    address is answered NXDOMAIN. Over UDP and over TCP alike: the changes
- *    keep a message's length.
+ *    becomes NXDOMAIN (dns_hide). A question of any type about the reverse
+ *    name of such an address (or of a zone above it) is answered NXDOMAIN,
+ *    never asked. Over UDP and over TCP alike: the changes keep a message's
+ *    length.
+ *  - The resolver gets plain questions only (dns_question_refused): an
+ *    UPDATE, a NOTIFY, a response, two questions, records beside an EDNS
+ *    OPT, a transfer, bytes that are not DNS are refused and logged, never
+ *    forwarded: over UDP dropped or answered with a header and its rcode,
+ *    over TCP the flow reset.
  *  - --allow-name: an answer to a question whose name a rule matches binds
  *    each address its chain leads to (dns_chain) to that name, for the
  *    answer's TTL clamped to [name_ttl_min, NAMES_TTL_MAX]; under
@@ -312,6 +318,8 @@ static const char *rcode_outcome(unsigned int rcode)
 	       : rcode == DNS_NXDOMAIN ? "nxdomain"
 	       : rcode == DNS_SERVFAIL ? "servfail"
 	       : rcode == DNS_REFUSED  ? "refused"
+	       : rcode == DNS_FORMERR  ? "formerr"
+	       : rcode == DNS_NOTIMP   ? "notimp"
 				       : "error";
 }
 
@@ -423,19 +431,74 @@ static void bind_one(void *ctx, const struct ipaddr *a, uint32_t ttl)
 		c->failed++;
 }
 
+/*
+ * Is name a reverse name of an address the agent may not map (whole or a
+ * zone above it)? Any type: ANY, TXT or HINFO there name a host as PTR does.
+ */
+static int reverse_refused(const struct filter *f, const char *name)
+{
+	struct cidr c;
+
+	return dns_rev_prefix(name, &c) == 0 && addr_refused((void *)f, &c.addr);
+}
+
+/* The rcode a refused message is answered with; -1: none, it is dropped. */
+static int refusal_rcode(const char *why)
+{
+	if (!strcmp(why, "dns-malformed") || !strcmp(why, "dns-response"))
+		return -1;
+	if (!strcmp(why, "dns-opcode"))
+		return DNS_NOTIMP;
+	if (!strcmp(why, "dns-shape"))
+		return DNS_FORMERR;
+	return DNS_REFUSED;
+}
+
+/*
+ * A UDP message to the resolver that is not one plain question: dropped
+ * (not DNS, or a response), else answered with the header alone, its rcode
+ * saying why. A message under 12 bytes is not DNS at all.
+ */
+static void refuse_udp(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+		       const char *why)
+{
+	size_t off = pkt_l4_off(f->asrc.family) + 8;
+	uint8_t *m = r->obuf + off;
+	int rcode = refusal_rcode(why);
+
+	names_log(r, f, r->dns->qname[0] ? r->dns : NULL,
+		  rcode < 0 ? "dropped" : rcode_outcome((unsigned int)rcode), why, 0);
+	if (rcode < 0 || len < 12)
+		return;
+	memcpy(m, q, 2);
+	m[2] = (uint8_t)(0x80 | (q[2] & 0x79)); /* QR, the opcode and RD as asked */
+	m[3] = (uint8_t)rcode;
+	memset(m + 4, 0, 8);
+	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 12));
+}
+
 int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
 {
 	const struct filter *flt = r->cfg->f;
 	struct dns_msg *d = r->dns;
 	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
+	const char *why = dns_question_refused(q, len, d);
 
-	if (!flt->nnames || !flt->no_public)
-		return 0;
-	/* A question that does not parse: dropped, as its name cannot be judged. */
-	if (dns_parse(q, len, d) < 0 || (d->flags & 0x8000)) {
-		names_log(r, f, NULL, "dropped", "dns-malformed", 0);
+	if (why) {
+		refuse_udp(r, f, q, len, why);
 		return 1;
 	}
+	if (reverse_refused(flt, d->qname)) {
+		names_log(r, f, d, "nxdomain", "private-ptr", 0);
+		if (len > NET_MTU - off)
+			return 1;
+		memcpy(r->obuf + off, q, len);
+		n = dns_rcode(r->obuf + off, d, DNS_NXDOMAIN);
+		tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
+		return 1;
+	}
+	if (!flt->nnames || !flt->no_public)
+		return 0;
 	if (!name_refused(flt, d->qname))
 		return 0;
 	/* With a decider, held and asked about instead (ask.c). */
@@ -450,21 +513,34 @@ int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t 
 	return 1;
 }
 
+/*
+ * Over TCP, each segment must hold whole messages (stubs write the length
+ * and the question at once), each one plain question: else the flow is
+ * reset, before any byte of it reaches the resolver.
+ */
 int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
 {
 	const struct filter *flt = r->cfg->f;
 	struct dns_msg *d = r->dns;
 
-	if (!flt->nnames || !flt->no_public)
-		return 0;
-	/* Whole questions, each a name a rule allows: else the flow is reset. */
 	for (size_t off = 0, n; off < len; off += 2 + n) {
-		if (len - off < 2 || len - off - 2 < (n = be16_get(q + off)) ||
-		    dns_parse(q + off + 2, n, d) < 0 || (d->flags & 0x8000)) {
+		const char *why;
+
+		if (len - off < 2 || len - off - 2 < (n = be16_get(q + off))) {
+			memset(d, 0, offsetof(struct dns_msg, rr));
 			names_log(r, f, NULL, "reset", "dns-malformed", 0);
 			return -1;
 		}
-		if (name_refused(flt, d->qname)) {
+		why = dns_question_refused(q + off + 2, n, d);
+		if (why) {
+			names_log(r, f, d->qname[0] ? d : NULL, "reset", why, 0);
+			return -1;
+		}
+		if (reverse_refused(flt, d->qname)) {
+			names_log(r, f, d, "reset", "private-ptr", 0);
+			return -1;
+		}
+		if (flt->nnames && flt->no_public && name_refused(flt, d->qname)) {
 			names_log(r, f, d, "reset", "no-name", 0);
 			return -1;
 		}
@@ -476,7 +552,6 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 {
 	const struct filter *flt = r->cfg->f;
 	struct dns_msg *d = r->dns;
-	struct ipaddr ptr;
 	struct bind_ctx c = { .r = r };
 	int rule, hidden;
 	unsigned int rcode;
@@ -502,8 +577,7 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
 		return stream ? len : n;
 	}
 	/* Whose name a private address has is a map of the network too. */
-	if (d->qtype == DNS_T_PTR && dns_ptr_addr(d->qname, &ptr) == 0 &&
-	    addr_refused((void *)flt, &ptr)) {
+	if (reverse_refused(flt, d->qname)) {
 		names_log(r, f, d, "nxdomain", "private-ptr", 0);
 		n = dns_rcode(m, d, DNS_NXDOMAIN);
 		return stream ? len : n;

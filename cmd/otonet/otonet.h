@@ -243,7 +243,14 @@ enum {
 };
 /* The private-use type (RFC 6895) a hidden address record becomes. */
 #define DNS_T_HIDDEN 65280
-enum { DNS_NOERROR = 0, DNS_FORMERR = 1, DNS_SERVFAIL = 2, DNS_NXDOMAIN = 3, DNS_REFUSED = 5 };
+enum {
+	DNS_NOERROR = 0,
+	DNS_FORMERR = 1,
+	DNS_SERVFAIL = 2,
+	DNS_NXDOMAIN = 3,
+	DNS_NOTIMP = 4,
+	DNS_REFUSED = 5
+};
 struct dns_rr {
 	uint16_t off;	  /* the record's owner name */
 	uint16_t typeoff; /* its type, class, TTL, length */
@@ -294,8 +301,24 @@ size_t dns_rcode(uint8_t *m, struct dns_msg *d, int rcode);
  */
 int dns_chain(const uint8_t *m, size_t len, const struct dns_msg *d,
 	      void (*fn)(void *ctx, const struct ipaddr *a, uint32_t ttl), void *ctx);
-/* The address of a whole reverse name (d.c.b.a.in-addr.arpa, 32 nibbles.ip6.arpa). 0, -1. */
-int dns_ptr_addr(const char *name, struct ipaddr *a);
+/*
+ * Whether m (len bytes), sent by the agent to the resolver, is one plain
+ * question: opcode QUERY, QR clear, one question of class IN, no answer or
+ * authority record, at most one additional record (an OPT owned by the
+ * root), nothing after it, and not a transfer, TSIG, TKEY or MAIL* type.
+ * NULL when it is (d holds it), else why not, as a rule: dns-malformed
+ * (shorter than a header, or it does not parse), dns-response, dns-opcode,
+ * dns-shape, dns-class, dns-type. Pure.
+ */
+const char *dns_question_refused(const uint8_t *m, size_t len, struct dns_msg *d);
+/*
+ * A reverse name (under in-addr.arpa or ip6.arpa, whole or partial) as the
+ * prefix its labels spell: 5.0.77.10.in-addr.arpa is 10.77.0.5/32,
+ * 10.in-addr.arpa 10.0.0.0/8, in-addr.arpa 0.0.0.0/0; labels left of the
+ * last octet or nibble that reads (x.5.0.77.10.in-addr.arpa) are ignored.
+ * 0, or -1/EINVAL for another name. Pure.
+ */
+int dns_rev_prefix(const char *name, struct cidr *c);
 /* Does name match pattern (exact, or "*.suffix": a name under suffix, not suffix)? */
 int name_match(const char *pattern, const char *name);
 

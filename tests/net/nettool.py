@@ -190,7 +190,7 @@ def serve_inet(d):
                     (80, recorder(80)), (443, recorder(443)), (22, banner)):
         serve_tcp(port, h)
     u = listener(9005, socket.SOCK_DGRAM)
-    serve_dns("203.0.113.11")
+    serve_dns("203.0.113.11", os.path.join(d, "dns.seen"))
 
     def uecho():
         while True:
@@ -230,9 +230,10 @@ def fake_dns(q):
             b"".join(an + ns + ar))
 
 
-def serve_dns(addr):
+def serve_dns(addr, seen_file=None):
     """fake_dns on addr's port 53, over UDP and TCP (INET4B: INET4 has no
-    resolver, for test_otonet.sh); nothing where addr is not this host's."""
+    resolver, for test_otonet.sh); nothing where addr is not this host's.
+    Each message received is appended to seen_file, in hex, one a line."""
     try:
         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         u.bind((addr, 53))
@@ -243,10 +244,21 @@ def serve_dns(addr):
     except OSError:
         return
 
+    lock = threading.Lock()
+
+    def seen(x):  # every message that reached the resolver, in hex
+        if seen_file:
+            with lock, open(seen_file, "a") as f:
+                f.write(x.hex() + "\n")
+
     def uloop():
         while True:
             x, a = u.recvfrom(65535)
-            u.sendto(fake_dns(x), a)
+            seen(x)
+            try:
+                u.sendto(fake_dns(x), a)
+            except (IndexError, KeyError, ValueError, UnicodeDecodeError, struct.error, OSError):
+                pass
     threading.Thread(target=uloop, daemon=True).start()
 
     def tcp(c):
@@ -255,7 +267,9 @@ def serve_dns(addr):
             h = f.read(2)
             if len(h) < 2:
                 return
-            r = fake_dns(f.read(struct.unpack(">H", h)[0]))
+            x = f.read(struct.unpack(">H", h)[0])
+            seen(x)
+            r = fake_dns(x)
             c.sendall(struct.pack(">H", len(r)) + r)
 
     def tloop():
@@ -730,7 +744,7 @@ def c_dns(name, proto="udp", server="10.0.2.3", qtype="A"):
         return errname(e)
 
 
-RCODE = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 5: "REFUSED"}
+RCODE = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 4: "NOTIMP", 5: "REFUSED"}
 
 
 def rcode(r):
@@ -745,6 +759,30 @@ def c_resolve(name, proto="udp", qtype="A", server="10.0.2.3"):
         r = dns_exchange(dns_query(name, qt), proto, server, 65535)
         rc = rcode(r)
         return (rc + " " + dns_answer(r, qt)).strip()
+    except OSError as e:
+        return errname(e)
+
+
+def c_dnsraw(hexmsg, proto="udp"):
+    """The bytes hexmsg sent as they are to 10.0.2.3:53: what came back, as
+    the rcode and the counts ("NOTIMP 0 0 0 0"), or the error (a timeout:
+    the relay dropped it; over TCP, ECONNRESET or "eof")."""
+    q = bytes.fromhex(hexmsg)
+    try:
+        if proto == "udp":
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(1)
+            s.connect(("10.0.2.3", 53))
+            s.send(q)
+            r = s.recv(65535)
+        else:
+            s = connect("10.0.2.3", 53, 3)
+            s.sendall(struct.pack(">H", len(q)) + q)
+            h = s.recv(2)
+            if len(h) < 2:
+                return "eof"
+            r = s.recv(struct.unpack(">H", h)[0])
+        return " ".join([rcode(r)] + [str(x) for x in struct.unpack(">HHHH", r[4:12])])
     except OSError as e:
         return errname(e)
 

@@ -321,12 +321,21 @@ static void test_dns_chain_follows_cnames(void **state)
 	assert_int_equal(dns_chain(m.b, m.n, &d, collect, NULL), 0);
 }
 
+/* A reverse name's prefix as text, or NULL when it is not one. */
+static const char *rev(const char *name)
+{
+	static char buf[64];
+	struct cidr c;
+
+	if (dns_rev_prefix(name, &c) < 0)
+		return NULL;
+	return cidr_str(&c, buf, sizeof(buf));
+}
+
 static void test_dns_rcode_and_ptr(void **state)
 {
 	struct msg m;
 	struct dns_msg d;
-	struct ipaddr a;
-	char s[64];
 
 	(void)state;
 	header(&m, 0x0100, 0, 0, 0);
@@ -336,17 +345,80 @@ static void test_dns_rcode_and_ptr(void **state)
 	assert_int_equal(m.b[2], 0x81); /* QR, RD kept */
 	assert_int_equal(m.b[3], 0x83); /* RA, NXDOMAIN */
 	assert_int_equal(m.b[0], 0x12);
-	assert_int_equal(dns_ptr_addr("5.0.77.10.in-addr.arpa", &a), 0);
-	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "10.77.0.5");
-	assert_int_equal(
-	    dns_ptr_addr("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa",
-			 &a),
-	    0);
-	assert_string_equal(ipaddr_str(&a, s, sizeof(s)), "fd00::1");
-	assert_int_equal(dns_ptr_addr("77.10.in-addr.arpa", &a), -1);
-	assert_int_equal(dns_ptr_addr("5.0.77.256.in-addr.arpa", &a), -1);
-	assert_int_equal(dns_ptr_addr("in-addr.arpa", &a), -1);
-	assert_int_equal(dns_ptr_addr("a.test", &a), -1);
+	assert_string_equal(rev("5.0.77.10.in-addr.arpa"), "10.77.0.5/32");
+	assert_string_equal(
+	    rev("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa"),
+	    "fd00::1/128");
+	/* A zone above an address, and a name under one: the same addresses. */
+	assert_string_equal(rev("77.10.in-addr.arpa"), "10.77.0.0/16");
+	assert_string_equal(rev("10.in-addr.arpa"), "10.0.0.0/8");
+	assert_string_equal(rev("in-addr.arpa"), "0.0.0.0/0");
+	assert_string_equal(rev("0/25.1.168.192.in-addr.arpa"), "192.168.1.0/24");
+	assert_string_equal(rev("_x.5.0.77.10.in-addr.arpa"), "10.77.0.5/32");
+	assert_string_equal(rev("9.5.0.77.10.in-addr.arpa"), "10.77.0.5/32");
+	assert_string_equal(rev("5.0.77.256.in-addr.arpa"), "0.0.0.0/0");
+	assert_string_equal(rev("5.0.077.10.in-addr.arpa"), "10.0.0.0/8");
+	assert_string_equal(rev("d.f.ip6.arpa"), "fd00::/8");
+	assert_string_equal(rev("ip6.arpa"), "::/0");
+	assert_string_equal(rev("ab.d.f.ip6.arpa"), "fd00::/8");
+	assert_null(rev("a.test"));
+	assert_null(rev("xin-addr.arpa"));
+	assert_null(rev("in-addr.arpa.test"));
+}
+
+/* One plain question, or the reason it is not. */
+static void test_dns_question_refused(void **state)
+{
+	/* clang-format off */
+	static const struct { const char *hex, *why; } T[] = {
+		{ "12340100000100000000000002616e07312d322d332d3403646e7304746573740000010001", NULL },
+		{ "43210100000100000000000102616e07312d322d332d3403646e7304746573740000010001"
+		  "0000291000000000000000", NULL },
+		/* UPDATE, NOTIFY, a response */
+		{ "12342800000100000001000004636f72700000060001047770616404636f727000000100010000003c"
+		  "00040a000001", "dns-opcode" },
+		{ "12342000000100000000000004636f72700000060001", "dns-opcode" },
+		{ "123481800001000000000000016104696e657404746573740000010001", "dns-response" },
+		/* two questions, none, an answer, bytes after, an additional that is not OPT */
+		{ "123401000002000000000000016104696e657404746573740000010001016204696e657404746573"
+		  "740000010001", "dns-shape" },
+		{ "123401000000000000000000", "dns-shape" },
+		{ "123401000001000100000000016104696e657404746573740000010001016104696e65740474657374"
+		  "00000100010000003c000401020304", "dns-shape" },
+		{ "123401000001000000000000016104696e6574047465737400000100017878", "dns-shape" },
+		{ "123401000001000000000001016104696e657404746573740000010001016104696e65740474657374"
+		  "00000100010000003c000401020304", "dns-shape" },
+		/* an OPT whose owner is not the root */
+		{ "123401000001000000000001016104696e657404746573740000010001c00c00291000000000000000",
+		  "dns-shape" },
+		{ "12340000000100000000000004636f72700000fc0001", "dns-type" },
+		{ "12340000000100000000000004636f72700000fb0001", "dns-type" },
+		{ "1234010000010000000000000776657273696f6e0462696e640000100003", "dns-class" },
+		{ "123401000001000000000000ffffffff", "dns-malformed" },
+		{ "deadbeef", "dns-malformed" },
+		{ "", "dns-malformed" },
+	};
+	/* clang-format on */
+	static struct dns_msg d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++) {
+		uint8_t m[256];
+		size_t n = strlen(T[i].hex) / 2;
+		const char *why;
+
+		for (size_t k = 0; k < n; k++)
+			sscanf(T[i].hex + 2 * k, "%2hhx", &m[k]);
+		why = dns_question_refused(m, n, &d);
+		if (T[i].why == NULL ? why != NULL : why == NULL || strcmp(why, T[i].why))
+			fail_msg("case %zu: %s, expected %s", i, why ? why : "(null)",
+				 T[i].why ? T[i].why : "(null)");
+	}
+	assert_null(dns_question_refused(
+	    (const uint8_t
+		 *)"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x01\x61\x00\x00\x01\x00\x01",
+	    19, &d));
+	assert_string_equal(d.qname, "a");
 }
 
 static void test_name_match_and_rules(void **state)
@@ -391,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_dns_chain_follows_cnames),
 		cmocka_unit_test(test_dns_rcode_and_ptr),
 		cmocka_unit_test(test_name_match_and_rules),
+		cmocka_unit_test(test_dns_question_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
