@@ -3,7 +3,7 @@
 // FUZZ: cmd/otonet/seccomp.c
 // FUZZ: cmd/otonet/pkt.c cmd/otonet/filter.c
 // FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
-// FUZZ: cmd/otonet/namecheck.c cmd/otonet/ask.c cmd/otonet/askline.c
+// FUZZ: cmd/otonet/namecheck.c cmd/otonet/ask.c cmd/otonet/askline.c cmd/otonet/record.c
 // FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow

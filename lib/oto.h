@@ -75,6 +75,35 @@ struct timespec;
 int event_head(char *buf, size_t size, const struct timespec *t, const char *source,
 	       const char *session);
 /*
+ * record_thin.c: the record is bounded, the same way in every stage that
+ * writes to it. Repeated lines of one kind (a system call, a Landlock
+ * blocker, a rule and a destination, a rule and a name) are thinned:
+ * record_worth_a_line says whether the count-th of a kind is written (1 to
+ * RECORD_FIRST, then each power of ten: 100,000 of a kind are 14 lines),
+ * and each line carries its count. And each writer keeps a byte budget for
+ * its own lines (--log-budget; RECORD_BUDGET by default):
+ * record_budget_take charges a line of n bytes, returning 1 (write it), 0
+ * (past the budget: counted, not written), or -1 the first time the budget
+ * is spent (write record_budget_line's line instead, which says so).
+ * record_budget_line: that line, or with end the writer's last one, with
+ * what it wrote and did not: '{... "verdict":"budget","rule":"budget-spent"
+ * or "budget-end","budget":B,"written":N,"unwritten":N}'. Pure.
+ */
+#define RECORD_FIRST	  10
+#define RECORD_BUDGET	  (64ULL << 20)
+#define RECORD_BUDGET_MIN 4096ULL
+#define RECORD_BUDGET_MAX (1ULL << 40)
+struct record_budget {
+	unsigned long long budget, left;
+	unsigned long written, unwritten;
+	int spent;
+};
+int record_worth_a_line(unsigned long count);
+int record_budget_take(struct record_budget *b, size_t n);
+size_t record_budget_line(char *buf, size_t size, const struct timespec *t, const char *source,
+			  const char *session, const struct record_budget *b, int end);
+
+/*
  * json_str.c: s's len bytes as a JSON string, quotes included, at buf + at:
  * the new length, 0 when it does not fit (size > at). A byte that is not
  * printable ASCII, or is '"' or '\', is escaped, each byte standing for

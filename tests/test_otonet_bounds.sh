@@ -25,6 +25,10 @@ suite_setUp() {
 
 onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
 
+assertLanUntouched() {
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
 # ---- without SO_PEEK_OFF: the bounded per-flow buffer -----------------------------
 
 test_no_peek_off_bulk_sha256() {
@@ -199,6 +203,49 @@ test_half_open_bound_is_exact() {
 	assertEquals "$(cat "$T/rerr")" 0 "$rc"
 	assertEquals "pending 50 refused 30 other 0" "$(cat "$T/flood")"
 	assertEquals "ECONNREFUSED" "$(cut -d' ' -f1 "$T/full")"
+}
+
+# ---- the record is bounded -----------------------------------------------------
+
+# A flood of one kind from inside, 2000 refused connects to one LAN address
+# and 2000 questions for one name: the record keeps the first ten of each
+# kind and then the 100th and the 1000th, each past the first with its count
+# (12 lines each, where there were 2000).
+test_record_thins_a_flood_of_one_kind() {
+	run onet $PUB --log-fd 3 -- sh -c "$NT flood connect 2000 10.1.0.10 9; $NT flood dns 2000 example.test" 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "flood 2000
+flood 2000" "$(cat "$T/out")"
+	net=$(grep '"source":"net",.*"dst":"10.1.0.10","port":9,"verdict":"deny","rule":"special:10.0.0.0/8"' "$T/log")
+	assertEquals "net lines: $net" 12 "$(echo "$net" | wc -l)"
+	assertEquals "net counts" "- 2 3 4 5 6 7 8 9 10 100 1000" \
+		"$(echo "$net" | sed -n 's/.*"count":\([0-9]*\)}$/\1/p;t;s/.*/-/p' | tr '\n' ' ' | sed 's/ $//')"
+	dns=$(grep '"source":"dns",.*"name":"example.test","type":"A","outcome":"answered","rule":"dns"' "$T/log")
+	assertEquals "dns lines" 12 "$(echo "$dns" | wc -l)"
+	assertEquals "dns counts" "- 2 3 4 5 6 7 8 9 10 100 1000" \
+		"$(echo "$dns" | sed -n 's/.*"count":\([0-9]*\)}$/\1/p;t;s/.*/-/p' | tr '\n' ' ' | sed 's/ $//')"
+	assertLanUntouched
+}
+
+# A record budget of 4 KiB and 200 refused connects, each a kind of its own
+# (one port each): the relay's lines stop within the budget, one line says
+# it is spent, and the relay's last line counts what it wrote and did not
+# (together, every decision); the session's close line still ends the record.
+test_record_budget_spent_says_so_and_counts() {
+	run onet $PUB --log-fd 3 --log-budget 4K -- $NT spread 200 10.1.0.10 20000 3>"$T/log"
+	assertEquals "$(cat "$T/err")" "spread 200" "$(cat "$T/out")"
+	assertEquals 0 "$rc"
+	bytes=$(grep '"source":"net"' "$T/log" | grep -v '"verdict":"budget"' | wc -c)
+	assertTrue "net lines within the budget: $bytes" "[ $bytes -le 4096 ] && [ $bytes -gt 3000 ]"
+	written=$(grep -c '"source":"net",.*"verdict":"deny"' "$T/log")
+	assertEquals 1 "$(grep -c '"verdict":"budget","rule":"budget-spent","budget":4096,' "$T/log")"
+	assertEquals "the last net line" \
+		"\"verdict\":\"budget\",\"rule\":\"budget-end\",\"budget\":4096,\"written\":$written,\"unwritten\":$((200 - written))}" \
+		"$(grep '"source":"net"' "$T/log" | tail -n1 | sed 's/.*,"verdict"/"verdict"/')"
+	assertContains "$(tail -n1 "$T/log")" '"source":"session",'
+	assertContains "$(tail -n1 "$T/log")" '"verdict":"close"'
+	run onet --log-budget 1K -- true
+	assertEquals 100 "$rc"
+	assertEquals "otonet: fatal: --log-budget 1K: expected 4K to 1T bytes" "$(head -n1 "$T/err")"
 }
 
 # One datagram to each of 50,000 ports: exactly --max-udp-flows flows (one of

@@ -772,6 +772,19 @@ fd 4 w $T/log" "$(grep '^fd [34] ' "$T/out")"
 	assertEquals "" "$(cat "$T/out")"
 }
 
+# --log-budget SIZE reaches each stage that writes on the record, otonet and
+# otons, the same; a size out of range is otorun's one line.
+test_log_budget_reaches_each_writer() {
+	fake_chain
+	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --log-fd 3 --log-budget 2M -- x 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "otonet's and otons'" "--log-budget 2M --log-budget 2M" \
+		"$(grep -A1 -- --log-budget "$T/out" | grep -v '^--$' | tr '\n' ' ' | sed 's/ $//')"
+	run "$OTO_BIN/otorun" --print --agent-root /a --role member --person p --log-fd 3 --log-budget 1K -- true
+	assertEquals 100 "$rc"
+	assertEquals "otorun: fatal: --log-budget 1K: expected 4K to 1T bytes" "$(cat "$T/err")"
+}
+
 # --ask SOCKET: otorun connects to the decider and hands the connection to
 # otonet on fd 99 (--ask-fd 99); --ask-fd N passes the launcher's own fd.
 test_ask_reaches_otonet() {

@@ -102,6 +102,11 @@ static const struct key_want LANDLOCK[] = {
 static const struct key_want PROTECT[] = {
 	{ "path", W_STR, 1 }, { "why", W_STR, 1 }, { NULL, W_STR, 0 },
 };
+static const struct key_want BUDGET[] = {
+	{ "rule", W_STR, 1 }, { "budget", W_NUM, 1 }, { "written", W_NUM, 1 },
+	{ "unwritten", W_NUM, 1 },
+	{ NULL, W_STR, 0 },
+};
 static const struct key_want GATE[] = {
 	{ "grant", W_STR, 1 }, { "host", W_STR, 1 }, { "status", W_NUM, 1 }, { "error", W_STR, 0 },
 	{ NULL, W_STR, 0 },
@@ -182,6 +187,9 @@ int event_read(const struct json_obj *o, struct event *e, const char **why, int 
 		return *why = "session", -1;
 	if (e->src == EV_SESSION && strcmp(e->verdict, "open") && strcmp(e->verdict, "close"))
 		return *why = "verdict", -1;
+	/* A stage's record budget spent, or its last line after: counts, no event. */
+	if (e->src != EV_SESSION && !strcmp(e->verdict, "budget"))
+		return check(o, BUDGET, why);
 	if ((e->src == EV_NET || e->src == EV_DNS) && strcmp(e->verdict, "allow") &&
 	    strcmp(e->verdict, "deny") && strcmp(e->verdict, "ask"))
 		return *why = "verdict", -1;

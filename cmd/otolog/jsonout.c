@@ -79,6 +79,8 @@ static void session_json(struct out *o, const struct sess *x)
 	key_num(o, "duration_ms", x->duration);
 	out_printf(o, ",\"allowed_net\":%llu,\"allowed_dns\":%llu,\"not_counted\":%llu",
 		   x->allowed_net, x->allowed_dns, x->dropped);
+	if (x->budget_spent)
+		out_printf(o, ",\"unwritten\":%llu", x->unwritten);
 	for (int k = 0; k < G_NUM; k++) {
 		int n = 0;
 

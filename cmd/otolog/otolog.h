@@ -145,6 +145,9 @@ struct sess {
 	long long exit, sig;
 	int opened, closed, has_uid;
 	unsigned long long lines, allowed_net, allowed_dns, dropped;
+	/* Lines a stage did not write, its budget spent: the sum, and each source's. */
+	unsigned long long unwritten, unwritten_by[EV_NUM];
+	int budget_spent;
 	struct group *g;
 	size_t ng, gcap;
 	int *index; /* SUM_INDEX slots: a group's place, by its keys' hash; -1 free (NULL: none yet)

@@ -315,20 +315,57 @@ static struct group *add_answer(struct summary *s, struct sess *x, const struct 
 	return group(s, x, G_ASK, k);
 }
 
+/*
+ * otonet thins a kind of line (a rule and a destination, a rule and a name)
+ * as otons does, and from its second line on a line carries the kind's
+ * count: the decisions since the kind's last line are the new line's
+ * (*n; 1 for a line without a count). Only a kind that repeats is kept.
+ */
+static int thinned(struct summary *s, struct sess *x, const struct event *e, const char *kind,
+		   unsigned long long *n)
+{
+	const char *k[SUM_KEYS] = { ev_source_name[e->src], kind, NULL, NULL, NULL };
+	unsigned long long c;
+	struct group *last;
+
+	*n = 1;
+	if (json_uint(json_get(e->o, "count"), ~0ULL, &c) < 0 || c < 2)
+		return 0;
+	last = group(s, x, G_LAST, k);
+	if (!last)
+		return -1;
+	if (!last->count)
+		last->count = 1; /* the kind's first line, counted as it came */
+	if (c > last->count) {
+		*n = c - last->count;
+		last->count = c;
+	}
+	return 0;
+}
+
 static struct group *add_net(struct summary *s, struct sess *x, const struct event *e)
 {
 	const struct json_obj *o = e->o;
 	const char *rule = str(o, "rule");
 	const char *k[SUM_KEYS] = { str(o, "proto"), str(o, "dst"), num(o, "port"), str(o, "name"),
 				    rule };
+	char kind[LOG_LINE_MAX];
+	unsigned long long n;
+	struct group *g;
 
 	if (!strcmp(rule, "ask"))
 		return add_answer(s, x, e);
+	snprintf(kind, sizeof(kind), "%s %s %s %s %s", rule, k[0], k[1], k[2], k[3]);
+	if (thinned(s, x, e, kind, &n) < 0)
+		return NULL;
 	if (strcmp(e->verdict, "deny")) {
-		x->allowed_net++;
+		x->allowed_net += n;
 		return NULL;
 	}
-	return group(s, x, G_NET, k);
+	g = group(s, x, G_NET, k);
+	if (g)
+		g->count += n - 1; /* the caller counts the line's own */
+	return g;
 }
 
 static struct group *add_dns(struct summary *s, struct sess *x, const struct event *e)
@@ -336,14 +373,23 @@ static struct group *add_dns(struct summary *s, struct sess *x, const struct eve
 	const struct json_obj *o = e->o;
 	const char *k[SUM_KEYS] = { str(o, "name"), str(o, "type"), str(o, "rule"),
 				    str(o, "outcome"), NULL };
+	char kind[LOG_LINE_MAX];
+	unsigned long long n;
+	struct group *g;
 
 	if (!strcmp(str(o, "rule"), "ask"))
 		return add_answer(s, x, e);
+	snprintf(kind, sizeof(kind), "%s %s", strcmp(e->verdict, "deny") ? "dns" : k[2], k[0]);
+	if (thinned(s, x, e, kind, &n) < 0)
+		return NULL;
 	if (strcmp(e->verdict, "deny")) {
-		x->allowed_dns++;
+		x->allowed_dns += n;
 		return NULL;
 	}
-	return group(s, x, G_DNS, k);
+	g = group(s, x, G_DNS, k);
+	if (g)
+		g->count += n - 1; /* the caller counts the line's own */
+	return g;
 }
 
 /* What Landlock refused: a path, else a network endpoint, else nothing said. */
@@ -418,6 +464,28 @@ int summary_add(struct summary *s, const struct event *e, const struct group **r
 		if ((!strcmp(e->verdict, "open") ? add_open(s, x, e) : add_close(s, x, e)) < 0)
 			goto bound;
 		return 0;
+	case EV_NET:
+	case EV_DNS:
+	case EV_SECCOMP:
+	case EV_LANDLOCK:
+	case EV_GATE:
+		if (!strcmp(e->verdict, "budget")) {
+			unsigned long long u;
+
+			x->budget_spent = 1;
+			/* The spent line counts one, the stage's last line all. */
+			if (json_uint(json_get(e->o, "unwritten"), ~0ULL, &u) == 0 &&
+			    u > x->unwritten_by[e->src]) {
+				x->unwritten += u - x->unwritten_by[e->src];
+				x->unwritten_by[e->src] = u;
+			}
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	switch (e->src) {
 	case EV_NET:
 	case EV_DNS:
 		if (!strcmp(e->verdict, "ask")) {

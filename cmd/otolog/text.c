@@ -171,6 +171,9 @@ static void session_text(struct out *o, const struct sess *x)
 		out_printf(o, "  allowed %llu flow%s, %llu DNS answer%s\n", x->allowed_net,
 			   x->allowed_net == 1 ? "" : "s", x->allowed_dns,
 			   x->allowed_dns == 1 ? "" : "s");
+	if (x->budget_spent)
+		out_printf(o, "  record budget spent: %llu line%s not written\n", x->unwritten,
+			   x->unwritten == 1 ? "" : "s");
 	for (size_t i = 0; i < x->ng; i++) {
 		const struct group *g = &x->g[i];
 

@@ -31,7 +31,9 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 	if (!r->batch || !r->vnet || !r->dns ||
 	    ((cfg->f->nnames || cfg->f->ngates || cfg->ask) &&
 	     names_init(&r->names, NAMES_MAX) < 0) ||
-	    (cfg->ask && ask_init(&r->ask) < 0)) {
+	    (cfg->ask && ask_init(&r->ask) < 0) ||
+	    record_init(&r->rec, cfg->log_fd, cfg->log_budget) < 0) {
+		record_fini(&r->rec);
 		names_fini(&r->names);
 		free(r->batch);
 		free(r->vnet);

@@ -97,42 +97,22 @@ static const char *proto_name(int proto)
 	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
 }
 
-void relay_log(struct relay *r, const char *source, const char *fmt, ...)
-{
-	char line[1024];
-	struct timespec ts;
-	va_list ap;
-	int h, n;
-
-	if (r->cfg->log_fd < 0)
-		return;
-	r->sys->clock_gettime(CLOCK_REALTIME, &ts);
-	h = event_head(line, sizeof(line), &ts, source, r->cfg->session->id);
-	if (!h)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line + h, sizeof(line) - (size_t)h, fmt, ap);
-	va_end(ap);
-	/* A line that does not fit is not written: never a cut one. */
-	if (n <= 0 || (size_t)n >= sizeof(line) - (size_t)h)
-		return;
-	if (r->sys->write(r->cfg->log_fd, line, (size_t)h + (size_t)n) < 0)
-		log_msg(LOG_DEBUG, errno, "relay: unable to write a decision to --log-fd");
-}
-
 static void log_decision(struct relay *r, int proto, const struct pkt *p, const struct decision *d)
 {
-	char s[64], t[64];
+	char s[64], t[64], key[RECORD_KEY_MAX];
 
-	relay_log(r, "net",
-		  ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		  "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s%s%.0u}\n",
-		  proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
-		  ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
-		  d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
-		  d->name[0] ? ",\"name\":\"" : "", d->name, d->pattern ? "\",\"pattern\":\"" : "",
-		  d->pattern ? d->pattern : "", d->name[0] ? "\"" : "", d->ask ? ",\"ask\":" : "",
-		  d->ask);
+	/* One kind per rule, destination and name: a flood of one is thinned. */
+	snprintf(key, sizeof(key), "%s %s %s %u %s", d->rule, proto_name(proto),
+		 ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport, d->name);
+	relay_log_thin(r, "net", key,
+		       ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+		       "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s%s%.0u}\n",
+		       proto_name(proto), ipaddr_str(&p->src, s, sizeof(s)),
+		       ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport,
+		       d->verdict == V_ALLOW ? "allow" : "deny", d->rule,
+		       d->name[0] ? ",\"name\":\"" : "", d->name,
+		       d->pattern ? "\",\"pattern\":\"" : "", d->pattern ? d->pattern : "",
+		       d->name[0] ? "\"" : "", d->ask ? ",\"ask\":" : "", d->ask);
 }
 
 /* ---- the flow table ----------------------------------------------------- */

@@ -341,6 +341,7 @@ int main(int argc, char **argv)
 	cfg.f = &f;
 	cfg.resolver = resolver;
 	cfg.log_fd = o.log_fd;
+	cfg.log_budget = o.log_budget;
 	cfg.session = &session;
 	cfg.max_flows = o.max_flows;
 	cfg.max_half_open = o.max_half_open;

@@ -42,15 +42,17 @@
 
 static void names_log_flow(struct relay *r, const struct flow *f, const char *why, const char *name)
 {
-	char s[64], t[64];
+	char s[64], t[64], key[RECORD_KEY_MAX];
 	int has = name && name[0];
 
+	snprintf(key, sizeof(key), "%s tcp %s %u %s", why, ipaddr_str(&f->adst, t, sizeof(t)),
+		 f->dport, has ? name : "");
 	/* A name here is name_text's: letters, digits, '-', '_' and dots, nothing to escape. */
-	relay_log(r, "net",
-		  ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
-		  "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
-		  ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)), f->dport,
-		  why, has ? ",\"name\":\"" : "", has ? name : "", has ? "\"" : "");
+	relay_log_thin(r, "net", key,
+		       ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
+		       "\"verdict\":\"deny\",\"rule\":\"%s\"%s%s%s}\n",
+		       ipaddr_str(&f->asrc, s, sizeof(s)), ipaddr_str(&f->adst, t, sizeof(t)),
+		       f->dport, why, has ? ",\"name\":\"" : "", has ? name : "", has ? "\"" : "");
 }
 
 /* ---- what a flow holds ------------------------------------------------------ */

@@ -332,15 +332,17 @@ static const char *rcode_outcome(unsigned int rcode)
 static void names_log(struct relay *r, const struct flow *f, const struct dns_msg *d,
 		      const char *outcome, const char *rule, int n)
 {
-	char s[64], t[16];
+	char s[64], t[16], key[RECORD_KEY_MAX];
 
-	relay_log(r, "dns",
-		  ",\"verdict\":\"%s\",\"proto\":\"%s\",\"src\":\"%s\",\"name\":\"%s\","
-		  "\"type\":\"%s\",\"outcome\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
-		  *rule ? "deny" : "allow", f->proto == PROTO_TCP ? "tcp" : "udp",
-		  ipaddr_str(&f->asrc, s, sizeof(s)), d ? d->qname : "",
-		  d ? dns_qtype_name(d->qtype, t, sizeof(t)) : "", outcome, *rule ? rule : "dns",
-		  n);
+	/* One kind per rule and name: a flood of one question is thinned. */
+	snprintf(key, sizeof(key), "%s %s", *rule ? rule : "dns", d ? d->qname : "");
+	relay_log_thin(r, "dns", key,
+		       ",\"verdict\":\"%s\",\"proto\":\"%s\",\"src\":\"%s\",\"name\":\"%s\","
+		       "\"type\":\"%s\",\"outcome\":\"%s\",\"rule\":\"%s\",\"records\":%d}\n",
+		       *rule ? "deny" : "allow", f->proto == PROTO_TCP ? "tcp" : "udp",
+		       ipaddr_str(&f->asrc, s, sizeof(s)), d ? d->qname : "",
+		       d ? dns_qtype_name(d->qtype, t, sizeof(t)) : "", outcome,
+		       *rule ? rule : "dns", n);
 }
 
 /* ---- DNS ------------------------------------------------------------------ */

@@ -36,6 +36,8 @@ static const char USAGE[] =
     "  --log-fd N         one JSON line per filter decision on fd N; run as root,\n"
     "                     also the kernel audit's socket for the otons behind\n"
     "                     (OTO_AUDIT: Landlock's refusals in its --log-fd)\n"
+    "  --log-budget SIZE  bytes of the relay's lines on --log-fd (K, M, G; default\n"
+    "                     64M): past it, one line says so and the rest is counted\n"
     "  --ask-fd N         a new TCP flow or DNS name that --no-public or the name\n"
     "                     rules refuse is held and asked about on fd N, a unix\n"
     "                     stream socket to a decider (one JSON request line out,\n"
@@ -63,6 +65,7 @@ enum {
 	OPT_NOPUBLIC,
 	OPT_DNS,
 	OPT_LOGFD,
+	OPT_LOGBUDGET,
 	OPT_MAXFLOWS,
 	OPT_MAXHALF,
 	OPT_MAXUDP,
@@ -86,6 +89,7 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 		{ "kernel-wall", no_argument, NULL, OPT_KERNELWALL },
 		{ "dns", required_argument, NULL, OPT_DNS },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
+		{ "log-budget", required_argument, NULL, OPT_LOGBUDGET },
 		{ "ask-fd", required_argument, NULL, OPT_ASKFD },
 		{ "ask-timeout", required_argument, NULL, OPT_ASKTIMEOUT },
 		{ "max-flows", required_argument, NULL, OPT_MAXFLOWS },
@@ -108,6 +112,7 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->log_fd = -1;
+	o->log_budget = RECORD_BUDGET;
 	o->ask_fd = -1;
 	o->ask_timeout = 30;
 	o->max_flows = 4096;
@@ -160,6 +165,11 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			if (opt_ulong(optarg, 1 << 20, &n) < 0)
 				die_usage("--log-fd %s: not a file descriptor", optarg);
 			o->log_fd = (int)n;
+			break;
+		case OPT_LOGBUDGET:
+			if (opt_bytes(optarg, RECORD_BUDGET_MAX, &o->log_budget) < 0 ||
+			    o->log_budget < RECORD_BUDGET_MIN)
+				die_usage("--log-budget %s: expected 4K to 1T bytes", optarg);
 			break;
 		case OPT_ASKFD:
 			if (opt_ulong(optarg, 1 << 20, &n) < 0 || n < 3)

@@ -88,8 +88,9 @@ struct otonet_opts {
 	struct cidr pub[NET_MAX_PUBLIC];
 	size_t npub;
 	int no_public;
-	const char *dns; /* --dns IP, or NULL: the host's resolv.conf */
-	int log_fd;	 /* -1: none */
+	const char *dns;	       /* --dns IP, or NULL: the host's resolv.conf */
+	int log_fd;		       /* -1: none */
+	unsigned long long log_budget; /* --log-budget: bytes of the relay's own lines */
 	unsigned long max_flows;
 	unsigned long max_half_open; /* TCP flows not yet established */
 	unsigned long max_udp_flows;
@@ -474,6 +475,7 @@ struct relay_cfg {
 	const struct filter *f;
 	struct ipaddr resolver;
 	int log_fd;
+	unsigned long long log_budget; /* bytes of the relay's lines on log_fd */
 	const struct session *session; /* its id on every line; the close line at the end */
 	unsigned long max_flows, max_half_open, max_udp_flows;
 	uint64_t tcp_idle_ms, udp_idle_ms;

@@ -40,6 +40,7 @@ static noreturn void xrelay_leave(struct relay *r, int status, int others)
 {
 	if (!others && r->tun >= 0 && ioctl(r->tun, TUNSETPERSIST, 1) < 0)
 		debugx("relay: tun0 goes in the relay's exit (TUNSETPERSIST: %s)", strerror(errno));
+	relay_log_end(r);
 	/*
 	 * Told to end, a child that died of SIGKILL was killed at its grace's
 	 * end (otons kills pid 1 then; its exit is 137).

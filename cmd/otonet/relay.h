@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "flow.h"
+#include "oto.h"
 #include "otonet.h"
 
 /*
@@ -231,6 +232,23 @@ struct ask {
 };
 
 /* The relay's context: everything its functions share, passed down from xrelay_run. */
+/*
+ * The relay's lines on --log-fd (record.c): each kind's count (a rule and
+ * a destination, a rule and a name; three quarters of RECORD_KEYS kinds,
+ * the lines of any other written as they come), and the byte budget.
+ */
+#define RECORD_KEYS    1024
+#define RECORD_KEY_MAX (DNS_NAME_MAX + 96)
+struct record_kind {
+	uint32_t hash, count; /* count 0: a free slot */
+	char key[RECORD_KEY_MAX];
+};
+struct record {
+	struct record_kind *kinds; /* NULL without --log-fd */
+	unsigned long used;
+	struct record_budget budget;
+};
+
 struct relay {
 	const struct relay_cfg *cfg;
 	const struct relay_sys *sys;
@@ -261,6 +279,7 @@ struct relay {
 	struct ask ask;
 	/* How the session ends, for the close line: enum session_end. */
 	int end;
+	struct record rec;
 };
 
 /*
@@ -281,12 +300,24 @@ void tun_write(struct relay *r, size_t n);
 void tun_write_offload(struct relay *r, size_t n);
 
 /*
- * flow.c: one --log-fd line, fmt's text after event_head's time, source
- * ("net", "dns") and session, written whole with one write, or not at all
- * when it does not fit.
+ * record.c: the relay's lines on --log-fd. relay_log: one line, fmt's text
+ * after event_head's time, source ("net", "dns") and session, written whole
+ * with one write, or not at all when it does not fit or the budget is
+ * spent (then, once, the line that says so). relay_log_thin: the same for
+ * a line of the kind key (the source's rule and destination, or rule and
+ * name): the first RECORD_FIRST of a kind, then each power of ten, fmt's
+ * closing "}\n" preceded by the kind's "count" from the second on. relay_log_end: the
+ * relay's last line, what it wrote and did not, when the budget was spent.
+ * record_init: the table of kinds (only with a log), the budget (0: the
+ * default); -1/ENOMEM.
  */
+int record_init(struct record *rc, int log_fd, unsigned long long budget);
+void record_fini(struct record *rc);
 void relay_log(struct relay *r, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void relay_log_thin(struct relay *r, const char *source, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void relay_log_end(struct relay *r);
 
 /* A TCP packet from the agent. */
 void tcp_input(struct relay *r, const struct pkt *p);

@@ -71,6 +71,7 @@ void xotons_audit_open(const struct otons_opts *o, struct otons_audit *a)
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
+	a->record.budget = a->record.left = o->log_budget ? o->log_budget : RECORD_BUDGET;
 	if (v) {
 		if (audit_inherited(a, v) < 0)
 			die_usage("OTO_AUDIT=%s: not a kernel audit socket's fd (otonet --log-fd "
@@ -146,10 +147,9 @@ static void emit(struct otons_audit *a, const struct otons_audit_pending *p, uns
 		return;
 	n = otons_landlock_format(line, sizeof(line), &ts, a->session, pid, p->body, p->len, sys,
 				  syslen, count);
-	if (n > 0 && write(log_fd, line, (size_t)n) != n && !*write_failed) {
-		*write_failed = 1;
-		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)", log_fd);
-	}
+	if (n > 0)
+		otons_record_write(log_fd, &a->record, "landlock", a->session, line, (size_t)n,
+				   write_failed);
 }
 
 /* Drop the held records of serial; with the session's pid, write them first. */

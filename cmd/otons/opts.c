@@ -51,6 +51,8 @@ static const char USAGE[] =
     "                     behind otonet --log-fd), also the refusals of\n"
     "                     otoexec's Landlock rules, read from the kernel's audit\n"
     "                     when it is on\n"
+    "  --log-budget SIZE  bytes of otons' lines on --log-fd (K, M, G; default 64M):\n"
+    "                     past it, one line says so and the rest is counted\n"
     "  -v, --verbose      more messages on stderr\n"
     "  -h, --help         this text\n"
     "      --version      the version\n"
@@ -73,7 +75,8 @@ enum {
 	OPT_PIDSMAX,
 	OPT_CPUMAX,
 	OPT_LOGFD,
-	OPT_GRACE
+	OPT_GRACE,
+	OPT_LOGBUDGET
 };
 
 void xotons_parse(struct otons_opts *o, int argc, char **argv)
@@ -94,6 +97,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 		{ "cpu-max", required_argument, NULL, OPT_CPUMAX },
 		{ "log-fd", required_argument, NULL, OPT_LOGFD },
 		{ "grace", required_argument, NULL, OPT_GRACE },
+		{ "log-budget", required_argument, NULL, OPT_LOGBUDGET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -111,6 +115,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 	o->pty = OTONS_PTY_AUTO;
 	o->log_fd = -1;
 	o->grace = OTONS_GRACE;
+	o->log_budget = RECORD_BUDGET;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -199,6 +204,11 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 			if (opt_ulong(optarg, 3600, &o->grace) < 0)
 				die_usage("--grace %s: not a number of seconds from 0 to 3600",
 					  optarg);
+			break;
+		case OPT_LOGBUDGET:
+			if (opt_bytes(optarg, RECORD_BUDGET_MAX, &o->log_budget) < 0 ||
+			    o->log_budget < RECORD_BUDGET_MIN)
+				die_usage("--log-budget %s: expected 4K to 1T bytes", optarg);
 			break;
 		default:
 			xopt_common(c, USAGE, argv);

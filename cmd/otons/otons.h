@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "oto.h"
 #include "ttyfilter.h"
 
 /* --pty, --no-pty, or neither: a pty when there is a terminal. */
@@ -31,6 +32,7 @@ struct otons_opts {
 	unsigned long pids_max;	       /* 0: not set */
 	unsigned long cpu_quota;       /* microseconds per OTONS_CPU_PERIOD; 0: not set */
 	int log_fd;		       /* --log-fd: the refusal log; -1: none */
+	unsigned long long log_budget; /* --log-budget: bytes of otons' lines there */
 	char **argv;		       /* the next program */
 };
 
@@ -198,6 +200,13 @@ struct otons_refusals {
 	long long cpu_mark; /* the supervisor's CPU ns before the poll that may wake for one */
 	int resting;	    /* budget spent: the listener is not polled until CHUNK is back */
 };
+/*
+ * One line of otons' on log_fd, charged to b (lib/record_thin.c): written,
+ * or counted past the budget, the first time replaced by the line that says
+ * so (source, session: its head's). A failed write is warned about once.
+ */
+void otons_record_write(int log_fd, struct record_budget *b, const char *source,
+			const char *session, const char *line, size_t n, int *write_failed);
 /* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
 void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *session,
 			   struct otons_audit *au);
@@ -284,6 +293,8 @@ struct otons_audit {
 	} kinds[OTONS_AUDIT_KINDS];
 	size_t nkinds;
 	unsigned long count_other;
+	/* The byte budget of otons' lines, seccomp's and Landlock's together (set here). */
+	struct record_budget record;
 };
 struct otons_opts;
 void xotons_audit_open(const struct otons_opts *o, struct otons_audit *a);

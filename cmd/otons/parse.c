@@ -183,11 +183,7 @@ int otons_events_value(const char *text, const char *key, unsigned long long *ou
 
 int otons_worth_a_line(unsigned long count)
 {
-	if (count <= OTONS_REFUSALS_FIRST)
-		return 1;
-	while (count % 10 == 0)
-		count /= 10;
-	return count == 1;
+	return record_worth_a_line(count);
 }
 
 int otons_refusal_format(char *buf, size_t size, const struct timespec *t,

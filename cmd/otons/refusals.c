@@ -99,6 +99,26 @@ void otons_refusals_child(struct otons_refusals *r)
 	otons_audit_close(r->audit);
 }
 
+void otons_record_write(int log_fd, struct record_budget *b, const char *source,
+			const char *session, const char *line, size_t n, int *write_failed)
+{
+	char notice[512];
+	struct timespec ts;
+	int take = record_budget_take(b, n);
+
+	if (!take)
+		return;
+	if (take < 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n = record_budget_line(notice, sizeof(notice), &ts, source, session, b, 0);
+		line = notice;
+	}
+	if (n && write(log_fd, line, n) != (ssize_t)n && !*write_failed) {
+		*write_failed = 1;
+		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)", log_fd);
+	}
+}
+
 static long long clock_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -191,11 +211,9 @@ static void log_line(struct otons_refusals *r, const struct seccomp_notif *req, 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	n = otons_refusal_format(line, sizeof(line), &ts, &rf);
 	free((char *)rf.name);
-	if (n > 0 && write(r->log_fd, line, (size_t)n) != n && !r->write_failed) {
-		r->write_failed = 1;
-		log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)",
-			r->log_fd);
-	}
+	if (n > 0)
+		otons_record_write(r->log_fd, &r->audit->record, "seccomp", r->session, line,
+				   (size_t)n, &r->write_failed);
 }
 
 /* One notification: its line, if due, and the answer EPERM. */
@@ -297,6 +315,19 @@ void otons_refusals_finish(struct otons_refusals *r)
 	     r->listener >= 0 && k < 4096 && poll(&one, 1, 0) == 1 && (one.revents & POLLIN); k++)
 		take_one(r);
 	otons_audit_finish(r->audit, r->log_fd, &r->write_failed);
+	/* Past the budget, the last line counts what was and was not written. */
+	if (r->log_fd >= 0 && r->audit->record.spent) {
+		char line[512];
+		struct timespec ts;
+		size_t n;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n = record_budget_line(line, sizeof(line), &ts, "seccomp", r->session,
+				       &r->audit->record, 1);
+		if (n && write(r->log_fd, line, n) != (ssize_t)n && !r->write_failed)
+			log_msg(LOG_WARN, errno, "unable to write the refusal log (--log-fd %d)",
+				r->log_fd);
+	}
 	if (r->sock >= 0)
 		close(r->sock);
 	if (r->listener >= 0)

@@ -42,6 +42,11 @@ static void chain_log(struct chain *c, struct otorun_opts *o)
 	}
 	words_add(&o->net, "--log-fd", NULL);
 	words_add(&o->net, o->log_fd, NULL);
+	/* Each stage that writes keeps the budget for its own lines. */
+	if (*o->log_budget) {
+		words_add(&o->net, "--log-budget", NULL);
+		words_add(&o->net, o->log_budget, NULL);
+	}
 	c->ns_log_fd = strcmp(o->log_fd, "3") ? "3" : "4";
 	c->dup_log = 1;
 }
@@ -69,6 +74,10 @@ static void ns_words(struct words *ns, const struct chain *c, const struct otoru
 	if (c->ns_log_fd) {
 		words_add(ns, "--log-fd", NULL);
 		words_add(ns, c->ns_log_fd, NULL);
+		if (*o->log_budget) {
+			words_add(ns, "--log-budget", NULL);
+			words_add(ns, o->log_budget, NULL);
+		}
 	}
 }
 

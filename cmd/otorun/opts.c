@@ -40,6 +40,8 @@ static const char USAGE[] =
     "                        and the system calls the seccomp filter refuses\n"
     "                        (otons --log-fd: written from outside the sandbox,\n"
     "                        answered with the same errno)\n"
+    "  --log-budget SIZE     the bytes each of otonet and otons may write there\n"
+    "                        (K, M, G; default 64M): past it, one line says so\n"
     "  --ask SOCKET          ask the decider listening at SOCKET (otoask --listen)\n"
     "                        about a destination the rules refuse (otonet --ask-fd)\n"
     "  --ask-fd N            the same, on the decider's socket N (10 or more)\n"

@@ -52,6 +52,7 @@ struct words {
 struct otorun_opts {
 	const char *root, *role, *person; /* "" when not given */
 	const char *store, *key, *profile, *as, *log_fd;
+	const char *log_budget; /* each writer's budget on --log-fd ("": the stages' default) */
 	const char *config;	/* --config FILE, "" when none */
 	const char *cafile;	/* --ca-file, NULL when not given */
 	int transparent;	/* a --grant is transparent: otomount adds otogate's session CA */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otorun.h"
 
 int is_num(const char *s)
@@ -62,6 +63,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otonet", "--kernel-wall", 0, PASS, TO_NET, NULL },
 	{ "otonet", "--dns", 1, PASS, TO_NET, NULL },
 	{ "otonet", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otonet", "--log-budget", 1, OWN, TO_NONE, NULL },
 	{ "otonet", "--ask-fd", 1, OWN, TO_NONE, NULL },
 	{ "otonet", "--ask-timeout", 1, OWN, TO_NET, NULL },
 	{ "otonet", "--max-flows", 1, OWN, TO_NET, NULL },
@@ -92,6 +94,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otons", "--pids-max", 1, OWN, TO_NS, NULL },
 	{ "otons", "--cpu-max", 1, OWN, TO_NS, NULL },
 	{ "otons", "--log-fd", 1, OWN, TO_NONE, NULL },
+	{ "otons", "--log-budget", 1, OWN, TO_NONE, NULL },
 	{ "otons", "--verbose", 0, OWN, TO_NONE, NULL },
 	{ "otons", "--help", 0, OWN, TO_NONE, NULL },
 	{ "otons", "--version", 0, OWN, TO_NONE, NULL },
@@ -222,7 +225,8 @@ int is_flag(const char *name)
 void opts_init(struct otorun_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->root = o->role = o->person = o->store = o->key = o->profile = o->as = o->log_fd = "";
+	o->root = o->role = o->person = o->store = o->key = o->profile = o->as = o->log_fd =
+	    o->log_budget = "";
 	o->ask_fd = o->ask = "";
 	o->config = "";
 	o->newsession = -1;
@@ -386,6 +390,12 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		if (!is_num(v))
 			FAIL_SHOWN(err, "%s %s: expected a file descriptor number", "--log-fd", v);
 		o->log_fd = v;
+	} else if (!strcmp(n, "--log-budget")) {
+		unsigned long long b;
+
+		if (opt_bytes(v, RECORD_BUDGET_MAX, &b) < 0 || b < RECORD_BUDGET_MIN)
+			FAIL_SHOWN(err, "%s %s: expected 4K to 1T bytes", "--log-budget", v);
+		o->log_budget = v;
 	} else if (!strcmp(n, "--ask-fd")) {
 		/* 3 to 9 are otorun's own (the log's copy lands on 3 or 4). */
 		if (!is_num(v) || strlen(v) > 7 || atoi(v) < 10)

@@ -787,6 +787,42 @@ def c_dnsraw(hexmsg, proto="udp"):
         return errname(e)
 
 
+def c_flood(kind, n, host, port="53"):
+    """n refused connects to host:port one after the other (kind connect),
+    or n questions for the name host over UDP (kind dns), each waiting for
+    its answer (bounded: 1 s each at most): "flood N", the count done."""
+    done = 0
+    for i in range(int(n)):
+        try:
+            if kind == "connect":
+                s = socket.socket(family(host), socket.SOCK_STREAM)
+                s.settimeout(1)
+                try:
+                    s.connect((host, int(port)))
+                finally:
+                    s.close()
+            else:
+                dns_exchange(dns_query(host, 1), "udp", "10.0.2.3", 512)
+        except OSError:
+            pass
+        done += 1
+    return f"flood {done}"
+
+
+def c_spread(n, host, port):
+    """n refused connects to host, each to another port from port on: n
+    kinds of one line each. "spread N"."""
+    for i in range(int(n)):
+        s = socket.socket(family(host), socket.SOCK_STREAM)
+        s.settimeout(1)
+        try:
+            s.connect((host, int(port) + i))
+        except OSError:
+            pass
+        s.close()
+    return f"spread {n}"
+
+
 def c_resend(name, times):
     """The same question (one id, one socket, so one source port) asked
     times over, each after the answer to the one before, as a stub resolver

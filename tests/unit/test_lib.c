@@ -1,7 +1,7 @@
 // UNIT: lib/opt.c lib/wait.c lib/exec_code.c lib/status_fd_parse.c lib/status_format.c
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
-// UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c
+// UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c lib/record_thin.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 // UNIT: cmd/otolog/json.c cmd/otolog/lines.c cmd/otolog/event.c cmd/otolog/summary.c
 // UNIT: cmd/otolog/text.c cmd/otolog/jsonout.c cmd/otolog/policy.c cmd/otolog/out.c
 // UNIT: cmd/otolog/record.c lib/json_str.c lib/session_line.c lib/event_head.c
-// UNIT: cmd/otons/parse.c
+// UNIT: cmd/otons/parse.c lib/record_thin.c
 /*
  * Unit tests of otolog, all of it pure: the strict JSON reader, the lines
  * cut however the reads cut them, the summary, --json and --policy over
@@ -396,6 +396,54 @@ static void test_counts_between_lines(void **state)
 	free(text);
 }
 
+/*
+ * otonet's thinned lines: a kind's first line has no count, the later ones
+ * its count; 1000 refusals of one destination in 12 lines count 1000. A
+ * stage's budget lines are no event: the summary says what went unwritten.
+ */
+static void test_net_counts_and_budget(void **state)
+{
+	char *text = calloc(1, 16384), *t;
+	size_t at = 0;
+	static const int COUNTS[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 1000 };
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t i = 0; i < sizeof(COUNTS) / sizeof(COUNTS[0]); i++) {
+		char c[32] = "";
+
+		if (COUNTS[i] > 1)
+			snprintf(c, sizeof(c), ",\"count\":%d", COUNTS[i]);
+		at += (size_t)snprintf(
+		    text + at, 16384 - at,
+		    "{\"time\":\"T\",\"source\":\"net\",\"session\":\"s\",\"proto\":\"tcp\","
+		    "\"src\":\"10.0.2.100\",\"dst\":\"10.1.0.10\",\"port\":9,\"verdict\":\"deny\","
+		    "\"rule\":\"special:10.0.0.0/8\"%s}\n"
+		    "{\"time\":\"T\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"allow\","
+		    "\"proto\":\"udp\",\"src\":\"10.0.2.100\",\"name\":\"a.test\",\"type\":\"A\","
+		    "\"outcome\":\"answered\",\"rule\":\"dns\",\"records\":1%s}\n",
+		    c, c);
+	}
+	at += (size_t)snprintf(
+	    text + at, 16384 - at,
+	    "{\"time\":\"T\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"budget\","
+	    "\"rule\":\"budget-spent\",\"budget\":4096,\"written\":24,\"unwritten\":1}\n"
+	    "{\"time\":\"T\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"budget\","
+	    "\"rule\":\"budget-end\",\"budget\":4096,\"written\":24,\"unwritten\":7}\n"
+	    "{\"time\":\"T\",\"source\":\"seccomp\",\"session\":\"s\",\"verdict\":\"budget\","
+	    "\"rule\":\"budget-end\",\"budget\":4096,\"written\":20,\"unwritten\":5}\n");
+	t = run(text, MODE_TEXT, 0, NULL);
+	assert_non_null(strstr(t, "  allowed 0 flows, 1000 DNS answers\n"
+				  "  record budget spent: 12 lines not written\n"));
+	assert_non_null(strstr(t, "      1000  tcp 10.1.0.10 port 9: special:10.0.0.0/8\n"));
+	assert_null(strstr(t, "malformed"));
+	free(t);
+	t = run(text, MODE_JSON, 0, NULL);
+	assert_non_null(strstr(t, "\"allowed_dns\":1000,\"not_counted\":0,\"unwritten\":12"));
+	free(t);
+	free(text);
+}
+
 /* Questions and their answers, joined by id; one never answered is pending. */
 static void test_asked(void **state)
 {
@@ -591,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_counts_between_lines),
 		cmocka_unit_test(test_asked),
+		cmocka_unit_test(test_net_counts_and_budget),
 		cmocka_unit_test(test_hostile_values),
 		cmocka_unit_test(test_bad_lines_counted),
 		cmocka_unit_test(test_writers_lines),

@@ -1,6 +1,6 @@
 // UNIT: lib/cidr.c lib/opt.c cmd/otonet/pkt.c cmd/otonet/filter.c cmd/otonet/context.c
 // UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/tcp_flush.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
-// UNIT: lib/fd_msg_init.c lib/event_head.c
+// UNIT: lib/fd_msg_init.c lib/event_head.c cmd/otonet/record.c lib/record_thin.c
 // UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
 // UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c
 // UNIT: lib/http_value_ok.c lib/http_body_feed.c cmd/otonet/ask.c cmd/otonet/askline.c
@@ -294,6 +294,13 @@ static int setup_ask(void **state)
 	return setup_as(1);
 }
 
+/* The record forgets the kinds it counted: a test's next line is a first one again. */
+static void record_forget(void)
+{
+	memset(rl.rec.kinds, 0, RECORD_KEYS * sizeof(*rl.rec.kinds));
+	rl.rec.used = 0;
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -303,6 +310,7 @@ static int teardown(void **state)
 	flow_table_fini(&rl.ft);
 	ask_fini(&rl.ask);
 	names_fini(&rl.names);
+	record_fini(&rl.rec);
 	free(rl.batch);
 	free(rl.vnet);
 	free(rl.dns);
@@ -799,6 +807,7 @@ static void test_name_flow_hello_judged_whole(void **state)
 		assert_int_equal(f->nphase, NP_FIRST);
 		host_got_len = 0;
 		logged[0] = 0;
+		record_forget(); /* each cut's own line, not thinned */
 		agent_sends(f, other, k);
 		assert_int_equal(f->state, FLOW_TCP_ESTABLISHED);
 		assert_int_equal(f->rcv_nxt, 1001 + k); /* taken: acknowledged */
@@ -879,6 +888,7 @@ static void test_name_flow_every_request_judged(void **state)
 	f = name_flow(80);
 	host_got_len = 0;
 	logged[0] = 0;
+	record_forget();
 	agent_sends(f, MINE, sizeof(MINE) - 1);
 	assert_int_equal(f->nphase, NP_HTTP);
 	/* The body's five bytes went ("GET /"), not judged as a head. */

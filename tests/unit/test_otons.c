@@ -1,4 +1,4 @@
-// UNIT: cmd/otons/parse.c lib/event_head.c lib/json_str.c
+// UNIT: cmd/otons/parse.c lib/event_head.c lib/json_str.c lib/record_thin.c
 /* Unit tests of otons' pure parts: namespace names, the cgroup options' values, cgroupfs text. */
 #include <errno.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-// UNIT: cmd/otorun/words.c cmd/otorun/parse.c cmd/otorun/chain.c cmd/otorun/here.c
+// UNIT: cmd/otorun/words.c cmd/otorun/parse.c cmd/otorun/chain.c cmd/otorun/here.c lib/opt.c
 /*
  * Unit tests of otorun's pure parts: the quoting, the values and their
  * messages, a config file's lines, the checks, the chain's words and text,
