@@ -290,6 +290,11 @@ static void xetc_generate(struct etc_job *j)
 		die(EXIT_SYS, errno, "unable to draw a machine-id");
 	xetc_text(j, "machine-id", buf, etc_machine_id(buf, sizeof(buf), rnd));
 	xetc_write(j, "resolv.conf", -1, j->v->resolv, j->v->resolv_len, 0644);
+	/*
+	 * A rename onto a protected file fails with EBUSY, not EROFS (it is a
+	 * mount point), and no errno says why: one line the agent can find.
+	 */
+	xetc_text(j, "oto-protected", ETC_PROTECTED, sizeof(ETC_PROTECTED) - 1);
 }
 
 /*

@@ -240,6 +240,11 @@ size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid
 size_t etc_group(char *buf, size_t size, const char *user, gid_t gid);
 size_t etc_hosts(char *buf, size_t size, const char *hostname);
 size_t etc_machine_id(char *buf, size_t size, const unsigned char rnd[16]);
+/* /etc/oto-protected: why a write in a writable tree can fail (otomount(1), Protected files). */
+#define ETC_PROTECTED                                                                              \
+	"oto: git's hooks, config and redirections, and the start-up files a person's tools "      \
+	"run, are read-only in the writable trees: a write fails with EROFS, a rename onto one "   \
+	"with EBUSY (otomount(1), Protected files)\n"
 
 /* ---- special.c: /dev and /proc ---- */
 void xdev_prepare(struct view_state *v, const struct otomount_opts *o);
