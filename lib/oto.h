@@ -464,6 +464,12 @@ static inline void le32_put(uint8_t *p, uint32_t v)
 
 /* store_strerror.c: the message of an enum store_err. */
 const char *store_strerror(int err);
+/*
+ * store_file_why.c: why the store (or, is_key, the key) at path could not be
+ * opened with errno err, and the fix, as " (...)" in buf, or "" when there is
+ * nothing to add. Reads path's owner and mode (stat); never exits.
+ */
+const char *store_file_why(const char *path, int err, int is_key, char *buf, size_t size);
 /* store_name_ok.c: [A-Za-z_][A-Za-z0-9_]*, 1..64 bytes. */
 int store_name_ok(const char *name, size_t len);
 /* store_parse.c: a view of buf (no copy): an enum store_err, and no entries unless STORE_OK. */

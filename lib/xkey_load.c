@@ -27,8 +27,13 @@ uint8_t *xkey_load(int fd, const char *path)
 	text = key + STORE_KEY_BYTES;
 	if (path) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			die(EXIT_SYS, errno, "unable to open key %s", path);
+		if (fd < 0) {
+			int e = errno;
+			char why[512];
+
+			die(EXIT_SYS, 0, "unable to open key %s: %s%s", path, strerror(e),
+			    store_file_why(path, e, 1, why, sizeof(why)));
+		}
 	}
 	if (fstat(fd, &st) < 0)
 		die(EXIT_SYS, errno, "unable to stat key %s (fd %d)", what, fd);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,8 +24,13 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int 
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 		if (fd < 0 && errno == ENOENT && missing_ok)
 			return NULL;
-		if (fd < 0)
-			die(EXIT_SYS, errno, "unable to open store %s", path);
+		if (fd < 0) {
+			int e = errno;
+			char why[512];
+
+			die(EXIT_SYS, 0, "unable to open store %s: %s%s", path, strerror(e),
+			    store_file_why(path, e, 0, why, sizeof(why)));
+		}
 	}
 	/*
 	 * DESIGN.md: stores, like keys, come only from owner-only files. A store

@@ -477,6 +477,18 @@ Seccomp: 2" "$st"
 	assertEquals "/ tmpfs oto-gateway ro,size=4k,nr_inodes=2,mode=500,uid=$OTO_TEST_USER,gid=$OTO_TEST_USER" "$mounts"
 }
 
+# A grant's host that does not resolve at start: its name, the grant, and
+# the fix, before anything runs. The resolver's own words differ between libcs.
+test_a_grant_host_that_does_not_resolve_says_the_fix() {
+	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS \
+		--grant API_KEY=https://no-such-host.invalid -- \
+		"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
+	assertEquals "$(cat "$T/err")" 111 "$rc"
+	assertEquals "otogate: fatal: unable to resolve no-such-host.invalid (--grant API_KEY): RESOLVER (upstreams are resolved at start: add no-such-host.invalid to /etc/hosts, or check the host of the --grant)" \
+		"$(gate_fatal | sed 's/\(--grant API_KEY)\): [^(]* (/\1: RESOLVER (/')"
+	assertFalse "the chain ran" "[ -e '$T/ran' ]"
+}
+
 # The key is read and the values decrypted only by the gateway, after the
 # fork: a wrong key still stops everything before the chain starts (the
 # child waits for the gateway's word), and a --key-fd never reaches the chain.
@@ -485,7 +497,7 @@ test_a_wrong_key_stops_the_chain_and_the_key_fd_stays_outside() {
 	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-file "$T/wrong" $AS $GRANT -- \
 		"$OTO_BIN/otonet" $AS $PUB -- sh -c "touch $T/ran"
 	assertEquals 101 "$rc"
-	assertEquals "otogate: fatal: entry 0 (API_KEY): store does not verify (wrong key or tampered store)" \
+	assertEquals "otogate: fatal: entry 0 (API_KEY): the key does not open this store (another key, or the store was altered)" \
 		"$(gate_fatal)"
 	sleep 0.2
 	assertFalse "the chain ran" "[ -e '$T/ran' ]"

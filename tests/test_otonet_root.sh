@@ -176,8 +176,8 @@ test_a_filter_and_a_sandbox_that_both_fail_say_one_line() {
 	run tun_at none "$OTO_BIN/otonet" $AS --allow tcp:no-such-host.invalid:80 -- touch "$T/ran"
 	assertEquals 101 "$rc"
 	assertOneLine otonet
-	assertEquals "otonet: fatal: --allow tcp:no-such-host.invalid:80: unable to resolve no-such-host.invalid" \
-		"$(sed 's/\(no-such-host\.invalid\): [^:]*$/\1/' "$T/err")"
+	assertEquals "otonet: fatal: --allow tcp:no-such-host.invalid:80: unable to resolve no-such-host.invalid: RESOLVER (names are resolved at start: add no-such-host.invalid to /etc/hosts, or write its address in place of the name)" \
+		"$(sed 's/\(resolve no-such-host\.invalid\): [^(]* (/\1: RESOLVER (/' "$T/err")"
 	assertFalse "the program ran" "[ -e '$T/ran' ]"
 }
 

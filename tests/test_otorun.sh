@@ -883,4 +883,80 @@ second line'
 	assertEquals "$v|" "$(cat "$T/out")"
 }
 
+
+# ---- a newcomer's first run: each mistake is one line, its cause and its fix ----
+
+# An --as account that does not exist: said by otorun, with how to make it,
+# before any stage runs.
+test_missing_account_says_how_to_make_it() {
+	[ -n "$IS_ROOT" ] || { skip "--as is for root"; return 0; }
+	run "$OTO_BIN/otorun" --as oto-no-such-account --no-net --agent-root "$A" --role member \
+		--person alice -- echo ran
+	assertEquals "$(cat "$T/err")" 100 "$rc"
+	assertOneLine otorun
+	assertEquals "otorun: fatal: --as oto-no-such-account: no such account (make it: useradd --system --no-create-home --shell /usr/sbin/nologin oto-no-such-account)" \
+		"$(cat "$T/err")"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+}
+
+# A tree the account cannot write where its role writes (root's, as cp -R
+# run by root leaves it): refused before the launch, with the chown to run,
+# instead of the agent meeting EACCES in /work. A viewer only reads it.
+test_a_workspace_the_account_cannot_write_is_refused_before_the_launch() {
+	[ -n "$IS_ROOT" ] || { skip "needs a tree of another account"; return 0; }
+	d=$T/roots
+	mkdir -p "$d/workspace" "$d/knowledge" "$d/people/alice"
+	chmod -R 0755 "$d" && chmod a+rx "$T"
+	chown "$OTO_TEST_USER" "$d/people/alice"
+	who=$(id -nu "$OTO_TEST_USER")
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$d" --role member --person alice -- echo ran
+	assertEquals "$(cat "$T/err")" 101 "$rc"
+	assertOneLine otorun
+	assertEquals "otorun: fatal: unable to let $who (uid $OTO_TEST_USER) write $d/workspace: it belongs to root (uid 0), mode 0755 (chown -R $who: $d/workspace)" \
+		"$(cat "$T/err")"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$d" --role viewer --person alice -- echo ran
+	assertEquals "viewer: $(cat "$T/err")" 0 "$rc"
+	assertEquals "ran" "$(cat "$T/out")"
+	# The person's space is written too.
+	chown -R "$OTO_TEST_USER" "$d/workspace" && chown root "$d/people/alice"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$d" --role member --person alice -- echo ran
+	assertEquals "$(cat "$T/err")" 101 "$rc"
+	assertEquals "otorun: fatal: unable to let $who (uid $OTO_TEST_USER) write $d/people/alice: it belongs to root (uid 0), mode 0755 (chown -R $who: $d/people/alice)" \
+		"$(cat "$T/err")"
+}
+
+# A tree or a person that is not there: otomount, which opens them, says
+# what to make.
+test_a_missing_tree_says_what_to_make() {
+	chmod a+rx "$T"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$T/nothere" --role member --person alice -- echo ran
+	assertEquals "$(cat "$T/err")" 111 "$rc"
+	assertOneLine otomount
+	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist): No such file or directory (make it: mkdir -p $T/nothere/workspace $T/nothere/knowledge $T/nothere/people/alice; chown -R to the agent's account the parts the role writes)" \
+		"$(cat "$T/err")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role viewer --person carol -- echo ran
+	assertEquals "$(cat "$T/err")" 111 "$rc"
+	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist): No such file or directory (make it: mkdir -p $A/people/carol; chown it to the agent's account if the role writes it)" \
+		"$(cat "$T/err")"
+}
+
+# No store or no key yet: the reason, and the two commands that make them.
+test_a_missing_store_or_key_says_how_to_make_them() {
+	"$OTO_BIN/otosecret" keygen --out "$T/key"
+	echo K=0123456789abcdef | "$OTO_BIN/otosecret" seal --key-file "$T/key" --store "$T/store"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--secret K --store "$T/nostore" --key-file "$T/key" -- echo ran
+	assertEquals "$(cat "$T/err")" 111 "$rc"
+	assertOneLine otorun
+	assertEquals "otorun: fatal: unable to open store $T/nostore: No such file or directory (make one: otosecret keygen --out KEY, then NAME=VALUE lines on stdin to otosecret seal --key-file KEY --store $T/nostore)" \
+		"$(cat "$T/err")"
+	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
+		--secret K --store "$T/store" --key-file "$T/nokey" -- echo ran
+	assertEquals "$(cat "$T/err")" 111 "$rc"
+	assertEquals "otorun: fatal: unable to open key $T/nokey: No such file or directory (make one: otosecret keygen --out $T/nokey, and seal the store with it: otosecret seal --key-file $T/nokey --store STORE)" \
+		"$(cat "$T/err")"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+}
+
 . shunit2

@@ -92,7 +92,7 @@ test_keygen() {
 	# A key made by keygen > FILE is accepted (and this one does not open the store).
 	run otosecret --store "$T/store" --key-file "$T/k2" --use TXT -- true
 	assertEquals 101 "$rc"
-	assertContains "$(cat "$T/err")" "does not verify"
+	assertContains "$(cat "$T/err")" "the key does not open this store"
 }
 
 test_list_names_only() {
@@ -289,7 +289,24 @@ owner_only() { chmod 600 "$@"; }
 test_reject_wrong_key() {
 	otosecret keygen --out "$T/wrong"
 	run otosecret --store "$T/store" --key-file "$T/wrong" --use TXT -- touch "$T/ran"
-	refused 101 "entry 0 (TXT): store does not verify (wrong key or tampered store)"
+	refused 101 "entry 0 (TXT): the key does not open this store (another key, or the store was altered)"
+}
+
+# No store or key yet: the reason, and the commands that make them.
+test_a_missing_store_or_key_says_how_to_make_them() {
+	run otosecret --store "$T/nostore" --key-file "$T/key" --use TXT -- touch "$T/ran"
+	refused 111 "unable to open store $T/nostore: No such file or directory (make one: otosecret keygen --out KEY, then NAME=VALUE lines on stdin to otosecret seal --key-file KEY --store $T/nostore)"
+	run otosecret --store "$T/store" --key-file "$T/nokey" --use TXT -- touch "$T/ran"
+	refused 111 "unable to open key $T/nokey: No such file or directory (make one: otosecret keygen --out $T/nokey, and seal the store with it: otosecret seal --key-file $T/nokey --store STORE)"
+}
+
+# A key root made (0600) read by the account: whose it is, and the fix.
+test_a_key_of_another_account_says_whose() {
+	[ -n "$IS_ROOT" ] || { skip "needs a key of another account"; return 0; }
+	chmod a+rx "$T"
+	run setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups \
+		"$(command -v otosecret)" --store "$T/store" --key-file "$T/key" --use TXT -- true
+	refused 111 "unable to open key $T/key: Permission denied (it belongs to root, uid 0, not to uid $OTO_TEST_USER who reads it: chown it to the reader, or run as its owner)"
 }
 
 test_reject_tampered_entry_not_used() {
@@ -297,7 +314,7 @@ test_reject_tampered_entry_not_used() {
 	cp "$T/store" "$T/bad" && owner_only "$T/bad"
 	printf 'Z' | dd of="$T/bad" bs=1 seek=$(($(wc -c <"$T/store") - 3)) conv=notrunc 2>/dev/null
 	run otosecret --store "$T/bad" --key-file "$T/key" --use TXT -- touch "$T/ran"
-	refused 101 "entry 3 (LAST): store does not verify (wrong key or tampered store)"
+	refused 101 "entry 3 (LAST): the key does not open this store (another key, or the store was altered)"
 }
 
 # Entry 0 tampered while only the last entry is used. Judged by what happens,
@@ -445,7 +462,7 @@ test_status_fd_line() {
 	otosecret keygen --out "$T/wrong"
 	run env OTO_STATUS_FD=5 otosecret --store "$T/store" --key-file "$T/wrong" --use TXT -- touch "$T/ran" 5>"$T/status"
 	assertEquals 101 "$rc"
-	assertEquals "otosecret 101 0 entry 0 (TXT): store does not verify (wrong key or tampered store)" \
+	assertEquals "otosecret 101 0 entry 0 (TXT): the key does not open this store (another key, or the store was altered)" \
 		"$(cat "$T/status")"
 	assertFalse "[ -e '$T/ran' ]"
 }

@@ -71,8 +71,13 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 	 */
 	if (o->key_path) {
 		o->key_fd = open(o->key_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (o->key_fd < 0)
-			die(EXIT_SYS, errno, "unable to open key %s", o->key_path);
+		if (o->key_fd < 0) {
+			int e = errno;
+			char why[512];
+
+			die(EXIT_SYS, 0, "unable to open key %s: %s%s", o->key_path, strerror(e),
+			    store_file_why(o->key_path, e, 1, why, sizeof(why)));
+		}
 		if (fstat(o->key_fd, &st) < 0)
 			die(EXIT_SYS, errno, "unable to stat key %s", o->key_path);
 		if (S_ISREG(st.st_mode) && (st.st_mode & 077))

@@ -40,8 +40,10 @@ void *xupstream_init(struct otogate_opts *o)
 		hints.ai_flags = g->is_ip ? AI_NUMERICHOST : 0;
 		rc = getaddrinfo(g->host, port, &hints, &res);
 		if (rc)
-			die(EXIT_SYS, 0, "unable to resolve %s (--grant %s): %s", g->host, g->name,
-			    gai_strerror(rc));
+			die(EXIT_SYS, 0,
+			    "unable to resolve %s (--grant %s): %s (upstreams are resolved at "
+			    "start: add %s to /etc/hosts, or check the host of the --grant)",
+			    g->host, g->name, gai_strerror(rc), g->host);
 		for (a = res; a && g->naddr < GATE_MAX_ADDRS; a = a->ai_next) {
 			if (a->ai_addrlen > sizeof(g->addr[0]))
 				continue;

@@ -105,8 +105,10 @@ void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct 
 		}
 		e = getaddrinfo(host, NULL, &hints, &res);
 		if (e)
-			die(EXIT_REJECT, 0, "--allow %s: unable to resolve %s: %s",
-			    o->allow_spec[k], host, gai_strerror(e));
+			die(EXIT_REJECT, 0,
+			    "--allow %s: unable to resolve %s: %s (names are resolved at start: "
+			    "add %s to /etc/hosts, or write its address in place of the name)",
+			    o->allow_spec[k], host, gai_strerror(e), host);
 		for (r = res; r; r = r->ai_next) {
 			struct ipaddr b = { .family = r->ai_family };
 			const char *no;

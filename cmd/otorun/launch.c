@@ -217,15 +217,26 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 {
 	const char *p = o->profile;
 	struct stat st;
+	char why[512];
+	int e;
 
 	if (o->secrets.n || o->grants.n) {
 		int sfd = o->grants.n ? FD_GATE_STORE : FD_SECRET_STORE;
 		int kfd = o->grants.n ? FD_GATE_KEY : FD_SECRET_KEY;
 
-		if (access(o->store, R_OK) < 0)
-			xotorun_die(EXIT_SYS, "unable to open store %s", shown(o->store));
-		if (access(o->key, R_OK) < 0)
-			xotorun_die(EXIT_SYS, "unable to open key %s", shown(o->key));
+		/* errno's reason and the fix: a newcomer's first store is often missing. */
+		if (access(o->store, R_OK) < 0) {
+			e = errno;
+			xotorun_die(EXIT_SYS, "unable to open store %s: %s%s", shown(o->store),
+				    strerror(e),
+				    shown(store_file_why(o->store, e, 0, why, sizeof(why))));
+		}
+		if (access(o->key, R_OK) < 0) {
+			e = errno;
+			xotorun_die(EXIT_SYS, "unable to open key %s: %s%s", shown(o->key),
+				    strerror(e),
+				    shown(store_file_why(o->key, e, 1, why, sizeof(why))));
+		}
 		if (o->secrets.n &&
 		    (open_on(o->store, FD_SECRET_STORE) < 0 || open_on(o->key, FD_SECRET_KEY) < 0))
 			xotorun_die(EXIT_SYS, "unable to open the store and key on fds %d and %d",

@@ -59,6 +59,9 @@ int main(int argc, char **argv)
 	t.otonet = o.nonet ? "otonet" : tool(t.here, "otonet");
 	t.otons = tool(t.here, "otons");
 	t.otomount = tool(t.here, "otomount");
+	/* What a newcomer meets first (the account, the tree), each with its fix. */
+	if (!o.print)
+		xlaunch_check(&o);
 	/* 4. Run by root with a plain --cgroup behind otonet: the --as account's
 	 * subtree, delegated, with otorun (so the chain) in a leaf of its own. */
 	cgroup_dir = o.cgroup_dir;

@@ -137,6 +137,12 @@ char *here_dir(const char *argv0);
 /* ---- launch.c: what a launch does before the exec; each dies 111 (101 the profile) ---- */
 /* Run by root: delegate CGROUP2/oto/UID to the --as account and move into a leaf of it. */
 char *xcgroup_prepare(const char *as);
+/*
+ * ---- check.c: before the launch, dies 100, 101 or 111 ----
+ * The --as account exists; the agent tree and its parts exist, and those the
+ * role writes are the account's to write (unless --cow): each with its fix.
+ */
+void xlaunch_check(const struct otorun_opts *o);
 /* The store and key, the profile, the log fd's copy: opened where the chain wants them. */
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c);
 /*
