@@ -1,5 +1,5 @@
 // FUZZ: cmd/otogate/parse.c cmd/otogate/allow.c cmd/otonet/parse.c lib/store_name_ok.c lib/opt.c
-// FUZZ: lib/http_req_parse.c lib/http_head_rewrite.c lib/http_value_ok.c lib/http_head_line.c
+// FUZZ: lib/http_req_parse.c lib/http_head_rewrite.c lib/http_value_ok.c lib/http_head_line.c lib/http_list_has.c
 // FUZZ: lib/http_header_line.c lib/http_body_feed.c
 /*
  * What a transparent grant adds, over any bytes. The input's first byte

@@ -1,4 +1,4 @@
-// FUZZ: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c
+// FUZZ: lib/http_req_parse.c lib/http_body_feed.c lib/http_head_rewrite.c lib/http_value_ok.c lib/http_list_has.c
 // FUZZ: lib/http_repl_init.c lib/http_repl_scan.c lib/http_head_line.c
 // FUZZ: lib/http_header_line.c lib/http_resp_parse.c
 /*

@@ -236,6 +236,12 @@ int http_body_feed(struct http_body *b, const char *buf, size_t len, size_t *use
 int http_value_ok(const char *v, size_t len);
 
 /*
+ * http_list_has.c: whether the list v[0, n) (a header's comma-separated
+ * value) holds token[0, len), whatever its case. Pure.
+ */
+int http_list_has(const char *v, size_t n, const char *token, size_t len);
+
+/*
  * What http_head_rewrite puts where. The credential goes into the headers
  * names lists (compared whatever their case) and nowhere else: in each such
  * value every occurrence of from becomes to, and in an Authorization of the

@@ -155,28 +155,6 @@ static int named(const struct http_rewrite *w, const char *name, size_t len)
 	return 0;
 }
 
-/* Whether the list v[0, n) (a Connection value) holds the token name[0, len). */
-static int listed(const char *v, size_t n, const char *name, size_t len)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t s, e;
-
-		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-			i++;
-		s = i;
-		while (i < n && v[i] != ',')
-			i++;
-		e = i;
-		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-			e--;
-		if (e - s == len && !strncasecmp(v + s, name, len))
-			return 1;
-	}
-	return 0;
-}
-
 /* Whether the header name[0, len) ends at the gateway (see above). */
 static int hop_by_hop(const char *buf, const struct http_req *r, const char *name, size_t len)
 {
@@ -195,7 +173,7 @@ static int hop_by_hop(const char *buf, const struct http_req *r, const char *nam
 		const struct http_header *c = &r->h[i];
 
 		if (is(buf + c->name.off, c->name.len, "connection") &&
-		    listed(buf + c->value.off, c->value.len, name, len))
+		    http_list_has(buf + c->value.off, c->value.len, name, len))
 			return 1;
 	}
 	return 0;

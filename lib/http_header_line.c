@@ -38,24 +38,10 @@ static int content_length(const char *v, uint32_t n, struct http_fields *f)
 /* Connection: a list of tokens; close and keep-alive matter here. */
 static void connection(const char *v, uint32_t n, struct http_fields *f)
 {
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint32_t s, e;
-
-		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-			i++;
-		s = i;
-		while (i < n && v[i] != ',')
-			i++;
-		e = i;
-		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-			e--;
-		if (e - s == 5 && !strncasecmp(v + s, "close", 5))
-			f->flags |= HTTP_F_CLOSE;
-		if (e - s == 10 && !strncasecmp(v + s, "keep-alive", 10))
-			f->flags |= HTTP_F_KEEPALIVE;
-	}
+	if (http_list_has(v, n, "close", 5))
+		f->flags |= HTTP_F_CLOSE;
+	if (http_list_has(v, n, "keep-alive", 10))
+		f->flags |= HTTP_F_KEEPALIVE;
 }
 
 int http_header_line(const char *buf, uint32_t at, uint32_t end, struct http_header *h,

@@ -1,5 +1,5 @@
 // UNIT: cmd/otonet/sni.c cmd/otonet/follow.c lib/http_req_parse.c lib/http_head_line.c
-// UNIT: lib/http_header_line.c lib/http_value_ok.c lib/http_body_feed.c
+// UNIT: lib/http_header_line.c lib/http_value_ok.c lib/http_body_feed.c lib/http_list_has.c
 /*
  * What a flow a name allowed sends, pure: the first-bytes classifier
  * (sniff_first), a ClientHello whole in one record or several (tls_hello),

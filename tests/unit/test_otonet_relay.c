@@ -2,7 +2,7 @@
 // UNIT: cmd/otonet/flow.c cmd/otonet/tcp.c cmd/otonet/tcp_flush.c cmd/otonet/dgram.c cmd/otonet/tun.c cmd/otonet/sys.c
 // UNIT: lib/fd_msg_init.c lib/event_head.c cmd/otonet/record.c lib/record_thin.c
 // UNIT: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
-// UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c
+// UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c lib/http_list_has.c
 // UNIT: lib/http_value_ok.c lib/http_body_feed.c cmd/otonet/ask.c cmd/otonet/askline.c
 /*
  * The relay's flow table through its own interface, with fake system calls
