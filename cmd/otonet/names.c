@@ -479,26 +479,36 @@ static void refuse_udp(struct relay *r, const struct flow *f, const uint8_t *q, 
 	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 12));
 }
 
+/*
+ * The question q answered NXDOMAIN, recorded under rule: a name refused, or
+ * a reverse name of a refused address.
+ */
+static int answer_nxdomain(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+			   const char *rule)
+{
+	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
+
+	names_log(r, f, r->dns, "nxdomain", rule, 0);
+	if (len > NET_MTU - off)
+		return 1;
+	memcpy(r->obuf + off, q, len);
+	n = dns_rcode(r->obuf + off, r->dns, DNS_NXDOMAIN);
+	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
+	return 1;
+}
+
 int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
 {
 	const struct filter *flt = r->cfg->f;
 	struct dns_msg *d = r->dns;
-	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
 	const char *why = dns_question_refused(q, len, d);
 
 	if (why) {
 		refuse_udp(r, f, q, len, why);
 		return 1;
 	}
-	if (reverse_refused(flt, d->qname)) {
-		names_log(r, f, d, "nxdomain", "private-ptr", 0);
-		if (len > NET_MTU - off)
-			return 1;
-		memcpy(r->obuf + off, q, len);
-		n = dns_rcode(r->obuf + off, d, DNS_NXDOMAIN);
-		tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
-		return 1;
-	}
+	if (reverse_refused(flt, d->qname))
+		return answer_nxdomain(r, f, q, len, "private-ptr");
 	if (!flt->nnames || !flt->no_public)
 		return 0;
 	if (!name_refused(flt, d->qname))
@@ -506,13 +516,7 @@ int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t 
 	/* With a decider, held and asked about instead (ask.c). */
 	if (r->cfg->ask)
 		return ask_dns(r, f, q, len, d);
-	names_log(r, f, d, "nxdomain", "no-name", 0);
-	if (len > NET_MTU - off)
-		return 1;
-	memcpy(r->obuf + off, q, len);
-	n = dns_rcode(r->obuf + off, d, DNS_NXDOMAIN);
-	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
-	return 1;
+	return answer_nxdomain(r, f, q, len, "no-name");
 }
 
 /*
