@@ -14,7 +14,8 @@ static const char *const STORE_ERR[] = {
 	[STORE_EVALUE] = "malformed store (value longer than 65536 bytes)",
 	[STORE_EDUP] = "malformed store (a name appears twice)",
 	[STORE_ETRAILING] = "malformed store (bytes after the last entry)",
-	[STORE_EVERIFY] = "the key does not open this store (another key, or the store was altered)",
+	[STORE_EVERIFY] =
+	    "the key does not open this store (another key, or the store was altered)",
 };
 _Static_assert(sizeof(STORE_ERR) / sizeof(STORE_ERR[0]) == STORE_NUM_ERR,
 	       "a message for each enum store_err");

@@ -72,8 +72,8 @@ struct change {
 	mode_t host_mode;
 	off_t up_size, up_alloc; /* a file's: apparent size, bytes allocated (st_blocks) */
 	off_t host_size;
-	int origin; /* the upper file was copied up (user.overlay.origin) */
-	int hidden; /* a C_DEL shown (and applied) as a C_RENAME's from */
+	int origin;	/* the upper file was copied up (user.overlay.origin) */
+	int hidden;	/* a C_DEL shown (and applied) as a C_RENAME's from */
 	int runs_later; /* named.c: the host runs it later (its path, or its from's) */
 	size_t from_tree;
 	const char *why; /* C_SKIP */

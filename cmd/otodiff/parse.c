@@ -65,7 +65,7 @@ int text_plain(const char *p, size_t n, int tab)
 
 void bytes_show(FILE *f, const char *p, size_t n, int tab)
 {
-	char e[5];
+	char e[5] = { 0 }; /* esc_byte fills it; cppcheck cannot see so */
 
 	for (size_t i = 0; i < n; i++)
 		fwrite(e, 1, esc_byte(e, (unsigned char)p[i], tab), f);

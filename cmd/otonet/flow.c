@@ -103,7 +103,7 @@ static void log_decision(struct relay *r, int proto, const struct pkt *p, const 
 
 	/* One kind per rule, destination and name: a flood of one is thinned. */
 	snprintf(key, sizeof(key), "%s %s %s %u %s", d->rule, proto_name(proto),
-		 ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0 : p->dport, d->name);
+		 ipaddr_str(&p->dst, t, sizeof(t)), proto == PROTO_ICMP ? 0u : p->dport, d->name);
 	relay_log_thin(r, "net", key,
 		       ",\"proto\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		       "\"port\":%u,\"verdict\":\"%s\",\"rule\":\"%s\"%s%s%s%s%s%s%.0u}\n",

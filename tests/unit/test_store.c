@@ -309,8 +309,9 @@ static void test_ad_layout(void **state)
 static void test_strerror(void **state)
 {
 	(void)state;
-	assert_string_equal(store_strerror(STORE_EVERIFY),
-			    "the key does not open this store (another key, or the store was altered)");
+	assert_string_equal(
+	    store_strerror(STORE_EVERIFY),
+	    "the key does not open this store (another key, or the store was altered)");
 	assert_string_equal(store_strerror(STORE_EMAGIC), "not an otosecret store (bad magic)");
 	for (int e = STORE_OK; e <= STORE_EVERIFY; e++)
 		assert_string_not_equal(store_strerror(e), "unknown store error");
