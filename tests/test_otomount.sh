@@ -462,11 +462,11 @@ test_people_and_path_symlinks_refused() {
 test_missing_source_said_missing() {
 	run role member --person carol -- true
 	assertEquals "a person without a space" 111 "$rc"
-	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist): No such file or directory (make it: mkdir -p $A/people/carol; chown it to the agent's account if the role writes it)" \
+	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist; make it: mkdir -p $A/people/carol, and chown it to the agent's account if the role writes it): No such file or directory" \
 		"$(cat "$T/err")"
 	run om --agent-root "$T/nothere" --role member --person alice -- true
 	assertEquals "no agent root" 111 "$rc"
-	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist): No such file or directory (make it: mkdir -p $T/nothere/workspace $T/nothere/knowledge $T/nothere/people/alice; chown -R to the agent's account the parts the role writes)" \
+	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist; make it: mkdir -p $T/nothere/workspace $T/nothere/knowledge $T/nothere/people/alice, and chown -R to the agent's account the parts the role writes): No such file or directory" \
 		"$(cat "$T/err")"
 	run role member --ro "$T/nothere:/x" -- true
 	assertEquals "--ro" 111 "$rc"

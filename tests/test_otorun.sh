@@ -933,11 +933,11 @@ test_a_missing_tree_says_what_to_make() {
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$T/nothere" --role member --person alice -- echo ran
 	assertEquals "$(cat "$T/err")" 111 "$rc"
 	assertOneLine otomount
-	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist): No such file or directory (make it: mkdir -p $T/nothere/workspace $T/nothere/knowledge $T/nothere/people/alice; chown -R to the agent's account the parts the role writes)" \
+	assertEquals "otomount: fatal: unable to open the agent root $T/nothere (it does not exist; make it: mkdir -p $T/nothere/workspace $T/nothere/knowledge $T/nothere/people/alice, and chown -R to the agent's account the parts the role writes): No such file or directory" \
 		"$(cat "$T/err")"
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role viewer --person carol -- echo ran
 	assertEquals "$(cat "$T/err")" 111 "$rc"
-	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist): No such file or directory (make it: mkdir -p $A/people/carol; chown it to the agent's account if the role writes it)" \
+	assertEquals "otomount: fatal: unable to open $A/people/carol (it does not exist; make it: mkdir -p $A/people/carol, and chown it to the agent's account if the role writes it): No such file or directory" \
 		"$(cat "$T/err")"
 }
 

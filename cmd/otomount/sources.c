@@ -65,11 +65,13 @@ static void xagent_tree(struct view_state *v, const struct otomount_opts *o, int
 	char *src;
 	int tree;
 
+	/* The hint before the errno's text: the status line keeps the errno (ENOENT). */
 	if (fd < 0 && errno == ENOENT)
-		die(EXIT_SYS, 0,
-		    "unable to open %s/%s%s: %s (make it: mkdir -p %s/%s; chown it to the agent's "
-		    "account if the role writes it)",
-		    root, sub, path_why(ENOENT), strerror(ENOENT), root, sub);
+		die(EXIT_SYS, ENOENT,
+		    "unable to open %s/%s (it does not exist; make it: mkdir -p %s/%s, and chown "
+		    "it "
+		    "to the agent's account if the role writes it)",
+		    root, sub, root, sub);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to open %s/%s%s", root, sub, path_why(errno));
 	if (asprintf(&src, "%s/%s", root, sub) < 0)
@@ -96,11 +98,12 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o)
 
 	/* A newcomer's first run: say what the tree holds and who owns it. */
 	if (agent < 0 && errno == ENOENT)
-		die(EXIT_SYS, 0,
-		    "unable to open the agent root %s%s: %s (make it: mkdir -p %s/workspace "
-		    "%s/knowledge %s/people/%s; chown -R to the agent's account the parts the "
-		    "role writes)",
-		    root, path_why(ENOENT), strerror(ENOENT), root, root, root, o->person);
+		die(EXIT_SYS, ENOENT,
+		    "unable to open the agent root %s (it does not exist; make it: mkdir -p "
+		    "%s/workspace %s/knowledge %s/people/%s, and chown -R to the agent's account "
+		    "the "
+		    "parts the role writes)",
+		    root, root, root, root, o->person);
 	if (agent < 0)
 		die(EXIT_SYS, errno, "unable to open the agent root %s%s", root, path_why(errno));
 	if (o->cow_dir)
