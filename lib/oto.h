@@ -100,6 +100,11 @@ struct record_budget {
 };
 int record_worth_a_line(unsigned long count);
 int record_budget_take(struct record_budget *b, size_t n);
+/*
+ * record_budget_parse.c: --log-budget's value, RECORD_BUDGET_MIN to
+ * RECORD_BUDGET_MAX bytes (K, M, G, T suffixes), or -1. Pure.
+ */
+int record_budget_parse(const char *s, unsigned long long *out);
 size_t record_budget_line(char *buf, size_t size, const struct timespec *t, const char *source,
 			  const char *session, const struct record_budget *b, int end);
 

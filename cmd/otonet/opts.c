@@ -167,8 +167,7 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 			o->log_fd = (int)n;
 			break;
 		case OPT_LOGBUDGET:
-			if (opt_bytes(optarg, RECORD_BUDGET_MAX, &o->log_budget) < 0 ||
-			    o->log_budget < RECORD_BUDGET_MIN)
+			if (record_budget_parse(optarg, &o->log_budget) < 0)
 				die_usage("--log-budget %s: expected 4K to 1T bytes", optarg);
 			break;
 		case OPT_ASKFD:

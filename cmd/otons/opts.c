@@ -206,8 +206,7 @@ void xotons_parse(struct otons_opts *o, int argc, char **argv)
 					  optarg);
 			break;
 		case OPT_LOGBUDGET:
-			if (opt_bytes(optarg, RECORD_BUDGET_MAX, &o->log_budget) < 0 ||
-			    o->log_budget < RECORD_BUDGET_MIN)
+			if (record_budget_parse(optarg, &o->log_budget) < 0)
 				die_usage("--log-budget %s: expected 4K to 1T bytes", optarg);
 			break;
 		default:
