@@ -2,7 +2,8 @@
 # The house rules a machine can check in the sources (docs/HACKING.md):
 # outside main.c, only x-prefixed functions exit; no comment cites an issue;
 # every manual page formats without a groff warning, and a tool's page names
-# every option its --help lists. Reads the checkout (OTO_TOP), and runs
+# every option its --help lists; the chain's pages open with a short
+# DESCRIPTION and OPTIONS. Reads the checkout (OTO_TOP), and runs
 # nothing of it but the built tools' --help (OTO_BIN).
 # run-as: root
 . "$(dirname "$0")/common.sh"
@@ -167,10 +168,33 @@ subject over 72 characters" "$got"
 }
 
 # man_warnings PAGE...: each page groff warns about (-ww, every warning), as
-# "PAGE: WARNING" lines; nothing when every page formats cleanly.
+# "PAGE: WARNING" lines; nothing when every page formats cleanly. -Tutf8, as
+# man(1) renders a page on a terminal: a line that cannot be adjusted there
+# is a warning the default device does not give.
 man_warnings() {
 	for m in "$@"; do
-		LC_ALL=C groff -man -ww -z "$m" 2>&1 | sed "s|^|$m: |"
+		LC_ALL=C groff -man -Tutf8 -ww -z "$m" 2>&1 | sed "s|^|$m: |"
+	done
+}
+
+# desc_lines PAGE: the source lines of PAGE's DESCRIPTION, from the line after
+# ".SH DESCRIPTION" to the next ".SH".
+desc_lines() {
+	awk '/^\.SH/ { on = ($2 == "DESCRIPTION") ; next } on { n++ } END { print n + 0 }' "$1"
+}
+
+# A page opens as passt's does: DESCRIPTION says what the tool does, what it
+# needs and how it fails closed, in at most 60 source lines; the contract
+# follows OPTIONS, and the mechanics go in NOTES or docs/HACKING.md.
+DESC_MAX=60
+test_man_pages_open_with_a_short_description() {
+	cd "$TOP" || return
+	for t in otonet otons otomount otogate otoexec; do
+		n=$(desc_lines "man/$t.1")
+		assertTrue "man/$t.1: DESCRIPTION has $n lines, more than $DESC_MAX" \
+			"[ $n -gt 0 ] && [ $n -le $DESC_MAX ]"
+		assertEquals "man/$t.1: the section after DESCRIPTION" "OPTIONS" \
+			"$(awk '/^\.SH/ { if (d) { print $2; exit } d = ($2 == "DESCRIPTION") }' "man/$t.1")"
 	done
 }
 
@@ -228,6 +252,10 @@ test_the_man_checks_find_what_is_wrong() {
 	assertEquals "--a --bee --store-fd --version" "$(help_options "$T/help" | tr '\n' ' ' | sed 's/ $//')"
 	printf '.B \\-\\-a\n\\fB\\-\\-bee\\fR N\nthe \\-\\-store\\-fdx, \\-\\-version\n' >"$T/p.1"
 	assertEquals "--store-fd " "$(man_lacks "$T/help" "$T/p.1")"
+	printf '.TH X 1\n.SH NAME\nx\n.SH DESCRIPTION\na\n.PP\nb\n.SH OPTIONS\nc\n' >"$T/d.1"
+	assertEquals "DESCRIPTION's lines, up to the next .SH" 3 "$(desc_lines "$T/d.1")"
+	printf '.TH X 1\n.SH DESCRIPTION\n.SS More\na\n.SH NOTES\n.SH DESCRIPTIONS\nb\n' >"$T/d.1"
+	assertEquals "a .SS is part of DESCRIPTION; another .SH is not" 2 "$(desc_lines "$T/d.1")"
 }
 
 . shunit2
