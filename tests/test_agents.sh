@@ -23,7 +23,7 @@ oneTimeTearDown() { api_suite_down; }
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
 	: >"$TOPO_DIR/api/requests"
-	rm -f "$TOPO_DIR/api/toolresult"
+	rm -f "$TOPO_DIR/api/toolresult" "$TOPO_DIR/api/call"
 	A=$T/agent
 	cp -R "$OTO_TOP/examples/agent" "$A"
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
@@ -184,21 +184,41 @@ gemini_recipe() { # HOME-SKEL
 		"s|^--home-skel .*|--home-skel $1|"
 }
 
-# examples/opencode: the key through --grant, the gateway as its Anthropic
-# provider's base URL and its permissions granted, in examples/opencode/home.
+# examples/opencode, as its README says: examples/setup.sh makes the tree,
+# the key and the store (the key from the environment) and the home
+# skeleton (its settings: the gateway as its Anthropic provider's base URL,
+# its permissions granted), then its otorun line runs. The scripted call
+# touches /tmp, outside /work: without external_directory in the
+# permissions, opencode refuses that call and still exits 0.
 test_the_opencode_example_end_to_end() {
 	C=$AGENTS/opencode
 	npm_cli "$C" "$OPENCODE" || return 0
+	A=$T/code
 	recipe opencode "s|https://api.anthropic.com|https://$API:8443|" \
 		"s|^--ro /opt/opencode:/opt/opencode|--ro $C:/opt/opencode|" \
-		"s|^--home-skel .*|--home-skel $OTO_TOP/examples/opencode/home|"
+		"s|^--home-skel .*|--home-skel $T/opencode-home|" \
+		"s|^--store .*|--store $T/store|" "s|^--key-file .*|--key-file $T/key|"
 	assertEquals "the recipe, only its places changed" 7 \
 		"$(diff "$OTO_TOP/examples/opencode/agent.conf" "$T/agent.conf" | grep -c '^>')"
-	run_recipe -- \
-		/opt/opencode/node_modules/.bin/opencode run "Show me the environment." </dev/null
+	# The fake internet public, the test CA trusted.
+	printf -- '--public %s\n--ca-file %s\n' 203.0.113.0/24 "$K/ca.pem" >>"$T/agent.conf"
+	run env ANTHROPIC_API_KEY="$REAL" "$OTO_TOP/examples/setup.sh" --config "$T/agent.conf" opencode -- \
+		/opt/opencode/node_modules/.bin/opencode run "Show me the environment."
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "setup: account $OTO_TEST_USER: unchanged
+setup: tree $A: made (a copy of examples/agent, $OTO_TEST_USER's)
+setup: key $T/key: made
+setup: store $T/store, ANTHROPIC_API_KEY: made
+setup: install $C: unchanged
+setup: home $T/opencode-home: made" "$(cat "$T/err")"
+	assertEquals "otorun --config $T/agent.conf -- /opt/opencode/node_modules/.bin/opencode run 'Show me the environment.'" \
+		"$(cat "$T/out")"
+	echo 'env && touch /tmp/oto-tmp && ls /tmp && pwd >agent-was-here' >"$TOPO_DIR/api/call"
+	run in_host sh -c "$(cat "$T/out") </dev/null"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "done" "$(cat "$T/out")"
 	assertTheToolRan ANTHROPIC_API_KEY "x-api-key: $REAL"
+	assertEquals "/tmp, touched" 1 "$(grep -cx oto-tmp "$TOPO_DIR/api/toolresult")"
 }
 
 . shunit2

@@ -25,7 +25,8 @@
 #             a request with tools and no tool result yet is answered with a
 #             call of the client's shell tool (the first of SHELLS its tools
 #             name: Claude Code's Bash, opencode's bash) running "env" (and
-#             writing the working directory's path in agent-was-here there);
+#             writing the working directory's path in agent-was-here there),
+#             or the command in DIR/call when that file exists;
 #             one carrying a tool result gets "done", and the result's text
 #             is written to DIR/toolresult; a request without tools gets "ok"
 #   /v1/responses  the same scripted model in the Responses API (codex):
@@ -52,7 +53,16 @@ CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 SECRET = open(sys.argv[5]).read()
 # The one tool call the scripted model makes: the environment, and a file
 # in the working directory (where the agent's writes land).
+# DIR/call, when a test writes it, holds another command for the call.
 CALL = {"command": "env && pwd >agent-was-here", "description": "Show the environment"}
+
+
+def call():
+    try:
+        with open(os.path.join(DIR, "call")) as f:
+            return dict(CALL, command=f.read().strip())
+    except FileNotFoundError:
+        return CALL
 # The shell tool's name in each client: the model's call must name a tool
 # the request offers.
 SHELLS = ("Bash", "bash", "exec_command", "run_shell_command")
@@ -137,8 +147,8 @@ class H(BaseHTTPRequestHandler):
             block = {"type": "tool_use", "id": "toolu_oto1", "input": {},
                      "name": shell_tool([t.get("name") for t in req["tools"]], "Bash")}
             delta = {"type": "input_json_delta",
-                     "partial_json": json.dumps(CALL)}
-            full = dict(block, input=CALL)
+                     "partial_json": json.dumps(call())}
+            full = dict(block, input=call())
             stop = "tool_use"
         else:
             text = "done" if result is not None else "ok"
@@ -172,7 +182,7 @@ class H(BaseHTTPRequestHandler):
             names = [t.get("name") for t in req["tools"] if isinstance(t, dict)]
             item = {"type": "function_call", "id": "fc_oto1", "call_id": "call_oto1",
                     "name": shell_tool(names, "exec_command"),
-                    "arguments": json.dumps({"cmd": CALL["command"]})}
+                    "arguments": json.dumps({"cmd": call()["command"]})}
         else:
             item = {"type": "message", "id": "msg_oto", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": "done" if result is not None else "ok",
@@ -204,7 +214,7 @@ class H(BaseHTTPRequestHandler):
                 f.write(result)
         names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
         if names and result is None:
-            part = {"functionCall": {"name": shell_tool(names, "run_shell_command"), "args": CALL}}
+            part = {"functionCall": {"name": shell_tool(names, "run_shell_command"), "args": call()}}
         else:
             part = {"text": "done" if result is not None else "ok"}
         resp = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",

@@ -14,7 +14,8 @@
 #             into DIR once (again when the version there differs); false, the test skipped, when it cannot be
 #
 # $TOPO_DIR/api/requests holds every request the API received, and
-# $TOPO_DIR/api/toolresult the output of the scripted model's tool call.
+# $TOPO_DIR/api/toolresult the output of the scripted model's tool call;
+# a test may write another command for that call in $TOPO_DIR/api/call.
 
 REAL=sk-real-0123456789abcdef0123456789abcdef
 OTHER=sk-other-9876543210fedcba9876543210
