@@ -21,11 +21,15 @@ suite_setUp() {
 	cp "$NETTOOL" "$R/workspace/nettool.py"
 	echo "tool-file-$$" >"$R/workspace/tool-secret.txt"
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A" "$R" "$S"
-	# The two chains' options, as examples/tool/{tool,agent}.conf.
-	printf '%s\n' "--agent-root $R" "--role member" "--person tool" "--as $OTO_TEST_USER" \
-		"--public 203.0.113.0/24" "--allow tcp:$LAN4:8086" "--env TOOL_TOKEN=canary-$$" >"$T/tool.conf"
-	printf '%s\n' "--agent-root $A" "--role member" "--person alice" "--as $OTO_TEST_USER" \
-		"--public 203.0.113.0/24" >"$T/agent.conf"
+	# The two chains' options: examples/tool/{tool,agent}.conf as shipped,
+	# only their places changed (the trees, the account, the tool's
+	# endpoint on the fake LAN), and the tool's token.
+	sed -e "s|^--agent-root .*|--agent-root $R|" -e "s|^--as .*|--as $OTO_TEST_USER|" \
+		-e "s|^--allow tcp:10.1.2.3:9090$|--allow tcp:$LAN4:8086|" \
+		"$OTO_TOP/examples/tool/tool.conf" >"$T/tool.conf"
+	echo "--env TOOL_TOKEN=canary-$$" >>"$T/tool.conf"
+	sed -e "s|^--agent-root .*|--agent-root $A|" -e "s|^--as .*|--as $OTO_TEST_USER|" \
+		"$OTO_TOP/examples/tool/agent.conf" >"$T/agent.conf"
 	tool=
 	return 0
 }
