@@ -108,8 +108,8 @@ tool() { # NAME VARIABLE-VALUE
 		echo "$2"
 	elif command -v "$1" >/dev/null 2>&1; then
 		echo "$1"
-	elif [ -x "$here/../build/musl/bin/$1" ]; then
-		echo "$here/../build/musl/bin/$1"
+	elif [ -x "$(dirname "$here")/build/musl/bin/$1" ]; then
+		echo "$(dirname "$here")/build/musl/bin/$1"
 	else
 		die 111 "$1 not found (make, then make install, or set ${3})"
 	fi
