@@ -138,15 +138,17 @@ suite_setUp() {
 # session [LAUNCHER] -- SCRIPT: SCRIPT (sh -c) as the agent in its view, the
 # public internet closed but git.ssh.test on port 22, ssh told to use
 # the servers' host keys and never to ask; through LAUNCHER (examples/ssh/run.sh,
-# SSH_KEY the key) or otorun alone. The network log in $T/log.
+# SSH_KEY the key) or otorun alone. The agent's places are in a --config
+# file, as examples/ssh/README.md's line has them. The network log in $T/log.
 session() {
 	_l=
 	[ "$1" = -- ] || { _l=$1; shift; }
 	shift
+	printf '%s\n' "--agent-root $A" "--person alice" "--role member" >"$T/agent.conf"
 	# shellcheck disable=SC2086 # the launcher's words split on purpose
 	run ip netns exec "$NH" env SSH_KEY="$S/id" OTORUN="$OTO_BIN/otorun" ${_l:-$OTO_BIN/otorun} \
-		--as "$OTO_TEST_USER" $PUB --no-public --allow-name git.ssh.test:22 \
-		--agent-root "$A" --person alice --role member --log-fd 3 \
+		--config "$T/agent.conf" --as "$OTO_TEST_USER" $PUB --no-public \
+		--allow-name git.ssh.test:22 --log-fd 3 \
 		--env "GIT_SSH_COMMAND=ssh -F /dev/null -o UserKnownHostsFile=/work/known_hosts -o BatchMode=yes" \
 		-- sh -c "$1" 3>"$T/log"
 }
