@@ -28,12 +28,19 @@
 # refuses a hybrid layout) and `--cgroup-manager cgroupfs` where systemd is
 # not running.
 #
-# Then the Containerfile's target claude is built, and deploy/compose.yaml's
-# services run with podman-compose (the file as it is but for the images'
-# names and the device node): agent and claude (otoprobe as the agent, with
-# a test store sealed by the image's otosecret), and claude --version in the
-# chain. Then deploy/pod.yaml with podman kube play (podman 4.7 and later;
-# before, the refusal that names the missing relaxation), and deploy/README.md's
+# Then deploy/README.md's compose lines (every line of the code blocks under
+# "Compose" that runs podman-compose) run with podman-compose, changed only
+# where a test must: this run's agent tree, project and OTO_TUN node, the
+# engine's options, no pull, no terminal (-T), and for the claude service
+# the command (otoprobe, claude --version: no model is asked). The compose
+# file is the same but for the images' names and an address for the API's
+# host. The agent's build and run (/dev/net/tun seen as 0666, in a mount
+# namespace of its own where the host's is not), its run with OTO_TUN and a
+# node of the container's group, claude's build with the proxy CA line, and
+# claude's run (otoprobe as the agent, with a test store sealed by the
+# image's otosecret), and claude --version in the chain. Then
+# deploy/pod.yaml with podman kube play (podman 4.7 and later; before, the
+# refusal that names the missing relaxation), and deploy/README.md's
 # run line once more by rootless podman: nobody, with subordinate ids of
 # this run's only, in a mount namespace of its own.
 #
@@ -55,8 +62,8 @@ usage() {
 	Builds deploy/Containerfile with deploy/README.md's 'docker build' line and runs
 	its 'docker run' line, both with podman, on a base image imported from a
 	debootstrap bookworm root (no registry), and checks otoprobe's verdict
-	(exit 0, 0 gaps); then builds the target claude and runs
-	deploy/compose.yaml's services with podman-compose, podman kube play of
+	(exit 0, 0 gaps); then runs deploy/README.md's compose lines with
+	podman-compose (both images' builds and each service), podman kube play of
 	deploy/pod.yaml, and the run line by rootless podman, each checked the
 	same way. Installs podman, runc, catatonit, podman-compose, uidmap and
 	slirp4netns when missing. Run as root, by hand or by make
@@ -157,9 +164,16 @@ cleanup() {
 	if command -v podman >/dev/null; then
 		# shellcheck disable=SC2086 # the engine's options, split on purpose
 		podman $engine rm -f "$ctr" >/dev/null 2>&1 || true
-		# What podman-compose made: its pod and the pod's containers.
+		# What podman-compose made: its containers (a run cut short
+		# leaves one), its pod where it makes one, its network.
+		# shellcheck disable=SC2086
+		ids=$(podman $engine ps -a -q --filter "label=io.podman.compose.project=$project" 2>/dev/null) || ids=''
+		# shellcheck disable=SC2086
+		[ -z "$ids" ] || podman $engine rm -f $ids >/dev/null 2>&1 || true
 		# shellcheck disable=SC2086
 		podman $engine pod rm -f "pod_$project" >/dev/null 2>&1 || true
+		# shellcheck disable=SC2086
+		podman $engine network rm -f "${project}_default" >/dev/null 2>&1 || true
 		# shellcheck disable=SC2086
 		podman $engine pod rm -f "$ctr-pod" >/dev/null 2>&1 || true
 	fi
@@ -204,7 +218,8 @@ apt_install() {
 missing=''
 # catatonit: the pause process kube play's pod starts (a recommendation of
 # podman's, which --no-install-recommends leaves out).
-for p in podman:podman runc:runc catatonit:catatonit debootstrap:debootstrap; do
+for p in podman:podman runc:runc catatonit:catatonit podman-compose:podman-compose \
+	debootstrap:debootstrap; do
 	command -v "${p#*:}" >/dev/null || missing="$missing ${p%%:*}"
 done
 # shellcheck disable=SC2086 # a list of packages
@@ -256,6 +271,32 @@ base=$(sed -nE 's/^FROM[[:space:]]+([^[:space:]]+).*/\1/p' "$cf" | sort -u |
 if [ -z "$base" ] || [ "$(echo "$base" | wc -l)" -ne 1 ]; then
 	die "$cf: expected one base image, found: $(echo "$base" | tr '\n' ' ')"
 fi
+# The lines of the code blocks under "## Compose" that run podman-compose
+# (some with OTO_ variables first), one a line (a trailing backslash joins
+# the next line).
+clines=$(awk '
+	/^## / { in_sec = ($0 == "## Compose") }
+	in_sec && /^```/ { blk = !blk; next }
+	in_sec && blk { line = $0; sub(/^[ \t]+/, "", line)
+		if (part != "") { line = part " " line; part = "" }
+		if (line ~ /\\$/) { sub(/[ \t]*\\$/, "", line); part = line; next }
+		if (line ~ /^(OTO_[A-Z_]+=[^ ]+ )*podman-compose /) print line }
+' "$src/deploy/README.md")
+# pick WHAT PATTERN: the first compose line matching PATTERN (grep -E).
+pick() {
+	l=$(printf '%s\n' "$clines" | grep -E -- "$2" | head -n1)
+	[ -n "$l" ] || die "deploy/README.md: no compose line under 'Compose' for $1"
+	echo "$l"
+}
+c_build_agent=$(pick "the agent's build" ' build agent$')
+c_run_agent=$(pick "the agent's run" '^(OTO_AGENT_TREE=[^ ]+ )?podman-compose .* run --rm --no-deps agent$')
+c_run_tun=$(pick "the agent's run with OTO_TUN" '^OTO_TUN=[^ ]+ .*podman-compose .* run --rm --no-deps agent$')
+c_build_claude=$(pick "claude's build with the proxy CA" ' build .*NODE_EXTRA_CA_CERTS=.* claude$')
+c_run_claude=$(pick "claude's run" ' run --rm --no-deps claude claude ')
+for l in "$c_build_agent" "$c_run_agent" "$c_run_tun" "$c_build_claude" "$c_run_claude"; do
+	info "deploy/README.md: $l"
+done
+
 phase_done "clone and deploy/README.md"
 
 # ---- 3. the base image, from a debootstrap root --------------------------
@@ -405,17 +446,81 @@ phase_done run
 verdict "deploy/README.md's run line"
 readme_last=$last
 
-# ---- 6. the example image: Node and Claude Code (target claude) -----------
-info "podman build --target claude (minutes)"
-# shellcheck disable=SC2086
-# The host's CA bundle for npm (the way to the registry may be a proxy that
-# this machine trusts and a stock image does not), mounted for the build.
-ca=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
-(cd "$src" && exec podman $engine build --pull=never -f deploy/Containerfile --target claude \
-	-v "$ca:/run/build-ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/build-ca.crt \
-	-t "$image_claude" .) </dev/null >"$log" 2>&1 ||
-	{ tail -n 40 "$log" >&2; die "podman build --target claude failed"; }
-phase_done "claude image build"
+# ---- 6. deploy/compose.yaml: deploy/README.md's compose lines -----------
+# The compose file as it is, but for the images' names (this run's: the
+# compose builds tag them) and an address for the claude service's upstream:
+# otogate resolves its grants' hosts at start, this machine resolves no
+# API's name, and nothing is sent to it (otoprobe and --version ask no model).
+awk -v img="$image" -v imgc="$image_claude" '
+	/^    image: oto-agent$/ { print "    image: " img; next }
+	/^    image: oto-claude$/ { print "    image: " imgc
+		print "    extra_hosts:"; print "      - api.anthropic.com:203.0.113.1"; next }
+	{ print }' "$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
+if [ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -ne 4 ] ||
+	[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^<')" -ne 2 ]; then
+	die "deploy/compose.yaml: its image lines moved"
+fi
+
+# cline LINE [CMD...]: in $cl, LINE for this run: its OTO_AGENT_TREE and
+# OTO_TUN this run's, podman-compose with the engine's options, this run's
+# project and no pull, the test's file, no terminal (-T), and CMD for the
+# service's command where given.
+cline() {
+	# shellcheck disable=SC2016 # single quotes for eval (compose_sh)
+	l=$(printf '%s\n' "$1" | sed -E \
+		-e "s|OTO_AGENT_TREE=[^ ]+|OTO_AGENT_TREE=$dir/agent|" \
+		-e "s|OTO_TUN=[^ ]+|OTO_TUN=$tun_group|" \
+		-e "s|podman-compose |podman-compose ${engine:+--podman-args='$engine' }--podman-build-args=--pull=never -p $project |" \
+		-e 's| -f deploy/compose\.yaml | -f deploy/compose.test.yaml |' \
+		-e 's| run --rm | run --rm -T |')
+	shift
+	[ $# -eq 0 ] || l=$(printf '%s\n' "$l" | sed -E "s/( run --rm -T --no-deps [a-z]+) .*/\\1 $*/")
+	cl=$l
+}
+# A node of the container's group for OTO_TUN (deploy/README.md's way for a
+# 0600 host), made whatever this host's is.
+tun_group=$dir/tun-group
+{ mknod -m 0660 "$tun_group" c 10 200 && chgrp "${user#*:}" "$tun_group"; } ||
+	die "mknod $tun_group failed"
+# The lines without OTO_TUN map the host's /dev/net/tun: where it is not
+# 0666, they run in a mount namespace of their own where it is a node of
+# mode 0666, as on a stock Debian host (the host's node stays as it is).
+# shellcheck disable=SC2016 # expanded by the inner shell
+compose_sh='set -u
+if [ "$1" != 666 ]; then
+	mount -t tmpfs -o mode=0700 oto-view "$2" &&
+		mknod -m 0666 "$2/tun" c 10 200 && mount --bind "$2/tun" /dev/net/tun || exit 111
+fi
+cd "$3" && eval "$4"'
+mkdir "$dir/view"
+# compose LINE: run it as cline made it; its output, but for podman-compose's
+# own lines, in $dir/out; $rc the service's exit code, which podman-compose
+# 1.0.3 prints ("exit code: N") but does not exit with.
+compose() {
+	set +e
+	OTO_AGENT_TREE=$dir/agent OTO_STORE=$dir/secrets/store OTO_KEY=$dir/secrets/key \
+		unshare --mount --propagation private sh -c "$compose_sh" sh "$tun_mode" "$dir/view" "$src" "$1" \
+		</dev/null >"$dir/out" 2>&1
+	rc=$?
+	set -e
+	code=$(sed -n 's/^exit code: //p' "$dir/out" | tail -n 1)
+	[ "$rc" -ne 0 ] || [ -z "$code" ] || rc=$code
+	# podman-compose's own lines (the podman commands, "exit code:") out.
+	grep -v '^podman \|^exit code: \|^\[\|^using podman\|^podman-compose version\|^\*\*' \
+		"$dir/out" >"$dir/out.clean" || true
+	mv "$dir/out.clean" "$dir/out"
+}
+# build LINE IMAGE: the compose build line; IMAGE must exist after it
+# (podman-compose 1.0.3 exits 0 when the build fails).
+build() {
+	cline "$1"
+	info "podman-compose build (minutes):${cl#*podman-compose}"
+	compose "$cl"
+	# shellcheck disable=SC2086
+	podman $engine image exists "$2" || { tail -n 40 "$dir/out" >&2; die "podman-compose build failed: $2"; }
+}
+build "$c_build_agent" "$image"
+phase_done "compose: agent build"
 
 # A store for the claude service, sealed by the image's own otosecret: a
 # key that only a test holds (the gateway needs one; nothing is sent).
@@ -432,51 +537,27 @@ chmod 0700 "$dir/secrets"
 		"$image" seal --key-file /out/key --store /out/store; } >"$log" 2>&1 ||
 	{ cat "$log" >&2; die "sealing the test store failed"; }
 
-# ---- 7. deploy/compose.yaml with podman-compose ---------------------------
-command -v podman-compose >/dev/null || apt_install podman-compose
-# The compose file as it is, but for the images' names (this run's, built
-# above: the build sections go, podman-compose's run would build again, and
-# without this machine's CA), where deploy/README.md's node is used the device,
-# and an address for the claude service's upstream: otogate resolves its
-# grants' hosts at start, this machine resolves no API's name, and nothing
-# is sent to it (otoprobe and --version ask no model).
-awk -v img="$image" -v imgc="$image_claude" -v node="$node" '
-	skip && /^      / { next }
-	{ skip = 0 }
-	/^    build:$/ { skip = 1; next }
-	/^    image: oto-agent$/ { print "    image: " img; next }
-	/^    image: oto-claude$/ { print "    image: " imgc
-		print "    extra_hosts:"; print "      - api.anthropic.com:203.0.113.1"; next }
-	node != "" && /^    - \/dev\/net\/tun$/ { print "    - " node ":/dev/net/tun"; next }
-	{ print }' "$src/deploy/compose.yaml" >"$src/deploy/compose.test.yaml"
-# Two images, two lines of extra_hosts; the device once, in the services'
-# shared part (x-oto); two build sections of four lines gone.
-want=4
-[ -z "$node" ] || want=5
-[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^>')" -eq "$want" ] &&
-	[ "$(diff "$src/deploy/compose.yaml" "$src/deploy/compose.test.yaml" | grep -c '^<')" -eq $((want + 6)) ] ||
-	die "deploy/compose.yaml: its image, build or device lines moved"
-# compose RUN-ARGS...: podman-compose run of this file, its output in $dir/out.
-compose() {
-	set +e
-	# shellcheck disable=SC2086
-	OTO_AGENT_TREE=$dir/agent OTO_STORE=$dir/secrets/store OTO_KEY=$dir/secrets/key \
-		podman-compose ${engine:+--podman-args "$engine"} -p "$project" \
-		-f "$src/deploy/compose.test.yaml" run --rm -T "$@" </dev/null >"$dir/out" 2>&1
-	rc=$?
-	set -e
-	# podman-compose's own lines (the podman commands, "exit code:") out.
-	grep -v '^podman \|^exit code: \|^\[\|^using podman\|^podman-compose version\|^\*\*' \
-		"$dir/out" >"$dir/out.clean" || true
-	mv "$dir/out.clean" "$dir/out"
-}
-info "podman-compose run agent"
-compose agent
+cline "$c_run_agent"
+info "podman-compose run agent (/dev/net/tun 0666):${cl#*podman-compose}"
+compose "$cl"
 verdict "compose: agent"
-info "podman-compose run claude otoprobe"
-compose claude otoprobe
+cline "$c_run_tun"
+info "podman-compose run agent (OTO_TUN, mode 0660, group ${user#*:}):${cl#*podman-compose}"
+compose "$cl"
+verdict "compose: agent with OTO_TUN"
+phase_done "compose: agent"
+
+# The claude build, with the proxy CA line: the host's CA bundle (the way to
+# the registry may be a proxy that this machine trusts and a stock image does
+# not), mounted for the build only.
+build "$c_build_claude" "$image_claude"
+phase_done "compose: claude build"
+cline "$c_run_claude" otoprobe
+info "podman-compose run claude otoprobe:${cl#*podman-compose}"
+compose "$cl"
 verdict "compose: claude (otogate in the chain)"
-compose claude claude --version
+cline "$c_run_claude" claude --version
+compose "$cl"
 info "compose: claude claude --version: $(tail -n 1 "$dir/out")"
 if [ "$rc" -ne 0 ] || ! tail -n 1 "$dir/out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+ \(Claude Code\)$'; then
 	cat "$dir/out" >&2
@@ -485,7 +566,7 @@ if [ "$rc" -ne 0 ] || ! tail -n 1 "$dir/out" | grep -qE '^[0-9]+\.[0-9]+\.[0-9]+
 fi
 phase_done compose
 
-# ---- 8. deploy/pod.yaml with podman kube play -----------------------------
+# ---- 7. deploy/pod.yaml with podman kube play -----------------------------
 # The pod as it is, but for this run's names and the agent tree (a hostPath
 # for its volume claim); the seccomp profile where the kubelet would have it
 # (profiles/ under a root). The device stays the host's /dev/net/tun: no
@@ -561,7 +642,7 @@ case $version in
 esac
 phase_done "kube play"
 
-# ---- 9. rootless podman: the run line by an unprivileged account ----------
+# ---- 8. rootless podman: the run line by an unprivileged account ----------
 # nobody (65534) runs podman, with subordinate ids of this run's only: in a
 # mount namespace of its own, /etc is an overlay whose /etc/subuid and
 # /etc/subgid give it 65536 ids from $sub (the host's /etc is untouched), and
