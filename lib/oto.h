@@ -489,6 +489,14 @@ size_t store_ad(const uint8_t *hdr, uint32_t i, const char *name, size_t name_le
 int store_verify(const struct store_view *v, uint32_t i, const uint8_t *key);
 /* store_open.c: decrypt entry i into out (value_len bytes): STORE_OK or STORE_EVERIFY. */
 int store_open(const struct store_view *v, uint32_t i, const uint8_t *key, uint8_t *out);
+/*
+ * store_phantom.c: entry i's phantom into out (value_len bytes and a NUL):
+ * STORE_PHANTOM and letters [a-z0-9] derived from the store's id, the name and
+ * the value's length, never from the value or the key. 0, or -1/EINVAL for no
+ * entry i or a value no longer than the prefix. Pure.
+ */
+#define STORE_PHANTOM "oto-phantom-"
+int store_phantom(const struct store_view *v, uint32_t i, char *out);
 /* store_size.c: the size of a store holding these entries, or 0 past a limit. */
 size_t store_size(const struct store_plain *pe, uint32_t n);
 /* store_build.c: seal n entries under key into out (store_size bytes), with fresh random nonces;

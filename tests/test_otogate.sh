@@ -101,6 +101,44 @@ test_the_agent_holds_only_the_phantom() {
 	assertNoSecret "the agent's output" "$T/out"
 }
 
+# The phantom is the store's and the name's: the same at two sessions, and
+# what `otosecret phantom` prints; another name (with the same value) or
+# another store: another; never the value. A value sealed as its own
+# phantom is refused before the chain runs.
+test_the_phantom_is_stable_for_a_store_and_a_name() {
+	probe='echo "$API_KEY $ANTHROPIC_API_KEY"'
+	both="--grant ANTHROPIC_API_KEY=https://$API:8443"
+	gate $GRANT $both -- sh -c "$probe"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	first=$(cat "$T/out")
+	gate $GRANT $both -- sh -c "$probe"
+	assertEquals "the second session" "$first" "$(cat "$T/out")"
+	p=${first% *}
+	assertEquals "otosecret phantom" "$p" "$(otosecret phantom --store "$K/store" API_KEY)"
+	assertEquals "${first#* }" "$(otosecret phantom --store "$K/store" ANTHROPIC_API_KEY)"
+	assertNotEquals "another name" "$p" "${first#* }"
+	assertEquals ${#REAL} ${#p}
+	assertNotEquals "$REAL" "$p"
+	# Another store (the same key, value and name).
+	_k=$K
+	K=$T/k
+	mkdir "$K" && cp "$_k/key" "$K/key"
+	printf 'API_KEY=%s\n' "$REAL" | otosecret seal --key-file "$K/key" --store "$K/store"
+	gate $GRANT -- sh -c "$probe"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertNotEquals "another store" "$p" "$(cut -d' ' -f1 "$T/out")"
+	assertEquals "$(otosecret phantom --store "$K/store" API_KEY)" "$(cut -d' ' -f1 "$T/out")"
+	# The value sealed as its own phantom (the same length: the same phantom).
+	printf 'API_KEY=%s\n' "$(otosecret phantom --store "$K/store" API_KEY)" |
+		otosecret seal --key-file "$K/key" --store "$K/store"
+	gate $GRANT -- sh -c "touch $T/ran"
+	K=$_k
+	assertEquals 101 "$rc"
+	assertEquals "otogate: fatal: --grant API_KEY: the value is its own phantom: seal the real value" \
+		"$(gate_fatal)"
+	assertFalse "the chain ran" "[ -e '$T/ran' ]"
+}
+
 test_a_phantom_in_the_body_or_query_reaches_the_upstream_unchanged() {
 	gate $GRANT -- $CLIENT echo-body echo-chunked echo-big
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

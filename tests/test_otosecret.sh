@@ -70,7 +70,8 @@ test_usage_errors() {
 		"--store-fd 3 --key-fd 4 --use A:tty -- true" "--store-fd 3 --key-fd 4 --use 9A -- true" \
 		"--store-fd 3 --key-fd 4 --use A:fd=5 --use B:fd=5 -- true" \
 		"--store-fd 3 --key-fd 3 --use A -- true" "--bogus" "list" "seal" "keygen --store x" \
-		"list --store x --key-fd 4"; do
+		"list --store x --key-fd 4" "phantom --store x" "phantom TXT" \
+		"phantom --store x --key-fd 4 TXT" "phantom --store x TXT LAST"; do
 		run otosecret $args
 		assertEquals "$args" 100 "$rc"
 		assertOneLine otosecret
@@ -102,6 +103,41 @@ test_list_names_only() {
 	assertFalse "no value listed" "grep -q CANARY '$T/out'"
 	run otosecret list --store-fd 3 3<"$T/store"
 	assertEquals 4 "$(wc -l <"$T/out")"
+}
+
+# The phantom otogate gives for a name (tests/test_otogate.sh: exactly what
+# the agent holds): no key needed, one line; the same after the store is
+# sealed again (new nonces); another name, another store, another length:
+# another; never the value. A name not there, a bad store, a value otogate
+# would not grant: 101, one line.
+test_phantom() {
+	printf 'A=%s\nB=%s\nS=short\n' "$(cat "$T/canary")" "$(cat "$T/canary")" |
+		otosecret seal --key-file "$T/key" --store "$T/s"
+	run otosecret phantom --store "$T/s" A
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	a=$(cat "$T/out")
+	assertEquals 1 "$(wc -l <"$T/out")"
+	assertTrue "the form: $a" "echo '$a' | grep -qE '^oto-phantom-[a-z0-9]{19}$'"
+	assertEquals "as long as the value" "$(wc -c <"$T/canary")" ${#a}
+	assertNotEquals "$(cat "$T/canary")" "$a"
+	assertNotEquals "B's" "$a" "$(otosecret phantom --store "$T/s" B)"
+	assertEquals "from an fd" "$a" "$(otosecret phantom --store-fd 3 A 3<"$T/s")"
+	echo C=more | otosecret seal --key-file "$T/key" --store "$T/s"
+	assertEquals "sealed again" "$a" "$(otosecret phantom --store "$T/s" A)"
+	printf 'A=%s\n' "$(cat "$T/canary")" | otosecret seal --key-file "$T/key" --store "$T/s2"
+	assertNotEquals "another store" "$a" "$(otosecret phantom --store "$T/s2" A)"
+	printf 'A=%sx\n' "$(cat "$T/canary")" | otosecret seal --key-file "$T/key" --store "$T/s"
+	assertNotEquals "a longer value" "$a" "$(otosecret phantom --store "$T/s" A | cut -c1-${#a})"
+	run otosecret phantom --store "$T/s" NOPE
+	assertEquals 101 "$rc"
+	assertEquals "otosecret: fatal: store $T/s: no entry NOPE (otosecret list names them)" "$(cat "$T/err")"
+	assertEquals "" "$(cat "$T/out")"
+	run otosecret phantom --store "$T/key" A
+	assertEquals 101 "$rc"
+	assertEquals "otosecret: fatal: store $T/key: not an otosecret store (bad magic)" "$(cat "$T/err")"
+	run otosecret phantom --store "$T/s" S
+	assertEquals 101 "$rc"
+	assertEquals "otosecret: fatal: S: the value is 5 bytes: otogate takes 16 to 4096" "$(cat "$T/err")"
 }
 
 test_env_round_trip() {

@@ -24,7 +24,6 @@
 #define GATE_MAX_ALLOW	      32 /* allow= rules of a grant */
 #define GATE_MAX_METHOD	      32
 #define GATE_MAX_PREFIX	      512
-#define GATE_PHANTOM	      "oto-phantom-"
 #define GATE_AGENT_ADDR	      "10.0.2.4"
 
 /* ---- opts.c ---- */
@@ -82,8 +81,6 @@ int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
  * name, not those to 10.0.2.4): its length, 0 if too small.
  */
 size_t gateway_env_format(char *buf, size_t size, int fd, const struct grant *g, size_t n);
-/* Turn n random bytes into the phantom's letters (after its prefix), in place. */
-void phantom_letters(char *s, size_t n);
 /* One JSON log line (with its newline) for a request: its length, 0 when buf is too small. */
 struct gate_logrec {
 	long long sec;

@@ -240,15 +240,6 @@ size_t gateway_env_format(char *buf, size_t size, int fd, const struct grant *g,
 	return len;
 }
 
-void phantom_letters(char *s, size_t n)
-{
-	static const char ALNUM[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-
-	/* 256 = 7 * 36 + 4: a byte below 252 maps evenly; the few others fold (a small bias). */
-	for (size_t i = 0; i < n; i++)
-		s[i] = ALNUM[(unsigned char)s[i] % 36];
-}
-
 /* s[0, len) as a JSON string's inside; the agent's bytes, so every odd one escaped. */
 static size_t json_put(char *buf, size_t size, size_t at, const char *s, size_t len)
 {

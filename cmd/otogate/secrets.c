@@ -2,8 +2,10 @@
 /*
  * The granted entries, and nothing else, decrypted into locked memory; each
  * gets its phantom, the string the agent holds in its place: "oto-phantom-"
- * and random letters, exactly as long as the value, so that a body the
- * gateway turns back from value to phantom keeps its Content-Length.
+ * and letters, exactly as long as the value, so that a body the gateway
+ * turns back from value to phantom keeps its Content-Length. The same at
+ * every session of the store and the name (store_phantom.c), so that a CLI
+ * which remembers an approved key does not ask again.
  *
  * In two steps: the store (sealed: nothing in it is secret without the key)
  * is read and checked, and the phantoms made, before the fork, so that the
@@ -57,12 +59,8 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 		g->phantom = malloc(n + 1);
 		if (!g->phantom)
 			die(EXIT_SYS, errno, "unable to allocate the phantom of %s", g->name);
-		memcpy(g->phantom, GATE_PHANTOM, sizeof(GATE_PHANTOM) - 1);
-		randombytes_buf(g->phantom + sizeof(GATE_PHANTOM) - 1,
-				n - (sizeof(GATE_PHANTOM) - 1));
-		phantom_letters(g->phantom + sizeof(GATE_PHANTOM) - 1,
-				n - (sizeof(GATE_PHANTOM) - 1));
-		g->phantom[n] = 0;
+		if (store_phantom(&s->v, (uint32_t)idx, g->phantom) < 0)
+			die(EXIT_SYS, errno, "unable to derive the phantom of %s", g->name);
 	}
 	/*
 	 * The key stays unread for now: opened here (the file may be root's, and
@@ -108,6 +106,14 @@ void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s)
 			die(EXIT_REJECT, 0, "--grant %s: %s", g->name,
 			    store_strerror(STORE_EVERIFY));
 		g->real[g->len] = 0;
+		/*
+		 * A value sealed as what `otosecret phantom` printed for it: the
+		 * agent would hold the value itself.
+		 */
+		if (!memcmp(g->real, g->phantom, g->len))
+			die(EXIT_REJECT, 0,
+			    "--grant %s: the value is its own phantom: seal the real value",
+			    g->name);
 		/* It goes into request headers: it must be a valid header value. */
 		if (!http_value_ok((const char *)g->real, g->len))
 			die(EXIT_REJECT, 0,

@@ -10,7 +10,8 @@
  * Passes on: the rest of argv, exec'd; each --use entry as a variable, a
  * tmpfs file or a sealed memfd; every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected (nothing injected), 111 a
- * system call failed, 126/127 exec. Also: keygen, seal, list (see modes.c).
+ * system call failed, 126/127 exec. Also: keygen, seal, list, phantom (see
+ * modes.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -60,6 +61,9 @@ int main(int argc, char **argv)
 		return 0;
 	case MODE_LIST:
 		xotosecret_list(&o);
+		return 0;
+	case MODE_PHANTOM:
+		xotosecret_phantom(&o);
 		return 0;
 	case MODE_CHAIN:
 		break;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* keygen, seal and list: the modes that make and read stores outside a chain. */
+/* keygen, seal, list and phantom: the modes that make and read stores outside a chain. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "http.h"
 #include "oto.h"
 #include "otosecret.h"
 
@@ -59,6 +60,40 @@ void xotosecret_list(const struct otosecret_opts *o)
 		printf("%.*s\n", (int)v.e[i].name_len, v.e[i].name);
 	if (fflush(stdout) == EOF)
 		die(EXIT_SYS, errno, "unable to write to stdout");
+	free(buf);
+}
+
+/*
+ * The phantom otogate gives the agent for o->name: the operator's way to set
+ * a CLI up with it (Claude Code's approved keys) once, without the key.
+ */
+void xotosecret_phantom(const struct otosecret_opts *o)
+{
+	static struct store_view v;
+	const char *what = o->store_path ? o->store_path : "--store-fd";
+	size_t len;
+	uint8_t *buf = xstore_load(o->store_fd, o->store_path, &len, 0, 0);
+	int err = store_parse(buf, len, &v), i;
+	char *phantom;
+
+	if (err)
+		die(EXIT_REJECT, 0, "store %s: %s", what, store_strerror(err));
+	i = store_find(&v, o->name);
+	if (i < 0)
+		die(EXIT_REJECT, 0, "store %s: no entry %s (otosecret list names them)", what,
+		    o->name);
+	/* The gateway's bounds (otogate.h): it would refuse to grant this value. */
+	len = v.e[i].value_len;
+	if (len < HTTP_MIN_SECRET || len > HTTP_MAX_SECRET)
+		die(EXIT_REJECT, 0, "%s: the value is %zu bytes: otogate takes %d to %d", o->name,
+		    len, HTTP_MIN_SECRET, HTTP_MAX_SECRET);
+	phantom = malloc(len + 1);
+	if (!phantom || store_phantom(&v, (uint32_t)i, phantom) < 0)
+		die(EXIT_SYS, errno, "unable to derive the phantom of %s", o->name);
+	printf("%s\n", phantom);
+	if (fflush(stdout) == EOF)
+		die(EXIT_SYS, errno, "unable to write to stdout");
+	free(phantom);
 	free(buf);
 }
 

@@ -15,6 +15,7 @@ static const char USAGE[] =
     "       otosecret keygen [--out FILE]\n"
     "       otosecret seal --key-fd N|--key-file FILE [--store FILE]\n"
     "       otosecret list --store-fd N|--store FILE\n"
+    "       otosecret phantom --store-fd N|--store FILE NAME\n"
     "Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
     "\n"
     "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
@@ -32,6 +33,8 @@ static const char USAGE[] =
     "seal reads lines NAME=VALUE, NAME:base64=DATA, or NAME then the value on the\n"
     "next line (no echo on a terminal); it writes the store to FILE (adding to or\n"
     "replacing in it) or, without --store, a new store to stdout.\n"
+    "phantom prints the phantom otogate gives the agent for entry NAME, the same\n"
+    "at every session of this store (no key needed).\n"
     "\n"
     "Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
     "error, 126 not executable, 127 not found.\n";
@@ -74,9 +77,10 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 },
 	};
-	static const char *const MODES[] = {
-		[MODE_KEYGEN] = "keygen", [MODE_SEAL] = "seal", [MODE_LIST] = "list"
-	};
+	static const char *const MODES[] = { [MODE_KEYGEN] = "keygen",
+					     [MODE_SEAL] = "seal",
+					     [MODE_LIST] = "list",
+					     [MODE_PHANTOM] = "phantom" };
 	_Static_assert(sizeof(MODES) / sizeof(MODES[0]) == MODE_NUM, "a word for each mode");
 	const char *why = NULL;
 	int c;
@@ -127,6 +131,8 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		die_usage("--key-fd and --key-file are exclusive");
 	if (o->store_fd >= 0 && o->store_fd == o->key_fd)
 		die_usage("--store-fd and --key-fd name the same fd");
+	if (o->mode == MODE_PHANTOM && optind < argc)
+		o->name = argv[optind++];
 	if (o->mode != MODE_CHAIN && optind < argc)
 		die_usage("%s: unexpected argument %s", MODES[o->mode], argv[optind]);
 	if (o->mode != MODE_CHAIN && o->nuses)
@@ -145,10 +151,13 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 			die_usage("seal writes a store: --store FILE, or stdout without it");
 		return;
 	case MODE_LIST:
+	case MODE_PHANTOM:
 		if (o->store_fd < 0 && !o->store_path)
-			die_usage("list needs --store-fd or --store");
+			die_usage("%s needs --store-fd or --store", MODES[o->mode]);
 		if (o->key_fd >= 0 || o->key_path)
-			die_usage("list needs no key");
+			die_usage("%s needs no key", MODES[o->mode]);
+		if (o->mode == MODE_PHANTOM && !o->name)
+			die_usage("phantom needs the entry's NAME (see --help)");
 		return;
 	case MODE_CHAIN:
 		break;

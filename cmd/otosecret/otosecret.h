@@ -26,12 +26,13 @@ struct use {
 	int fd;		    /* fd: the number */
 	int index;	    /* the entry, once the store is parsed */
 };
-enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST, MODE_NUM };
+enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST, MODE_PHANTOM, MODE_NUM };
 struct otosecret_opts {
 	enum mode mode;
 	int store_fd, key_fd;		   /* -1 when unset */
 	const char *store_path, *key_path; /* NULL when unset */
 	const char *out;		   /* keygen --out */
+	const char *name;		   /* phantom's NAME */
 	struct use uses[STORE_MAX_ENTRIES];
 	size_t nuses;
 	char **argv; /* the next program */
@@ -50,6 +51,7 @@ int secret_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
 void xotosecret_keygen(const struct otosecret_opts *o);
 void xotosecret_seal(const struct otosecret_opts *o);
 void xotosecret_list(const struct otosecret_opts *o);
+void xotosecret_phantom(const struct otosecret_opts *o);
 
 /* ---- inject.c ---- */
 /* Verify every entry, decrypt the used ones; dies (101) before anything is injected. */

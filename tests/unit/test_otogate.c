@@ -1,5 +1,5 @@
 // UNIT: cmd/otogate/parse.c cmd/otogate/allow.c lib/store_name_ok.c lib/opt.c
-/* Unit tests of otogate's pure parts: --grant, OTO_GATEWAY, the phantom's letters, the log line. */
+/* Unit tests of otogate's pure parts: --grant, OTO_GATEWAY, the log line. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,18 +139,6 @@ static void test_gateway_env(void **state)
 	assert_int_equal(gate_fd_parse("65536"), -1);
 }
 
-static void test_phantom_letters(void **state)
-{
-	char s[256];
-
-	(void)state;
-	for (int i = 0; i < 256; i++)
-		s[i] = (char)i;
-	phantom_letters(s, sizeof(s));
-	for (int i = 0; i < 256; i++)
-		assert_true((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9'));
-}
-
 static void test_log_line(void **state)
 {
 	char buf[512];
@@ -193,8 +181,9 @@ static void test_error_answer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grants),		cmocka_unit_test(test_gateway_env),
-		cmocka_unit_test(test_phantom_letters), cmocka_unit_test(test_log_line),
+		cmocka_unit_test(test_grants),
+		cmocka_unit_test(test_gateway_env),
+		cmocka_unit_test(test_log_line),
 		cmocka_unit_test(test_error_answer),
 	};
 

@@ -1,10 +1,11 @@
 // UNIT: lib/store_strerror.c lib/store_name_ok.c lib/store_parse.c lib/store_find.c
 // UNIT: lib/store_ad.c lib/store_verify.c lib/store_open.c lib/store_size.c lib/store_build.c
-// UNIT: lib/key_encode.c lib/key_decode.c
+// UNIT: lib/key_encode.c lib/key_decode.c lib/store_phantom.c
 /*
  * Unit tests of the sealed store format and the key's text form (lib/store_*.c,
  * lib/key_*.c), shared by otosecret and otogate.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,6 +306,60 @@ static void test_ad_layout(void **state)
 	assert_memory_equal(ad + STORE_HDR_BYTES + 5, n64, sizeof(n64));
 }
 
+/*
+ * The phantom: from the id, the name and the value's length alone, the same
+ * at every call; another id, name or length, another phantom. The first
+ * vector pins the derivation: a change to it would give every operator's
+ * agents new phantoms, and undo every approval a CLI remembers.
+ */
+static void test_phantom(void **state)
+{
+	static const uint8_t nonce[STORE_NONCE_BYTES], ct[64 + STORE_TAG_BYTES];
+	static const uint8_t nonce2[STORE_NONCE_BYTES] = { 1 }, ct2[64 + STORE_TAG_BYTES] = { 2 };
+	static struct store_view v;
+	uint8_t id[STORE_ID_BYTES];
+	char a[65], b[65], c[65];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(id); i++)
+		id[i] = (uint8_t)i;
+	v.id = id;
+	v.count = 3;
+	v.e[0] = (struct store_entry){ "API_KEY", 7, nonce, ct, 40 };
+	v.e[1] = (struct store_entry){ "API_KEZ", 7, nonce, ct, 40 };
+	v.e[2] = (struct store_entry){ "API_KEY", 7, nonce2, ct2, 41 };
+	assert_int_equal(store_phantom(&v, 0, a), 0);
+	assert_string_equal(a, "oto-phantom-ocg0l806ot5fhczrlapbrn6gmbjz");
+	assert_int_equal(strlen(a), 40);
+	assert_int_equal(strspn(a + 12, "abcdefghijklmnopqrstuvwxyz0123456789"), 28);
+	assert_int_equal(store_phantom(&v, 0, b), 0);
+	assert_string_equal(a, b);
+	/* Another name, another length, another id: another phantom. */
+	assert_int_equal(store_phantom(&v, 1, b), 0);
+	assert_string_not_equal(a, b);
+	assert_int_equal(store_phantom(&v, 2, c), 0);
+	assert_int_equal(strlen(c), 41);
+	assert_int_not_equal(memcmp(a, c, 40), 0);
+	id[15] ^= 1;
+	assert_int_equal(store_phantom(&v, 0, b), 0);
+	assert_string_not_equal(a, b);
+	id[15] ^= 1;
+	/* Not the sealed bytes: a new seal (new nonces) keeps it. */
+	v.e[0].nonce = nonce2;
+	v.e[0].ct = ct2;
+	assert_int_equal(store_phantom(&v, 0, b), 0);
+	assert_string_equal(a, b);
+	/* No letters to make, or no such entry. */
+	v.e[1].value_len = 12;
+	errno = 0;
+	assert_int_equal(store_phantom(&v, 1, b), -1);
+	assert_int_equal(errno, EINVAL);
+	v.e[1].value_len = 13;
+	assert_int_equal(store_phantom(&v, 1, b), 0);
+	assert_int_equal(strlen(b), 13);
+	assert_int_equal(store_phantom(&v, 3, b), -1);
+}
+
 /* Every error has its own message, and an unknown one says so. */
 static void test_strerror(void **state)
 {
@@ -333,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_key_text),
 		cmocka_unit_test(test_ad_layout),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_phantom),
 	};
 
 	if (sodium_init() < 0)
