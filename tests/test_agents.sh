@@ -69,14 +69,19 @@ assertTheToolRan() { # NAME HEADER
 	assertEquals "$2" "$(grep -i "^${2%%:*}:" "$TOPO_DIR/api/requests" | sort -u)"
 }
 
+claude_recipe() { # HOME-SKEL
+	recipe claude-code "s|https://api.anthropic.com|https://$API:8443|" \
+		"s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|" \
+		"s|^--home-skel .*|--home-skel $1|"
+}
+
 # examples/claude-code: the key through --grant, the CLI pointed at the
 # gateway by ANTHROPIC_BASE_URL.
 test_the_claude_code_example_end_to_end() {
 	C=$AGENTS/claude
 	npm_cli "$C" "$CLAUDE" || return 0
-	recipe claude-code "s|https://api.anthropic.com|https://$API:8443|" \
-		"s|^--ro /opt/claude:/opt/claude|--ro $C:/opt/claude|"
-	assertEquals "the recipe, only its places changed" 6 \
+	claude_recipe "$OTO_TOP/examples/claude-code/home"
+	assertEquals "the recipe, only its places changed" 7 \
 		"$(diff "$OTO_TOP/examples/claude-code/agent.conf" "$T/agent.conf" | grep -c '^>')"
 	run_recipe -- \
 		/opt/claude/node_modules/.bin/claude -p "Show me the environment." \
@@ -85,6 +90,46 @@ test_the_claude_code_example_end_to_end() {
 	assertEquals "done" "$(cat "$T/out")"
 	assertTheToolRan ANTHROPIC_API_KEY "x-api-key: $REAL"
 	assertEquals 1 "$(grep -c '^ANTHROPIC_BASE_URL=http://10.0.2.4:8001$' "$TOPO_DIR/api/toolresult")"
+}
+
+# The terminal's text as a person reads it: the escapes out, a cursor move
+# along the line (how this CLI spaces its words) a space.
+screen() { # RAW-FILE
+	$PY -c 'import re, sys
+s = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+s = re.sub(r"\x1b\[\d*[GC]", " ", s)
+s = re.sub(r"\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b\[[0-9;?<>=!]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[78=>]", "", s)
+print(re.sub(r"[ \t]+", " ", s))' "$1"
+}
+
+# examples/claude-code at a terminal, as a person starts it, with the home
+# skeleton home.sh makes for the test's store: it asks nothing at start (in
+# 2.1.332, without the skeleton, onboarding's welcome and its connection
+# check; without the approval, "Do you want to use this API key?"), and
+# the prompt typed reaches the API with the real key.
+test_claude_code_at_a_terminal_asks_nothing_at_start() {
+	C=$AGENTS/claude
+	npm_cli "$C" "$CLAUDE" || return 0
+	cp -R "$OTO_TOP/examples/claude-code/home" "$T/home"
+	assertEquals "home.sh" "" "$(sh "$OTO_TOP/examples/claude-code/home.sh" "$T/home" "$K/store" 2>&1)"
+	claude_recipe "$T/home"
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 30 \
+		'expect bypass permissions on
+sleep 0.2
+send Show me the environment.
+sleep 0.2
+send \r
+expect agent-was-here
+kill 15' -- "$OTO_BIN/otorun" --config "$T/agent.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/claude/node_modules/.bin/claude --dangerously-skip-permissions
+	screen "$T/rawtty" >"$T/screen"
+	assertNotContains "every step; $(cat "$T/out") $(tail -c 2000 "$T/screen")" "$(cat "$T/out")" "fail "
+	for q in "Welcome to Claude Code" "Detected a custom API key in your environment" \
+		"Do you want to use this API key?" "Quick safety check" "Bypass Permissions mode"; do
+		assertFalse "asked: $q" "grep -qF '$q' '$T/screen'"
+	done
+	assertEquals "x-api-key: $REAL" "$(grep -i '^x-api-key:' "$TOPO_DIR/api/requests" | sort -u)"
 }
 
 # examples/codex: the key through --grant, the gateway as a model provider
