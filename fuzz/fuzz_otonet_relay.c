@@ -5,6 +5,7 @@
 // FUZZ: cmd/otonet/names.c cmd/otonet/dns.c cmd/otonet/sni.c cmd/otonet/follow.c
 // FUZZ: cmd/otonet/namecheck.c cmd/otonet/ask.c cmd/otonet/askline.c cmd/otonet/record.c
 // FUZZ: lib/cidr.c lib/opt.c lib/log.c lib/status.c lib/wait.c
+// FUZZ: cmd/otonet/admit.c cmd/otonet/gateway.c
 /*
  * The relay's packet path with no real socket: parse, classify, the flow
  * table, the TCP state machine, the bounds, the buffered path and the timers.

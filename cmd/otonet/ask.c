@@ -30,6 +30,9 @@
  * Everything is the relay's own loop: the socket is watched like a flow's
  * (EV_ASK), written with MSG_DONTWAIT (a decider that does not read is
  * gone too, never a relay that waits), the timeouts run in flow_timers.
+ * Nothing here touches a flow's sockets or writes to the agent: a decision
+ * is queued (struct ask, out) and the flow's own protocol acts on it
+ * (flow_answers: tcp_answer, dgram_answer).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,7 +54,8 @@ int ask_init(struct ask *a)
 	a->s = calloc(ASK_SESSION_MAX, sizeof(*a->s));
 	a->r = calloc(ASK_PENDING_MAX, sizeof(*a->r));
 	a->q = calloc(ASK_PENDING_MAX, sizeof(*a->q));
-	if (!a->p || !a->s || !a->r || !a->q) {
+	a->out = calloc(ASK_PENDING_MAX, sizeof(*a->out));
+	if (!a->p || !a->s || !a->r || !a->q || !a->out) {
 		ask_fini(a);
 		errno = ENOMEM;
 		return -1;
@@ -65,10 +69,12 @@ void ask_fini(struct ask *a)
 	free(a->s);
 	free(a->r);
 	free(a->q);
+	free(a->out);
 	a->p = NULL;
 	a->s = NULL;
 	a->r = NULL;
 	a->q = NULL;
+	a->out = NULL;
 }
 
 /* ---- the record ----------------------------------------------------------- */
@@ -136,30 +142,17 @@ static int ask_send(struct relay *r, const struct ask_pending *e)
 											       : -1;
 }
 
-/* The agent's DNS question q on the UDP flow f, answered REFUSED (the question alone). */
-static void ask_refuse_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
-{
-	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
-
-	if (len > NET_MTU - off || dns_parse(q, len, r->dns) < 0)
-		return;
-	memcpy(r->obuf + off, q, len);
-	n = dns_rcode(r->obuf + off, r->dns, DNS_REFUSED);
-	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
-}
-
-/* The held TCP flow f refused after its question: reset, the attempt kept (struct ask). */
-static void ask_refuse_tcp(struct relay *r, struct flow *f)
+/* The held TCP attempt e refused after its question: kept (struct ask), its flow to be reset. */
+static void ask_refused_keep(struct relay *r, const struct ask_pending *e)
 {
 	struct ask_refused *a = &r->ask.r[r->ask.nr++ % ASK_PENDING_MAX];
 
-	a->src = f->asrc;
-	a->dst = f->adst;
-	a->sport = f->sport;
-	a->dport = f->dport;
-	a->isn = f->rcv_nxt - 1;
+	a->src = e->src;
+	a->dst = e->dst;
+	a->sport = e->sport;
+	a->dport = e->port;
+	a->isn = e->isn;
 	a->used = 1;
-	tcp_reset_agent(r, f);
 }
 
 /* Whether p's SYN is that of an attempt a question refused. */
@@ -175,14 +168,13 @@ static int ask_refused_find(const struct ask *a, const struct pkt *p)
 	return 0;
 }
 
-/* The DNS question e on the UDP flow f answered (allowed or not): kept (struct ask). */
-static void ask_answered_keep(struct relay *r, const struct flow *f, const struct ask_pending *e,
-			      int allowed)
+/* The DNS question e answered (allowed or not): kept (struct ask). */
+static void ask_answered_keep(struct relay *r, const struct ask_pending *e, int allowed)
 {
 	struct ask_answered *a = &r->ask.q[r->ask.nq++ % ASK_PENDING_MAX];
 
-	a->src = f->asrc;
-	a->sport = f->sport;
+	a->src = e->src;
+	a->sport = e->sport;
 	a->qid = be16_get(e->q);
 	a->allowed = (unsigned char)allowed;
 	a->until = r->now + ASK_AGAIN_MS;
@@ -207,31 +199,35 @@ static const struct ask_answered *ask_answered_find(const struct relay *r, const
 	return NULL;
 }
 
-/* What e's flow becomes: allowed, it goes on; else refused at once. */
+/*
+ * What e's flow becomes, queued for flow_answers: allowed, it goes on;
+ * else refused at once (the attempt or the answer kept here).
+ */
 static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d)
 {
-	struct flow *f = flow_at(&r->ft, ev_ref(EV_NONE, e->slot, e->gen));
+	const struct flow *f = flow_at(&r->ft, ev_ref(EV_NONE, e->slot, e->gen));
+	int allow = d <= ASK_ALLOW_SESSION;
+	struct ask_verdict *v;
 
 	e->id = 0;
 	r->ask.n--;
 	if (!f)
 		return; /* the agent gave up meanwhile (a RST, an idle UDP flow) */
-	if (!e->dns) {
-		if (f->state != FLOW_TCP_ASKING)
-			return;
-		if (d <= ASK_ALLOW_SESSION)
-			flow_resume(r, f);
-		else
-			ask_refuse_tcp(r, f);
+	if (f->state != (e->dns ? FLOW_UDP : FLOW_TCP_ASKING))
 		return;
-	}
-	if (f->state != FLOW_UDP)
+	if (e->dns)
+		ask_answered_keep(r, e, allow);
+	else if (!allow)
+		ask_refused_keep(r, e);
+	/* Each pending question is decided once before flow_answers runs: room for all. */
+	if (r->ask.nout == ASK_PENDING_MAX)
 		return;
-	ask_answered_keep(r, f, e, d <= ASK_ALLOW_SESSION);
-	if (d <= ASK_ALLOW_SESSION)
-		r->sys->send(f->fd, e->q, e->qlen, MSG_DONTWAIT | MSG_NOSIGNAL);
-	else
-		ask_refuse_dns(r, f, e->q, e->qlen);
+	v = &r->ask.out[r->ask.nout++];
+	v->slot = e->slot;
+	v->gen = e->gen;
+	v->allow = (unsigned char)allow;
+	v->q = e->q;
+	v->qlen = e->qlen;
 }
 
 /* An allow-session answer to e kept for the session (full: it allowed once). */
@@ -447,7 +443,7 @@ int ask_flow(struct relay *r, const struct pkt *p, struct decision *d)
 	return 1;
 }
 
-void ask_hold(struct relay *r, struct flow *f)
+int ask_hold(struct relay *r, struct flow *f)
 {
 	struct ask_pending e, *slot;
 	const char *name = names_seen(r, &f->adst);
@@ -457,13 +453,17 @@ void ask_hold(struct relay *r, struct flow *f)
 	e.src = f->asrc;
 	e.dst = f->adst;
 	e.port = f->dport;
+	e.sport = f->sport;
+	e.isn = f->rcv_nxt - 1;
 	if (name)
 		snprintf(e.name, sizeof(e.name), "%s", name);
 	e.slot = (uint32_t)(f - r->ft.flows);
 	e.gen = f->gen;
 	slot = ask_enter(r, &e);
-	if (!slot)
-		ask_refuse_tcp(r, f);
+	if (slot)
+		return 0;
+	ask_refused_keep(r, &e);
+	return -1;
 }
 
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
@@ -477,6 +477,7 @@ int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 	e.dns = 1;
 	e.proto = PROTO_UDP;
 	e.src = f->asrc;
+	e.sport = f->sport;
 	snprintf(e.name, sizeof(e.name), "%s", d->qname);
 	if (ask_allowed_find(r, &e))
 		return 0;
@@ -500,6 +501,5 @@ int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 		ask_log_question(r, &e);
 		ask_log_outcome(r, &e, ASK_LIMIT);
 	}
-	ask_refuse_dns(r, f, q, len);
-	return 1;
+	return -1;
 }

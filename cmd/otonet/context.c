@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The relay's context (struct relay): made for a configuration, a table of
- * system calls and the TUN, and its clock. Never exits: the unit test and
+ * system calls and the TUN (its clock is relay.h's). Never exits: the unit test and
  * the fuzz target make one with fake system calls.
  */
 #include <errno.h>
@@ -44,17 +44,4 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 	}
 	r->obuf = r->vnet + VNET_HLEN;
 	return 0;
-}
-
-uint64_t relay_clock_us(struct relay *r)
-{
-	struct timespec ts;
-
-	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000 + r->skew_us;
-}
-
-uint64_t relay_clock_ms(struct relay *r)
-{
-	return relay_clock_us(r) / 1000;
 }

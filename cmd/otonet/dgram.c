@@ -4,7 +4,8 @@
  * ping socket per echo id (FLOW_ECHO), the kernel keeping the id and the
  * checksum. Both end when idle; DNS to the host's resolver sooner. A refusal
  * is an ICMP error from the gateway's address: the agent learns that the
- * flow was refused, not by whom.
+ * flow was refused, not by whom. A DNS question the policy refuses (names.c,
+ * ask.c) is answered here, with an rcode (dns_reply).
  */
 #include <errno.h>
 #include <string.h>
@@ -26,6 +27,78 @@ static void icmp_refuse(struct relay *r, const struct pkt *p, int port_unreach)
 
 	ipaddr_parse(p->family == AF_INET ? "10.0.2.2" : "fd00::2", &gw);
 	tun_write(r, pkt_icmp_err(r->obuf, BUFSZ, &gw, p->ip, p->iplen, port_unreach));
+}
+
+/*
+ * The relay's own answer to the agent's DNS message q on the UDP flow f:
+ * rcode, after the question (dns_rcode), or after the header alone for a
+ * message that is not one plain question (QR, the opcode and RD as asked,
+ * the counts zero). A message too short for a header gets none.
+ */
+static void dns_reply(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+		      int rcode, int header)
+{
+	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
+	uint8_t *m = r->obuf + off;
+
+	if (header) {
+		if (len < 12)
+			return;
+		memcpy(m, q, 2);
+		m[2] = (uint8_t)(0x80 | (q[2] & 0x79));
+		m[3] = (uint8_t)rcode;
+		memset(m + 4, 0, 8);
+		n = 12;
+	} else {
+		if (len > NET_MTU - off)
+			return;
+		memcpy(m, q, len);
+		if (dns_parse(m, len, r->dns) < 0)
+			return;
+		n = dns_rcode(m, r->dns, rcode);
+	}
+	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
+}
+
+/*
+ * A question to the resolver, as the policy judges it: 0 when it goes on,
+ * 1 when it was answered here, dropped or held for the decider.
+ */
+static int dns_question(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
+{
+	int rcode = 0;
+
+	switch (names_query(r, f, q, len, &rcode)) {
+	case NQ_FORWARD:
+		return 0;
+	case NQ_ANSWER:
+		dns_reply(r, f, q, len, rcode, 0);
+		return 1;
+	case NQ_HEADER:
+		dns_reply(r, f, q, len, rcode, 1);
+		return 1;
+	case NQ_ASK:
+		switch (ask_dns(r, f, q, len, r->dns)) {
+		case 0:
+			return 0;
+		case -1:
+			dns_reply(r, f, q, len, DNS_REFUSED, 0);
+			return 1;
+		default:
+			return 1;
+		}
+	case NQ_DROP:
+	default:
+		return 1;
+	}
+}
+
+void dgram_answer(struct relay *r, struct flow *f, int allow, const uint8_t *q, size_t len)
+{
+	if (allow)
+		r->sys->send(f->fd, q, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else
+		dns_reply(r, f, q, len, DNS_REFUSED, 0);
 }
 
 /* p's flow, opened and watched if new, its activity now; NULL when refused (ICMP sent). */
@@ -51,8 +124,8 @@ static void udp_input(struct relay *r, const struct pkt *p)
 
 	if (!f)
 		return;
-	/* A DNS question a name rule refuses is answered here (names.c). */
-	if (f->route == ROUTE_DNS && names_query(r, f, p->data, p->dlen))
+	/* A DNS question the policy refuses is answered here (names.c, ask.c). */
+	if (f->route == ROUTE_DNS && dns_question(r, f, p->data, p->dlen))
 		return;
 	f->quotelen = p->iplen < sizeof(f->quote) ? p->iplen : sizeof(f->quote);
 	memcpy(f->quote, p->ip, f->quotelen);

@@ -50,7 +50,7 @@ enum flow_fate { FLOW_KEPT, FLOW_FREED };
  * 10.0.2.4 or fd00::4, to otogate (OTO_GATEWAY), as one end of a socket
  * pair whose other end goes to the gateway. The route gives the host
  * socket's address (flow.c, route_host) or, for the gateway, the socket
- * itself (gateway_socket); a new way out for flows is a new route.
+ * itself (gateway.c, gateway_socket); a new way out for flows is a new route.
  * ROUTE_LOCAL: the relay's own answer (a 403 to a request a name rule
  * refused, namecheck.c), one end of a socket pair holding it, then EOF.
  */
@@ -162,24 +162,34 @@ void flow_table_fini(struct flow_table *t);
 /* The flow of the agent's packet p, or NULL. */
 struct flow *flow_find(struct relay *r, const struct pkt *p);
 /*
- * A new flow for p, in its protocol's first state: the filter decides (and
- * the decision is logged), the bounds are checked, a host socket is opened
- * and connected (in progress) to the flow's host side. NULL when refused or
- * impossible.
+ * A new flow for p, as admission's verdict says (admit.c: the filter, the
+ * names, the decider, the bounds; logged there): in its protocol's first
+ * state, a host socket opened and connected (in progress) to the flow's
+ * host side by its route; or FLOW_TCP_ASKING, with no host socket, to be
+ * asked about. NULL when refused or impossible.
  */
 struct flow *flow_open(struct relay *r, const struct pkt *p);
+/* f's host socket connected (in progress) to its route's host: 0, or -1/errno. */
+int flow_connect(struct relay *r, struct flow *f);
+/* The decider's answers queued (struct ask, out), each to its flow by its state. */
+void flow_answers(struct relay *r);
 /* f moves to state st: the only way a flow changes state. */
 void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st);
 /* Flows in use, and TCP flows not yet established (the bounds count them). */
-unsigned long flow_used(const struct flow_table *t);
-unsigned long flow_half_open(const struct flow_table *t);
+static inline unsigned long flow_used(const struct flow_table *t)
+{
+	return t->max - t->count[FLOW_FREE];
+}
+
+static inline unsigned long flow_half_open(const struct flow_table *t)
+{
+	return t->count[FLOW_TCP_CONNECTING] + t->count[FLOW_TCP_SYNACK];
+}
 /* f's host socket watched for events (epoll), tagged with f's slot and generation. */
 int flow_watch(struct relay *r, struct flow *f, uint32_t events);
-/* The flow an epoll event's data (ev_ref) names, or NULL when it is gone. */
-struct flow *flow_at(struct flow_table *t, uint64_t ref);
 /* f's host socket closed, its slot free again. Always FLOW_FREED. */
 enum flow_fate flow_free(struct relay *r, struct flow *f);
-/* Every flow's timers: idle timeouts, retransmissions (every 50 ms or so). */
+/* Every flow's timers: idle timeouts, retransmissions, questions (every 50 ms or so). */
 void flow_timers(struct relay *r);
 
 #endif

@@ -25,6 +25,9 @@
  *    ways. A later request is reset too: the host may still be sending the
  *    answer to an earlier one, and the relay, which does not follow the
  *    responses, could not put the 403 after it.
+ *
+ * It sends nothing to the agent: names_data's verdict says what tcp.c does
+ * (a reset both ways, the host socket watched again).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,27 +104,28 @@ static int hold_room(struct relay *r, struct flow *f, size_t len)
 
 /* ---- refusals ----------------------------------------------------------------- */
 
-enum flow_fate names_refuse(struct relay *r, struct flow *f, const char *why, const char *name)
+void names_refuse(struct relay *r, struct flow *f, const char *why, const char *name)
 {
 	names_log_flow(r, f, why, name);
-	return tcp_reset_both(r, f);
 }
 
-static enum flow_fate held_full(struct relay *r, struct flow *f)
+static enum name_verdict held_full(struct relay *r, struct flow *f)
 {
 	if (!r->names.held_warned || r->now - r->names.held_warned >= 10000) {
 		r->names.held_warned = r->now ? r->now : 1;
 		warnx("relay: %lu bytes held for --allow-name checks, the bound: resetting a flow",
 		      r->names.held);
 	}
-	return names_refuse(r, f, "held-full", NULL);
+	names_refuse(r, f, "held-full", NULL);
+	return NV_RESET;
 }
 
 /*
  * The answer to a first request refused for its Host: f's host socket
  * closed abortively (its peer sees a RST, and not one byte of the agent's),
  * and in its place one end of a socket pair holding a 403, then EOF, which
- * tcp.c carries as it carries a gateway's. 0, or -1 (then a reset).
+ * tcp.c carries as it carries a gateway's, once it watches it (NV_WATCH).
+ * 0, or -1 (then a reset).
  */
 static int answer_403(struct relay *r, struct flow *f, const char *name)
 {
@@ -160,26 +164,25 @@ static int answer_403(struct relay *r, struct flow *f, const char *name)
 	if (!f->buffered &&
 	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 		f->buffered = 1;
-	tcp_watch(r, f);
 	return 0;
 }
 
 /*
  * f refused for why, as a plain-HTTP request (http) or not: logged, then
- * a 403 (the first request, for its Host) or a reset. n: the bytes of the
- * agent's segment, acknowledged with the 403.
+ * a 403 (the first request, for its Host: NV_WATCH) or a reset (NV_RESET).
+ * n: the bytes of the agent's segment, acknowledged with the 403.
  */
-static enum flow_fate refuse(struct relay *r, struct flow *f, const char *why, const char *name,
-			     int http, size_t n)
+static enum name_verdict refuse(struct relay *r, struct flow *f, const char *why, const char *name,
+				int http, size_t n)
 {
 	names_log_flow(r, f, why, name);
 	if (http && !f->follow.nreq &&
 	    (!strcmp(why, "host-mismatch") || !strcmp(why, "name-missing")) &&
 	    answer_403(r, f, name) == 0) {
 		f->rcv_nxt += (uint32_t)n;
-		return FLOW_KEPT;
+		return NV_WATCH;
 	}
-	return tcp_reset_both(r, f);
+	return NV_RESET;
 }
 
 /* ---- transparent grants ------------------------------------------------------- */
@@ -189,14 +192,15 @@ static enum flow_fate refuse(struct relay *r, struct flow *f, const char *why, c
  * real host's socket, closed abortively: it saw a connection and not one
  * byte; or the socket pair standing for it) replaced by a gateway flow's
  * socket pair, the other end handed to otogate for the grant's port. The
- * hello and what follows go there. 0, or -1 (then a reset).
+ * hello and what follows go there; the new socket is not watched yet
+ * (events 0: names_data says NV_WATCH). 0, or -1 (then a reset).
  */
 static int gate_handover(struct relay *r, struct flow *f, const char *name)
 {
 	const struct gate_host *g = &r->cfg->f->gates[f->gate_ix - 1];
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	char s[64], t[64];
-	int zero = 0, fd = flow_gateway_socket(r, g->gw_port);
+	int zero = 0, fd = gateway_socket(r, g->gw_port);
 
 	if (fd < 0)
 		return -1;
@@ -215,7 +219,6 @@ static int gate_handover(struct relay *r, struct flow *f, const char *name)
 	if (!f->buffered &&
 	    r->sys->setsockopt(f->fd, SOL_SOCKET, SO_PEEK_OFF, &zero, sizeof(zero)) < 0)
 		f->buffered = 1;
-	tcp_watch(r, f);
 	relay_log(r, "net",
 		  ",\"proto\":\"tcp\",\"src\":\"%s\",\"dst\":\"%s\",\"port\":%u,"
 		  "\"verdict\":\"allow\",\"rule\":\"transparent\",\"name\":\"%s\"}\n",
@@ -358,7 +361,7 @@ static int judge_first(struct relay *r, struct flow *f, struct http_req *q, cons
 
 /* ---- the agent's data --------------------------------------------------------- */
 
-enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n)
+enum name_verdict names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n)
 {
 	struct name_hold *h = f->hold;
 	struct http_req q;
@@ -367,14 +370,14 @@ enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, siz
 	char name[DNS_NAME_MAX];
 	const char *why = "";
 	size_t dstart = 0, pos = 0, tail = n, hout = 0, sent = 0, aleft, bleft, tlen, e;
-	int k, http = 0;
+	int k, http = 0, watch = 0;
 
 	if (f->nphase == NP_ANSWERED) {
 		f->rcv_nxt += (uint32_t)n; /* after the 403: taken and dropped */
-		return FLOW_KEPT;
+		return NV_KEPT;
 	}
 	if (h && h->out)
-		return FLOW_KEPT; /* not before the decided bytes are gone (names_drain) */
+		return NV_KEPT; /* not before the decided bytes are gone (names_drain) */
 	/* A unit held from before goes on with d, as far as it could need. */
 	if (h && h->len) {
 		size_t u = h->len, take = NAMES_HOLD_MAX + 1 - u;
@@ -398,7 +401,7 @@ enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, siz
 			if (take < n)
 				return refuse(r, f, "too-long", NULL, 0, n);
 			f->rcv_nxt += (uint32_t)n;
-			return FLOW_KEPT;
+			return NV_KEPT;
 		}
 		/*
 		 * Decided: the unit ends at e, and what came after it in buf is
@@ -447,7 +450,7 @@ enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, siz
 		ssize_t w = r->sys->sendmsg(f->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return tcp_reset_both(r, f);
+			return NV_RESET;
 		sent = w < 0 ? 0 : (size_t)w;
 	}
 	/* What the socket did not take, then what is not decided, stay held, in order. */
@@ -469,7 +472,7 @@ enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, siz
 			h->req = q;
 		if (h->out) {
 			f->wr_blocked = 1;
-			tcp_watch(r, f);
+			watch = 1;
 		}
 	} else {
 		hold_free(r, f);
@@ -479,7 +482,8 @@ enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, siz
 	else if (!f->undecided_at)
 		f->undecided_at = r->now ? r->now : 1;
 	f->rcv_nxt += (uint32_t)n;
-	return FLOW_KEPT;
+	/* A host side handed over (gate_handover) is not watched yet. */
+	return watch || !f->events ? NV_WATCH : NV_KEPT;
 }
 
 int names_drain(struct relay *r, struct flow *f)

@@ -461,62 +461,46 @@ static int refusal_rcode(const char *why)
  * (not DNS, or a response), else answered with the header alone, its rcode
  * saying why. A message under 12 bytes is not DNS at all.
  */
-static void refuse_udp(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
-		       const char *why)
+static enum names_fate refuse_udp(struct relay *r, const struct flow *f, size_t len,
+				  const char *why, int *rcode)
 {
-	size_t off = pkt_l4_off(f->asrc.family) + 8;
-	uint8_t *m = r->obuf + off;
-	int rcode = refusal_rcode(why);
-
+	*rcode = refusal_rcode(why);
 	names_log(r, f, r->dns->qname[0] ? r->dns : NULL,
-		  rcode < 0 ? "dropped" : rcode_outcome((unsigned int)rcode), why, 0);
-	if (rcode < 0 || len < 12)
-		return;
-	memcpy(m, q, 2);
-	m[2] = (uint8_t)(0x80 | (q[2] & 0x79)); /* QR, the opcode and RD as asked */
-	m[3] = (uint8_t)rcode;
-	memset(m + 4, 0, 8);
-	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, 12));
+		  *rcode < 0 ? "dropped" : rcode_outcome((unsigned int)*rcode), why, 0);
+	return *rcode < 0 || len < 12 ? NQ_DROP : NQ_HEADER;
 }
 
 /*
- * The question q answered NXDOMAIN, recorded under rule: a name refused, or
+ * The question answered NXDOMAIN, recorded under rule: a name refused, or
  * a reverse name of a refused address.
  */
-static int answer_nxdomain(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
-			   const char *rule)
+static enum names_fate answer_nxdomain(struct relay *r, const struct flow *f, const char *rule,
+				       int *rcode)
 {
-	size_t off = pkt_l4_off(f->asrc.family) + 8, n;
-
 	names_log(r, f, r->dns, "nxdomain", rule, 0);
-	if (len > NET_MTU - off)
-		return 1;
-	memcpy(r->obuf + off, q, len);
-	n = dns_rcode(r->obuf + off, r->dns, DNS_NXDOMAIN);
-	tun_write(r, pkt_udp(r->obuf, &f->adst, &f->asrc, f->dport, f->sport, n));
-	return 1;
+	*rcode = DNS_NXDOMAIN;
+	return NQ_ANSWER;
 }
 
-int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len)
+enum names_fate names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+			    int *rcode)
 {
 	const struct filter *flt = r->cfg->f;
 	struct dns_msg *d = r->dns;
 	const char *why = dns_question_refused(q, len, d);
 
-	if (why) {
-		refuse_udp(r, f, q, len, why);
-		return 1;
-	}
+	if (why)
+		return refuse_udp(r, f, len, why, rcode);
 	if (reverse_refused(flt, d->qname))
-		return answer_nxdomain(r, f, q, len, "private-ptr");
+		return answer_nxdomain(r, f, "private-ptr", rcode);
 	if (!flt->nnames || !flt->no_public)
-		return 0;
+		return NQ_FORWARD;
 	if (!name_refused(flt, d->qname))
-		return 0;
+		return NQ_FORWARD;
 	/* With a decider, held and asked about instead (ask.c). */
 	if (r->cfg->ask)
-		return ask_dns(r, f, q, len, d);
-	return answer_nxdomain(r, f, q, len, "no-name");
+		return NQ_ASK;
+	return answer_nxdomain(r, f, "no-name", rcode);
 }
 
 /*

@@ -1,4 +1,29 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otonet's files, by role; the sections below are the pure and the setup
+ * ones, relay.h and flow.h the relay's.
+ *
+ * the start     main.c      the steps, in order: options, account, fork, filter, relay
+ *               opts.c      argv, OTO_* and OTO_TEST_* into struct otonet_opts
+ *               parse.c     the values of options and variables (pure)
+ *               hostinfo.c  the filter built from the options and the host
+ * the sandbox   setup.c     the child: namespaces, tun0, resolv.conf, the TUN to the relay
+ *               nl.c        rtnetlink, batched
+ *               opener.c    run by root: the TUN opened in the child's namespace
+ * the relay     relay.c and the files relay.h lists: loop, table, protocols,
+ *               policy (admit.c, names.c, namecheck.c, ask.c), record
+ *               lockdown.c  its confinement and seccomp filter (seccomp.c, gen/)
+ * pure          filter.c    a new flow's decision by address and port
+ *               pkt.c       packets on the TUN, parsed and built
+ *               dns.c       DNS messages and names
+ *               sni.c       a flow's first bytes: TLS or HTTP, and the name
+ *               follow.c    an HTTP/1.1 request stream, followed
+ *               askline.c   the decider's answer lines
+ *
+ * Calls run downwards: main, then the relay's loop, table and protocols,
+ * then the policy, which returns verdicts the protocols act on, then the
+ * pure files.
+ */
 #ifndef OTONET_H
 #define OTONET_H
 

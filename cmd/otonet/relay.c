@@ -211,6 +211,7 @@ noreturn void xrelay_run(struct relay *r, int tun)
 				break;
 			case EV_ASK:
 				ask_input(r, evs[i].events);
+				flow_answers(r);
 				break;
 			case EV_DGRAM:
 				f = flow_at(&r->ft, ref);

@@ -1,14 +1,28 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The relay's insides, shared by its files: the context every function takes
- * (struct relay), and the table of system calls it makes through it.
+ * (struct relay), and the table of system calls it makes through it. Its
+ * files, by role (otonet.h lists the rest of the tool):
  *
- *   relay.c   the loop: set up, wait, dispatch each event by its type; signals
- *   flow.c    the flow table, its bounds and its timers (flow.h)
- *   tcp.c     TCP: the agent's connections as host stream sockets
- *   dgram.c   UDP and ICMP echo: datagrams through connected host sockets
- *   tun.c     the TUN: batches of the agent's packets in, packets to it out
- *   sys.c     the real system calls (relay_sys_libc)
+ * the loop      relay.c      set up, wait, dispatch each event by its type; signals
+ *               context.c    struct relay made (relay_init)
+ * the table     flow.c       the flow table, host sockets by route, timers (flow.h)
+ *               gateway.c    a gateway flow's socket pair, handed to otogate
+ * the protocols tcp.c        TCP: the agent's segments, host socket events, timers
+ *               tcp_flush.c  TCP towards the agent: window, segments, flush, RST
+ *               dgram.c      UDP and ICMP echo; the relay's own DNS answers
+ *               tun.c        the TUN: batches of the agent's packets in, packets out
+ * the policy    admit.c      a new flow's verdict: filter, names, grants, asking, bounds
+ *               names.c      DNS judged and filtered, the name bindings
+ *               namecheck.c  what a flow a name allowed sends, judged
+ *               ask.c        the decider (--ask-fd): questions, answers, timeouts
+ * the record    record.c     the relay's lines on --log-fd (relay_log)
+ * the system    sys.c        the real system calls (relay_sys_libc)
+ *
+ * The policy returns verdicts and never writes a packet: the protocol
+ * files act on them (a reset, an ICMP error, a DNS answer); the table does
+ * not judge. The calls run one way: loop, table and protocols (one circle,
+ * as passt's), then the policy, then the record.
  */
 #ifndef OTONET_RELAY_H
 #define OTONET_RELAY_H
@@ -79,6 +93,26 @@ static inline uint64_t ev_ref(enum relay_event type, uint32_t slot, uint32_t gen
 static inline enum relay_event ev_type(uint64_t ref)
 {
 	return (enum relay_event)(ref >> 56);
+}
+
+/* The flow an epoll event's data (ev_ref) names, or NULL when it is gone. */
+static inline struct flow *flow_at(struct flow_table *t, uint64_t ref)
+{
+	uint32_t slot = (uint32_t)ref, gen = (uint32_t)(ref >> 32) & EV_GEN_MASK;
+	struct flow *f;
+
+	if (slot >= t->max)
+		return NULL;
+	f = &t->flows[slot];
+	if (f->state == FLOW_FREE || (f->gen & EV_GEN_MASK) != gen)
+		return NULL;
+	return f;
+}
+
+/* A protocol's name, for the record and messages. */
+static inline const char *relay_proto_name(int proto)
+{
+	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
 }
 
 /* The largest packet on the TUN, and room to spare. */
@@ -186,6 +220,8 @@ struct ask_pending {
 	uint64_t deadline; /* ms, r->now's clock */
 	struct ipaddr src, dst;
 	uint16_t port;
+	uint16_t sport;		 /* the agent's */
+	uint32_t isn;		 /* TCP: the agent's initial sequence number */
 	char name[DNS_NAME_MAX]; /* "" when the address came from no name the relay saw */
 	char type[12];		 /* DNS: the question's type */
 	uint16_t qlen;
@@ -218,13 +254,29 @@ struct ask_answered {
 	char type[12];
 	char name[DNS_NAME_MAX];
 };
+/*
+ * A decision for a held flow (the flow's slot and generation), queued by
+ * ask.c and acted on by the flow's own protocol (flow_answers): allowed, a
+ * held SYN connects and a held DNS question q goes to the resolver;
+ * refused, a RST or a REFUSED answer. q points into the question's entry,
+ * whose bytes stay until the next question is entered: flow_answers runs
+ * first, after ask_input and ask_timers.
+ */
+struct ask_verdict {
+	uint32_t slot, gen;
+	unsigned char allow;
+	const uint8_t *q;
+	uint16_t qlen;
+};
 struct ask {
 	struct ask_pending *p;
 	struct ask_allowed *s;
 	struct ask_refused *r;
 	struct ask_answered *q;
+	struct ask_verdict *out;    /* ASK_PENDING_MAX: each pending question decided once */
 	unsigned int n, ns, nr, nq; /* nr, nq: the rings' next entries */
-	uint32_t next;		    /* the last id given */
+	unsigned int nout;
+	uint32_t next; /* the last id given */
 	int gone;
 	uint64_t warned; /* ms: the last "too many pending" warning */
 	size_t len;
@@ -289,8 +341,35 @@ struct relay {
  */
 int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
 /* The monotonic clock in us and in ms (what r->now is set to), through r->sys. */
-uint64_t relay_clock_us(struct relay *r);
-uint64_t relay_clock_ms(struct relay *r);
+static inline uint64_t relay_clock_us(struct relay *r)
+{
+	struct timespec ts;
+
+	r->sys->clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000 + r->skew_us;
+}
+
+static inline uint64_t relay_clock_ms(struct relay *r)
+{
+	return relay_clock_us(r) / 1000;
+}
+
+/*
+ * admit.c: a new flow's verdict for p (the filter, the name bindings, the
+ * transparent grants, the decider's session answers, the bounds), logged
+ * as it is made: refused (the caller answers with a RST or an ICMP error);
+ * to be opened, by route, judged from its first bytes (nphase NP_FIRST)
+ * and for a transparent grant (gate_ix, gate_after, flow.h); or, a TCP
+ * flow --no-public refused with a decider there, held to be asked about
+ * (ask_hold). Opens and sends nothing.
+ */
+enum admit_verdict { ADMIT_DENY, ADMIT_OPEN, ADMIT_ASK };
+struct admission {
+	enum admit_verdict verdict;
+	enum flow_route route;
+	unsigned char nphase, gate_ix, gate_after;
+};
+void admit(struct relay *r, const struct pkt *p, struct admission *a);
 
 /* The TUN is readable: a batch of the agent's packets, each to its flow. */
 void tun_input(struct relay *r);
@@ -327,7 +406,7 @@ void tcp_sends_flush(struct relay *r);
 enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
 /* The ACKs owed for the batch just read, one per flow. */
 void tcp_acks_flush(struct relay *r);
-/* f's host socket, new, before it connects (flow_open). */
+/* f's host socket, new, before it connects (flow_open, tcp_answer). */
 void tcp_sock_setup(struct relay *r, struct flow *f);
 /* f's retransmission and idle timers (flow_timers). */
 enum flow_fate tcp_timer(struct relay *r, struct flow *f);
@@ -350,8 +429,13 @@ enum flow_fate tcp_flush(struct relay *r, struct flow *f);
 /* Back to the last byte the agent acknowledged, and send again from there. */
 enum flow_fate tcp_rewind(struct relay *r, struct flow *f);
 
+/* A TCP flow held for the decider (FLOW_TCP_ASKING), decided: it connects, or is reset. */
+void tcp_answer(struct relay *r, struct flow *f, int allow);
+
 /* A UDP or echo request packet from the agent. */
 void dgram_input(struct relay *r, const struct pkt *p);
+/* A DNS question q held for the decider on the UDP flow f, decided: sent on, or REFUSED. */
+void dgram_answer(struct relay *r, struct flow *f, int allow, const uint8_t *q, size_t len);
 /* An event on a UDP or echo flow's host socket: datagrams to the agent. */
 void dgram_sock_event(struct relay *r, struct flow *f);
 /* f's idle timer (flow_timers). */
@@ -383,11 +467,17 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
  */
 int names_gate(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name);
 /*
- * The agent's DNS question q on the UDP flow f: 1 when the relay answered it
- * (NXDOMAIN, a name no rule matches under --no-public) or dropped it, 0 when
- * it goes to the resolver.
+ * What becomes of the agent's DNS question q on the UDP flow f (logged
+ * when refused; r->dns holds it parsed): NQ_FORWARD to the resolver,
+ * NQ_DROP nothing (not DNS, or a response), NQ_ANSWER answered with *rcode
+ * and the question (NXDOMAIN: a name no rule matches under --no-public, a
+ * reverse name of a refused address), NQ_HEADER answered with *rcode and
+ * the header alone (not one plain question), NQ_ASK a name the rules
+ * refuse, for the decider (ask_dns). dgram.c answers.
  */
-int names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
+enum names_fate { NQ_FORWARD, NQ_DROP, NQ_ANSWER, NQ_HEADER, NQ_ASK };
+enum names_fate names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
+			    int *rcode);
 /*
  * The agent's data q on a DNS flow over TCP: 0 when it may go to the
  * resolver, -1 (logged) when the flow must be reset: under --no-public with
@@ -405,55 +495,55 @@ size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t le
  * namecheck.c: the agent's in-order data d on a flow being judged (nphase
  * NP_FIRST, NP_HTTP or NP_ANSWERED): what was decided goes to the host
  * socket, what is not yet is held (taken and acknowledged: rcv_nxt moves
- * over all of d), a refusal is logged and answered (a 403, or a reset both
- * ways: FLOW_FREED).
+ * over all of d), a refusal is logged. The verdict, for tcp.c: NV_KEPT;
+ * NV_WATCH, the host socket to be watched again (a new one in its place:
+ * the relay's own 403, or the gateway's for a transparent grant; decided
+ * bytes waiting for room); NV_RESET, a reset both ways.
  */
-enum flow_fate names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
+enum name_verdict { NV_KEPT, NV_WATCH, NV_RESET };
+enum name_verdict names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
 /* The decided bytes held for f, to its host socket: 0 all gone, 1 some wait, -1 and errno. */
 int names_drain(struct relay *r, struct flow *f);
-/* f refused for why (and name, if any): logged, then a reset both ways. FLOW_FREED. */
-enum flow_fate names_refuse(struct relay *r, struct flow *f, const char *why, const char *name);
+/* f refused for why (and name, if any): logged; the caller resets it both ways. */
+void names_refuse(struct relay *r, struct flow *f, const char *why, const char *name);
 /* What f holds, let go (flow_free). */
 void names_flow_free(struct relay *r, struct flow *f);
 
 /*
- * flow.c, for namecheck.c: a gateway flow's host socket, the other end
- * handed to otogate for its port gw_port: the fd, or -1/errno.
+ * gateway.c, for flow.c and namecheck.c: a gateway flow's host socket, the
+ * other end handed to otogate for its port gw_port: the fd, or -1/errno.
  */
-int flow_gateway_socket(struct relay *r, uint16_t gw_port);
+int gateway_socket(struct relay *r, uint16_t gw_port);
 
 /*
- * ask.c: new destinations asked about (--ask-fd). ask_init: the tables, -1/ENOMEM.
+ * ask.c: new destinations asked about (--ask-fd); it sends nothing to the
+ * agent: its decisions are verdicts. ask_init: the tables, -1/ENOMEM.
  * ask_flow: a new TCP flow the filter refused by rule "no-public" (d): 1
  * and d allowed (rule "ask-session") when an allow-session answer covers
  * it; 2 when it is to be held: the caller makes f a FLOW_TCP_ASKING flow and
  * calls ask_hold; 3 when p is the SYN again of an attempt a question refused
  * (struct ask): reset, with no line (the attempt has its own); 0 when it
- * stays refused (d's rule says why, the caller logs it). ask_dns: a DNS
- * question q (parsed in d) a name rule refuses, on the UDP flow f: 0 when
- * an allow-session answer covers its name (it goes on), else 1 (held, or
- * answered REFUSED).
+ * stays refused (d's rule says why, the caller logs it). ask_hold: 0 when
+ * f's question is pending, -1 when it was refused at once (logged, the
+ * attempt kept): the caller resets f. ask_dns: a DNS question q (parsed in
+ * d) a name rule refuses, on the UDP flow f: 0 when an allow-session
+ * answer covers its name (it goes on), 1 when held (or nothing more to
+ * do), -1 when refused: the caller answers REFUSED.
  */
 int ask_init(struct ask *a);
 void ask_fini(struct ask *a);
 int ask_flow(struct relay *r, const struct pkt *p, struct decision *d);
-void ask_hold(struct relay *r, struct flow *f);
+int ask_hold(struct relay *r, struct flow *f);
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 	    const struct dns_msg *d);
-/* The decider's socket is readable (EV_ASK): its answers acted on. */
+/* The decider's socket is readable (EV_ASK): its answers queued (out; flow_answers). */
 void ask_input(struct relay *r, uint32_t events);
-/* Questions past their time: denied (flow_timers). */
+/* Questions past their time: denied, queued as ask_input's (flow_timers). */
 void ask_timers(struct relay *r);
 /* names.c, for ask.c: a question's type by name (or TYPEn in buf) */
 const char *dns_qtype_name(unsigned int t, char *buf, size_t size);
 /* names.c, for ask.c: the name bound to a (any, for the request), or NULL; is a bound to name? */
 const char *names_seen(struct relay *r, const struct ipaddr *a);
 int names_bound(struct relay *r, const struct ipaddr *a, const char *name);
-/* flow.c, for ask.c: a held TCP flow, allowed: its host socket opened and connecting. */
-enum flow_fate flow_resume(struct relay *r, struct flow *f);
-
-/* tcp.c, for namecheck.c: f reset both ways (FLOW_FREED); f's host socket watched again. */
-enum flow_fate tcp_reset_both(struct relay *r, struct flow *f);
-void tcp_watch(struct relay *r, struct flow *f);
 
 #endif

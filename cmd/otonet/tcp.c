@@ -164,7 +164,7 @@ static enum flow_fate tcp_abort_host(struct relay *r, struct flow *f)
 }
 
 /* A RST each way: the host's peer sees one, and nothing of what was not sent. FLOW_FREED. */
-enum flow_fate tcp_reset_both(struct relay *r, struct flow *f)
+static enum flow_fate tcp_reset_both(struct relay *r, struct flow *f)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
@@ -172,8 +172,53 @@ enum flow_fate tcp_reset_both(struct relay *r, struct flow *f)
 	return tcp_reset_agent(r, f);
 }
 
-void tcp_watch(struct relay *r, struct flow *f)
+/* What namecheck.c's verdict on f's data asks for. */
+static enum flow_fate tcp_judged(struct relay *r, struct flow *f, enum name_verdict v)
 {
+	switch (v) {
+	case NV_RESET:
+		return tcp_reset_both(r, f);
+	case NV_WATCH:
+		tcp_events(r, f);
+		return FLOW_KEPT;
+	case NV_KEPT:
+	default:
+		return FLOW_KEPT;
+	}
+}
+
+/* f refused by namecheck.c for why: logged there, reset both ways here. FLOW_FREED. */
+static enum flow_fate tcp_refuse(struct relay *r, struct flow *f, const char *why)
+{
+	names_refuse(r, f, why, NULL);
+	return tcp_reset_both(r, f);
+}
+
+void tcp_answer(struct relay *r, struct flow *f, int allow)
+{
+	int fd;
+
+	if (!allow) {
+		tcp_reset_agent(r, f);
+		return;
+	}
+	fd = r->sys->socket(f->adst.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_msg(LOG_DEBUG, errno,
+			"relay: unable to open a host socket for an allowed flow");
+		tcp_reset_agent(r, f);
+		return;
+	}
+	f->fd = fd;
+	/* Its time to connect runs from now, not from the SYN the agent sent. */
+	f->born = f->last = r->now;
+	flow_set_state(&r->ft, f, FLOW_TCP_CONNECTING);
+	tcp_sock_setup(r, f);
+	if (flow_connect(r, f) < 0) {
+		log_msg(LOG_DEBUG, errno, "relay: unable to connect the host socket of a flow");
+		tcp_reset_agent(r, f);
+		return;
+	}
 	tcp_events(r, f);
 }
 
@@ -197,11 +242,14 @@ static void tcp_new(struct relay *r, const struct pkt *p)
 	if (f->seg > maxseg)
 		f->seg = (uint32_t)maxseg;
 	f->rto = RTO_MS;
-	/* A destination to ask about: the SYN held, unanswered, until the decider's answer. */
-	if (f->state == FLOW_TCP_ASKING)
-		ask_hold(r, f);
-	else
+	/*
+	 * A destination to ask about: the SYN held, unanswered, until the
+	 * decider's answer (tcp_answer); reset at once when it cannot be asked.
+	 */
+	if (f->state != FLOW_TCP_ASKING)
 		tcp_events(r, f);
+	else if (ask_hold(r, f) < 0)
+		tcp_reset_agent(r, f);
 }
 
 static enum flow_fate tcp_connected(struct relay *r, struct flow *f)
@@ -263,7 +311,7 @@ static enum flow_fate tcp_agent_data(struct relay *r, struct flow *f, const stru
 	n = p->dlen - (size_t)skip;
 	/* A name allowed the flow: what it sends is judged before the host sees it. */
 	if (f->nphase && f->nphase != NP_PASS)
-		return names_data(r, f, p->data + skip, n);
+		return tcp_judged(r, f, names_data(r, f, p->data + skip, n));
 	/* A question over TCP must be about a name a rule allows (names.c). */
 	if (f->route == ROUTE_DNS && names_tcp_query(r, f, p->data + skip, n) < 0)
 		return tcp_reset_both(r, f);
@@ -380,7 +428,7 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 	 */
 	if (fin && f->hold && p->seq + (uint32_t)p->dlen == f->rcv_nxt) {
 		if (f->hold->len > f->hold->out)
-			return names_refuse(r, f, "undecided", NULL);
+			return tcp_refuse(r, f, "undecided");
 		fin = 0;
 		need_ack = 1;
 	}
@@ -492,7 +540,7 @@ enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev)
 enum flow_fate tcp_timer(struct relay *r, struct flow *f)
 {
 	if (f->undecided_at && r->now - f->undecided_at >= NAMES_DECIDE_MS)
-		return names_refuse(r, f, "undecided", NULL);
+		return tcp_refuse(r, f, "undecided");
 	if ((f->state == FLOW_TCP_ESTABLISHED && r->now - f->last > r->cfg->tcp_idle_ms) ||
 	    (f->state == FLOW_TCP_CONNECTING && r->now - f->born > CONNECT_MS)) {
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
