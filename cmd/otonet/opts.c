@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: ISC */
-/* The option loop: exits 0 for --help and --version, 100 for bad usage. */
+/*
+ * otonet's one input, struct otonet_opts: the option loop, then the
+ * environment (OTO_GATEWAY, OTO_GATE_GO, OTO_TEST_*), each value checked
+ * where it enters. Exits 0 for --help and --version, 100 for bad usage,
+ * 111 when an fd given cannot be kept from the program.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "oto.h"
 #include "otonet.h"
@@ -79,6 +87,102 @@ enum {
 	OPT_ASKTIMEOUT,
 };
 
+/*
+ * OTO_GATEWAY, from otogate: the socket the relay hands the gateway's flows
+ * on, and the ports it serves. Consumed: no later stage sees it, and the
+ * socket closes at the child's exec.
+ */
+static void xgateway_take(struct otonet_opts *o)
+{
+	const char *v = getenv("OTO_GATEWAY");
+	int type = 0, dom = 0, *fd = &o->relay.gateway_fd;
+	socklen_t l = sizeof(type);
+
+	*fd = -1;
+	o->ngw = o->ngates = 0;
+	if (!v)
+		return;
+	if (gateway_parse(v, fd, o->gw_port, &o->ngw, o->gates, &o->ngates) < 0)
+		die_usage("OTO_GATEWAY=%s: not FD:PORT[=HOST:PORT][,PORT[=HOST:PORT]]... (at most "
+			  "%d ports)",
+			  v, NET_MAX_GATEWAY);
+	if (getsockopt(*fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    getsockopt(*fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX ||
+	    (type != SOCK_STREAM && type != SOCK_SEQPACKET))
+		die_usage("OTO_GATEWAY: fd %d is not a unix stream or seqpacket socket", *fd);
+	if (fcntl(*fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to make the gateway's fd %d close-on-exec", *fd);
+	unsetenv("OTO_GATEWAY");
+}
+
+/*
+ * OTO_GATE_GO, from otogate: a pipe's read end on which the gateway writes
+ * "g" once it holds the values (or which ends when it failed: it said
+ * why). The child waits for it after it built the network, before the rest
+ * of the chain may run; the relay has no use for it.
+ */
+static void xgo_take(struct otonet_opts *o)
+{
+	const char *v = getenv("OTO_GATE_GO");
+	unsigned long fd;
+	struct stat st;
+
+	o->gate_go = -1;
+	if (!v)
+		return;
+	/* Never standard input, output or error, as OTO_GATEWAY's socket never is. */
+	if (opt_ulong(v, 65535, &fd) < 0 || fd < 3 || fstat((int)fd, &st) < 0 ||
+	    !S_ISFIFO(st.st_mode))
+		die_usage("OTO_GATE_GO=%s: not the fd of a pipe (3 or more)", v);
+	o->gate_go = (int)fd;
+	if (fcntl(o->gate_go, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to keep the gateway's go pipe from the program");
+	unsetenv("OTO_GATE_GO");
+}
+
+/*
+ * --ask-fd: the decider's socket is the relay's alone (close-on-exec: the
+ * child's exec, so the sandbox, never has it).
+ */
+static void xask_take(struct otonet_opts *o)
+{
+	int type = 0, dom = 0, fd = o->relay.ask_fd;
+	socklen_t l = sizeof(type);
+
+	o->relay.ask = fd >= 0;
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX ||
+	    type != SOCK_STREAM)
+		die_usage("--ask-fd %d: not a unix stream socket", fd);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to make the decider's fd %d close-on-exec", fd);
+}
+
+/* The environment's part, after argv: the switches for tests and benchmarks first. */
+static void xenv_take(struct otonet_opts *o)
+{
+	struct relay_cfg *c = &o->relay;
+
+	c->no_peek_off = (int)xtest_switch("OTO_TEST_NO_PEEK_OFF", 0, 0, 1,
+					   "the relay's buffered path, as without SO_PEEK_OFF");
+	c->badcall = (int)xtest_switch("OTO_TEST_RELAY_BADCALL", 0, 0, 1,
+				       "SIGUSR2 makes the relay call outside its seccomp filter");
+	o->tun_mtu =
+	    (unsigned int)xtest_switch("OTO_TEST_TUN_MTU", NET_MTU, 1280, NET_MTU, "the TUN's MTU");
+	c->name_ttl_min = xtest_switch("OTO_TEST_NAME_TTL_MIN", NAMES_TTL_MIN, 1, NAMES_TTL_MIN,
+				       "the shortest life of a name binding, in seconds");
+	c->clock_fd = (int)xtest_switch("OTO_TEST_CLOCK_FD", 0, 3, 1023,
+					"each byte read on it moves the relay's clock a second on");
+	if (c->clock_fd && fcntl(c->clock_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to keep OTO_TEST_CLOCK_FD=%d from the program",
+		    c->clock_fd);
+	xgateway_take(o);
+	xgo_take(o);
+	xask_take(o);
+}
+
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -111,16 +215,16 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 	struct ipaddr ip;
 
 	memset(o, 0, sizeof(*o));
-	o->log_fd = -1;
-	o->log_budget = RECORD_BUDGET;
-	o->ask_fd = -1;
-	o->ask_timeout = 30;
-	o->max_flows = 4096;
-	o->max_half_open = 256;
-	o->max_udp_flows = 1024;
-	o->tcp_idle = 3600;
-	o->udp_idle = 60;
-	o->busy_poll = 50;
+	o->relay.log_fd = -1;
+	o->relay.log_budget = RECORD_BUDGET;
+	o->relay.ask_fd = -1;
+	o->relay.ask_timeout_ms = 30 * 1000;
+	o->relay.max_flows = 4096;
+	o->relay.max_half_open = 256;
+	o->relay.max_udp_flows = 1024;
+	o->relay.tcp_idle_ms = 3600 * 1000;
+	o->relay.udp_idle_ms = 60 * 1000;
+	o->relay.busy_poll_us = 50;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -164,36 +268,36 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 		case OPT_LOGFD:
 			if (opt_ulong(optarg, 1 << 20, &n) < 0)
 				die_usage("--log-fd %s: not a file descriptor", optarg);
-			o->log_fd = (int)n;
+			o->relay.log_fd = (int)n;
 			break;
 		case OPT_LOGBUDGET:
-			if (record_budget_parse(optarg, &o->log_budget) < 0)
+			if (record_budget_parse(optarg, &o->relay.log_budget) < 0)
 				die_usage("--log-budget %s: expected 4K to 1T bytes", optarg);
 			break;
 		case OPT_ASKFD:
 			if (opt_ulong(optarg, 1 << 20, &n) < 0 || n < 3)
 				die_usage("--ask-fd %s: not a file descriptor from 3", optarg);
-			o->ask_fd = (int)n;
+			o->relay.ask_fd = (int)n;
 			break;
 		case OPT_ASKTIMEOUT:
 			if (opt_ulong(optarg, 3600, &n) < 0 || n == 0)
 				die_usage("--ask-timeout %s: expected 1 to 3600 seconds", optarg);
-			o->ask_timeout = n;
+			o->relay.ask_timeout_ms = (uint64_t)n * 1000;
 			break;
 		case OPT_MAXFLOWS:
 			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
 				die_usage("--max-flows %s: expected 1 to 65536", optarg);
-			o->max_flows = n;
+			o->relay.max_flows = n;
 			break;
 		case OPT_MAXHALF:
 			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
 				die_usage("--max-half-open %s: expected 1 to 65536", optarg);
-			o->max_half_open = n;
+			o->relay.max_half_open = n;
 			break;
 		case OPT_MAXUDP:
 			if (opt_ulong(optarg, 65536, &n) < 0 || n == 0)
 				die_usage("--max-udp-flows %s: expected 1 to 65536", optarg);
-			o->max_udp_flows = n;
+			o->relay.max_udp_flows = n;
 			break;
 		case OPT_TCPIDLE:
 		case OPT_UDPIDLE:
@@ -202,15 +306,15 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 				die_usage("--%s %s: expected 1 to 604800 seconds",
 					  c == OPT_TCPIDLE ? "tcp-idle" : "udp-idle", optarg);
 			if (c == OPT_TCPIDLE)
-				o->tcp_idle = n;
+				o->relay.tcp_idle_ms = (uint64_t)n * 1000;
 			else
-				o->udp_idle = n;
+				o->relay.udp_idle_ms = (uint64_t)n * 1000;
 			break;
 		case OPT_BUSYPOLL:
 			if (opt_ulong(optarg, 1000, &n) < 0)
 				die_usage("--busy-poll %s: expected 0 to 1000 microseconds",
 					  optarg);
-			o->busy_poll = n;
+			o->relay.busy_poll_us = n;
 			break;
 		case OPT_AS:
 			o->as = optarg;
@@ -223,4 +327,5 @@ void xotonet_parse(struct otonet_opts *o, int argc, char **argv)
 	if (optind >= argc)
 		die_usage("no program to run (see --help)");
 	o->argv = argv + optind;
+	xenv_take(o);
 }

@@ -103,42 +103,63 @@ struct decision {
 	uint32_t ask;	     /* rule ask-session: the question whose answer allowed it */
 };
 
+/*
+ * The relay's configuration: the options' part (opts.c: argv, OTO_GATEWAY,
+ * OTO_TEST_*), then what the start makes (main.c: the filter, the host's
+ * resolver, the session, the child). Read-only once the relay runs.
+ */
+struct relay_cfg {
+	const struct filter *f;
+	struct ipaddr resolver;
+	int log_fd;
+	unsigned long long log_budget; /* bytes of the relay's lines on log_fd */
+	const struct session *session; /* its id on every line; the close line at the end */
+	unsigned long max_flows, max_half_open, max_udp_flows;
+	uint64_t tcp_idle_ms, udp_idle_ms;
+	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */
+	pid_t child;
+	int no_peek_off;       /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
+	int badcall;	       /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
+	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
+	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
+	int clock_fd;	       /* OTO_TEST_CLOCK_FD: each byte read there, a second more; 0: none */
+	int ask;	       /* --ask-fd given: new destinations are asked about on ask_fd */
+	int ask_fd;
+	uint64_t ask_timeout_ms;
+};
+
 struct otonet_opts {
 	const char *as;
+	/* The filter's (hostinfo.c). */
 	const char *allow_spec[NET_MAX_ALLOW];
 	size_t nallow;
 	struct name_rule names[NET_MAX_NAMES];
 	size_t nnames;
-	unsigned long name_ttl_min; /* OTO_TEST_NAME_TTL_MIN: seconds */
 	struct cidr pub[NET_MAX_PUBLIC];
 	size_t npub;
 	int no_public;
-	const char *dns;	       /* --dns IP, or NULL: the host's resolv.conf */
-	int log_fd;		       /* -1: none */
-	unsigned long long log_budget; /* --log-budget: bytes of the relay's own lines */
-	unsigned long max_flows;
-	unsigned long max_half_open; /* TCP flows not yet established */
-	unsigned long max_udp_flows;
-	unsigned long tcp_idle, udp_idle; /* seconds */
-	unsigned long busy_poll;	  /* microseconds */
-	char **argv;
-	/* Switches for tests and benchmarks (OTO_TEST_*, otonet(1)), read by main. */
-	int kernel_wall;      /* --kernel-wall: prohibit routes too, in front of the relay */
-	int no_peek_off;      /* the relay's buffered path */
-	int badcall;	      /* SIGUSR2 makes the relay call outside its filter */
-	unsigned int tun_mtu; /* NET_MTU, or a common MTU to compare with others */
-	int clock_fd;	      /* OTO_TEST_CLOCK_FD: a byte there, the clock a second on; 0: none */
-	int gateway_fd;	      /* OTO_GATEWAY: the socket to otogate, or -1 */
-	int gate_go;	      /* OTO_GATE_GO: otogate's go pipe, or -1 */
-	int ask_fd;	      /* --ask-fd: the decider's socket, or -1 */
-	unsigned long ask_timeout; /* seconds */
-	uint16_t gw_port[NET_MAX_GATEWAY];
+	const char *dns;		   /* --dns IP, or NULL: the host's resolv.conf */
+	uint16_t gw_port[NET_MAX_GATEWAY]; /* OTO_GATEWAY's ports and grants */
 	size_t ngw;
 	struct gate_host gates[NET_MAX_GATEWAY];
 	size_t ngates;
+	/* The sandbox's (setup.c). */
+	int kernel_wall; /* --kernel-wall: prohibit routes too, in front of the relay */
+	unsigned int
+	    tun_mtu; /* NET_MTU, or OTO_TEST_TUN_MTU: a common MTU to compare with others */
+	int gate_go; /* OTO_GATE_GO: otogate's go pipe, or -1 */
+	char **argv;
+	/* The relay's. */
+	struct relay_cfg relay;
 };
 
-/* opts.c: the option loop; exits 0 (--help) or 100 */
+/*
+ * opts.c: the options from argv, then from the environment: OTO_GATEWAY
+ * and OTO_GATE_GO (otogate's, consumed), the switches for tests and
+ * benchmarks (OTO_TEST_*, otonet(1)); the fds they name checked and kept
+ * from the program (close-on-exec). Exits 0 (--help) or 100, 111 when an
+ * fd cannot be kept.
+ */
 void xotonet_parse(struct otonet_opts *o, int argc, char **argv);
 /*
  * parse.c: --allow-name PATTERN[:PORT]: a name or "*.suffix" (letters,
@@ -495,26 +516,7 @@ enum ask_decision {
 extern const char *const ask_decision_name[];
 int ask_answer_parse(const char *s, size_t n, uint32_t *id, enum ask_decision *d);
 
-/* relay.c */
-struct relay_cfg {
-	const struct filter *f;
-	struct ipaddr resolver;
-	int log_fd;
-	unsigned long long log_budget; /* bytes of the relay's lines on log_fd */
-	const struct session *session; /* its id on every line; the close line at the end */
-	unsigned long max_flows, max_half_open, max_udp_flows;
-	uint64_t tcp_idle_ms, udp_idle_ms;
-	uint64_t busy_poll_us; /* 0: sleep as soon as nothing is ready */
-	pid_t child;
-	int no_peek_off;       /* OTO_TEST_NO_PEEK_OFF: the buffered path (tests) */
-	int badcall;	       /* OTO_TEST_RELAY_BADCALL: SIGUSR2 makes a forbidden call */
-	int gateway_fd;	       /* OTO_GATEWAY's socket to otogate, or -1 */
-	uint64_t name_ttl_min; /* s: the shortest life of a name binding (NAMES_TTL_MIN) */
-	int clock_fd;	       /* OTO_TEST_CLOCK_FD: each byte read there, a second more; 0: none */
-	int ask;	       /* --ask-fd given: new destinations are asked about on ask_fd */
-	int ask_fd;
-	uint64_t ask_timeout_ms;
-};
+/* relay.c: the relay run with o->relay (struct otonet_opts). */
 /*
  * xrelay_start: the relay's context for cfg (allocated, never freed), its
  * epoll instance watching sigfd, then xrelay_lockdown: from its return on,
