@@ -103,93 +103,159 @@ static void xopenssl_init(void)
 		die(EXIT_SYS, 0, "unable to initialize OpenSSL");
 }
 
-int main(int argc, char **argv)
-{
-	static struct otogate_opts o;
-	static struct gate gate;
-	static struct gate_secrets secrets;
-	const struct rlimit nocore = { 0, 0 };
+/* What the start holds from one step to the next. */
+struct start {
+	struct otogate_opts o;
+	struct gate gate;
+	struct gate_secrets secrets;
 	sigset_t mask, old;
-	int sv[2], go[2], sigfd, cafd = -1, transparent = 0;
-	void *store;
-	uid_t uid = 0;
-	gid_t gid = 0;
+	int sv[2]; /* the gateway's socket pair: otonet's end goes to the chain */
+	int go[2]; /* the go pipe: its read end goes to the chain */
+	int cafd;  /* the session CA's certificate for the view, or -1 */
+	int transparent;
+	uid_t uid;
+	gid_t gid;
 	pid_t pid;
+};
 
-	log_init(argv[0]);
+/* 1. Before any secret is in memory: no core dump, and not dumpable. */
+static void xundumpable(void)
+{
+	const struct rlimit nocore = { 0, 0 };
 
-	/* 1. Before any secret is in memory: no core dump, and not dumpable. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || setrlimit(RLIMIT_CORE, &nocore) < 0)
 		die(EXIT_SYS, errno, "unable to make the process undumpable");
-	xotogate_parse(&o, argc, argv);
-	if (geteuid() == 0 && !o.as)
+}
+
+/* The options checked against the caller: root names the account the gateway becomes. */
+static void xcaller_check(struct start *s)
+{
+	const struct otogate_opts *o = &s->o;
+
+	if (geteuid() == 0 && !o->as)
 		die_usage("run as root: --as USER[:GROUP] names the account the gateway becomes");
-	if (o.as && user_lookup(o.as, &uid, &gid) < 0)
-		die_usage("--as %s: no such unprivileged user or group", o.as);
-	if (o.log_fd >= 0 && fcntl(o.log_fd, F_SETFD, FD_CLOEXEC) < 0)
-		die_usage("--log-fd %d: not an open file descriptor", o.log_fd);
+	if (o->as && user_lookup(o->as, &s->uid, &s->gid) < 0)
+		die_usage("--as %s: no such unprivileged user or group", o->as);
+	if (o->log_fd >= 0 && fcntl(o->log_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die_usage("--log-fd %d: not an open file descriptor", o->log_fd);
+}
 
-	/*
-	 * OpenSSL reads no configuration file: each context sets what it needs
-	 * (upstream.c, ca.c), the same on every host, and the lazily made ones
-	 * find no file after the lockdown anyway. Its TLS part (the cipher and
-	 * digest name tables, about 0.26 ms of CPU beside the sandbox's start)
-	 * is set up here only for the session CA's server context; otherwise
-	 * by the first upstream context, at the first request (upstream.c).
-	 */
-	for (size_t i = 0; i < o.ngrants; i++)
-		transparent |= o.grants[i].transparent;
-	if (transparent)
+/*
+ * 2. The store read and checked, the phantoms made, the key opened (not
+ *    read); with transparent grants, the session CA, whose certificate
+ *    goes to the view. OpenSSL reads no configuration file: each context
+ *    sets what it needs (upstream.c, ca.c), the same on every host, and
+ *    the lazily made ones find no file after the lockdown anyway. Its TLS
+ *    part (the cipher and digest name tables, about 0.26 ms of CPU beside
+ *    the sandbox's start) is set up here only for the session CA's server
+ *    context; otherwise by the first upstream context, at the first
+ *    request (upstream.c).
+ */
+static void xsecrets_ready(struct start *s)
+{
+	for (size_t i = 0; i < s->o.ngrants; i++)
+		s->transparent |= s->o.grants[i].transparent;
+	if (s->transparent)
 		xopenssl_init();
+	xsecrets_plan(&s->o, &s->secrets);
+	s->cafd = s->transparent ? xca_make(&s->o, &s->gate.tls_server) : -1;
+}
 
-	/* 2. The store read and checked, the phantoms made, the key opened (not read). */
-	xsecrets_plan(&o, &secrets);
-
-	/* 2b. With transparent grants, the session CA: its certificate goes to the view. */
-	if (transparent)
-		cafd = xca_make(&o, &gate.tls_server);
-
-	/* 3. Signals wait in a signalfd for the loop, from before the fork. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
+/* 3. Signals wait in a signalfd for the loop, from before the fork. */
+static void xchannels(struct start *s)
+{
+	sigemptyset(&s->mask);
+	sigaddset(&s->mask, SIGCHLD);
+	sigaddset(&s->mask, SIGTERM);
+	sigaddset(&s->mask, SIGINT);
+	sigaddset(&s->mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &s->mask, &s->old);
 	signal(SIGPIPE, SIG_IGN);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    pipe2(go, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->sv) < 0 ||
+	    pipe2(s->go, O_CLOEXEC) < 0)
 		die(EXIT_SYS, errno, "unable to create the gateway's socket pair");
+}
 
-	/*
-	 * 4. The child, with the phantoms, its end of the socket pair and the
-	 *    read end of the go pipe (OTO_GATE_GO), keeps root when run by root
-	 *    (otonet needs it) and execs otonet at once: otonet builds the
-	 *    sandbox's network while the gateway gets ready, and its child
-	 *    execs the rest of the chain only once the gateway said go. If the
-	 *    gateway fails first (it says why), otonet's child reads the pipe's
-	 *    end and leaves without a word: nothing of the sandbox has run.
-	 */
-	pid = fork();
-	if (pid < 0)
+/*
+ * 4. The child, with the phantoms, its end of the socket pair and the
+ *    read end of the go pipe (OTO_GATE_GO), keeps root when run by root
+ *    (otonet needs it) and execs otonet at once: otonet builds the
+ *    sandbox's network while the gateway gets ready, and its child execs
+ *    the rest of the chain only once the gateway said go. If the gateway
+ *    fails first (it says why), otonet's child reads the pipe's end and
+ *    leaves without a word: nothing of the sandbox has run.
+ */
+static void xchain_start(struct start *s)
+{
+	s->pid = fork();
+	if (s->pid < 0)
 		die(EXIT_SYS, errno, "unable to fork the chain");
-	if (pid == 0) {
-		close(sv[0]);
-		close(go[1]);
-		if (fd_cloexec(sv[1], 0) < 0 || fd_cloexec(go[0], 0) < 0)
+	if (s->pid == 0) {
+		close(s->sv[0]);
+		close(s->go[1]);
+		if (fd_cloexec(s->sv[1], 0) < 0 || fd_cloexec(s->go[0], 0) < 0)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
 		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		xchild_env(&o, sv[1], cafd, go[0]);
-		xexec(o.argv);
+		sigprocmask(SIG_SETMASK, &s->old, NULL);
+		xchild_env(&s->o, s->sv[1], s->cafd, s->go[0]);
+		xexec(s->o.argv);
 	}
-	close(sv[1]);
-	close(go[0]);
-	if (cafd >= 0)
-		close(cafd);
-	chain_pid = pid;
-	chain_go = go[1];
+	close(s->sv[1]);
+	close(s->go[0]);
+	if (s->cafd >= 0)
+		close(s->cafd);
+	chain_pid = s->pid;
+	chain_go = s->go[1];
 	log_at_die = chain_end;
+}
+
+/*
+ * 6. The gateway: root never serves the agent. In a user namespace of its
+ *    own, not dumpable again, it reads the key and decrypts the granted
+ *    values (none was in memory before), lets the chain go, then leaves
+ *    the host's files, capabilities and privileges behind, and allows
+ *    only its calls. Returns the signalfd for its loop.
+ */
+static int xgate_become(struct start *s)
+{
+	int sigfd;
+
+	if (s->o.as && geteuid() == 0 && user_become(s->uid, s->gid) < 0)
+		die(EXIT_SYS, errno, "gateway: unable to become %s", s->o.as);
+	sigfd = signalfd(-1, &s->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		die(EXIT_SYS, errno, "gateway: unable to create a signalfd");
+	xgate_unshare();
+	xsecrets_open(&s->o, &s->secrets);
+	if (write(s->go[1], "g", 1) != 1)
+		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
+	/* From the go on, the chain runs: a failure of the gateway leaves it (fail closed). */
+	log_at_die = NULL;
+	close(s->go[1]);
+	xgate_confine();
+	xgate_lockdown();
+	return sigfd;
+}
+
+int main(int argc, char **argv)
+{
+	static struct start s;
+	int sigfd;
+
+	log_init(argv[0]);
+	/* 1. Not dumpable before anything else; the options, checked against the caller. */
+	xundumpable();
+	xotogate_parse(&s.o, argc, argv);
+	xcaller_check(&s);
+
+	/* 2. The store, the phantoms, the key opened; the session CA for transparent grants. */
+	xsecrets_ready(&s);
+
+	/* 3. Signals into a signalfd, the socket pair and the go pipe, before the fork. */
+	xchannels(&s);
+
+	/* 4. The chain (otonet first), its go awaited; the gateway gets ready meanwhile. */
+	xchain_start(&s);
 
 	/*
 	 * 5. The upstreams' addresses and the CA bundle, while the host's files
@@ -198,34 +264,14 @@ int main(int argc, char **argv)
 	 */
 	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
 		die(EXIT_SYS, 0, "unable to initialize OpenSSL");
-	store = xupstream_init(&o);
+	s.gate.store = xupstream_init(&s.o);
 
-	/*
-	 * 6. The gateway: root never serves the agent. In a user namespace of
-	 *    its own, not dumpable again, it reads the key and decrypts the
-	 *    granted values (none was in memory before), lets the chain go,
-	 *    then leaves the host's files, capabilities and privileges behind,
-	 *    and allows only its calls.
-	 */
-	if (o.as && geteuid() == 0 && user_become(uid, gid) < 0)
-		die(EXIT_SYS, errno, "gateway: unable to become %s", o.as);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0)
-		die(EXIT_SYS, errno, "gateway: unable to create a signalfd");
-	xgate_unshare();
-	xsecrets_open(&o, &secrets);
-	if (write(go[1], "g", 1) != 1)
-		die(EXIT_SYS, errno, "gateway: unable to let the chain start");
-	/* From the go on, the chain runs: a failure of the gateway leaves it (fail closed). */
-	log_at_die = NULL;
-	close(go[1]);
-	xgate_confine();
-	xgate_lockdown();
+	/* 6. Root left, the values decrypted, the go, the gateway locked down. */
+	sigfd = xgate_become(&s);
 
 	/* 7. Serve until the child exits; exit with its status. */
-	gate.o = &o; /* gate.tls_server: set in 2b; tls_client: by the first flow */
-	gate.store = store;
-	pthread_mutex_init(&gate.tls_lock, NULL);
-	gate.log_fd = o.log_fd;
-	xgate_run(&gate, sv[0], sigfd, pid);
+	s.gate.o = &s.o; /* gate.tls_server: set in 2; tls_client: by the first flow */
+	pthread_mutex_init(&s.gate.tls_lock, NULL);
+	s.gate.log_fd = s.o.log_fd;
+	xgate_run(&s.gate, s.sv[0], sigfd, s.pid);
 }
