@@ -115,6 +115,20 @@ test_no_source_cites_an_issue() {
 	assertEquals "comments that cite an issue" "" "$found"
 }
 
+# backups: each name on stdin an editor or patch leaves behind (NAME.orig,
+# NAME.rej, NAME~, NAME.bak, .NAME.swp), one a line.
+backups() {
+	grep -E '(\.orig|\.rej|~|\.bak|\.swp)$'
+}
+
+# What git tracks is the project: a backup committed by accident is linted,
+# installed and read as a live file. .gitignore keeps them out of git add.
+test_no_backup_file_is_tracked() {
+	assertEquals "backup files tracked" "" "$(git -C "$TOP" ls-files | backups)"
+	printf 'a.sh.orig\nb.c.rej\nc.md~\nd.bak\n.e.c.swp\nf.orig.sh\nrejected.c\n' >"$T/names"
+	assertEquals "a.sh.orig b.c.rej c.md~ d.bak .e.c.swp" "$(backups <"$T/names" | tr '\n' ' ' | sed 's/ $//')"
+}
+
 # The mutation check's defects (tests/mutations.txt) still apply: each
 # one's text once in its file, so that make mutate tests what it says
 # (scripts/mutate.sh --check; a refactor that moves the text fails here).
