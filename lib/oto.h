@@ -261,6 +261,12 @@ ssize_t fd_read_all(int fd, void *buf, size_t size);
 /* fd_write_all.c: all of buf to fd, short writes and EINTR written on: 0, or -1 with errno. */
 int fd_write_all(int fd, const void *buf, size_t len);
 /*
+ * sys_openat2.c: openat2(2) (musl has no wrapper), O_CLOEXEC always added,
+ * mode 0 (it never creates): the fd, or -1 with errno. RESOLVE_* say what the
+ * walk refuses (a symlink, a magic link, leaving dirfd).
+ */
+int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
+/*
  * file_read_at.c: a small file whole (dirfd/file, as openat), NUL-terminated,
  * into buf: its length, or -1 with errno (EFBIG: more than size - 1 bytes).
  */

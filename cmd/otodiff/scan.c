@@ -16,21 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "otodiff.h"
 
 #define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
-
-static int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
-{
-	struct open_how how = { .flags = (unsigned long long)(flags | O_CLOEXEC),
-				.resolve = resolve };
-
-	return (int)syscall(437 /* SYS_openat2 */, dirfd, path, &how, sizeof(how));
-}
 
 int open_nofollow(const char *path, int flags)
 {

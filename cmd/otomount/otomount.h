@@ -71,7 +71,6 @@ unsigned long view_tmpfs_inodes(const struct otomount_opts *o, unsigned long siz
 #define TMPFS_INODES_MAX 4294967295UL /* for --tmp-inodes */
 
 /* ---- sys.c: the new mount API, raw syscalls (musl has no wrappers). -1/errno ---- */
-int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
 int mnt_clone(int fd, const char *path, unsigned int attr); /* a detached recursive copy */
 int mnt_setattr(int fd, unsigned int attr, int recursive);
 int mnt_fs(const char *type, const char *const *opts, unsigned int attr); /* fsopen..fsmount */

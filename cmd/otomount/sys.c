@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -22,26 +21,12 @@
 #define SYS_fsconfig   431
 #define SYS_fsmount    432
 #endif
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
 #endif
-
-int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
-{
-	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_CLOEXEC),
-		.mode = 0,
-		.resolve = resolve,
-	};
-
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-}
 
 int mnt_setattr(int fd, unsigned int attr, int recursive)
 {

@@ -279,9 +279,7 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 /* path opened as otomount opens a source: no symlink anywhere in it. Dies 111. */
 static int xsource_open(const char *opt, const char *path, int flags)
 {
-	struct open_how how = { .flags = (unsigned long long)flags | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	int fd = sys_openat2(AT_FDCWD, path, flags, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 
 	if (fd < 0) {
 		int e = errno;
