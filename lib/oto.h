@@ -34,6 +34,10 @@ enum {
 	EXIT_NOTFOUND = 127, /* the next program was not found */
 };
 
+/* A macro's value as a string literal: STR(FD_ASK) is "99". */
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
 enum log_level { LOG_FATAL, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_NUM_LEVELS };
 
 /* log.c: one line per message, written with one write(2) to stderr; die also

@@ -330,8 +330,6 @@ static void *xetc_fill(void *arg)
  * by a test: an entry the test machine lacks takes none there.
  */
 #define ETC_INODES 256
-#define STR_(x)	   #x
-#define STR(x)	   STR_(x)
 _Static_assert(2 * (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0])) + 8 <= ETC_INODES,
 	       "ETC_INODES too small for ETC_ALLOW");
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdnoreturn.h>
 
+#include "oto.h"
+
 /* After otomount's pivot_root the host's paths are gone: the stages that run
  * in the view (otosecret, otoexec) and otoprobe are bound read-only here. */
 #define VIEW_BIN "/opt/oto/bin"
@@ -27,9 +29,8 @@
 #define FD_SECRET_STORE 8
 #define FD_SECRET_KEY	9
 /* --ask SOCKET: the connection to the decider, for otonet's --ask-fd (it keeps it). */
-#define FD_ASK	99
-#define STR_(x) #x
-#define STR(x)	STR_(x) /* an fd above as the word a stage reads */
+#define FD_ASK 99
+/* STR (oto.h) makes an fd above the word a stage reads. */
 
 /* A growing string; oom is set (and the rest ignored) when malloc fails. */
 struct strbuf {
