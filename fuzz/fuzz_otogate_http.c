@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "oto.h"
 #include "http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -111,10 +112,10 @@ static int dropped(const char *p, const char *name, size_t len)
 					 "upgrade" };
 	static const char *const KEEP[] = { "host", "content-length", "transfer-encoding" };
 
-	for (size_t i = 0; i < sizeof(D) / sizeof(D[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(D); i++)
 		if (strlen(D[i]) == len && !strncasecmp(D[i], name, len))
 			return 1;
-	for (size_t i = 0; i < sizeof(KEEP) / sizeof(KEEP[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(KEEP); i++)
 		if (strlen(KEEP[i]) == len && !strncasecmp(KEEP[i], name, len))
 			return 0;
 	return connection_names(p, name, len);

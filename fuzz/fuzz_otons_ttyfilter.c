@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otons/ttyfilter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nb += ttyf_run(&g, data + cut, size - cut, b + nb);
 	if (na != nb || memcmp(a, b, na) || f.flags != g.flags)
 		abort();
-	for (size_t i = 0; i < sizeof(NEVER) / sizeof(NEVER[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(NEVER); i++)
 		if (memmem(a, na, NEVER[i], strlen(NEVER[i])))
 			abort();
 	/* Again, with one byte of text after it: a 0xC2 at its end is then written too. */

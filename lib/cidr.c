@@ -178,13 +178,13 @@ static const struct cidr GLOBAL6 = { { AF_INET6, { 0x20 } }, 3 };
 
 const struct cidr_special_range *cidr_special_table(size_t *n)
 {
-	*n = sizeof(SPECIAL) / sizeof(SPECIAL[0]);
+	*n = ARRAY_SIZE(SPECIAL);
 	return SPECIAL;
 }
 
 const char *cidr_special(const struct ipaddr *a)
 {
-	for (size_t i = 0; i < sizeof(SPECIAL) / sizeof(SPECIAL[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(SPECIAL); i++)
 		if (cidr_contains(&SPECIAL[i].range, a))
 			return SPECIAL[i].text;
 	if (a->family == AF_INET6 && !cidr_contains(&GLOBAL6, a))

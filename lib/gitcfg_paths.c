@@ -188,7 +188,7 @@ static long value(struct parse *s, char *out, size_t size)
 /* The kind of section.key's value, -1 when it names nothing. */
 static int kind_of(const char *sec, int has_sub, const char *key)
 {
-	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(KEYS); i++)
 		if (!strcmp(KEYS[i].section, sec) &&
 		    (!strcmp(KEYS[i].key, "*") || !strcmp(KEYS[i].key, key)) &&
 		    (KEYS[i].where == ANY || (KEYS[i].where == SUB) == !!has_sub))

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "oto.h"
 #include "http.h"
 
 struct out {
@@ -163,7 +164,7 @@ static int hop_by_hop(const char *buf, const struct http_req *r, const char *nam
 		"te",	      "trailer",    "upgrade"
 	};
 
-	for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(hop); i++)
 		if (is(name, len, hop[i]))
 			return 1;
 	if (is(name, len, "host") || is(name, len, "content-length") ||

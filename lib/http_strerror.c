@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* What was wrong with a request, in one line, for each enum http_err. Pure. */
+#include "oto.h"
 #include "http.h"
 
 static const char *const HTTP_ERR[] = {
@@ -28,8 +29,7 @@ static const char *const HTTP_ERR[] = {
 	[HTTP_ETRAILER] = "malformed or too large trailer",
 	[HTTP_ESTATUS] = "malformed status line",
 };
-_Static_assert(sizeof(HTTP_ERR) / sizeof(HTTP_ERR[0]) == HTTP_ERR_COUNT_,
-	       "every enum http_err has its message");
+_Static_assert(ARRAY_SIZE(HTTP_ERR) == HTTP_ERR_COUNT_, "every enum http_err has its message");
 
 const char *http_strerror(int err)
 {

@@ -6,8 +6,7 @@
 #include "oto.h"
 
 static const char *const LEVEL_NAME[] = { "fatal", "warning", "info", "debug" };
-_Static_assert(sizeof(LEVEL_NAME) / sizeof(LEVEL_NAME[0]) == LOG_NUM_LEVELS,
-	       "a name for each level");
+_Static_assert(ARRAY_SIZE(LEVEL_NAME) == LOG_NUM_LEVELS, "a name for each level");
 
 size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, int err,
 		  const char *fmt, va_list ap)

@@ -34,6 +34,8 @@ enum {
 	EXIT_NOTFOUND = 127, /* the next program was not found */
 };
 
+/* The number of elements of an array (not a pointer: that is a size, wrongly). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* A macro's value as a string literal: STR(FD_ASK) is "99". */
 #define STR_(x) #x
 #define STR(x)	STR_(x)

@@ -169,7 +169,7 @@ const char *protect_why(const char *name)
 		{ "worktrees", "a linked worktree's git directory, with a commondir of its own" },
 	};
 
-	for (size_t i = 0; i < sizeof(WHY) / sizeof(WHY[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(WHY); i++)
 		if (!strcmp(WHY[i].name, name))
 			return WHY[i].why;
 	return in_list(protect_worktop, name, strlen(name))

@@ -149,6 +149,6 @@ size_t session_close_line(char *buf, size_t size, const struct timespec *t, cons
 		   ",\"verdict\":\"close\",\"exit\":%d,\"signal\":%d,\"end\":\"%s\","
 		   "\"grace_kill\":%s,\"duration_ms\":%lld.%03lld}\n",
 		   code, code > 128 && code <= 128 + 64 ? code - 128 : 0,
-		   (unsigned int)end < sizeof(ENDS) / sizeof(ENDS[0]) ? ENDS[end] : "exit",
+		   (unsigned int)end < ARRAY_SIZE(ENDS) ? ENDS[end] : "exit",
 		   grace_kill ? "true" : "false", duration_ns / 1000000, duration_ns / 1000 % 1000);
 }

@@ -17,12 +17,11 @@ static const char *const STORE_ERR[] = {
 	[STORE_EVERIFY] =
 	    "the key does not open this store (another key, or the store was altered)",
 };
-_Static_assert(sizeof(STORE_ERR) / sizeof(STORE_ERR[0]) == STORE_NUM_ERR,
-	       "a message for each enum store_err");
+_Static_assert(ARRAY_SIZE(STORE_ERR) == STORE_NUM_ERR, "a message for each enum store_err");
 
 const char *store_strerror(int err)
 {
-	if (err < 0 || (size_t)err >= sizeof(STORE_ERR) / sizeof(STORE_ERR[0]))
+	if (err < 0 || (size_t)err >= ARRAY_SIZE(STORE_ERR))
 		return "unknown store error";
 	return STORE_ERR[err];
 }

@@ -21,7 +21,7 @@ void xempty_root(const char *who, const char *name)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		die(EXIT_SYS, errno, "%s: unable to make its mounts private", who);
 	/* Any existing directory will do as the mount point: it is ours alone. */
-	for (size_t i = 0; !dir && i < sizeof(SPOTS) / sizeof(SPOTS[0]); i++)
+	for (size_t i = 0; !dir && i < ARRAY_SIZE(SPOTS); i++)
 		if (mount(name, SPOTS[i], "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  "size=4k,nr_inodes=2,mode=0500") == 0)
 			dir = SPOTS[i];

@@ -15,7 +15,7 @@ static const char *const WORD[] = {
 	[C_ADD] = "added", [C_MOD] = "modified", [C_DEL] = "deleted",
 	[C_MODE] = "mode", [C_SKIP] = "skipped", [C_RENAME] = "renamed",
 };
-_Static_assert(sizeof(WORD) / sizeof(WORD[0]) == C_NUM_KINDS, "a word for each kind");
+_Static_assert(ARRAY_SIZE(WORD) == C_NUM_KINDS, "a word for each kind");
 
 /*
  * What lands, in size: a file's bytes (and, when fewer are allocated, a

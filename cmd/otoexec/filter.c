@@ -75,7 +75,7 @@ static const enum scmp_compare OPMAP[] = {
 	[POP_GE] = SCMP_CMP_GE,
 	[POP_MASKED_EQ] = SCMP_CMP_MASKED_EQ,
 };
-_Static_assert(sizeof(OPMAP) / sizeof(OPMAP[0]) == POP_NUM, "a comparison for each operator");
+_Static_assert(ARRAY_SIZE(OPMAP) == POP_NUM, "a comparison for each operator");
 
 static int add(scmp_filter_ctx ctx, const struct filter_mode *m, uint32_t def,
 	       const struct prof_rule *r)

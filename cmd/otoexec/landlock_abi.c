@@ -2,6 +2,7 @@
 /* What each Landlock ABI can restrict, and what it cannot. Pure. */
 #include <stdio.h>
 
+#include "oto.h"
 #include "otoexec.h"
 
 /* The rights later ABIs added: this build's headers may predate them. */
@@ -14,7 +15,7 @@ static const struct {
 	{ 3, 1ULL << 14, "LANDLOCK_ACCESS_FS_TRUNCATE" },
 	{ 5, 1ULL << 15, "LANDLOCK_ACCESS_FS_IOCTL_DEV" },
 };
-#define NLATER (sizeof(LATER) / sizeof(LATER[0]))
+#define NLATER ARRAY_SIZE(LATER)
 
 uint64_t landlock_handled(int abi)
 {

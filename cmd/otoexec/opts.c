@@ -170,7 +170,7 @@ void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_RLIMIT:
-			if (o->nrlim == sizeof(o->rlim) / sizeof(o->rlim[0]))
+			if (o->nrlim == ARRAY_SIZE(o->rlim))
 				die_usage("--rlimit: too many given");
 			if (rlimit_parse(optarg, &o->rlim[o->nrlim]) < 0)
 				die_usage(

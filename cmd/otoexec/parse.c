@@ -57,10 +57,10 @@ int rlimit_parse(const char *s, struct rlim_opt *r)
 	memcpy(name, s, (size_t)(eq - s));
 	name[eq - s] = 0;
 	strcpy(val, eq + 1);
-	for (i = 0; i < sizeof(RLIMITS) / sizeof(RLIMITS[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(RLIMITS); i++)
 		if (!strcmp(name, RLIMITS[i].name))
 			break;
-	if (i == sizeof(RLIMITS) / sizeof(RLIMITS[0]))
+	if (i == ARRAY_SIZE(RLIMITS))
 		return -1;
 	r->resource = RLIMITS[i].res;
 	colon = strchr(val, ':');
@@ -78,7 +78,7 @@ int rlimit_parse(const char *s, struct rlim_opt *r)
 
 const char *rlimit_name(int resource)
 {
-	for (size_t i = 0; i < sizeof(RLIMITS) / sizeof(RLIMITS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(RLIMITS); i++)
 		if (RLIMITS[i].res == resource)
 			return RLIMITS[i].name;
 	return "?";
@@ -129,7 +129,7 @@ int env_name_refused(const char *name)
 	if (!strncmp(name, "LD_", 3) || !strncmp(name, "MALLOC_", 7) ||
 	    !strncmp(name, "BASH_FUNC_", 10))
 		return 1;
-	for (size_t i = 0; i < sizeof(REFUSED) / sizeof(REFUSED[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(REFUSED); i++)
 		if (!strcmp(name, REFUSED[i]))
 			return 1;
 	return 0;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otoexec.h"
 
 #define LINE_MAX_LEN 4096
@@ -59,7 +60,7 @@ int profile_errno_parse(const char *s)
 	char *end;
 	unsigned long v;
 
-	for (size_t i = 0; i < sizeof(ERRNOS) / sizeof(ERRNOS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ERRNOS); i++)
 		if (!strcmp(s, ERRNOS[i].name))
 			return ERRNOS[i].err;
 	if (*s < '0' || *s > '9')
@@ -74,7 +75,7 @@ int profile_errno_parse(const char *s)
 
 const char *profile_errno_name(int err)
 {
-	for (size_t i = 0; i < sizeof(ERRNOS) / sizeof(ERRNOS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ERRNOS); i++)
 		if (ERRNOS[i].err == err)
 			return ERRNOS[i].name;
 	return NULL;
@@ -168,10 +169,10 @@ static int parse_cond(char **w, size_t n, struct prof_cond *c, struct prof_error
 		c->op = POP_MASKED_EQ;
 		return 5;
 	}
-	for (i = 0; i < sizeof(OPS) / sizeof(OPS[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(OPS); i++)
 		if (!strcmp(w[1], OPS[i].s))
 			break;
-	if (i == sizeof(OPS) / sizeof(OPS[0]))
+	if (i == ARRAY_SIZE(OPS))
 		return fail(e, line, "unknown operator '%.60s' (== != < <= > >= &)", w[1]);
 	c->op = OPS[i].op;
 	if (parse_u64(w[2], &c->value) < 0)

@@ -361,7 +361,7 @@ static int env_keep_default(const char *entry)
 
 	if (!strncmp(entry, "LC_", 3))
 		return 1;
-	for (size_t i = 0; i < sizeof(KEEP) / sizeof(KEEP[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(KEEP); i++)
 		if (!strncmp(entry, KEEP[i], strlen(KEEP[i])))
 			return 1;
 	return 0;

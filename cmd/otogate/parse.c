@@ -52,7 +52,7 @@ static int grant_header(char *o, struct grant *g, const char **why)
 			*why = "header=: not a header name (a token: letters, digits, -)";
 			return -1;
 		}
-	for (size_t i = 0; i < sizeof(NOT_CARRIER) / sizeof(NOT_CARRIER[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(NOT_CARRIER); i++)
 		if (!strcasecmp(o, NOT_CARRIER[i])) {
 			*why = "header=: that header frames or routes the request, it carries "
 			       "no credential";

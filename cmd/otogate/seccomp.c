@@ -61,7 +61,7 @@ void *gate_filter(void)
 	};
 
 	/* Upstream sockets: internet ones only. */
-	void *ctx = seccomp_allow_ctx(ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+	void *ctx = seccomp_allow_ctx(ALLOWED, ARRAY_SIZE(ALLOWED), 1);
 	int rc;
 
 	if (!ctx)

@@ -17,8 +17,7 @@ const char *const ev_source_name[EV_NUM] = {
 	[EV_SECCOMP] = "seccomp", [EV_LANDLOCK] = "landlock", [EV_GATE] = "gate",
 	[EV_PROTECT] = "protect",
 };
-_Static_assert(sizeof(ev_source_name) / sizeof(ev_source_name[0]) == EV_NUM,
-	       "a name for each source");
+_Static_assert(ARRAY_SIZE(ev_source_name) == EV_NUM, "a name for each source");
 
 enum want { W_STR, W_NUM, W_STR_OR_NULL, W_ARR, W_ID };
 struct key_want {

@@ -2,6 +2,7 @@
 /* The summary as JSON: one object per session, one a line. Pure. */
 #include <string.h>
 
+#include "oto.h"
 #include "otolog.h"
 
 /* clang-format off */
@@ -20,8 +21,8 @@ static const char *const KEYS[G_NUM][SUM_KEYS] = {
 	[G_LAST] = { NULL },
 };
 /* clang-format on */
-_Static_assert(sizeof(LIST) / sizeof(LIST[0]) == G_NUM, "a list for each kind");
-_Static_assert(sizeof(KEYS) / sizeof(KEYS[0]) == G_NUM, "keys for each kind");
+_Static_assert(ARRAY_SIZE(LIST) == G_NUM, "a list for each kind");
+_Static_assert(ARRAY_SIZE(KEYS) == G_NUM, "keys for each kind");
 
 static void key_str(struct out *o, const char *key, const char *v)
 {

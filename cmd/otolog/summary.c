@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otolog.h"
 
 /* A copy of s within the budget: NULL (errno ENOMEM, or ENOSPC past SUM_BYTES). */
@@ -571,7 +572,7 @@ void summary_free(struct summary *s)
 		char *own[] = { x->id,	  x->stage, x->account, x->role,    x->person,
 				x->chain, x->start, x->end,	x->duration };
 
-		for (size_t j = 0; j < sizeof(own) / sizeof(own[0]); j++)
+		for (size_t j = 0; j < ARRAY_SIZE(own); j++)
 			free(own[j]);
 		for (size_t j = 0; j < x->ng; j++)
 			for (int k = 0; k < SUM_KEYS; k++)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "oto.h"
 #include "otolog.h"
 
 static const char *const HEADING[G_NUM] = {
@@ -17,7 +18,7 @@ static const char *const HEADING[G_NUM] = {
 	[G_ASK] = "asked",
 	[G_LAST] = NULL,
 };
-_Static_assert(sizeof(HEADING) / sizeof(HEADING[0]) == G_NUM, "a heading for each kind");
+_Static_assert(ARRAY_SIZE(HEADING) == G_NUM, "a heading for each kind");
 
 /* "tcp 10.0.0.1 port 80", the port left out when there is none (ICMP's 0). */
 static void dest(struct out *o, const char *proto, const char *host, const char *port)

@@ -238,7 +238,7 @@ void xbuild_entry(struct view_state *v, const struct plan_entry *p)
 		[P_TREE] = "mount", [P_LINK] = "symlink",	 [P_FILE] = "file",
 		[P_MASK] = "hide",  [P_RO_WITHIN] = "read-only", [P_ETC] = "/etc",
 	};
-	_Static_assert(sizeof(what) / sizeof(what[0]) == P_NUM_KINDS, "a name for each kind");
+	_Static_assert(ARRAY_SIZE(what) == P_NUM_KINDS, "a name for each kind");
 
 	if (p->kind != P_TREE && p->kind != P_ETC)
 		debugx("%s %s", what[p->kind], p->dst);

@@ -129,7 +129,7 @@ static const char *const ETC_ALLOW[] = {
  * waiting: the clones are then made in no fixed order (their mount ids, and
  * so their order in mountinfo, vary), and attached in ETC_ALLOW's order.
  */
-#define ETC_DIRS (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0]))
+#define ETC_DIRS ARRAY_SIZE(ETC_ALLOW)
 
 struct etc_job {
 	pthread_t thread;
@@ -330,8 +330,7 @@ static void *xetc_fill(void *arg)
  * by a test: an entry the test machine lacks takes none there.
  */
 #define ETC_INODES 256
-_Static_assert(2 * (sizeof(ETC_ALLOW) / sizeof(ETC_ALLOW[0])) + 8 <= ETC_INODES,
-	       "ETC_INODES too small for ETC_ALLOW");
+_Static_assert(2 * ARRAY_SIZE(ETC_ALLOW) + 8 <= ETC_INODES, "ETC_INODES too small for ETC_ALLOW");
 
 void xetc_start(struct view_state *v, const struct otomount_opts *o)
 {

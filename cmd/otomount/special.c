@@ -72,7 +72,7 @@ void xdev_prepare(struct view_state *v, const struct otomount_opts *o)
 	xplan_tree(&v->plan, "/dev/pts", pts, 1, "a new devpts");
 	xplan_add(&v->plan, P_LINK, "/dev/ptmx", (char *)"pts/ptmx", 8, 0);
 	/* What programs expect of /dev besides devices: their own fds, through /proc. */
-	for (size_t i = 0; i < sizeof(FD_LINKS) / sizeof(FD_LINKS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(FD_LINKS); i++)
 		xplan_add(&v->plan, P_LINK, FD_LINKS[i][0], (char *)FD_LINKS[i][1],
 			  strlen(FD_LINKS[i][1]), 0);
 	snprintf(size, sizeof(size), "%lu", o->tmp_size);

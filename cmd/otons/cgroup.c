@@ -116,7 +116,7 @@ static int xenable(int dirfd, const char *path, int want, int need)
 		die(EXIT_SYS, errno, "unable to read %s/cgroup.controllers", path);
 	if (file_read_at(dirfd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		die(EXIT_SYS, errno, "unable to read %s/cgroup.subtree_control", path);
-	for (size_t i = 0; i < sizeof(CTRL_NAMES) / sizeof(CTRL_NAMES[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(CTRL_NAMES); i++) {
 		char plus[32];
 		int bit = 1 << i;
 
@@ -179,7 +179,7 @@ static int xcg_dir(int dirfd, const char *parent, const char *name, uid_t uid, g
 	if (fchown(fd, uid, gid) < 0)
 		die(EXIT_SYS, errno, "unable to give the cgroup %s/%s to uid %u", parent, name,
 		    (unsigned)uid);
-	for (size_t i = 0; i < sizeof(DELEGATED) / sizeof(DELEGATED[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(DELEGATED); i++)
 		if (fchownat(fd, DELEGATED[i], uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 			die(EXIT_SYS, errno, "unable to give %s/%s/%s to uid %u", parent, name,
 			    DELEGATED[i], (unsigned)uid);

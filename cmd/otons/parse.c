@@ -23,7 +23,7 @@ static const struct {
 
 int otons_ns_flag(const char *name)
 {
-	for (size_t i = 0; i < sizeof(NAMESPACES) / sizeof(NAMESPACES[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++)
 		if (!strcmp(name, NAMESPACES[i].name))
 			return NAMESPACES[i].flag;
 	return 0;
@@ -35,7 +35,7 @@ size_t otons_ns_names(int flags, char *buf, size_t size)
 
 	if (size)
 		buf[0] = 0;
-	for (size_t i = 0; i < sizeof(NAMESPACES) / sizeof(NAMESPACES[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(NAMESPACES); i++) {
 		size_t l = strlen(NAMESPACES[i].name);
 
 		/* "mount" is another name for mnt: each namespace once. */

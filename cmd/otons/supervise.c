@@ -18,7 +18,7 @@
 
 /* What the supervisor and pid 1 pass on to the program. */
 static const int FORWARDED[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
-#define NFORWARDED (sizeof(FORWARDED) / sizeof(FORWARDED[0]))
+#define NFORWARDED ARRAY_SIZE(FORWARDED)
 
 static sigset_t saved_mask;
 

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "oto.h"
 #include "ttyfilter.h"
 
 enum {
@@ -451,7 +452,7 @@ static int link_fate(const struct ttyf *f, int ended)
 	len -= (size_t)(uri - s);
 	if (ended && !len)
 		return S_STR_PASS; /* ESC ] 8 ; ; ST: the end of a link */
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		size_t k = strlen(ok[i]);
 
 		if (len >= k && !strncasecmp((const char *)uri, ok[i], k))

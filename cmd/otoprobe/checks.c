@@ -111,7 +111,7 @@ int check_status(struct report *rep)
 
 	if (!st)
 		return -1;
-	for (size_t i = 0; i < sizeof(SETS) / sizeof(SETS[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(SETS); i++) {
 		char item[96];
 
 		if (status_field(st, SETS[i], val, sizeof(val)) < 0) {
@@ -341,7 +341,7 @@ void check_paths(struct report *rep)
 	}
 	static const char *const CRED_DIRS[] = { ".ssh",   ".aws",	     ".kube", ".docker",
 						 ".gnupg", ".config/gcloud", ".netrc" };
-	for (size_t i = 0; i < sizeof(CRED_DIRS) / sizeof(CRED_DIRS[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(CRED_DIRS); i++) {
 		snprintf(path, sizeof(path), "%s/%s", strcmp(home, "/") ? home : "", CRED_DIRS[i]);
 		check_exists(rep, path, "credentials from a home directory");
 	}
@@ -385,7 +385,7 @@ void check_cgroup(struct report *rep)
 			   "none visible: no cgroup v2 at /sys/fs/cgroup");
 		return;
 	}
-	for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(FILES); i++) {
 		char path[64], val[64], item[96];
 		int fd;
 		ssize_t n;

@@ -40,7 +40,7 @@ static const struct dest {
 	{ "64:ff9b::a9fe:a9fe", "NAT64 of 169.254.169.254", 0 },
 	{ "2002:a9fe:a9fe::1", "6to4 of 169.254.169.254", 0 },
 };
-#define NDEST (sizeof(DESTS) / sizeof(DESTS[0]))
+#define NDEST ARRAY_SIZE(DESTS)
 
 static long now_ms(void)
 {

@@ -9,7 +9,7 @@
 #include "otoprobe.h"
 
 const char *const NS_NAMES[] = { "user", "mnt", "pid", "ipc", "uts", "cgroup", "net" };
-_Static_assert(sizeof(NS_NAMES) / sizeof(NS_NAMES[0]) == NS_COUNT, "a name for each namespace");
+_Static_assert(ARRAY_SIZE(NS_NAMES) == NS_COUNT, "a name for each namespace");
 
 int ns_is_initial(int ns, unsigned long ino)
 {
@@ -176,10 +176,10 @@ int env_name_is_secret(const char *name)
 	for (i = 0; i < n; i++)
 		up[i] = (name[i] >= 'a' && name[i] <= 'z') ? (char)(name[i] - 32) : name[i];
 	up[n] = 0;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (strstr(up, words[i]))
 			return 1;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(up, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return n >= 4 && !strcmp(up + n - 4, "_PAT");
@@ -314,7 +314,7 @@ const char *errno_name(int err, char *buf, size_t size)
 		{ ECONNREFUSED, "ECONNREFUSED" },
 		{ EHOSTUNREACH, "EHOSTUNREACH" },
 	};
-	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(NAMES); i++)
 		if (NAMES[i].err == err)
 			return NAMES[i].name;
 	snprintf(buf, size, "errno %d", err);

@@ -10,7 +10,7 @@
 #include "otoprobe.h"
 
 static const char *const VERDICTS[] = { "ok", "GAP", "info" };
-_Static_assert(sizeof(VERDICTS) / sizeof(VERDICTS[0]) == V_NUM, "a word for each verdict");
+_Static_assert(ARRAY_SIZE(VERDICTS) == V_NUM, "a word for each verdict");
 
 void report_add(struct report *rep, const char *check, enum verdict v, const char *fmt, ...)
 {

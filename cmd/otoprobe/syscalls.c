@@ -223,7 +223,7 @@ void xcheck_syscalls(struct report *rep)
 {
 	enum verdict userns = V_INFO;
 
-	for (size_t i = 0; i < sizeof(PROBES) / sizeof(PROBES[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(PROBES); i++) {
 		enum verdict v = xrun_probe(rep, &PROBES[i]);
 
 		if (PROBES[i].fn == p_unshare_user)

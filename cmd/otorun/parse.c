@@ -187,7 +187,7 @@ static const struct stage_opt *opt_row(const char *name)
 {
 	const struct stage_opt *no = NULL;
 
-	for (size_t i = 0; i < sizeof(OPTS) / sizeof(OPTS[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(OPTS); i++) {
 		if (strcmp(name, OPTS[i].name))
 			continue;
 		if (OPTS[i].how != NO)
@@ -206,7 +206,7 @@ static int in(const char *s, const char *const *set, size_t n)
 	return 0;
 }
 
-#define IN(s, set) in((s), (set), sizeof(set) / sizeof((set)[0]))
+#define IN(s, set) in((s), (set), ARRAY_SIZE(set))
 
 int takes_value(const char *name)
 {

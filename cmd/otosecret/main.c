@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	const struct rlimit nocore = { 0, 0 };
 	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS",
 					    "OTO_VIEW" };
-	const char *kept[sizeof(KEPT) / sizeof(KEPT[0])];
+	const char *kept[ARRAY_SIZE(KEPT)];
 	uint8_t *key, *store, **plain;
 	char **env;
 	size_t len;
@@ -92,12 +92,12 @@ int main(int argc, char **argv)
 	 *    OTO_REFUSALS (the refusal log's socket), OTO_VIEW (a profile by
 	 *    path is refused in the view).
 	 */
-	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(KEPT); i++) {
 		kept[i] = getenv(KEPT[i]);
 		kept[i] = kept[i] ? strdup(kept[i]) : NULL;
 	}
 	env_unset_prefix("OTO_");
-	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(KEPT); i++)
 		if (kept[i] && setenv(KEPT[i], kept[i], 1) < 0)
 			die(EXIT_SYS, errno, "unable to keep %s", KEPT[i]);
 

@@ -81,7 +81,7 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 					     [MODE_SEAL] = "seal",
 					     [MODE_LIST] = "list",
 					     [MODE_PHANTOM] = "phantom" };
-	_Static_assert(sizeof(MODES) / sizeof(MODES[0]) == MODE_NUM, "a word for each mode");
+	_Static_assert(ARRAY_SIZE(MODES) == MODE_NUM, "a word for each mode");
 	const char *why = NULL;
 	int c;
 

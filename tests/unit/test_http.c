@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "oto.h"
 #include "http.h"
 
 static struct http_req R, R2;
@@ -75,7 +76,7 @@ static void test_req_every_split(void **state)
 	};
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(heads) / sizeof(heads[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(heads); k++) {
 		const char *s = heads[k];
 		size_t n = strlen(s);
 
@@ -214,7 +215,7 @@ static void test_req_refusals(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		int err = parse(bad[i].req);
 
 		if (err != bad[i].err)
@@ -435,7 +436,7 @@ static void test_body_chunked_refusals(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct http_body b = { .kind = HTTP_BODY_CHUNKED };
 		char data[64];
 		size_t dn;
@@ -604,7 +605,7 @@ static void test_resp_framing(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		int err = presp(t[i].resp, t[i].head);
 
 		if (err != t[i].err)
@@ -1142,7 +1143,7 @@ static void test_repl_pairs_let_out_nothing_more(void **state)
 	static char in[1 << 18], out[1 << 18], want[1 << 18], t[64];
 
 	(void)state;
-	for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+	for (size_t v = 0; v < ARRAY_SIZE(vals); v++) {
 		const char *val = vals[v];
 		size_t len = strlen(val), n = 0, o, cut[1], segs = 0, took = 0;
 		char ph[64], tail[64];

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "oto.h"
 #include "otoask/otoask.h"
 
 #define HEAD                                                                                       \
@@ -79,7 +80,7 @@ static void test_otoask_refused_requests(void **state)
 	struct ask_req q;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_int_equal(parse(bad[i], &q), -1);
 }
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 #include <seccomp.h>
 
+#include "oto.h"
 #include "otoexec/otoexec.h"
 #include "bpf_run.h"
 
@@ -99,7 +100,7 @@ static void same(const char *name)
 	size_t nlen, plen, checked = 0;
 	struct bpf_set ns, ps;
 	struct seccomp_data d;
-	const size_t na = sizeof(ARGS) / sizeof(ARGS[0]);
+	const size_t na = ARRAY_SIZE(ARGS);
 
 	compile(name, 0, &nb, &nlen, &ns);
 	compile(name, 1, &pb, &plen, &ps);

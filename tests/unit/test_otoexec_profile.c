@@ -18,6 +18,7 @@
 #include <linux/filter.h>
 #include <seccomp.h>
 
+#include "oto.h"
 #include "otoexec/otoexec.h"
 
 static int parse(const char *text, struct profile *p, struct prof_error *e)
@@ -98,7 +99,7 @@ static void test_default_profile(void **state)
 					       "setns",
 					       "perf_event_open",
 					       "kexec_load" };
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
 		r = find(&p, refused[i], 0);
 		assert_non_null(r);
 		assert_int_equal(r->a.act, PACT_ERRNO);

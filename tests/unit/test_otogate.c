@@ -109,7 +109,7 @@ static void test_grants(void **state)
 		"K=https://"
 		"a,header=x12345678901234567890123456789012345678901234567890123456789012345",
 	};
-	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
 		why = NULL;
 		assert_int_equal(grant(BAD[i], &g, &why), -1);
 		assert_non_null(why);

@@ -73,7 +73,7 @@ static void test_allow_parse(void **state)
 		",allow=GET:/a%c0%ae",
 		",allow=123456789012345678901234567890123:/x",
 	};
-	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
 		why = NULL;
 		assert_int_equal(grant(BAD[i], &why), -1);
 		assert_non_null(why);
@@ -158,10 +158,10 @@ static void test_paths(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(GOOD) / sizeof(GOOD[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(GOOD); i++)
 		if (allow_path_check(GOOD[i], strlen(GOOD[i])))
 			fail_msg("%s: %s", GOOD[i], allow_path_check(GOOD[i], strlen(GOOD[i])));
-	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(BAD); i++)
 		if (!allow_path_check(BAD[i], strlen(BAD[i])))
 			fail_msg("%s passed", BAD[i]);
 	assert_string_equal(allow_path_check("/a/../b", 7), "a . or .. segment");
@@ -221,7 +221,7 @@ static void test_judge(void **state)
 		{ "GET", "/%72epos/x", ALLOW_NOMATCH },		/* compared as sent */
 	};
 	/* clang-format on */
-	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(CASES); i++) {
 		enum allow_verdict v = judge(CASES[i].m, CASES[i].t, &why);
 
 		if (v != CASES[i].v)

@@ -154,13 +154,13 @@ static void test_refused(void **state)
 	const char *why;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(index_of(&b, bad[i].pem, &why), -1);
 		assert_string_equal(why, bad[i].why);
 		assert_null(b.certs);
 		assert_int_equal(b.n, 0);
 	}
-	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++) {
 		assert_int_equal(index_of(&b, other[i].pem, &why), 1);
 		assert_string_equal(why, other[i].why);
 		assert_null(b.certs);

@@ -136,7 +136,7 @@ static void test_json_refuses(void **state)
 	size_t at;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
 		assert_int_equal(parse(o, BAD[i].line, &why), -1);
 		assert_string_equal(why, BAD[i].why);
 	}
@@ -370,7 +370,7 @@ static void test_counts_between_lines(void **state)
 
 	(void)state;
 	assert_non_null(text);
-	for (size_t i = 0; i < sizeof(COUNTS) / sizeof(COUNTS[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(COUNTS); i++)
 		at += (size_t)snprintf(
 		    text + at, 16384 - at,
 		    "{\"time\":\"T\",\"source\":\"seccomp\",\"session\":\"s\",\"verdict\":\"deny\","
@@ -409,7 +409,7 @@ static void test_net_counts_and_budget(void **state)
 
 	(void)state;
 	assert_non_null(text);
-	for (size_t i = 0; i < sizeof(COUNTS) / sizeof(COUNTS[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(COUNTS); i++) {
 		char c[32] = "";
 
 		if (COUNTS[i] > 1)

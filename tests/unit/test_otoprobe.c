@@ -146,7 +146,7 @@ static void test_connect_verdict(void **state)
 				  ENETDOWN, EADDRNOTAVAIL, EAFNOSUPPORT, ECONNREFUSED };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
 		assert_int_equal(connect_verdict(ok[i]), V_OK);
 	assert_int_equal(connect_verdict(0), V_GAP);
 	assert_int_equal(connect_verdict(ETIMEDOUT), V_GAP);

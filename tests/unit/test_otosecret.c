@@ -62,7 +62,7 @@ static void test_use_parse(void **state)
 	assert_int_equal(use_parse(s5, &u, &why), 0);
 	assert_string_equal(u.target, "K");
 	char *bad[] = { b1, b2, b3, b4, b5, b6, b7, b8 };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		why = NULL;
 		assert_int_equal(use_parse(bad[i], &u, &why), -1);
 		assert_non_null(why);

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "oto.h"
 #include "pem.h"
 
 #define CERT                                                                                       \
@@ -96,7 +97,7 @@ static void test_a_private_key_refuses_the_file(void **state)
 	size_t len;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(KEYS) / sizeof(KEYS[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(KEYS); i++) {
 		/* After a certificate (mitmproxy-ca.pem has the key first; either way). */
 		snprintf(file, sizeof(file), "%s%s\r\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49\r\n", CERT,
 			 KEYS[i]);
