@@ -264,6 +264,12 @@ int wait_code(int status); /* the code a forking stage exits with: code, or 128+
  * read on; a whole file is open() then this.
  */
 ssize_t fd_read_all(int fd, void *buf, size_t size);
+/*
+ * fd_read_whole.c: what fd holds, read to its end into a buffer it allocates
+ * (the caller frees), NUL-terminated, its length in *len: the buffer, or NULL
+ * with errno (EFBIG: more than max bytes; ENOMEM).
+ */
+char *fd_read_whole(int fd, size_t max, size_t *len);
 /* fd_write_all.c: all of buf to fd, short writes and EINTR written on: 0, or -1 with errno. */
 int fd_write_all(int fd, const void *buf, size_t len);
 /*

@@ -96,16 +96,10 @@ void show_line(FILE *f, const struct cowdir *s, const struct change *c)
 static char *slurp(int dirfd, const char *rel, size_t *len)
 {
 	int fd = open_beneath(dirfd, rel, O_RDONLY | O_NOFOLLOW);
-	char *b = fd < 0 ? NULL : malloc(TEXT_MAX + 1);
-	ssize_t n = b ? fd_read_all(fd, b, TEXT_MAX + 1) : -1;
+	char *b = fd < 0 ? NULL : fd_read_whole(fd, TEXT_MAX, len);
 
 	if (fd >= 0)
 		close(fd);
-	if (n < 0 || (size_t)n > TEXT_MAX) {
-		free(b);
-		return NULL;
-	}
-	*len = (size_t)n;
 	return b;
 }
 

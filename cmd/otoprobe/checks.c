@@ -26,20 +26,14 @@ extern char **environ;
 /* Read a /proc file whole, NUL-terminated; NULL with errno on failure. The caller frees. */
 static char *slurp(const char *path)
 {
-	/* Pages of the buffer that nothing is read into are never touched. */
-	char *buf = malloc(SLURP_MAX + 1);
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t n = fd < 0 || !buf ? -1 : fd_read_all(fd, buf, SLURP_MAX);
+	size_t n;
+	char *buf = fd < 0 ? NULL : fd_read_whole(fd, SLURP_MAX, &n);
 
 	e = errno;
 	if (fd >= 0)
 		close(fd);
-	if (n < 0) {
-		free(buf);
-		errno = e;
-		return NULL;
-	}
-	buf[n] = 0;
+	errno = e;
 	return buf;
 }
 

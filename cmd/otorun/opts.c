@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,26 +206,14 @@ static char *xshown(const char *s)
 /* The whole file, NUL-terminated; its length in *len. NULL with errno. */
 static char *read_file(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct strbuf b = { 0 };
-	char chunk[8192];
-	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	char *b = fd < 0 ? NULL : fd_read_whole(fd, SIZE_MAX, len);
 
-	if (fd < 0)
-		return NULL;
-	strbuf_add(&b, "", 0);
-	while ((r = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || b.oom)
-			break;
-		strbuf_add(&b, chunk, (size_t)r);
-	}
-	close(fd);
-	if (r != 0 || b.oom)
-		return NULL;
-	*len = b.n;
-	return b.p;
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return b;
 }
 
 /* " #" or a tab and # in a value: a comment, to its writer. */

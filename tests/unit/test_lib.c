@@ -2,6 +2,7 @@
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
 // UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c lib/record_thin.c
+// UNIT: lib/fd_read_whole.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <limits.h>
@@ -401,6 +402,59 @@ static void test_file_read_at(void **state)
 	rmdir(dir);
 }
 
+static void test_fd_read_whole(void **state)
+{
+	static const char *const three[] = { "ab", "cd", "ef", NULL };
+	char big[10000];
+	size_t len = 99;
+	char *b;
+	int fd, p[2];
+
+	(void)state;
+	/* Read on after a short read, to the end, NUL-terminated. */
+	fd = pieces(three);
+	b = fd_read_whole(fd, 6, &len);
+	assert_non_null(b);
+	assert_int_equal(len, 6);
+	assert_string_equal(b, "abcdef");
+	free(b);
+	close(fd);
+	wait(NULL);
+	/* One byte over max is EFBIG, even when it comes in a later read. */
+	fd = pieces(three);
+	errno = 0;
+	assert_null(fd_read_whole(fd, 5, &len));
+	assert_int_equal(errno, EFBIG);
+	close(fd);
+	wait(NULL);
+	/* Nothing at all: an empty string; max 0 still holds it. */
+	fd = pieces((const char *const[]){ NULL });
+	b = fd_read_whole(fd, 0, &len);
+	assert_non_null(b);
+	assert_int_equal(len, 0);
+	assert_string_equal(b, "");
+	free(b);
+	close(fd);
+	wait(NULL);
+	/* More than the first allocation: the buffer grows, every byte kept. */
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)('a' + i % 26);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], big, sizeof(big)), sizeof(big));
+	close(p[1]);
+	b = fd_read_whole(p[0], SIZE_MAX, &len);
+	assert_non_null(b);
+	assert_int_equal(len, sizeof(big));
+	assert_memory_equal(b, big, sizeof(big));
+	assert_int_equal(b[len], 0);
+	free(b);
+	close(p[0]);
+	/* A bad fd: its errno. */
+	errno = 0;
+	assert_null(fd_read_whole(-1, 10, &len));
+	assert_int_equal(errno, EBADF);
+}
+
 static void test_fd_read_all(void **state)
 {
 	static const char *const three[] = { "ab", "cd", "ef", NULL };
@@ -582,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_idmap_format),
 		cmocka_unit_test(test_ns_names),
 		cmocka_unit_test(test_fd_read_all),
+		cmocka_unit_test(test_fd_read_whole),
 		cmocka_unit_test(test_fd_write_all),
 		cmocka_unit_test(test_file_read_at),
 		cmocka_unit_test(test_fd_send_recv),
