@@ -120,6 +120,16 @@ $(O)/liboto.a: $(LIBOBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
+# otoexec's built-in profiles: the texts (cmd/otoexec/*.profile) are the
+# source; the C files that embed them are made here, the same for every LIBC,
+# for the tools, the unit tests and the fuzz targets alike.
+GEN     := build/gen
+OTOEXEC_PROFILES := $(GEN)/otoexec/default_profile.c $(GEN)/otoexec/dev_profile.c
+$(OTOEXEC_PROFILES): $(GEN)/otoexec/%_profile.c: cmd/otoexec/%.profile scripts/profile-c.sh
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)scripts/profile-c.sh OTOEXEC_$$(echo $* | tr a-z A-Z)_PROFILE $< >$@.tmp && mv $@.tmp $@
+
 # Seccomp filters compiled here, once, into the BPF the kernel runs, for
 # this machine's architecture: a tool's gen/bpfgen.c links the code the tool
 # would compile them with, runs on the build machine, and writes the C file
@@ -140,8 +150,8 @@ $(O)/gen/$(1)_bpf.o: $(O)/gen/$(1)_bpf.c
 EXTRA_$(1) := $(O)/gen/$(1)_bpf.o
 endef
 $(eval $(call bpfgen_rule,otoexec,$(patsubst %.c,$(O)/obj/%.o,cmd/otoexec/gen/bpfgen.c \
-	cmd/otoexec/profile.c cmd/otoexec/filter.c cmd/otoexec/bpf.c \
-	cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c)))
+	cmd/otoexec/profile.c cmd/otoexec/filter.c cmd/otoexec/bpf.c $(OTOEXEC_PROFILES))))
+EXTRA_otoexec += $(OTOEXEC_PROFILES:%.c=$(O)/obj/%.o)
 $(eval $(call bpfgen_rule,otonet,$(patsubst %.c,$(O)/obj/%.o,cmd/otonet/gen/bpfgen.c \
 	cmd/otonet/seccomp.c)))
 $(eval $(call bpfgen_rule,otogate,$(patsubst %.c,$(O)/obj/%.o,cmd/otogate/gen/bpfgen.c \
@@ -167,7 +177,8 @@ UNIT_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Wno-missing-prototypes \
 # pure code only. None may hold an exit path (die, die_usage, opt_die, an
 # x-prefixed function, lib/oto.h): a unit test that links one is refused here.
 UNIT_EXITS := ' [TtWw] (die|die_usage|opt_die|x[a-z0-9_]*)$$'
-build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBSRC) $(wildcard cmd/*/*.[ch]) | deps-test
+build/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIBSRC) $(wildcard cmd/*/*.[ch]) \
+		$(OTOEXEC_PROFILES) | deps-test
 	@mkdir -p build/unit
 	gcc $(UNIT_CFLAGS) -o $@ $< $(shell sed -n 's|^// UNIT: *||p' $<) \
 		-lcmocka -lseccomp -lsodium -lcap
@@ -191,7 +202,7 @@ build/fuzz/obj/%.o: %.c build/fuzz/version.h | deps-fuzz
 build/fuzz/liboto.a: $(FUZZ_LIBOBJ)
 	@rm -f $@
 	ar rcs $@ $^
-build/fuzz/%: fuzz/%.c build/fuzz/liboto.a $(wildcard cmd/*/*.[ch]) | deps-fuzz
+build/fuzz/%: fuzz/%.c build/fuzz/liboto.a $(wildcard cmd/*/*.[ch]) $(OTOEXEC_PROFILES) | deps-fuzz
 	@mkdir -p build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
 		$(shell sed -n 's|^// FUZZ: *||p' $<) build/fuzz/liboto.a -lseccomp -lsodium -lcap
@@ -256,7 +267,7 @@ format:
 	scripts/lint.sh --format
 
 clean:
-	rm -rf build/musl build/glibc build/glibc-san build/unit build/fuzz
+	rm -rf build/musl build/glibc build/glibc-san build/unit build/fuzz build/gen
 
 distclean:
 	rm -rf build

@@ -1,4 +1,4 @@
-// FUZZ: cmd/otoexec/profile.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c
+// FUZZ: cmd/otoexec/profile.c build/gen/otoexec/default_profile.c build/gen/otoexec/dev_profile.c
 /*
  * The profile parser on arbitrary bytes: it must never crash, leak or read
  * out of bounds, and what it accepts must be self-consistent.

@@ -68,8 +68,9 @@ int profile_rule_is_arg_denial(const struct profile *p, const struct prof_rule *
  */
 char *profile_builtin_text(const char *name, size_t *len);
 
-/* default_profile.c, dev_profile.c: the built-in profiles' texts. dev is
- * the default's text followed by OTOEXEC_DEV_PROFILE. */
+/* The built-in profiles' texts, default.profile and dev.profile, which the
+ * build embeds (build/gen/otoexec/). dev is the default's text followed by
+ * OTOEXEC_DEV_PROFILE. */
 extern const char OTOEXEC_DEFAULT_PROFILE[];
 extern const char OTOEXEC_DEV_PROFILE[];
 

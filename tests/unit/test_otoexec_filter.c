@@ -1,5 +1,5 @@
-// UNIT: cmd/otoexec/filter.c cmd/otoexec/profile.c cmd/otoexec/default_profile.c
-// UNIT: cmd/otoexec/dev_profile.c cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c
+// UNIT: cmd/otoexec/filter.c cmd/otoexec/profile.c build/gen/otoexec/default_profile.c
+// UNIT: build/gen/otoexec/dev_profile.c cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c
 // UNIT: cmd/otoexec/bpf.c lib/opt.c lib/fd_send.c lib/fd_msg_init.c
 /*
  * otoexec's compiled filters (filter.c) against a reference: the allowlist's

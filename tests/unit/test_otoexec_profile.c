@@ -1,7 +1,7 @@
-// UNIT: cmd/otoexec/profile.c cmd/otoexec/default_profile.c cmd/otoexec/dev_profile.c
+// UNIT: cmd/otoexec/profile.c build/gen/otoexec/default_profile.c build/gen/otoexec/dev_profile.c
 // UNIT: cmd/otoexec/parse.c cmd/otoexec/landlock_abi.c cmd/otoexec/bpf.c lib/opt.c
 /*
- * Unit tests of otoexec's pure parts (default_profile.c, opts.c, profile.c: the glob
+ * Unit tests of otoexec's pure parts (the built-in profiles, opts.c, profile.c: the glob
  * above): the profile parser, rlimits, capability and variable names, the
  * filter set format (bpf.c).
  */
