@@ -341,12 +341,12 @@ static int relay_response(struct gate_flow *f, int until_continue)
 				/* A close with or without TLS's close_notify: the same to the
 				 * agent. */
 				f->error = "the upstream closed before its response";
-				goto before;
+				goto failed;
 			}
 		}
 		if (err != HTTP_OK) {
 			f->error = http_strerror(err);
-			goto before;
+			goto failed;
 		}
 		scrub_head(f);
 		began = 1;
@@ -359,7 +359,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 		if (agent_write_all(&f->ag, f->rb, f->resp.head_len) < 0) {
 			f->error = "the agent closed";
 			f->status = f->resp.status;
-			goto after;
+			goto failed;
 		}
 		f->down_bytes += f->resp.head_len;
 		/* An interim response (100 Continue): the final one follows. */
@@ -372,7 +372,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	chunked = f->resp.body.kind == HTTP_BODY_CHUNKED;
 	f->error = encoded_body(f);
 	if (f->error)
-		goto after;
+		goto failed;
 	err = f->resp.body.kind == HTTP_BODY_NONE ? HTTP_OK : HTTP_MORE;
 	while (err == HTTP_MORE) {
 		while (pos < f->rblen) {
@@ -380,7 +380,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 					     &doff, &dlen);
 			if (err != HTTP_OK && err != HTTP_MORE) {
 				f->error = http_strerror(err);
-				goto after;
+				goto failed;
 			}
 			/*
 			 * What came in one read leaves in one write (one chunk, when
@@ -390,7 +390,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 				if (replen + http_repl_max(&f->repl, dlen) > sizeof(f->rep)) {
 					if (send_data(f, f->rep, replen, chunked) < 0) {
 						f->error = "the agent closed";
-						goto after;
+						goto failed;
 					}
 					replen = 0;
 				}
@@ -406,7 +406,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 		/* Before waiting on the upstream: what the agent can have already. */
 		if (send_data(f, f->rep, replen, chunked) < 0) {
 			f->error = "the agent closed";
-			goto after;
+			goto failed;
 		}
 		replen = 0;
 		f->rblen = pos = 0;
@@ -420,7 +420,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 			break;
 		if (r <= 0) {
 			f->error = "the upstream closed inside its response";
-			goto after;
+			goto failed;
 		}
 	}
 	/* The held bytes: fewer than the value's length, and no part of it (and the head, if held).
@@ -428,7 +428,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	if (replen + HTTP_MAX_SECRET > sizeof(f->rep)) {
 		if (send_data(f, f->rep, replen, chunked) < 0) {
 			f->error = "the agent closed";
-			goto after;
+			goto failed;
 		}
 		replen = 0;
 	}
@@ -436,7 +436,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	if (send_data(f, f->rep, n, chunked) < 0 ||
 	    (chunked && agent_write_all(&f->ag, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
-		goto after;
+		goto failed;
 	}
 	if (chunked)
 		f->down_bytes += 5;
@@ -452,9 +452,12 @@ static int relay_response(struct gate_flow *f, int until_continue)
 		f->rblen = 0;
 	}
 	return 0;
-before:
-after:
-	/* Nothing of the response reached the agent (its head held): the gateway's answer. */
+failed:
+	/*
+	 * f->error says why. Whether the agent has seen any of the response
+	 * decides what it gets: nothing yet (no head, or the head still held),
+	 * the gateway's own 502; part of it, the end of the connection.
+	 */
 	if (!began || f->held) {
 		f->held = 0;
 		refuse(f, 502, f->error, NULL);
