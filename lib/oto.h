@@ -211,7 +211,7 @@ int opt_bytes(const char *s, unsigned long long max, unsigned long long *out);
 /* Split "A:B" at the first ':' into two non-empty strings copied into a and b. */
 int opt_split2(const char *s, char *a, size_t asz, char *b, size_t bsz);
 
-/* optdie.c: the one-line usage error for getopt's ':' and '?' (optstring "+:..."). */
+/* optdie.c: the one-line bad-usage message for getopt's ':' and '?' (optstring "+:..."). */
 noreturn void opt_die(int c, char *const argv[]);
 /* The getopt_long value of every tool's --version. */
 #define OPT_VERSION 0x7fff

@@ -115,6 +115,16 @@ test_no_source_cites_an_issue() {
 	assertEquals "comments that cite an issue" "" "$found"
 }
 
+# One word for bad usage (oto(7), CONVENTIONS): a value refused says what
+# was expected ("--max %s: expected a number from 1 to 16"), in every tool,
+# never "want"; the pages call exit 100 "bad usage", never "usage error".
+test_bad_usage_has_one_wording() {
+	cd "$TOP" || return
+	assertEquals "messages that say want" "" \
+		"$(grep -rnE '"([^"]*: )?want ' lib cmd --include='*.c')"
+	assertEquals "pages that say usage error" "" "$(grep -rniE 'usage error' man)"
+}
+
 # backups: each name on stdin an editor or patch leaves behind (NAME.orig,
 # NAME.rej, NAME~, NAME.bak, .NAME.swp), one a line.
 backups() {

@@ -698,7 +698,7 @@ test_tmp_inodes() {
 		run om --tmp-inodes "$bad" -- true
 		assertEquals "--tmp-inodes '$bad'" 100 "$rc"
 		assertOneLine otomount
-		assertContains "$(cat "$T/err")" "--tmp-inodes $bad: want"
+		assertContains "$(cat "$T/err")" "--tmp-inodes $bad: expected"
 	done
 }
 

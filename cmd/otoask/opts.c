@@ -54,7 +54,7 @@ void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_LISTEN:
 			if (!*optarg || strlen(optarg) > 107)
-				die_usage("--listen %s: want a socket path of 1 to 107 bytes",
+				die_usage("--listen %s: expected a socket path of 1 to 107 bytes",
 					  optarg);
 			o->listen = optarg;
 			break;

@@ -60,20 +60,21 @@ void xotoconnect_parse(struct otoconnect_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_SERVE:
 			if (connect_path_ok(optarg) < 0)
-				die_usage("--serve %s: want a socket path of 1 to 107 bytes",
+				die_usage("--serve %s: expected a socket path of 1 to 107 bytes",
 					  optarg);
 			o->serve = 1;
 			o->path = optarg;
 			break;
 		case OPT_MAX:
 			if (opt_ulong(optarg, CONNECT_MAX_LIMIT, &o->max) < 0 || !o->max)
-				die_usage("--max %s: want a number from 1 to %d", optarg,
+				die_usage("--max %s: expected a number from 1 to %d", optarg,
 					  CONNECT_MAX_LIMIT);
 			max_set = 1;
 			break;
 		case OPT_MODE:
 			if (connect_parse_mode(optarg, &o->mode) < 0)
-				die_usage("--mode %s: want octal permissions, 0 to 777", optarg);
+				die_usage("--mode %s: expected octal permissions, 0 to 777",
+					  optarg);
 			o->mode_set = 1;
 			break;
 		default:
@@ -94,6 +95,6 @@ void xotoconnect_parse(struct otoconnect_opts *o, int argc, char **argv)
 	if (optind + 1 < argc)
 		die_usage("%s: one socket only; a program goes with --serve", argv[optind + 1]);
 	if (connect_path_ok(argv[optind]) < 0)
-		die_usage("%s: want a socket path of 1 to 107 bytes", argv[optind]);
+		die_usage("%s: expected a socket path of 1 to 107 bytes", argv[optind]);
 	o->path = argv[optind];
 }

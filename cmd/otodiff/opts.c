@@ -97,8 +97,8 @@ void xotodiff_parse(struct otodiff_opts *o, int argc, char **argv)
 	if (max_given && o->mode == MODE_DISCARD)
 		die_usage("--max-size: not with --discard");
 	if (optind + 1 != argc)
-		die_usage("want one session directory (see --help)");
+		die_usage("expected one session directory (see --help)");
 	o->dir = argv[optind];
 	if (o->dir[0] != '/')
-		die_usage("%s: want the session directory's absolute path", o->dir);
+		die_usage("%s: expected the session directory's absolute path", o->dir);
 }

@@ -91,8 +91,9 @@ static void xadd_path(const char ***list, size_t *n, const char *name, const cha
 	if (!l)
 		die(EXIT_SYS, errno, "unable to keep %s %s: out of memory", name, arg);
 	if (view_path_ok(arg) < 0)
-		die_usage("%s %s: want an absolute path of the view, without . or .. (see --help)",
-			  name, arg);
+		die_usage(
+		    "%s %s: expected an absolute path of the view, without . or .. (see --help)",
+		    name, arg);
 	*list = l;
 	l[(*n)++] = arg;
 }
@@ -113,25 +114,27 @@ static void xadd_op(struct otomount_opts *o, enum op_kind kind, const char *name
 	case OP_RW:
 		if (view_parse_bind(arg, &op->src, &op->dst) < 0)
 			die_usage(
-			    "%s %s: want SRC:DST, both absolute, without . or .. (see --help)",
+			    "%s %s: expected SRC:DST, both absolute, without . or .. (see --help)",
 			    name, arg);
 		break;
 	case OP_SOCKET:
 		if (view_parse_socket(arg, &op->src, &op->dst) < 0)
-			die_usage("%s %s: want SRC:DST, both absolute, without . or .., DST under "
-				  "108 bytes (see --help)",
-				  name, arg);
+			die_usage(
+			    "%s %s: expected SRC:DST, both absolute, without . or .., DST under "
+			    "108 bytes (see --help)",
+			    name, arg);
 		break;
 	case OP_TMPFS:
 		if (view_parse_tmpfs(arg, &op->dst, &op->size) < 0)
-			die_usage("%s %s: want DST[:SIZE], DST absolute (see --help)", name, arg);
+			die_usage("%s %s: expected DST[:SIZE], DST absolute (see --help)", name,
+				  arg);
 		break;
 	case OP_HIDE:
 	case OP_RO_WITHIN:
 	default:
 		if (view_path_ok(arg) < 0)
-			die_usage("%s %s: want an absolute path without . or .. (see --help)", name,
-				  arg);
+			die_usage("%s %s: expected an absolute path without . or .. (see --help)",
+				  name, arg);
 		op->dst = (char *)arg;
 		break;
 	}
@@ -220,12 +223,12 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 		case OPT_TMP_INODES:
 			if (opt_ulong(optarg, TMPFS_INODES_MAX, &o->tmp_inodes) < 0 ||
 			    !o->tmp_inodes)
-				die_usage("--tmp-inodes %s: want a number from 1 to %lu", optarg,
-					  TMPFS_INODES_MAX);
+				die_usage("--tmp-inodes %s: expected a number from 1 to %lu",
+					  optarg, TMPFS_INODES_MAX);
 			break;
 		case OPT_HOME:
 			if (view_path_ok(optarg) < 0)
-				die_usage("--home %s: want an absolute path without . or ..",
+				die_usage("--home %s: expected an absolute path without . or ..",
 					  optarg);
 			o->home = optarg;
 			break;
@@ -243,23 +246,26 @@ void xotomount_parse(struct otomount_opts *o, int argc, char **argv)
 			break;
 		case OPT_HOME_SKEL:
 			if (view_path_ok(optarg) < 0 && view_src_fd(optarg) < 0)
-				die_usage("--home-skel %s: want an absolute path without . or .., "
-					  "or fd=N",
-					  optarg);
+				die_usage(
+				    "--home-skel %s: expected an absolute path without . or .., "
+				    "or fd=N",
+				    optarg);
 			o->home_skel = optarg;
 			break;
 		case OPT_CA_FILE:
 			if (view_path_ok(optarg) < 0 && view_src_fd(optarg) < 0)
-				die_usage("--ca-file %s: want an absolute path without . or .., "
-					  "or fd=N",
-					  optarg);
+				die_usage(
+				    "--ca-file %s: expected an absolute path without . or .., "
+				    "or fd=N",
+				    optarg);
 			o->ca_file = optarg;
 			break;
 		case OPT_COW:
 			if (view_path_ok(optarg) < 0 || !cow_host_path_ok(optarg))
-				die_usage("--cow %s: want an absolute path without . or .. or a "
-					  "control byte",
-					  optarg);
+				die_usage(
+				    "--cow %s: expected an absolute path without . or .. or a "
+				    "control byte",
+				    optarg);
 			o->cow_dir = optarg;
 			break;
 		case OPT_COW_PRIVATE:
