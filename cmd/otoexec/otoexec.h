@@ -1,4 +1,15 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otoexec's files, each section below one of them. main.c: the steps;
+ * opts.c: the command line (dies 100); parse.c: the option values,
+ * profile.c: the profile text format and the built-in profiles
+ * (default.profile, dev.profile, embedded by the build), bpf.c: a compiled
+ * filter set, the bytes otoexec loads, landlock_abi.c: what each Landlock
+ * ABI restricts (pure, all four); filter.c: a profile made into its
+ * libseccomp filters (gen/bpfgen.c runs it at build time for the built-in
+ * profiles); sandbox.c: the steps that change the process, in main's order
+ * (each dies on failure); tty.c: the pty otons offers, made here.
+ */
 #ifndef OTOEXEC_H
 #define OTOEXEC_H
 

@@ -1,4 +1,17 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otogate's files, each section below one of them. main.c: the steps;
+ * opts.c: the command line (dies 100); parse.c: the option values and the
+ * lines the gateway writes, allow.c: what a grant's credential may do,
+ * bundle.c: the CA bundle's index (pure, all three). Before the agent runs:
+ * secrets.c decrypts the granted entries and makes their phantoms, ca.c the
+ * session CA of the transparent grants, upstream.c resolves the upstreams
+ * and makes the TLS client, on trust.c's lookup of the bundle; seccomp.c is
+ * the gateway's filter (pure; gen/bpfgen.c compiles it at build time),
+ * which lockdown.c loads with the rest of the confinement. Then loop.c takes
+ * each flow otonet hands over onto a thread of its own, where flow.c serves
+ * its requests and agent.c is the agent's side, plain or TLS.
+ */
 #ifndef OTOGATE_H
 #define OTOGATE_H
 

@@ -1,4 +1,16 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otons' files, each section below one of them. main.c: the steps; opts.c:
+ * the command line (dies 100); parse.c: namespace names, cgroup values, the
+ * refusals' lines and the audit records (pure); ns.c: the namespaces
+ * entered (dies 111); cgroup.c: --cgroup's leaf and its limits;
+ * supervise.c: the supervisor outside the sandbox, which waits and passes
+ * signals on; init.c: pid 1, once the program is forked; tty.c: the
+ * operator's terminal, given back as found; pty.c: the sandbox's own
+ * terminal, relayed through ttyfilter.c (ttyfilter.h; pure, fuzzed);
+ * refusals.c and audit.c: the seccomp and Landlock refusals on --log-fd;
+ * appeared.c: what git would follow or run that appeared during the session.
+ */
 #ifndef OTONS_H
 #define OTONS_H
 

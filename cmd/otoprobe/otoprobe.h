@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otoprobe's files, each section below one of them. main.c: the steps;
+ * opts.c: the command line (dies 100); parse.c: parsers, classifiers and
+ * escaping (pure); report.c: the rows, printed as a table or as JSON;
+ * checks.c: the process's own state (fds, /proc/self, the view, the
+ * environment); syscalls.c: the calls an agent must not make, each tried in
+ * a child; net.c: the private destinations, each of which must be refused.
+ */
 #ifndef OTOPROBE_H
 #define OTOPROBE_H
 

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: ISC */
+/*
+ * otosecret's files, each section below one of them. main.c: the steps;
+ * opts.c: the command line (dies 100); parse.c: the option values, input.c:
+ * seal's stdin lines (pure, both); modes.c: keygen, seal and list, the modes
+ * outside a chain (die 101 or 111); inject.c: the chain's mode, all or
+ * nothing (dies 101 or 111). The store format and the key are in lib/.
+ */
 #ifndef OTOSECRET_H
 #define OTOSECRET_H
 
@@ -44,8 +51,6 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv);
 /* Parse "NAME[:HOW]" into u: 0, or -1 with a reason. */
 int use_parse(char *spec, struct use *u, const char **why);
 int secret_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
-
-/* ---- io.c ---- */
 
 /* ---- modes.c: each dies 101 or 111 on failure ---- */
 void xotosecret_keygen(const struct otosecret_opts *o);
