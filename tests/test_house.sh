@@ -166,11 +166,62 @@ commit_faults() {
 		}'
 }
 
+# has_history MARK: true when $TOP's history reaches MARK; else the test
+# fails saying why. CI clones the whole history (scripts/fresh-check.sh);
+# an export or a shallow clone has none to check, and a check that cannot
+# run is a failure, not a pass.
+has_history() {
+	git -C "$TOP" cat-file -e "$1^{commit}" 2>/dev/null && return 0
+	fail "no history to $1 in $TOP (an export, or a shallow clone): clone the whole repository"
+	return 1
+}
+
 # History in commits: every commit after the marker has the house's form.
 test_commits_after_the_marker_have_subject_and_body() {
-	git -C "$TOP" cat-file -e "$MARK^{commit}" 2>/dev/null ||
-		{ skip "no history to $MARK in $TOP (an export, or a shallow clone)"; return; }
+	has_history "$MARK" || return
 	assertEquals "commits not in the house's form" "" "$(commit_faults "$TOP" "$MARK")"
+}
+
+# commit_moods REPO MARK: "HASH WHY" for each commit after MARK (merges
+# aside) whose subject's summary does not open with an imperative verb:
+# the word after "area: " must be one of VERBS (docs/HACKING.md, "Commits
+# and NEWS"). "otonet: tun0 has no qdisc" is a statement; "otonet: give
+# tun0 no qdisc" is the house's form. A verb missing from the list is
+# added here, in the commit that first uses it.
+MOOD_MARK=a35d6be
+VERBS='accept account add adjust align allow answer apply ask assert avoid
+bind block bound break bring build bump cache call cap catch change check
+clean clear close collect combine compare compile complete copy correct
+count cover cut decide declare decode define delete deny derive describe
+detach detect document drain drop dump ease emit enable disable end enforce
+escape exec expect explain expose extend factor feed fill filter find fix
+flag fold follow forbid format free fuzz gate generate give group guard
+handle hide hold ignore import include inline install keep kill label
+launch leave let limit link list load lock log look make map mark match
+measure merge mount move name narrow note open order parse pass pause pin
+poll prefer prepare print probe protect prove pull put quote raise read
+record reduce refuse reject release remove rename reorder repeat replace
+report require reset resolve restore retry return reuse review rewrite run
+save say scan seal send separate serve set settle share shorten show
+shrink simplify skip sort speed split start state stop store strip
+summarize support swap switch take teach tell test thin time track trim
+try tune turn undo unify unpack unset update use validate verify wait wake
+warn watch widen write'
+commit_moods() {
+	git -C "$1" log --no-merges --format='%h %s' "$2..HEAD" | VERBS=$VERBS awk '
+		BEGIN { n = split(ENVIRON["VERBS"], v, /[ \n]+/); for (i = 1; i <= n; i++) ok[v[i]] = 1 }
+		{
+			h = $1; s = substr($0, length(h) + 2)
+			if (!match(s, /^[^ ]+(, [^ ]+)*: /)) next # commit_faults says it
+			w = substr(s, RLENGTH + 1); sub(/ .*/, "", w)
+			if (!(w in ok)) print h, "\"" w "\" is not an imperative verb of the list"
+		}'
+}
+
+# Subjects in the imperative: every commit after MOOD_MARK.
+test_commit_subjects_after_the_mood_marker_are_imperative() {
+	has_history "$MOOD_MARK" || return
+	assertEquals "subjects not in the imperative" "" "$(commit_moods "$TOP" "$MOOD_MARK")"
 }
 
 # The check itself: a long subject, one without an area, one without a
@@ -189,6 +240,52 @@ test_the_commit_check_finds_each_fault() {
 	assertEquals "no blank line and body
 subject not \"area: summary\"
 subject over 72 characters" "$got"
+}
+
+# The mood check itself: a statement, a noun phrase, a third person and a
+# participle are refused; an imperative under one area or several passes.
+test_the_mood_check_finds_each_statement() {
+	g=$T/git
+	git init -q "$g" && git -C "$g" config user.email t@t && git -C "$g" config user.name t
+	c() { git -C "$g" commit -q --allow-empty -m "$1" -m "b"; }
+	c "base: start"
+	base=$(git -C "$g" rev-parse --short HEAD)
+	c "otonet: tun0 has no qdisc"
+	c "otonet: the relay's peeks"
+	c "otons: refuses a bad size"
+	c "lib: parsed sizes in one place"
+	c "otomount, lib/opt: refuse a bad size"
+	c "tests: keep each suite's helpers once"
+	got=$(commit_moods "$g" "$base" | cut -d' ' -f2-)
+	assertEquals '"parsed" is not an imperative verb of the list
+"refuses" is not an imperative verb of the list
+"the" is not an imperative verb of the list
+"tun0" is not an imperative verb of the list' "$got"
+}
+
+# NEWS is read by users: its newest entries stand under the version the
+# tools print (--version; the Makefile's OTO_VERSION, the man pages'), not
+# under a heading no release has.
+test_news_opens_with_the_version_the_tools_print() {
+	v=$("$OTO_BIN/otons" --version | awk '{ print $2; exit }')
+	assertNotEquals "otons --version names a version" "" "$v"
+	assertEquals "NEWS's first version heading" "* $v" "$(grep -m1 '^\* ' "$TOP/NEWS")"
+}
+
+# bench/RESULTS.md is a record, not a diary: each script's latest run
+# under a section of its own, the past in git. At most RESULTS_LINES
+# lines, no "Earlier run", no dated sub-heading, and a section for each
+# script in bench/.
+RESULTS_LINES=520
+test_bench_results_is_a_record() {
+	r=$TOP/bench/RESULTS.md
+	n=$(wc -l <"$r")
+	assertTrue "bench/RESULTS.md: $n lines, the bound $RESULTS_LINES" "[ $n -le $RESULTS_LINES ]"
+	assertEquals "earlier runs kept" "" "$(grep -n 'Earlier run\|run before it' "$r")"
+	assertEquals "dated sub-headings" "" "$(grep -nE '^#+ .*[0-9]{4}-[0-9]{2}-[0-9]{2}' "$r")"
+	for b in "$TOP"/bench/*.sh; do
+		assertTrue "a section for bench/${b##*/}" "grep -q '^## .*(bench/${b##*/})' '$r'"
+	done
 }
 
 # man_warnings PAGE...: each page groff warns about (-ww, every warning), as
