@@ -191,6 +191,25 @@ assertMemBelow() {
 	assertTrue "$1: ${2:-?} kB" "[ ${2:-999999} -lt $3 ]"
 }
 
+# assertNoSecret WHERE FILE: FILE does not hold $REAL, the suite's real
+# credential (the gateway's suites and test_agents).
+assertNoSecret() {
+	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
+}
+
+# row CHECK: "VERDICT|DETAIL" of that row of otoprobe's JSON in $T/out, or
+# "missing N" (N rows of that name). $PY: the suite's Python.
+row() {
+	"$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [c for c in d["checks"] if c["check"] == sys.argv[2]]
+print(r[0]["verdict"] + "|" + r[0]["detail"] if len(r) == 1 else "missing %d" % len(r))' "$T/out" "$1"
+}
+
+# report WORD: the line of the report in $T/out (tests/helpers/ptyjob.py,
+# ptydrive.py) that starts with WORD, without it.
+report() { sed -n "s/^$1 //p" "$T/out"; }
+
 # A server and its client on 127.0.0.1 and ::1 (python3 -c): "ADDR ping" each.
 LOOPBACK_PY='
 import socket

@@ -29,9 +29,6 @@ suite_setUp() {
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
 }
 
-assertNoSecret() { # WHERE FILE
-	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
-}
 
 # recipe NAME SED-SCRIPT...: examples/NAME/agent.conf in $T/agent.conf, with
 # the test's places: the agent's tree, the account, the store and key, and

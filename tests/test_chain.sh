@@ -24,10 +24,6 @@ chain() {
 		--public 203.0.113.0/24 --agent-root "$A" --person alice "$@"
 }
 
-assertLanUntouched() {
-	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
-}
-
 VIEW='for p in /work /knowledge /config /private; do
 	if [ ! -e $p ]; then echo "$p absent"
 	elif touch $p/.w 2>/dev/null; then rm -f $p/.w; echo "$p rw"

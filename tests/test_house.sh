@@ -288,6 +288,36 @@ test_bench_results_is_a_record() {
 	done
 }
 
+# twins FILE...: "FILE:NAME FILE:NAME..." for each shell function whose
+# text (its name aside) is the same in two places or more; shunit2's hooks
+# and the tests themselves aside.
+twins() {
+	awk '
+	function done_fn() { if (name != "") { cnt[body]++; where[body] = where[body] " " FILENAME ":" name } name = "" }
+	FNR == 1 { done_fn() }
+	/^[a-zA-Z_][a-zA-Z0-9_]*\(\) *\{/ {
+		done_fn()
+		name = $0; sub(/\(.*/, "", name)
+		if (name ~ /^(test_|suite_|oneTime|setUp$|tearDown$)/) { name = ""; next }
+		body = $0; sub(/^[^(]*/, "", body)
+		if ($0 ~ /\}$/) done_fn()
+		next
+	}
+	name != "" { body = body "\n" $0; if ($0 == "}") done_fn() }
+	END { done_fn(); for (b in cnt) if (cnt[b] > 1) print substr(where[b], 2) }
+	' "$@"
+}
+
+# A helper the suites share lives once: in tests/common.sh, or for the
+# network suites in tests/net/topo.sh. A copy in each suite drifts apart.
+test_no_test_helper_is_copied() {
+	cd "$TOP" || return
+	assertEquals "helpers defined twice" "" "$(twins tests/common.sh tests/net/topo.sh tests/test_*.sh)"
+	printf 'a() {\n\techo a\n}\nb() { echo b; }\ntest_x() {\n\ttrue\n}\n' >"$T/one.sh"
+	printf 'c() {\n\techo a\n}\nb() { echo c; }\ntest_x() {\n\ttrue\n}\n' >"$T/two.sh"
+	assertEquals "the check itself" "$T/one.sh:a $T/two.sh:c" "$(twins "$T/one.sh" "$T/two.sh")"
+}
+
 # man_warnings PAGE...: each page groff warns about (-ww, every warning), as
 # "PAGE: WARNING" lines; nothing when every page formats cleanly. -Tutf8, as
 # man(1) renders a page on a terminal: a line that cannot be adjusted there

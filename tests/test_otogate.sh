@@ -58,13 +58,7 @@ gate_fatal() {
 	grep -v '^otonet: warning: --public [0-9a-f.:/]*: this range is treated as public internet$' "$T/err"
 }
 
-assertNoTimer() { # WHAT TCPSTAT-LINE
-	assertEquals "$1: the agent's TCP timers" "TCPTimeouts=0 TCPWinProbe=0 RetransSegs=0" "$2"
-}
 
-assertNoSecret() { # WHERE FILE
-	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
-}
 
 test_the_upstream_gets_the_real_value_in_headers() {
 	gate $GRANT -- $CLIENT echo-x echo-bearer

@@ -109,9 +109,6 @@ gate() {
 }
 GIT="--grant GH_TOKEN=https://$HUB:$PORT,transparent"
 
-assertNoSecret() { # WHERE FILE
-	assertFalse "$1 holds the real value" "grep -qF '$REAL' '$2'"
-}
 
 GITURL=https://$HUB:$PORT/git/proj.git
 # A clone, a commit and a push, as the agent: git's own output in $T/git.log.

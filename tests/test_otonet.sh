@@ -14,15 +14,8 @@ suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
 	: >"$TOPO_DIR/lan.seen" && rm -f "$TOPO_DIR/watch" "$TOPO_DIR/hc"
 }
-
-# onet [OTONET OPTIONS] -- CMD...: otonet in the fake host, as the test user.
-onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
 # agent CMD ARGS: one nettool client inside a default sandbox; its line in $T/out.
 agent() { run onet $PUB -- $NT "$@"; }
-
-assertLanUntouched() {
-	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
-}
 
 # ---- TCP through the relay --------------------------------------------------
 

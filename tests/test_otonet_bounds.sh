@@ -23,12 +23,6 @@ suite_setUp() {
 	return 0
 }
 
-onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
-
-assertLanUntouched() {
-	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
-}
-
 # ---- without SO_PEEK_OFF: the bounded per-flow buffer -----------------------------
 
 test_no_peek_off_bulk_sha256() {

@@ -16,10 +16,6 @@ suite_setUp() {
 	: >"$TOPO_DIR/lan.seen"
 }
 
-assertLanUntouched() {
-	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
-}
-
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
 	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }

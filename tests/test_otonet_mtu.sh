@@ -14,8 +14,6 @@ suite_setUp() {
 	[ -n "$IS_ROOT" ] || skip "needs root (ip netns)"
 }
 
-onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
-
 test_default_mtu_is_65520() {
 	run onet $PUB -- ip -o link show tun0
 	assertEquals 0 "$rc"

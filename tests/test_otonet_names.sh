@@ -17,12 +17,6 @@ suite_setUp() {
 	topo_name move.test $INET4
 }
 
-onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
-
-assertLanUntouched() {
-	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
-}
-
 # ---- no map of the private network through DNS -------------------------------
 
 test_private_answers_hidden_without_name_rules() {

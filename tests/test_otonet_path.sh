@@ -27,16 +27,11 @@ suite_tearDown() {
 	[ -z "${ssp:-}" ] || { kill "$ssp" 2>/dev/null; wait "$ssp" 2>/dev/null; ssp=; }
 }
 
-onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
-
 # in_sandbox SHELL-TEXT: run it behind otonet; $T/out, $T/err, $rc.
 in_sandbox() { run onet $PUB -- sh -c "$1"; }
 
 # The agent's kernel waited on no timer: no retransmission timeout, no
 # zero-window probe, no segment sent twice. $1: a tcpstat line.
-assertNoTimer() { # WHAT TCPSTAT-LINE
-	assertEquals "$1: the agent's TCP timers" "TCPTimeouts=0 TCPWinProbe=0 RetransSegs=0" "$2"
-}
 
 # The relay's host sockets to PORT, sampled every 20 ms until $T/done: the
 # largest Send-Q and Recv-Q seen, in $T/q ("SENDQ RECVQ").

@@ -226,8 +226,6 @@ test_die_with_parent() {
 # pty_job [OPTION]... -- CMD...: CMD as a job of a pretend shell on a new
 # pseudo-terminal (tests/helpers/ptyjob.py); the report in $T/out, CMD's stderr in $T/err.
 pty_job() { run python3 "$OTO_TESTS/helpers/ptyjob.py" --err "$T/err" "$@"; }
-# report WORD: the report's line that starts with WORD, without it.
-report() { sed -n "s/^$1 //p" "$T/out"; }
 
 # The terminal after the job, field by field as before it: modes, speeds, control
 # characters, foreground process group.

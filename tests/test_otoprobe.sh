@@ -23,13 +23,6 @@ NETS="10.0.0.1:80 172.16.0.1:80 192.168.1.1:80 169.254.169.254:80 100.64.0.1:80 
 [64:ff9b::a9fe:a9fe]:80 [2002:a9fe:a9fe::1]:80"
 SYSCALLS="unshare(CLONE_NEWUSER)|unshare(CLONE_NEWNS)|mount|ptrace|bpf|keyctl|add_key|perf_event_open|userfaultfd|io_uring_setup|kexec_load|init_module|open_by_handle_at|setns|clone3|socket(AF_PACKET)|socket(AF_NETLINK, NETLINK_AUDIT)|ioctl(TIOCSTI)"
 
-# row CHECK: "VERDICT|DETAIL" of that row in $T/out (JSON), or "missing".
-row() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-r = [c for c in d["checks"] if c["check"] == sys.argv[2]]
-print(r[0]["verdict"] + "|" + r[0]["detail"] if len(r) == 1 else "missing %d" % len(r))' "$T/out" "$1"
-}
 
 # verdicts PATTERN: a line "CHECK=VERDICT" for every row whose name matches the regex.
 verdicts() {

@@ -13,13 +13,6 @@ suite_setUp() {
 	: >"$TOPO_DIR/lan.seen"
 }
 
-# row CHECK: "VERDICT|DETAIL" of that row in $T/out (JSON), or "missing N".
-row() {
-	$PY -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-r = [c for c in d["checks"] if c["check"] == sys.argv[2]]
-print(r[0]["verdict"] + "|" + r[0]["detail"] if len(r) == 1 else "missing %d" % len(r))' "$T/out" "$1"
-}
 
 # The launcher's namespaces: the fake host's network, the test's others.
 host_ns() {

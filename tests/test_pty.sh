@@ -25,8 +25,6 @@ drive() {
 	run python3 "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" "$@"
 	tr -d '\r' <"$T/rawtty" >"$T/tty"
 }
-# report WORD: the report's line that starts with WORD, without it.
-report() { sed -n "s/^$1 //p" "$T/out"; }
 # shown: what the terminal showed, for messages.
 shown() { printf 'report:\n%s\nterminal:\n%s' "$(cat "$T/out")" "$(cat "$T/tty")"; }
 

@@ -274,6 +274,21 @@ in_host() { ip netns exec "$NH" "$@"; }
 NT="$PY $NETTOOL"
 PUB="--public 203.0.113.0/24 --public 2001:db8:1::/64"
 
+# onet [OTONET OPTIONS] -- CMD...: otonet in the fake host, as the test user.
+onet() { in_host "$OTO_BIN/otonet" $AS "$@"; }
+
+# assertLanUntouched: the LAN's listener saw nothing (since the suite or
+# the test emptied $TOPO_DIR/lan.seen): no packet of the sandbox got there.
+assertLanUntouched() {
+	assertEquals "the LAN saw: $(cat "$TOPO_DIR/lan.seen")" 0 "$(wc -c <"$TOPO_DIR/lan.seen")"
+}
+
+# assertNoTimer WHAT TCPSTAT-LINE: the agent's TCP counters show no
+# retransmission timeout, window probe or retransmitted segment.
+assertNoTimer() {
+	assertEquals "$1: the agent's TCP timers" "TCPTimeouts=0 TCPWinProbe=0 RetransSegs=0" "$2"
+}
+
 # Failing closed, as a grandchild the agent leaves behind sees it once the
 # relay is gone. failclosed_probe: shell text for the agent to run in the
 # background (after a wait of its own), writing $T/gc. assertFailedClosed:
