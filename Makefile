@@ -2,6 +2,7 @@
 #
 #   make              build every tool (static, musl; LIBC=glibc for glibc)
 #   make check        build, then run every test suite; the last line sums them
+#   make check-one SUITE=NAME [TESTS="test_a ..."]  one suite, static build
 #   make run          build, then launch the demo through the stages that exist
 #   make bench        the benchmarks in bench/ (results: bench/RESULTS.md)
 #   make fuzz         the libFuzzer targets, FUZZ_SECONDS each
@@ -231,6 +232,20 @@ check: | deps-test
 	@OTO_BIN=$(abspath $(BIN)) OTO_SAN_BIN=$(abspath build/glibc-san/bin) \
 		OTO_UNIT="$(abspath $(UNIT_BIN))" tests/run.sh
 
+# One suite against the static musl build, what to run while working on it
+# (tests/README.md): make check-one SUITE=otonet (or test_otonet,
+# tests/test_otonet.sh) [TESTS="test_a test_b"]. Installs the test
+# dependencies and builds what the suite needs, as make check does; as root,
+# a suite whose header says "# run-as: root user" runs as uid 65534 too.
+CHECK_ONE = test_$(patsubst test_%,%,$(basename $(notdir $(SUITE))))
+check-one: | deps-test
+	@if [ -z "$(SUITE)" ] || [ ! -f tests/$(CHECK_ONE).sh ]; then \
+		echo 'make check-one SUITE=NAME [TESTS="test_a test_b"]: no suite tests/$(CHECK_ONE).sh' >&2; \
+		exit 100; fi
+	@$(MAKE) --no-print-directory LIBC=musl SAN= all $(if $(filter test_fuzz,$(CHECK_ONE)),fuzz-build)
+	@OTO_BIN=$(abspath build/musl/bin) OTO_ONLY='^$(CHECK_ONE)\.sh$$' OTO_ONLY_TESTS='$(TESTS)' \
+		tests/run.sh
+
 # The static checks alone (also the first part of make check's run):
 # shellcheck, cppcheck, clang-tidy (scripts/lint.sh).
 lint: | deps-test
@@ -274,5 +289,5 @@ distclean:
 
 -include $(LIBOBJ:.o=.d) $(wildcard $(O)/obj/cmd/*/*.d)
 
-.PHONY: all unit fuzz fuzz-build check check-container lint run mutate bench install format clean \
+.PHONY: all unit fuzz fuzz-build check check-one check-container lint run mutate bench install format clean \
 	distclean deps-test deps-bench deps-fuzz

@@ -2,7 +2,8 @@
 # Sourced by every integration suite (tests/test_*.sh), before shunit2.
 #
 # OTO_BIN: the directory of the binaries under test.
-# OTO_RESULTS: a file that gets one line per test: PASS|FAIL|SKIP NAME.
+# OTO_RESULTS: a file that gets two lines per test: PASS|FAIL|SKIP NAME, and
+# TIME NAME MILLISECONDS (its wall time, setUp to tearDown).
 # As root, stages that need it get --as with OTO_TEST_USER (default nobody's id).
 
 : "${OTO_BIN:?OTO_BIN must name the directory of the binaries}"
@@ -23,6 +24,7 @@ fi
 # A fresh scratch directory per test, readable by the test user.
 setUp() {
 	_oto_skipped=
+	_oto_t0=$(date +%s%N)
 	T=$(mktemp -d /tmp/oto-test.XXXXXX)
 	chmod 1777 "$T"
 	if command -v suite_setUp >/dev/null 2>&1; then suite_setUp; fi
@@ -46,6 +48,8 @@ tearDown() {
 	else
 		echo "FAIL $_shunit_test_"
 	fi >>"$OTO_RESULTS"
+	# The test's wall time, setUp to tearDown, for run.sh's slowest list.
+	echo "TIME $_shunit_test_ $((($(date +%s%N) - _oto_t0) / 1000000))" >>"$OTO_RESULTS"
 }
 
 # locked_down PID: waits, at most 10 s, until PID's seccomp filter is on,

@@ -132,6 +132,7 @@ suite_run() { # SUITE USER|asan
 	: >"$res"
 	chmod 0666 "$res"
 	echo "== $name ($2)"
+	t0=$(date +%s)
 	only=${OTO_ONLY_TESTS:+-- $OTO_ONLY_TESTS}
 	if [ "$2" = asan ]; then
 		# The sanitizers' options are compiled in (tests/helpers/san_defaults.c).
@@ -157,7 +158,10 @@ suite_run() { # SUITE USER|asan
 		sed 's/^/    /' "$work/log-$name-$2" | tail -n 60
 	fi
 	count "$res"
-	echo "  $(grep -c '^PASS ' "$res") passed, $(grep -c '^FAIL ' "$res") failed, $(grep -c '^SKIP ' "$res") skipped"
+	echo "  $(grep -c '^PASS ' "$res") passed, $(grep -c '^FAIL ' "$res") failed, $(grep -c '^SKIP ' "$res") skipped, $(($(date +%s) - t0)) s"
+	# Where the suite's time went: its three slowest tests.
+	slow=$(sort -k3,3nr "$res" | awk '$1 == "TIME" && n++ < 3 { printf "%s%s %.1f s", s, $2, $3 / 1000; s = ", " }')
+	[ -z "$slow" ] || echo "  slowest: $slow"
 }
 
 for suite in "$top"/tests/test_*.sh; do
