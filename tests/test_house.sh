@@ -198,7 +198,7 @@ escape exec expect explain expose extend factor feed fill filter find fix
 flag fold follow forbid format free fuzz gate generate give group guard
 handle hide hold ignore import include inline install keep kill label
 launch leave let limit link list load lock log look make map mark match
-measure merge mount move name narrow note open order parse pass pause pin
+measure merge mount move name narrow note open order parse pass pause pin place
 poll prefer prepare print probe protect prove pull put quote raise read
 record reduce refuse reject release remove rename reorder repeat replace
 report require reset resolve restore retry return reuse review rewrite run
