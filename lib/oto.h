@@ -72,10 +72,10 @@ size_t log_format(char *buf, size_t size, const char *prog, enum log_level lvl, 
  * that begins with "time" (RFC 3339, UTC, microseconds), "source" (session,
  * net, dns, seccomp, landlock) and "session" (the session's id), and has a
  * "verdict"; the other keys are the source's own.
- * event_head.c: '{"time":"...","source":"SOURCE","session":"ID"' into buf
- * (no closing brace: the caller goes on with ',"key":...'); its length, 0
- * when it does not fit. SOURCE and ID are written as they are (ID is
- * session_begin's, checked there). Pure.
+ * event_head.c: writes '{"time":"...","source":"SOURCE","session":"ID"'
+ * into buf (no closing brace: the caller goes on with ',"key":...').
+ * SOURCE and ID are written as they are (ID is session_begin's, checked
+ * there). Returns its length, 0 when it does not fit. Pure.
  */
 struct timespec;
 int event_head(char *buf, size_t size, const struct timespec *t, const char *source,
@@ -115,10 +115,10 @@ size_t record_budget_line(char *buf, size_t size, const struct timespec *t, cons
 			  const char *session, const struct record_budget *b, int end);
 
 /*
- * json_str.c: s's len bytes as a JSON string, quotes included, at buf + at:
- * the new length, 0 when it does not fit (size > at). A byte that is not
- * printable ASCII, or is '"' or '\', is escaped, each byte standing for
- * itself (\u00XX): not UTF-8 by promise. Pure.
+ * json_str.c: writes s's len bytes as a JSON string, quotes included, at
+ * buf + at (size > at). A byte that is not printable ASCII, or is '"' or
+ * '\', is escaped, each byte standing for itself (\u00XX): not UTF-8 by
+ * promise. Returns the new length, 0 when it does not fit. Pure.
  */
 size_t json_str(char *buf, size_t size, size_t at, const char *s, size_t len);
 
@@ -139,10 +139,12 @@ struct session {
 	int inherits;	    /* an earlier stage opened the record on the same file */
 	long long start_ns; /* CLOCK_MONOTONIC at xsession_begin */
 };
-/* The id, and whether this stage opens the record on log_fd (-1: none); dies 100 on a bad
- * OTO_SESSION, 111. */
+/*
+ * Sets the id, and whether this stage opens the record on log_fd (-1: none).
+ * Dies on failure: 100 on a bad OTO_SESSION, 111 on a system call.
+ */
 void xsession_begin(struct session *s, int log_fd);
-int session_id_ok(const char *id); /* 1..64 of [A-Za-z0-9._:-] */
+int session_id_ok(const char *id); /* whether id is 1..64 of [A-Za-z0-9._:-]. Pure. */
 /*
  * The open line: the stage, the account it runs as (uid and name, NULL when
  * passwd has none), and the chain: argv from this stage to the agent's
@@ -203,7 +205,7 @@ size_t status_format(char *buf, size_t size, const char *stage, int code, int er
 /* status.c: the line to OTO_STATUS_FD, when it is set (die does it). */
 void status_report(int code, int err, const char *msg);
 
-/* opt.c: pure parsers for option arguments. 0 on success, -1 with errno EINVAL/ERANGE. */
+/* opt.c: parsers for option arguments. Each returns 0, or -1 with errno EINVAL/ERANGE. Pure. */
 int opt_ulong(const char *s, unsigned long max, unsigned long *out);
 int opt_id(const char *s, unsigned int *out); /* a uid or gid: 0..2^32-2 */
 /* "512m", "2G", "1048576": bytes, K, M, G, T (either case) powers of 1024; 1 to max. */
@@ -211,14 +213,18 @@ int opt_bytes(const char *s, unsigned long long max, unsigned long long *out);
 /* Split "A:B" at the first ':' into two non-empty strings copied into a and b. */
 int opt_split2(const char *s, char *a, size_t asz, char *b, size_t bsz);
 
-/* optdie.c: the one-line bad-usage message for getopt's ':' and '?' (optstring "+:..."). */
+/*
+ * optdie.c: says the one-line bad-usage message for getopt's ':' and '?'
+ * (optstring "+:..."). Exits 100 (die_usage).
+ */
 noreturn void opt_die(int c, char *const argv[]);
 /* The getopt_long value of every tool's --version. */
 #define OPT_VERSION 0x7fff
 /*
  * What every tool's option loop does with what it does not handle itself:
- * -v raises the verbosity (and returns), -h/--help prints usage and exits 0,
- * --version prints version_print's line and exits 0, anything else is opt_die.
+ * -v raises the verbosity (and returns). -h/--help prints usage and exits 0.
+ * --version prints version_print's line and exits 0. Anything else dies 100
+ * (opt_die).
  */
 void xopt_common(int c, const char *usage, char *const argv[]);
 
@@ -229,7 +235,7 @@ void xopt_common(int c, const char *usage, char *const argv[]);
  */
 void version_print(void);
 
-/* xexec.c: execvp; dies 127 when not found, 126 otherwise (xexec_fail's words). */
+/* xexec.c: execvp. Dies on failure: 127 when not found, 126 otherwise (xexec_fail's words). */
 noreturn void xexec(char *const argv[]);
 /* exec_code.c: the exit code for an exec failure with err. Pure. */
 int exec_code(int err);
@@ -248,10 +254,10 @@ int exec_code(int err);
 int exec_fail_format(char *buf, size_t size, const char *prog, int err, const char *path,
 		     const char *found, const char *interp, const char *holds);
 /*
- * xexec_fail.c: dies with exec_code(err) and exec_fail_format's message,
- * having looked (once, on this failure path) for a file the exec found but
- * could not run, its #! line, and whether / is otomount's view. path: the
- * PATH searched (NULL: this process's).
+ * xexec_fail.c: looks (once, on this failure path) for a file the exec found
+ * but could not run, its #! line, and whether / is otomount's view. path:
+ * the PATH searched (NULL: this process's). Dies with exec_code(err) and
+ * exec_fail_format's message.
  */
 noreturn void xexec_fail(const char *prog, int err, const char *path);
 
@@ -259,9 +265,9 @@ noreturn void xexec_fail(const char *prog, int err, const char *path);
 int wait_code(int status); /* the code a forking stage exits with: code, or 128+signal. Pure. */
 
 /*
- * fd_read_all.c: read fd to its end into buf: the number of bytes, or -1 with
- * errno (EFBIG when it holds more than size bytes). Short reads and EINTR are
- * read on; a whole file is open() then this.
+ * fd_read_all.c: reads fd to its end into buf. Short reads and EINTR are
+ * read on. A whole file is open() then this. Returns the number of bytes,
+ * or -1 with errno (EFBIG when it holds more than size bytes).
  */
 ssize_t fd_read_all(int fd, void *buf, size_t size);
 /*
@@ -274,8 +280,8 @@ char *fd_read_whole(int fd, size_t max, size_t *len);
 int fd_write_all(int fd, const void *buf, size_t len);
 /*
  * sys_openat2.c: openat2(2) (musl has no wrapper), O_CLOEXEC always added,
- * mode 0 (it never creates): the fd, or -1 with errno. RESOLVE_* say what the
- * walk refuses (a symlink, a magic link, leaving dirfd).
+ * mode 0 (it never creates). RESOLVE_* say what the walk refuses (a
+ * symlink, a magic link, leaving dirfd). Returns the fd, or -1 with errno.
  */
 int sys_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
 /*
@@ -311,8 +317,9 @@ void fd_msg_init(struct fd_msg *x, void *data, size_t len, int fd);
 
 /*
  * xempty_root.c: in a mount namespace of the caller's own, a read-only tmpfs
- * (named name in mountinfo) becomes / and the old tree is detached; dies 111
- * saying "WHO: unable to ...". For a process that needs no file any more.
+ * (named name in mountinfo) becomes / and the old tree is detached. It is
+ * for a process that needs no file any more. Dies on failure: 111, saying
+ * "WHO: unable to ...".
  */
 void xempty_root(const char *who, const char *name);
 
@@ -320,7 +327,8 @@ void xempty_root(const char *who, const char *name);
  * xuserns_self.c: a new user and mount namespace for the caller, its own
  * uid and gid mapped to themselves (not dumpable stays not dumpable).
  * xcaps_drop_all.c: every capability, from every set (bounding, ambient,
- * effective, permitted, inheritable). Both die 111 saying "WHO: unable to ...".
+ * effective, permitted, inheritable). Both die on failure: 111, saying
+ * "WHO: unable to ...".
  */
 void xuserns_self(const char *who);
 void xcaps_drop_all(const char *who);
@@ -330,7 +338,7 @@ void xcaps_drop_all(const char *who);
  * call but calls[0..n), and socket(2) for AF_INET and AF_INET6 when
  * inet_sockets; the caller's rules with arguments go through
  * xseccomp_rule(ctx, who, seccomp_rule_add(...)); xseccomp_load installs
- * and frees it. Each dies 111 saying "WHO: unable to ...".
+ * and frees it. Each dies on failure: 111, saying "WHO: unable to ...".
  */
 void *xseccomp_allow(const char *who, const int *calls, size_t n, int inet_sockets);
 void xseccomp_rule(void *ctx, const char *who, int rc);
@@ -368,7 +376,10 @@ int ptyenv_parse(const char *s, int *sock, unsigned int *stdio);
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);
 int user_name(uid_t uid, char *buf, size_t size); /* passwd's name for uid; -1/ENOENT */
-/* xuser_drop_root.c: run by root, become the --as account (dies 100 without one, 111). */
+/*
+ * xuser_drop_root.c: run by root, become the --as account. Dies on failure:
+ * 100 without --as or for an unknown account, 111 on a system call.
+ */
 void xuser_drop_root(const char *as);
 
 /* idmap_format.c: one id-map line "INSIDE OUTSIDE COUNT\n". Pure. */
@@ -403,11 +414,12 @@ const char *userns_cap_hint(int err);
 	"Kubernetes; see README, Deploying)"
 
 /*
- * xtest_switch.c: the value of the test-only switch NAME (an OTO_TEST_*
- * variable, documented as such in the tool's man page), or dflt when it is
- * unset; dies 100 when it is not a number from lo to hi. A value other than
- * dflt is said on stderr ("NAME=V: WHAT (for tests only)"). The variable is
- * unset, so a second call, a later stage and the agent never see it.
+ * xtest_switch.c: reads the test-only switch NAME (an OTO_TEST_* variable,
+ * documented as such in the tool's man page). A value other than dflt is
+ * said on stderr ("NAME=V: WHAT (for tests only)"). The variable is unset,
+ * so a second call, a later stage and the agent never see it. Returns its
+ * value, or dflt when it is unset. Dies 100 when it is not a number from lo
+ * to hi.
  */
 unsigned long xtest_switch(const char *name, unsigned long dflt, unsigned long lo, unsigned long hi,
 			   const char *what);
@@ -489,8 +501,8 @@ static inline void le32_put(uint8_t *p, uint32_t v)
 const char *store_strerror(int err);
 /*
  * store_file_why.c: why the store (or, is_key, the key) at path could not be
- * opened with errno err, and the fix, as " (...)" in buf, or "" when there is
- * nothing to add. Reads path's owner and mode (stat); never exits.
+ * opened with errno err, and the fix. It reads path's owner and mode (stat).
+ * Returns " (...)" in buf, or "" when there is nothing to add. Never exits.
  */
 const char *store_file_why(const char *path, int err, int is_key, char *buf, size_t size);
 /* store_name_ok.c: [A-Za-z_][A-Za-z0-9_]*, 1..64 bytes. */
@@ -530,21 +542,22 @@ int key_decode(const char *text, size_t len, uint8_t key[STORE_KEY_BYTES]);  /* 
 /*
  * xkey_load.c: read a key (fd, or path when not NULL), refuse a file group or
  * others may read, decode it into locked memory (sodium_malloc, STORE_KEY_BYTES);
- * the fd is closed. Dies 101 (rejected) or 111.
+ * the fd is closed. Dies on failure: 101 when rejected, 111 on a system call.
  */
 uint8_t *xkey_load(int fd, const char *path);
 /*
  * xstore_load.c: read a store (fd, or path) into a malloc'd buffer, its length
- * in *len; the fd is closed. NULL for a missing path when missing_ok; with
- * owner_only, a file group or others may access is refused. Dies 101 or 111.
+ * in *len; the fd is closed. With owner_only, a file group or others may
+ * access is refused. Returns the buffer, or NULL for a missing path when
+ * missing_ok. Dies on failure: 101 when rejected, 111 on a system call.
  */
 uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int owner_only);
 
 /*
  * A copy-on-write session's record, DIR/session (cow_session.c): what
  * otomount --cow writes at the session's first start and otodiff reads.
- * Pure. The start is CLOCK_REALTIME_COARSE's: never later than the ctime
- * the kernel stamps on a host file changed after it.
+ * The start is CLOCK_REALTIME_COARSE's: never later than the ctime the
+ * kernel stamps on a host file changed after it. Its functions are pure.
  */
 #define COW_TREES_MAX	4
 #define COW_PATH_MAX	4096
@@ -561,20 +574,21 @@ struct cow_session {
 };
 int cow_tree_name_ok(const char *name);
 int cow_host_path_ok(const char *p); /* absolute, shorter than COW_PATH_MAX, no control byte */
-/* The record's text into buf: its length, 0 when it does not fit or a field is wrong. */
+/* The record's text into buf: its length, 0 when it does not fit or a field is wrong. Pure. */
 size_t cow_session_format(char *buf, size_t size, const struct cow_session *s);
-/* The text back: 0, or -1 for anything out of place (a line, a name, a number). */
+/* The text back: 0, or -1 for anything out of place (a line, a name, a number). Pure. */
 int cow_session_parse(struct cow_session *s, const char *buf, size_t len);
 
 /*
  * protect_names.c: the files the host runs later, made read-only by
- * otomount in every writable tree and flagged by otodiff. Pure.
+ * otomount in every writable tree and flagged by otodiff.
  * protect_start: names at a tree's top; protect_gitdir: names (and paths)
  * in a git directory that git runs or follows; protect_store: what git only
  * stores there; protect_worktop: the hook managers' files beside a .git.
  * protect_runs_later: whether rel, a path relative to a tree's top, is one
  * of them or beneath one: a .git file, anything in a git directory but what
  * git only stores (and the *_HEAD files), a top .envrc, a .husky anywhere.
+ * Pure.
  */
 extern const char *const protect_start[];
 extern const char *const protect_gitdir[];
@@ -607,14 +621,16 @@ const char *protect_why(const char *name);
  * filters, aliases, ...) when it holds a slash (COMMAND, relative to the
  * top). Returns 0, or -1 where the bytes stop parsing (what came before was
  * passed). Pure.
- * gitcfg_join.c: base (a directory relative to a tree's top, "" for the
- * top) and val (a relative path) joined and normalized into out ("" for
- * the top): 0, or -1 when val is absolute or begins with ~, leaves the top
- * by "..", or does not fit. Pure.
  */
 enum gitcfg_kind { GITCFG_HOOKS, GITCFG_INCLUDE, GITCFG_WORKTREE, GITCFG_COMMAND };
 typedef void (*gitcfg_fn)(void *arg, enum gitcfg_kind kind, const char *val);
 int gitcfg_paths(const char *buf, size_t len, gitcfg_fn fn, void *arg);
+/*
+ * gitcfg_join.c: base (a directory relative to a tree's top, "" for the
+ * top) and val (a relative path) joined and normalized into out ("" for
+ * the top). Returns 0, or -1 when val is absolute or begins with ~, leaves
+ * the top by "..", or does not fit. Pure.
+ */
 int gitcfg_join(char *out, size_t size, const char *base, const char *val);
 
 #endif
