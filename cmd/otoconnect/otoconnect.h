@@ -27,7 +27,7 @@ struct otoconnect_opts {
 /* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
 void xotoconnect_parse(struct otoconnect_opts *o, int argc, char **argv);
 
-/* ---- parse.c: the option values. Pure: 0, or -1 with errno ---- */
+/* ---- parse.c: the option values. Each returns 0, or -1 with errno. Pure. ---- */
 /* A socket path: not empty, fits sun_path with its NUL (ENAMETOOLONG), no newline. */
 int connect_path_ok(const char *p);
 /* --mode: octal, 0 to 0777, e.g. 600 or 0660 (EINVAL). */

@@ -217,7 +217,7 @@ struct otoexec_opts {
 /* The option loop; exits 0 (--help) or 100. */
 void xotoexec_parse(struct otoexec_opts *o, int argc, char **argv);
 
-/* ---- parse.c: the option values. Pure: 0 on success, -1 on a bad value ---- */
+/* ---- parse.c: the option values. Each returns 0, or -1 on a bad value. Pure. ---- */
 int rlimit_parse(const char *s, struct rlim_opt *r);
 const char *rlimit_name(int resource);	     /* "nofile" for RLIMIT_NOFILE; "?" */
 int cap_parse(const char *s);		     /* capability number, -1 when unknown */

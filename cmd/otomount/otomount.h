@@ -56,7 +56,7 @@ void xhome_skel(int home, const char *skel);
 /* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
 void xotomount_parse(struct otomount_opts *o, int argc, char **argv);
 
-/* ---- parse.c: the option values. Pure: 0, or -1 with errno EINVAL/ERANGE ---- */
+/* ---- parse.c: the option values. Each returns 0, or -1 with errno EINVAL/ERANGE. Pure. ---- */
 int view_path_ok(const char *p); /* absolute, no ".", "..", "//", not "/" alone */
 int view_name_ok(const char *s); /* a person's name: [A-Za-z0-9._-], not "." or ".." */
 /* SRC:DST; SRC may be fd=N, a detached tree a launcher opened (view_src_fd). */
@@ -234,7 +234,7 @@ struct etc_trees {
 void xetc_start(struct view_state *v, const struct otomount_opts *o); /* the thread */
 void xetc_join(struct view_state *v, struct etc_trees *out);	      /* at P_ETC */
 
-/* ---- etcgen.c: the generated files' contents. Pure: their length, 0 when too long ---- */
+/* ---- etcgen.c: the files' contents. Each returns its length, 0 when too long. Pure. ---- */
 size_t etc_passwd(char *buf, size_t size, const char *user, uid_t uid, gid_t gid, const char *home);
 size_t etc_group(char *buf, size_t size, const char *user, gid_t gid);
 size_t etc_hosts(char *buf, size_t size, const char *hostname);

@@ -188,7 +188,7 @@ int gateway_parse(const char *s, int *fd, uint16_t *ports, size_t *n, struct gat
  */
 void xotonet_filter_build(const struct otonet_opts *o, struct filter *f, struct ipaddr *resolver);
 
-/* filter.c: pure. proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. */
+/* filter.c: proto is PROTO_TCP, PROTO_UDP, or PROTO_ICMP for echo. Pure. */
 void filter_decide(const struct filter *f, int proto, const struct ipaddr *dst, uint16_t port,
 		   struct decision *d);
 /*
@@ -200,7 +200,7 @@ const char *filter_pin_refused(const struct filter *f, const struct ipaddr *a);
 /* The first "nameserver" of a resolv.conf text, or -1/ENOENT. Pure. */
 int resolv_first(const char *text, struct ipaddr *out);
 
-/* pkt.c: parsing and building packets on the TUN; pure. */
+/* pkt.c: parsing and building packets on the TUN. Pure. */
 struct pkt {
 	int family;
 	struct ipaddr src, dst;

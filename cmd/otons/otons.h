@@ -131,15 +131,16 @@ void otons_pty_cont(struct otons_pty *p, const struct otons_tty *t);
 void otons_pty_finish(struct otons_pty *p, const struct otons_tty *t);
 
 /*
- * init.c: pid 1, once the program is forked: its arguments and environment
- * wiped, its name OTONS_INIT_NAME and, when own_mounts, an empty root in a
- * mount namespace of its own (the host's mount table out of /proc/1). Dies.
+ * init.c: pid 1, once the program is forked: when own_mounts, an empty root
+ * in a mount namespace of its own (the host's mount table out of /proc/1).
+ * Dies on failure: 111.
  */
 #define OTONS_INIT_NAME "oto-init"
 void xinit_conceal(int own_mounts);
 /*
  * Before the program is spawned: its argv (*argv) and environment copied
- * out, then otons' own arguments and environment wiped from /proc/1. Dies.
+ * out, then otons' own arguments and environment wiped from /proc/1, and
+ * its name made OTONS_INIT_NAME. Dies on failure: 111.
  */
 void xinit_wipe(char ***argv);
 
@@ -230,8 +231,9 @@ void otons_refusals_events(struct otons_refusals *r, const struct pollfd *pf, in
 /* The end: what is still pending answered EPERM, whatever the budget; then closed. */
 void otons_refusals_finish(struct otons_refusals *r);
 /*
- * parse.c: one refusal's JSON line, newline included: its length, or 0 when
- * it does not fit. name NULL: a number the build's table does not name. Pure.
+ * parse.c: one refusal's JSON line, newline included. name NULL: a number
+ * the build's table does not name. Returns its length, or 0 when it does
+ * not fit. Pure.
  */
 struct timespec;
 /* Whether the count-th refusal of a kind is written: 1..OTONS_REFUSALS_FIRST, then powers of ten.
