@@ -125,6 +125,41 @@ test_bad_usage_has_one_wording() {
 	assertEquals "pages that say usage error" "" "$(grep -rniE 'usage error' man)"
 }
 
+# pure_not_last FILE...: "FILE:LINE" of each comment in which "Pure." is
+# not the last sentence (a section's trailing "----" aside).
+pure_not_last() {
+	awk '
+	FNR == 1 { inc = 0 }
+	{
+		line = $0
+		while (line != "") {
+			if (!inc) {
+				i = index(line, "/*")
+				if (i == 0) break
+				inc = 1; start = FNR; text = ""
+				line = substr(line, i + 2)
+			}
+			j = index(line, "*/")
+			if (j == 0) { text = text " " line; break }
+			text = text " " substr(line, 1, j - 1)
+			line = substr(line, j + 2)
+			inc = 0
+			sub(/(^|[^A-Za-z])Pure\.[ \t-]*$/, "", text)
+			if (text ~ /(^|[^A-Za-z])Pure\./) print FILENAME ":" start
+		}
+	}' "$@"
+}
+
+# A header's contract says what a function does, returns, whether it dies,
+# and "Pure." last (docs/HACKING.md), so a reader finds each in one place.
+test_header_contracts_say_pure_last() {
+	cd "$TOP" || return
+	assertEquals "comments with Pure. before their end" "" \
+		"$(pure_not_last lib/*.h cmd/*/*.h)"
+	printf '/* a. Pure. */\n/*\n * b. Pure. c.\n */\n/* ---- d. Pure. ---- */\n' >"$T/h.h"
+	assertEquals "$T/h.h:2" "$(pure_not_last "$T/h.h")"
+}
+
 # backups: each name on stdin an editor or patch leaves behind (NAME.orig,
 # NAME.rej, NAME~, NAME.bak, .NAME.swp), one a line.
 backups() {
