@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otonet.h"
 
 const char *const ask_decision_name[] = {
@@ -22,7 +23,7 @@ const char *const ask_decision_name[] = {
 	[ASK_GONE] = "decider-gone",
 	[ASK_LIMIT] = "limit",
 };
-_Static_assert(sizeof(ask_decision_name) / sizeof(ask_decision_name[0]) == ASK_NUM_DECISIONS,
+_Static_assert(ARRAY_SIZE(ask_decision_name) == ASK_NUM_DECISIONS,
 	       "ask_decision_name[] does not name every enum ask_decision");
 
 int ask_answer_parse(const char *s, size_t n, uint32_t *id, enum ask_decision *d)

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "be.h"
+#include "oto.h"
 #include "otonet.h"
 
 /*
@@ -357,7 +358,7 @@ const char *dns_question_refused(const uint8_t *m, size_t len, struct dns_msg *d
 		return "dns-shape";
 	if (be16_get(m + d->qend - 2) != 1)
 		return "dns-class";
-	for (size_t i = 0; i < sizeof(NO_TYPE) / sizeof(NO_TYPE[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(NO_TYPE); i++)
 		if (d->qtype == NO_TYPE[i])
 			return "dns-type";
 	return NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "oto.h"
 #include "otonet.h"
 
 /*
@@ -103,7 +104,7 @@ const char *filter_pin_refused(const struct filter *f, const struct ipaddr *a)
 		v4.family = AF_INET;
 		memcpy(v4.a, a->a + 12, 4);
 	}
-	for (size_t i = 0; i < sizeof(NO_PIN) / sizeof(NO_PIN[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(NO_PIN); i++) {
 		struct cidr c;
 
 		if (cidr_parse(NO_PIN[i].net, &c) == 0 && cidr_contains(&c, &v4))

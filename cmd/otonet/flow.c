@@ -30,7 +30,7 @@ const char *const flow_state_name[] = {
 	[FLOW_UDP] = "udp",
 	[FLOW_ECHO] = "echo",
 };
-static_assert(sizeof(flow_state_name) / sizeof(flow_state_name[0]) == FLOW_NUM_STATES,
+static_assert(ARRAY_SIZE(flow_state_name) == FLOW_NUM_STATES,
 	      "flow_state_name[] does not name every enum flow_state");
 
 int flow_table_init(struct flow_table *t, unsigned long max)

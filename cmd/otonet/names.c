@@ -304,7 +304,7 @@ const char *dns_qtype_name(unsigned int t, char *buf, size_t size)
 		  { 12, "PTR" }, { 15, "MX" },	 { 16, "TXT" },	  { 28, "AAAA" },
 		  { 33, "SRV" }, { 64, "SVCB" }, { 65, "HTTPS" }, { 255, "ANY" } };
 
-	for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(T); i++)
 		if (T[i].t == t)
 			return T[i].name;
 	snprintf(buf, size, "TYPE%u", t);

@@ -32,7 +32,7 @@ void *relay_filter(void)
 		SCMP_SYS(sched_yield),
 	};
 	/* New sockets: internet ones only, never netlink, unix or packet. */
-	void *ctx = seccomp_allow_ctx(ALLOWED, sizeof(ALLOWED) / sizeof(ALLOWED[0]), 1);
+	void *ctx = seccomp_allow_ctx(ALLOWED, ARRAY_SIZE(ALLOWED), 1);
 	int rc;
 
 	if (!ctx)

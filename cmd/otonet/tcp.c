@@ -441,7 +441,7 @@ static enum flow_fate tcp_segment(struct relay *r, struct flow *f, const struct 
 		need_ack = 1;
 	}
 	if (need_ack && !f->ack_pending) {
-		if (r->npending < sizeof(r->pending) / sizeof(r->pending[0])) {
+		if (r->npending < ARRAY_SIZE(r->pending)) {
 			f->ack_pending = 1;
 			r->pending[r->npending++] = f;
 		} else {
