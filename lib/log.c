@@ -45,14 +45,34 @@ void log_msg(enum log_level lvl, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static noreturn void vdie(int code, int err, const char *fmt, va_list ap)
+/*
+ * The message, then ": strerror(err)" when err is set, then hint (" (the
+ * fix)"), in one write; the status line carries the same text and err.
+ */
+static noreturn void vdie(int code, int err, const char *hint, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	size_t skip = strlen(log_prog) + strlen(": fatal: ");
+	size_t n;
+	ssize_t w;
 
 	if (log_before_die)
 		log_before_die();
-	log_write(LOG_FATAL, err, fmt, ap, buf, sizeof(buf));
+	n = log_format(buf, sizeof(buf), log_prog, LOG_FATAL, err, fmt, ap);
+	if (hint && *hint && n > 0) {
+		size_t h = strlen(hint);
+
+		n--; /* the newline goes after the hint */
+		if (h > sizeof(buf) - 2 - n)
+			h = sizeof(buf) - 2 - n;
+		memcpy(buf + n, hint, h);
+		n += h;
+		buf[n++] = '\n';
+		buf[n] = 0;
+	}
+	do
+		w = write(2, buf, n);
+	while (w < 0 && errno == EINTR);
 	/* The status line carries the same message, without prefix and newline. */
 	buf[strcspn(buf, "\n")] = 0;
 	status_report(code, err, strlen(buf) > skip ? buf + skip : buf);
@@ -66,7 +86,15 @@ void die(int code, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vdie(code, err, fmt, ap);
+	vdie(code, err, NULL, fmt, ap);
+}
+
+void die_hint(int code, int err, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(code, err, hint, fmt, ap);
 }
 
 void die_usage(const char *fmt, ...)
@@ -74,5 +102,5 @@ void die_usage(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vdie(EXIT_USAGE, 0, fmt, ap);
+	vdie(EXIT_USAGE, 0, NULL, fmt, ap);
 }

@@ -59,6 +59,9 @@ void log_msg(enum log_level lvl, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 noreturn void die(int code, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* As die, with hint (" (the fix)") after the strerror of err, so that the status line keeps err. */
+noreturn void die_hint(int code, int err, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 #define warnx(...)  log_msg(LOG_WARN, 0, __VA_ARGS__)
 #define infox(...)  log_msg(LOG_INFO, 0, __VA_ARGS__)
 #define debugx(...) log_msg(LOG_DEBUG, 0, __VA_ARGS__)

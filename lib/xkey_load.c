@@ -31,8 +31,8 @@ uint8_t *xkey_load(int fd, const char *path)
 			int e = errno;
 			char why[512];
 
-			die(EXIT_SYS, 0, "unable to open key %s: %s%s", path, strerror(e),
-			    store_file_why(path, e, 1, why, sizeof(why)));
+			die_hint(EXIT_SYS, e, store_file_why(path, e, 1, why, sizeof(why)),
+				 "unable to open key %s", path);
 		}
 	}
 	if (fstat(fd, &st) < 0)

@@ -28,8 +28,8 @@ uint8_t *xstore_load(int fd, const char *path, size_t *len, int missing_ok, int 
 			int e = errno;
 			char why[512];
 
-			die(EXIT_SYS, 0, "unable to open store %s: %s%s", path, strerror(e),
-			    store_file_why(path, e, 0, why, sizeof(why)));
+			die_hint(EXIT_SYS, e, store_file_why(path, e, 0, why, sizeof(why)),
+				 "unable to open store %s", path);
 		}
 	}
 	/*

@@ -334,6 +334,11 @@ test_a_missing_store_or_key_says_how_to_make_them() {
 	refused 111 "unable to open store $T/nostore: No such file or directory (make one: otosecret keygen --out KEY, then NAME=VALUE lines on stdin to otosecret seal --key-file KEY --store $T/nostore)"
 	run otosecret --store "$T/store" --key-file "$T/nokey" --use TXT -- touch "$T/ran"
 	refused 111 "unable to open key $T/nokey: No such file or directory (make one: otosecret keygen --out $T/nokey, and seal the store with it: otosecret seal --key-file $T/nokey --store STORE)"
+	# The status line keeps the errno (ENOENT, 2) that oto(7) promises, and the hint.
+	run env OTO_STATUS_FD=5 otosecret --store "$T/store" --key-file "$T/nokey" --use TXT -- \
+		touch "$T/ran" 5>"$T/status"
+	assertEquals "otosecret 111 2 unable to open key $T/nokey: No such file or directory (make one: otosecret keygen --out $T/nokey, and seal the store with it: otosecret seal --key-file $T/nokey --store STORE)" \
+		"$(cat "$T/status")"
 }
 
 # A key root made (0600) read by the account: whose it is, and the fix.

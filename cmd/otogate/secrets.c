@@ -73,8 +73,8 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 			int e = errno;
 			char why[512];
 
-			die(EXIT_SYS, 0, "unable to open key %s: %s%s", o->key_path, strerror(e),
-			    store_file_why(o->key_path, e, 1, why, sizeof(why)));
+			die_hint(EXIT_SYS, e, store_file_why(o->key_path, e, 1, why, sizeof(why)),
+				 "unable to open key %s", o->key_path);
 		}
 		if (fstat(o->key_fd, &st) < 0)
 			die(EXIT_SYS, errno, "unable to stat key %s", o->key_path);
