@@ -24,7 +24,7 @@ struct otolog_opts {
 	char **files; /* NULL-terminated; none: stdin */
 };
 
-/* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
+/* ---- opts.c: the option loop. Exits 0 (--help, --version). Dies on bad usage: 100 ---- */
 void xotolog_parse(struct otolog_opts *o, int argc, char **argv);
 
 /* ---- out.c: a growing buffer of output. A failed allocation is kept in failed ---- */
@@ -50,10 +50,10 @@ struct lines {
 	int skipping; /* inside a line too long: its bytes dropped up to its newline */
 	unsigned long long lineno, overlong;
 };
-int lines_init(struct lines *l); /* -1: ENOMEM */
-/* n bytes of the stream: fn for each whole line (without its newline); fn's -1 stops it. */
+int lines_init(struct lines *l); /* Allocates buf. Returns 0, or -1 (ENOMEM). */
+/* Feeds n bytes of the stream: fn for each whole line (without its newline). fn's -1 stops it. */
 int lines_feed(struct lines *l, const char *data, size_t n, line_fn fn, void *ctx);
-/* The end: 1 when a last line had no newline (cut: not read), else 0. */
+/* Ends the stream. Returns 1 when a last line had no newline (cut: not read), else 0. */
 int lines_end(struct lines *l);
 void lines_free(struct lines *l);
 
@@ -83,15 +83,16 @@ struct json_obj {
 	size_t cap;
 };
 /*
- * line (len bytes, no newline) into o: 0, or -1 with *why. An object of
- * strings, numbers, true, false, null and arrays of those; no nested object
- * or array, no key twice, nothing after the object but blanks.
+ * Parses line (len bytes, no newline) into o: an object of strings,
+ * numbers, true, false, null and arrays of those; no nested object or
+ * array, no key twice, nothing after the object but blanks. Returns 0, or
+ * -1 with *why.
  */
 int json_parse(struct json_obj *o, const char *line, size_t len, const char **why);
 const struct json_val *json_get(const struct json_obj *o, const char *key);
-/* key's string; NULL when absent or not a string. */
+/* Returns key's string; NULL when absent or not a string. */
 const char *json_str_of(const struct json_obj *o, const char *key);
-/* A non-negative integer (no fraction, no exponent) up to max: 0, or -1. */
+/* Reads a non-negative integer (no fraction, no exponent) up to max. Returns 0, or -1. */
 int json_uint(const struct json_val *v, unsigned long long max, unsigned long long *out);
 int json_int(const struct json_val *v, long long *out); /* an integer, its sign included */
 
@@ -106,8 +107,9 @@ struct event {
 	const struct json_obj *o;
 };
 /*
- * o as a line of the record: 0, or -1 with *why (a key missing or of the
- * wrong type); *unknown is set for a source this otolog does not know.
+ * Reads o as a line of the record. *unknown is set for a source this otolog
+ * does not know. Returns 0, or -1 with *why (a key missing or of the wrong
+ * type).
  */
 int event_read(const struct json_obj *o, struct event *e, const char **why, int *unknown);
 
@@ -162,11 +164,15 @@ struct summary {
 	unsigned long long dropped; /* lines of sessions past SUM_SESSIONS */
 };
 /*
- * e counted in its session: 0, or -1 (ENOMEM). *refusal: the group it was
- * counted in when it is a refusal, an ask or its answer (for --follow), else NULL.
+ * Counts e in its session. *refusal: the group it was counted in when it is
+ * a refusal, an ask or its answer (for --follow), else NULL. Returns 0, or
+ * -1 (ENOMEM).
  */
 int summary_add(struct summary *s, const struct event *e, const struct group **refusal);
-/* The end: questions never answered counted as "pending", every session's groups sorted. */
+/*
+ * Ends: counts questions never answered as "pending", sorts every session's
+ * groups. Returns 0, or -1 (ENOMEM).
+ */
 int summary_end(struct summary *s);
 void summary_free(struct summary *s);
 
@@ -189,14 +195,18 @@ struct otolog {
 	const char *bad_why;
 	int bad_key; /* bad_why is a key, missing or of the wrong type */
 };
-int otolog_init(struct otolog *c, enum otolog_mode mode, int follow); /* -1: ENOMEM */
-/* Bytes of the stream; with follow, out gets a line for each refusal. -1: ENOMEM. */
+/* Sets c up. Returns 0, or -1 (ENOMEM). */
+int otolog_init(struct otolog *c, enum otolog_mode mode, int follow);
+/*
+ * Feeds bytes of the stream; with follow, out gets a line for each refusal.
+ * Returns 0, or -1 (ENOMEM).
+ */
 int otolog_feed(struct otolog *c, const char *data, size_t n);
-/* The end of the stream: the summary in out. -1: ENOMEM. */
+/* Ends the stream: the summary in out. Returns 0, or -1 (ENOMEM). */
 int otolog_end(struct otolog *c);
-/* How many lines were not read (malformed, too long, cut): the exit's 101. */
+/* Returns how many lines were not read (malformed, too long, cut): the exit's 101. */
 unsigned long long otolog_skipped(const struct otolog *c);
-/* The warning that says so, into buf (empty when none). */
+/* Writes the warning that says so into buf (empty when none). */
 void otolog_skipped_text(const struct otolog *c, char *buf, size_t size);
 void otolog_fini(struct otolog *c);
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * otorun's files, each section below one of them. main.c: the steps;
- * opts.c: the command line and the config file (dies 100); words.c: the
- * words and their quoting, parse.c: the options and their values, chain.c:
- * the chain's stages (pure, all three); here.c: the directory of the tools;
- * launch.c: what a launch opens, prepares and execs (dies).
+ * opts.c: the command line and the config file (dies 100, 111); words.c:
+ * the words and their quoting, parse.c: the options and their values,
+ * chain.c: the chain's stages (pure, all three); here.c: the directory of
+ * the tools; launch.c: what a launch opens, prepares and execs (dies).
  */
 #ifndef OTORUN_H
 #define OTORUN_H
@@ -67,49 +67,59 @@ struct otorun_opts {
 	char **cmd; /* CMD [ARG]... */
 };
 
-/* ---- opts.c: the two passes over argv and the config file; exits 0 or 100, 111 ---- */
+/*
+ * ---- opts.c: the two passes over argv and the config file ----
+ * Exits 0 (--help, --version). Dies on failure: 100 on bad usage, 111 on an
+ * unreadable config or no memory.
+ */
 void xotorun_parse(struct otorun_opts *o, int argc, char **argv);
-/* The one-line error "otorun: fatal: MSG\n" (unbounded, one write), then exit code. */
+/* Writes the one-line error "otorun: fatal: MSG\n" (unbounded, one write). Exits code. */
 noreturn void xotorun_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- words.c: pure (no system call, no exit); allocation failure: NULL, or oom set ---- */
-/* Memory that lives until arena_free (otorun never calls it: it execs or exits). */
+/* ---- words.c: allocation failure returns NULL, or sets oom. Never exits. Pure ---- */
+/* Allocates memory that lives until arena_free (otorun never calls it: it execs or exits). */
 void *arena_alloc(size_t n);
 char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free(void);
 void strbuf_add(struct strbuf *b, const char *s, size_t n);
 void strbuf_str(struct strbuf *b, const char *s);
-/* The bytes of s as one sh word: as they are when s is not empty and holds only
- * [A-Za-z0-9_./:=@%+,-], else single-quoted whole ('\'' for a quote). */
+/*
+ * Appends the bytes of s as one sh word: as they are when s is not empty and
+ * holds only [A-Za-z0-9_./:=@%+,-], else single-quoted whole ('\'' for a
+ * quote).
+ */
 void quote_add(struct strbuf *b, const char *s);
-/* s with each control byte (0-31, 127) as '?', for an error message (arena); NULL on ENOMEM. */
+/*
+ * Copies s with each control byte (0-31, 127) as '?', for an error message.
+ * Returns the copy (arena), or NULL on ENOMEM.
+ */
 char *shown(const char *s);
-/* Append the word LIT VAL (argv: their concatenation; text: " LIT" and VAL quoted). */
+/* Appends the word LIT VAL (argv: their concatenation; text: " LIT" and VAL quoted). */
 void words_add(struct words *w, const char *lit, const char *val);
 void words_cat(struct words *dst, const struct words *src);
 
-/* ---- parse.c: pure (no system call, no exit); allocation failure: -1, *err NULL ---- */
+/* ---- parse.c: allocation failure returns -1, *err NULL. Never exits. Pure ---- */
 int is_num(const char *s);  /* [0-9]+ */
 int is_name(const char *s); /* [A-Za-z_][A-Za-z0-9_]* */
 int takes_value(const char *name);
 int is_flag(const char *name);
 void opts_init(struct otorun_opts *o);
-/* One option (a flag: val NULL): 0, or -1 with *err the message (NULL: ENOMEM). */
+/* Applies one option (a flag: val NULL). Returns 0, or -1 with *err the message (NULL: ENOMEM). */
 int opt_apply(struct otorun_opts *o, const char *name, const char *val, char **err);
 /*
- * One line of a config file (len bytes), in place: NUL bytes dropped (as sh's
- * read does), one trailing CR, leading blanks. 0: nothing (blank, comment);
- * 1: *text (a copy of the line so stripped), *name (to the first
- * blank), *val (after the blanks that follow it) and *has (a blank followed
- * the name); -1 on ENOMEM.
+ * Reads one line of a config file (len bytes), in place: NUL bytes dropped
+ * (as sh's read does), one trailing CR, leading blanks. Returns 0: nothing
+ * (blank, comment); 1: *text (a copy of the line so stripped), *name (to the
+ * first blank), *val (after the blanks that follow it) and *has (a blank
+ * followed the name); -1 on ENOMEM.
  */
 int config_line(char *line, size_t len, char **text, char **name, char **val, int *has);
-/* The checks after the options: NULL, or the message of the first that fails. */
+/* Runs the checks after the options. Returns NULL, or the message of the first that fails. */
 const char *opts_check(const struct otorun_opts *o, int euid);
 
 /*
- * ---- chain.c: pure; one builder per stage ----
+ * ---- chain.c: one builder per stage. Pure ----
  * The chain: tool paths (here/TOOL, or TOOL from PATH, already decided),
  * the fds to open first, and the words. opens: the text after "exec" of
  * --print's first line ("" when none).
@@ -124,35 +134,51 @@ struct chain_tools {
 	const char *otogate, *otonet, *otons, *otomount; /* what to run each as */
 	const char *here;				 /* the directory of the tools */
 };
-/* 0, or -1 on ENOMEM. cgroup_dir: what --cgroup= gets (NULL: a plain --cgroup). */
+/* Builds c. cgroup_dir: what --cgroup= gets (NULL: a plain --cgroup). 0, or -1 on ENOMEM. */
 int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools *t,
 		const char *cgroup_dir);
 
 /* ---- here.c: the directory otorun lives in, absolute ---- */
-/* The part of a logical cd to dir from cwd, as sh's cd -L: a malloc'd path. Pure. */
+/* Returns the path of a logical cd to dir from cwd, as sh's cd -L (malloc'd). Pure. */
 char *path_logical(const char *cwd, const char *dir);
-/* From argv[0] when it has a slash (made absolute as sh's cd and pwd would), else
- * /proc/self/exe; NULL with errno. */
+/*
+ * Finds the directory from argv[0] when it has a slash (made absolute as sh's
+ * cd and pwd would), else from /proc/self/exe. Returns it (malloc'd), or
+ * NULL with errno.
+ */
 char *here_dir(const char *argv0);
 
-/* ---- launch.c: what a launch does before the exec; each dies 111 (101 the profile) ---- */
-/* Run by root: delegate CGROUP2/oto/UID to the --as account and move into a leaf of it. */
+/* ---- launch.c: what a launch does before the exec. Each dies on failure ---- */
+/*
+ * Run by root: delegates CGROUP2/oto/UID to the --as account and moves into
+ * a leaf of it. Dies on failure: 100 on an unknown account, 111 on a system
+ * call.
+ */
 char *xcgroup_prepare(const char *as);
 /*
- * ---- check.c: before the launch, dies 100, 101 or 111 ----
- * The --as account exists; the agent tree and its parts exist, and those the
- * role writes are the account's to write (unless --cow): each with its fix.
+ * ---- check.c: before the launch ----
+ * Checks that the --as account exists, that the agent tree and its parts
+ * exist, and that those the role writes are the account's to write (unless
+ * --cow). Dies on failure, each with its fix: 100, 101 or 111.
  */
 void xlaunch_check(const struct otorun_opts *o);
-/* The store and key, the profile, the log fd's copy: opened where the chain wants them. */
+/*
+ * Opens the store and key, the profile, the log fd's copy and --ask's
+ * socket where the chain wants them. Dies on failure: 100 on an --ask path
+ * too long, 101 on a store or key others may access or a profile that will
+ * not open, 111 on a system call.
+ */
 void xlaunch_fds(const struct otorun_opts *o, const struct chain *c);
 /*
- * Run by root with --as: otomount's --ro, --rw, --socket and --home-skel
- * sources opened here, on the host, each a detached tree on an fd of its
- * own (fd=N:DST in argv, in place), but the bind of tools (HERE:/opt/oto/bin,
- * as chain_build made it). Dies 111.
+ * Run by root with --as: opens otomount's --ro, --rw, --socket and
+ * --home-skel sources here, on the host, each a detached tree on an fd of
+ * its own (fd=N:DST in argv, in place), but the bind of tools
+ * (HERE:/opt/oto/bin, as chain_build made it); --ca-file's file likewise
+ * (fd=N). Dies on failure: 101 on a CA file over 1024 KiB or not PEM, 111
+ * on a system call.
  */
 void xlaunch_sources(char **argv, const char *otomount, const char *tools);
+/* Execs argv. Dies on failure: 127 when not found, 126 otherwise. */
 noreturn void xlaunch_exec(char **argv);
 
 #endif
