@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * otogate's files, each section below one of them. main.c: the steps;
- * opts.c: the command line (dies 100); parse.c: the option values and the
+ * opts.c: the command line (dies 100, 111); parse.c: the option values and the
  * lines the gateway writes, allow.c: what a grant's credential may do,
  * bundle.c: the CA bundle's index (pure, all three). Before the agent runs:
  * secrets.c decrypts the granted entries and makes their phantoms, ca.c the
@@ -77,24 +77,30 @@ struct otogate_opts {
 	size_t ngrants;
 	char **argv; /* the next program */
 };
-/* The option loop; exits 0 (--help) or 100. */
+/*
+ * The option loop. Exits 0 (--help, --version). Dies on failure: 100 on bad
+ * usage, 111 when a --grant cannot be copied (no memory).
+ */
 void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
 
 /* ---- parse.c: the option values and what the gateway writes. Pure ---- */
 /*
- * "NAME=https://HOST[:PORT][,header=HEADER][,allow=METHOD:PREFIX]..." into g
- * (name, headers and rules point into spec, which is cut at its commas): 0,
- * or -1 with a reason.
+ * Parses "NAME=https://HOST[:PORT][,header=HEADER][,allow=METHOD:PREFIX]..."
+ * into g (name, headers and rules point into spec, which is cut at its
+ * commas). Returns 0, or -1 with a reason.
  */
 int grant_parse(char *spec, struct grant *g, const char **why);
-int gate_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
+int gate_fd_parse(const char *s); /* returns an fd number, 0 to 65535, or -1 */
 /*
- * OTO_GATEWAY's value "FD:P1,P2,..." for the n grants g, each by its gw_port,
- * a transparent one as "P=HOST:PORT" (otonet hands it the flows to HOST by
- * name, not those to 10.0.2.4): its length, 0 if too small.
+ * Writes OTO_GATEWAY's value "FD:P1,P2,..." for the n grants g, each by its
+ * gw_port, a transparent one as "P=HOST:PORT" (otonet hands it the flows to
+ * HOST by name, not those to 10.0.2.4). Returns its length, 0 if too small.
  */
 size_t gateway_env_format(char *buf, size_t size, int fd, const struct grant *g, size_t n);
-/* One JSON log line (with its newline) for a request: its length, 0 when buf is too small. */
+/*
+ * Writes one JSON log line (with its newline) for a request. Returns its
+ * length, 0 when buf is too small.
+ */
 struct gate_logrec {
 	long long sec;
 	long msec;
@@ -108,40 +114,54 @@ struct gate_logrec {
 	const char *error;	     /* NULL, or why the gateway answered itself */
 };
 size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
-/* The gateway's own answer: a head and a one-line body "otogate: WHY\n"; its length, or 0. */
+/*
+ * Writes the gateway's own answer: a head and a one-line body
+ * "otogate: WHY\n". Returns its length, or 0.
+ */
 size_t gate_error_format(char *buf, size_t size, int status, const char *why);
 
 /* ---- allow.c: the requests a grant serves (allow=). Pure ---- */
-/* "METHOD:PREFIX" into a (pointing into spec, cut at its colon): 0, or -1 with why. */
+/* Parses "METHOD:PREFIX" into a (pointing into spec, cut at its colon): 0, or -1 with why. */
 int allow_parse(char *spec, struct grant_allow *a, const char **why);
-/* NULL when the path p[0, len) (no query) is in the form matched, or why it is not. */
+/*
+ * Checks the path p[0, len) (no query). Returns NULL when it is in the form
+ * matched, or why it is not.
+ */
 const char *allow_path_check(const char *p, size_t len);
 enum allow_verdict {
 	ALLOW_OK,      /* served: no rule, or one matches */
 	ALLOW_BADPATH, /* a path the gateway and an upstream could read differently: a 400 */
 	ALLOW_NOMATCH, /* no rule serves the method and path: a 403 */
 };
-/* Whether g serves the request METHOD TARGET (the query, after '?', is not matched); why. */
+/*
+ * Judges whether g serves the request METHOD TARGET (the query, after '?',
+ * is not matched). Returns the verdict, with why.
+ */
 enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t mlen,
 			       const char *target, size_t tlen, const char **why);
 /* ---- ca.c ---- */
 /*
- * The session CA and the leaf for the transparent grants' hosts (dies 111):
- * the TLS server context in *server_ctx (SSL_CTX *), and a sealed memfd
- * holding the CA's certificate (PEM), not close-on-exec, returned.
+ * Makes the session CA and the leaf for the transparent grants' hosts: the
+ * TLS server context in *server_ctx (SSL_CTX *). Returns a sealed memfd
+ * holding the CA's certificate (PEM), not close-on-exec. Dies on failure:
+ * 111.
  */
 int xca_make(struct otogate_opts *o, void **server_ctx);
 
-/* ---- secrets.c: each dies 101 or 111 ---- */
+/* ---- secrets.c: each dies on failure: 101 or 111 ---- */
 /* The store between the two steps: read and checked, not yet decrypted. */
 struct gate_secrets {
 	struct store_view v;
 	uint8_t *store;		       /* the sealed store; freed once decrypted */
 	int index_of[GATE_MAX_GRANTS]; /* each grant's entry in v */
 };
-/* Read and check the store, make the phantoms, open the key (unread, close-on-exec). */
+/*
+ * Reads and checks the store, makes the phantoms, opens the key (unread,
+ * close-on-exec). Dies on failure: 100 on a --key-fd that is not open, 101
+ * or 111.
+ */
 void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s);
-/* Read the key, verify the store, decrypt the granted entries into locked memory. */
+/* Reads the key, verifies the store, decrypts the granted entries into locked memory. */
 void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s);
 
 /* ---- bundle.c: the CA bundle's index. Pure ---- */
@@ -156,35 +176,35 @@ struct bundle {
 	size_t n;
 };
 /*
- * Index the PEM text pem[0, len) into b: 0; -1 with why when it does not
- * load (no certificate, a block that is not one); 1 with why when it holds
- * what only OpenSSL's own reader takes (another kind of block, PEM
- * headers). pem (from malloc) is b's from the call on: the DER is decoded
- * over it, and bundle_free frees it; b is empty, and pem freed, unless 0
- * is returned.
+ * Indexes the PEM text pem[0, len) into b. pem (from malloc) is b's from
+ * the call on: the DER is decoded over it, and bundle_free frees it; b is
+ * empty, and pem freed, unless 0 is returned. Returns 0; -1 with why when
+ * it does not load (no certificate, a block that is not one); 1 with why
+ * when it holds what only OpenSSL's own reader takes (another kind of
+ * block, PEM headers).
  */
 int bundle_index(struct bundle *b, char *pem, size_t len, const char **why);
 /* 0: the scalar decoder alone, never the SSSE3 one (the tests compare the two). */
 extern int bundle_vector;
-/* Where a DER certificate's subject Name is (header included): 0, or -1. */
+/* Finds where a DER certificate's subject Name is (header included): 0, or -1. */
 int bundle_subject(const uint8_t *der, size_t len, size_t *off, size_t *slen);
 void bundle_free(struct bundle *b);
 
 /* ---- trust.c ---- */
 /*
- * The CA bundle FILE, read whole and indexed (bundle.c) while the host's
- * files are there: a certificate store (X509_STORE *) that parses a
- * subject's certificates when the verifier asks for them. Dies 111 when
- * FILE does not load; 101 when FILE is the operator's (given) and holds a
- * private key.
+ * Reads the CA bundle FILE whole and indexes it (bundle.c) while the host's
+ * files are there. Returns a certificate store (X509_STORE *) that parses a
+ * subject's certificates when the verifier asks for them. Dies on failure:
+ * 111 when FILE does not load; 101 when FILE is the operator's (given) and
+ * holds a private key.
  */
 void *xtrust_load(const char *file, int given);
 
 /* ---- upstream.c ---- */
 /*
- * Resolve every grant's host and read the CA bundle, before the gateway's
- * go (a failure stops the chain before any of the sandbox runs): the
- * certificate store. Dies 111.
+ * Resolves every grant's host and reads the CA bundle, before the gateway's
+ * go (a failure stops the chain before any of the sandbox runs). Returns
+ * the certificate store. Dies on failure: 111; 101 as xtrust_load.
  */
 void *xupstream_init(struct otogate_opts *o);
 struct upstream {
@@ -193,13 +213,19 @@ struct upstream {
 	int ended;     /* the connection's end was read: */
 	int end_errno; /* 0 a clean close, or the error */
 };
-/* Connect to g's upstream over TLS, verified: 0, or -1 with why (a static string) and detail. */
+/*
+ * Connects to g's upstream over TLS, verified. Returns 0, or -1 with why (a
+ * static string) and detail.
+ */
 int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, const char **why,
 		  char *detail, size_t dsz);
 void upstream_close(struct upstream *u);
-/* Whether an idle kept-alive connection has anything to read: its close, in practice. */
+/* Returns whether an idle kept-alive connection has anything to read: its close, in practice. */
 int upstream_idle_closed(struct upstream *u);
-/* What has come (waiting for one record): its length, 0 at a clean close, -1 and errno. */
+/*
+ * Reads what has come (waiting for one record). Returns its length, 0 at a
+ * clean close, -1 and errno.
+ */
 ssize_t upstream_read(struct upstream *u, void *buf, size_t len);
 int upstream_write(struct upstream *u, const void *buf, size_t len);
 
@@ -213,9 +239,15 @@ struct gate {
 	pthread_mutex_t tls_lock; /* ...by one flow */
 	atomic_int nflows;	  /* flows served at once (flow.c) */
 };
-/* The upstreams' TLS client context (made by the first flow to ask), or NULL (memory). */
+/*
+ * Returns the upstreams' TLS client context (made by the first flow to ask),
+ * or NULL (memory).
+ */
 void *upstream_context(struct gate *g);
-/* Serve one flow of the agent on a thread of its own (the fd is then its). 0 or -1/errno. */
+/*
+ * Serves one flow of the agent on a thread of its own (the fd is then its).
+ * Returns 0, or -1 with errno.
+ */
 int flow_start(struct gate *g, int fd, int port);
 
 /* ---- agent.c: the agent's side of a flow, plain or TLS (a transparent grant's) ---- */
@@ -223,30 +255,37 @@ struct agent {
 	int fd;
 	void *ssl; /* SSL *, or NULL: plain */
 };
-/* The TLS handshake as the grant's host (blocking): 0, or -1 with why. */
+/* Does the TLS handshake as the grant's host (blocking). Returns 0, or -1 with why. */
 int agent_accept(struct agent *a, void *server_ctx, const char *host, const char **why);
-/* What has come: its length, 0 at the agent's end, -1 and errno. */
+/* Reads what has come. Returns its length, 0 at the agent's end, -1 and errno. */
 ssize_t agent_recv(struct agent *a, void *buf, size_t len);
 int agent_write_all(struct agent *a, const void *buf, size_t len);
 int agent_writev_all(struct agent *a, struct iovec *v, int cnt);
 void agent_close(struct agent *a);
 
 /* ---- loop.c ---- */
-/* Serve the flows from sock until the child exits; exit with its code. Dies 111. */
+/*
+ * Serves the flows from sock until the child exits. Exits with the child's
+ * code (wait_code). Dies on failure: 111.
+ */
 void xgate_run(struct gate *g, int sock, int sigfd, pid_t child);
 
 /* ---- seccomp.c: the gateway's filter. Pure ---- */
-/* A libseccomp context (scmp_filter_ctx), or NULL with errno. */
+/* Returns a libseccomp context (scmp_filter_ctx), or NULL with errno. */
 void *gate_filter(void);
 /* The same, compiled by the build (gen/bpfgen.c, $(O)/gen/otogate_bpf.c): lockdown.c loads it. */
 extern const unsigned char OTOGATE_BPF[];
 extern const size_t OTOGATE_BPF_LEN;
 
 /* ---- lockdown.c ---- */
-/* A user and mount namespace of its own, its ids mapped to themselves. */
+/*
+ * Enters a user and mount namespace of its own, its ids mapped to
+ * themselves. Dies on failure: 111.
+ */
 void xgate_unshare(void);
-/* Then: an empty root, no capability, no_new_privs. */
+/* Then: an empty root, no capability, no_new_privs. Dies on failure: 111. */
 void xgate_confine(void);
+/* Loads the gateway's seccomp filter. Dies on failure: 111. */
 void xgate_lockdown(void);
 
 #endif
