@@ -26,33 +26,33 @@ struct otodiff_opts {
 	const char *dir;	     /* the session directory */
 };
 
-/* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
+/* ---- opts.c: the option loop. Exits 0 (--help, --version). Dies on bad usage: 100 ---- */
 void xotodiff_parse(struct otodiff_opts *o, int argc, char **argv);
 
 /* ---- parse.c: pure ---- */
 /*
- * What an upper layer's entry is, from its lstat mode, rdev and the value of
- * its user.overlay.opaque xattr (NULL: none).
+ * Returns what an upper layer's entry is, from its lstat mode, rdev and the
+ * value of its user.overlay.opaque xattr (NULL: none).
  */
 enum upper_kind { U_FILE, U_DIR, U_OPAQUE_DIR, U_LINK, U_WHITEOUT, U_SETID, U_DEVICE, U_OTHER };
 enum upper_kind upper_kind(mode_t mode, dev_t rdev, const char *opaque, size_t opaque_len);
 /*
- * Bytes for a person's eyes, on a terminal: printable ASCII as it is, '\'
- * doubled, every other byte escaped (\n, \t, \ooo), TAB left as it is
+ * Writes bytes for a person's eyes, on a terminal: printable ASCII as it is,
+ * '\' doubled, every other byte escaped (\n, \t, \ooo), TAB left as it is
  * where tab is set (a diff's lines: Makefiles need it).
  */
 void bytes_show(FILE *f, const char *p, size_t n, int tab);
-/* Whether n bytes at p are printable ASCII (TAB too where tab is set): shown as they are. */
+/* Returns whether n bytes at p are printable ASCII (TAB too where tab is set): shown as is. */
 int text_plain(const char *p, size_t n, int tab);
-/* A path shown (TAB escaped too); 1 when a byte of it was not printable ASCII. */
+/* Writes a path shown (TAB escaped too). Returns 1 when a byte of it was not printable ASCII. */
 int path_show(FILE *f, const char *path);
-/* The same, in a static buffer (cut at 4 * PATH_MAX bytes), for a message. */
+/* Returns the same, in a static buffer (cut at 4 * PATH_MAX bytes), for a message. */
 const char *path_shown(const char *path);
-/* Whether len bytes hold a NUL (not text, for the diff). */
+/* Returns whether len bytes hold a NUL (not text, for the diff). */
 int is_binary(const char *buf, size_t len);
 
-/* ---- textdiff.c: a unified diff (3 lines of context) of a and b, to f. Pure. ---- */
-/* 0, or -1 when the texts are past the bound (lines, or the LCS table's cells). */
+/* ---- textdiff.c: writes a unified diff (3 lines of context) of a and b to f ---- */
+/* Returns 0, or -1 when the texts are past the bound (lines, or the LCS table's cells). Pure. */
 #define TEXTDIFF_MAX_LINES 100000
 #define TEXTDIFF_MAX_CELLS (4UL << 20) /* 16 MiB of lengths */
 int textdiff(FILE *f, const char *a, size_t alen, const char *b, size_t blen);
@@ -94,19 +94,33 @@ struct cowdir {
 #define MAX_SIZE_DEFAULT (64ULL << 20)
 #define SCAN_MAX_DEPTH	 512
 
-/* The session in dir: its record read and checked, the trees opened; dies 101, 111. */
+/*
+ * Opens the session in dir: its record read and checked, the trees opened.
+ * Dies on failure: 101 on a record that is not a session's or a host tree
+ * that is not the one the session started on, 111 on a system call.
+ */
 void xsession_open(struct cowdir *s, const char *dir);
-/* Every change of every tree, in s->c (pre-order: a directory before what is in it). */
+/*
+ * Finds every change of every tree, in s->c (pre-order: a directory before
+ * what is in it). Dies on failure: 101 on a tree too deep, a path too long,
+ * too many entries; 111 on a system call.
+ */
 void xscan(struct cowdir *s);
-/* Deleted files whose content an added one has: one C_RENAME each (for the list). */
+/*
+ * Finds deleted files whose content an added one has: one C_RENAME each (for
+ * the list). Never exits.
+ */
 void xscan_renames(struct cowdir *s);
-/* path beneath dirfd, no symlink followed, never above it ("" dirfd itself). -1/errno */
+/*
+ * Opens path beneath dirfd, no symlink followed, never above it ("" dirfd
+ * itself). Returns the fd, or -1 with errno.
+ */
 int open_beneath(int dirfd, const char *path, int flags);
-/* An absolute path, no symlink followed anywhere in it. -1/errno */
+/* Opens an absolute path, no symlink followed anywhere in it: the fd, or -1 with errno. */
 int open_nofollow(const char *path, int flags);
-/* Whether two regular files hold the same bytes: 1, 0, or -1/errno. */
+/* Returns whether two regular files hold the same bytes: 1, 0, or -1 with errno. */
 int same_content(int a, int b);
-/* The path in the view of a change's rel (/work/a/b): static buffer. */
+/* Returns the path in the view of a change's rel (/work/a/b), in a static buffer. */
 const char *view_path(const struct cowdir *s, size_t tree, const char *rel);
 
 /* ---- named.c: each change's runs_later set (protect_runs_later, and repositories' configs) ----
@@ -114,17 +128,21 @@ const char *view_path(const struct cowdir *s, size_t tree, const char *rel);
 void scan_runs_later(struct cowdir *s);
 
 /* ---- show.c: the list (and the diffs) on stdout ---- */
+/* Writes the list, and the diffs. Dies on failure: 111. */
 void xshow(const struct cowdir *s, const struct otodiff_opts *o);
-/* Whether a change brings a file's bytes past --max-size to the host. */
+/* Returns whether a change brings a file's bytes past --max-size to the host. */
 int over_max(const struct cowdir *s, const struct change *c);
-/* One change's line: "added /work/x", as the list and the commit say it. */
+/* Writes one change's line: "added /work/x", as the list and the commit say it. */
 void show_line(FILE *f, const struct cowdir *s, const struct change *c);
 
 /* ---- commit.c: the changes applied to the host, refused whole on a conflict ---- */
+/* Returns 0. Dies on failure: 101 on a conflict (nothing committed), 111 on a system call. */
 int xcommit(struct cowdir *s, const struct otodiff_opts *o);
 
-/* ---- rm.c: a tree removed, never following a symlink. -1/errno ---- */
+/* ---- rm.c: a tree removed, never following a symlink ---- */
+/* Removes name under dirfd. Returns 0, or -1 with errno. */
 int rm_tree(int dirfd, const char *name);
-int rm_open_at(int dirfd, const char *name); /* a directory to read, its mode opened up */
+/* Opens a directory to read, its mode opened up. Returns the fd, or -1 with errno. */
+int rm_open_at(int dirfd, const char *name);
 
 #endif
