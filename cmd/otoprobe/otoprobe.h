@@ -26,16 +26,21 @@ struct otoprobe_opts {
 	int have_host_ns[NS_COUNT];
 };
 
-/* opts.c: the option loop; exits 0 (--help) or 100 */
+/* opts.c: the option loop. Exits 0 (--help, --version). Dies on bad usage: 100. */
 void xotoprobe_parse(struct otoprobe_opts *o, int argc, char **argv);
 
-/* parse.c: pure. */
-/* Whether ino is the fixed inode of the initial namespace of kind ns (the
- * host's own: include/linux/proc_ns.h, PROC_*_INIT_INO). */
+/* parse.c: each never exits. Pure. */
+/*
+ * Returns whether ino is the fixed inode of the initial namespace of kind ns
+ * (the host's own: include/linux/proc_ns.h, PROC_*_INIT_INO).
+ */
 int ns_is_initial(int ns, unsigned long ino);
-/* "net:4026531833" -> NS_NET and the id; -1/EINVAL when malformed or unknown. */
+/*
+ * Parses "net:4026531833" into NS_NET and the id. Returns 0, or -1/EINVAL
+ * when malformed or unknown.
+ */
 int hostns_parse(const char *s, int *ns, unsigned long *id);
-/* The value of "Key:\tvalue" in /proc/PID/status text, copied into out. -1/ENOENT. */
+/* Copies the value of "Key:\tvalue" in /proc/PID/status text into out: 0, or -1/ENOENT. */
 int status_field(const char *text, const char *key, char *out, size_t size);
 struct mountinfo_ent {
 	char *mountpoint; /* unescaped, points into the line */
@@ -43,25 +48,31 @@ struct mountinfo_ent {
 	char *fstype;
 	int writable;
 };
-/* Parse one /proc/self/mountinfo line in place. -1/EINVAL when malformed. */
+/* Parses one /proc/self/mountinfo line in place. Returns 0, or -1/EINVAL when malformed. */
 int mountinfo_parse(char *line, struct mountinfo_ent *e);
-/* /proc/self/uid_map text: V_GAP when it is the initial namespace's map or
- * maps an id onto outer 0, V_OK otherwise. */
+/*
+ * Judges /proc/self/uid_map text. Returns V_GAP when it is the initial
+ * namespace's map or maps an id onto outer 0, V_OK otherwise.
+ */
 enum verdict uidmap_verdict(const char *text);
-/* A syscall probe's outcome (0 = it succeeded): refused (EPERM, EACCES,
- * ENOSYS, or one of extra) is V_OK; success or any other error, which shows
- * the call reached the kernel's own argument checks, is V_GAP. */
+/*
+ * Judges a syscall probe's outcome (0 = it succeeded). Returns V_OK when
+ * refused (EPERM, EACCES, ENOSYS, or one of extra); V_GAP on success or any
+ * other error, which shows the call reached the kernel's own argument checks.
+ */
 enum verdict syscall_verdict(int err, const int *extra, size_t nextra);
-/* A TCP connect's outcome (0 = connected, ETIMEDOUT = no answer). */
+/* Judges a TCP connect's outcome (0 = connected, ETIMEDOUT = no answer). */
 enum verdict connect_verdict(int err);
-/* Whether an environment variable's name looks like it holds a credential. */
+/* Returns whether an environment variable's name looks like it holds a credential. */
 int env_name_is_secret(const char *name);
-/* Write s as a JSON string body (no quotes) into out: escapes, invalid UTF-8
- * as U+FFFD. Returns the length it needed, like snprintf. */
+/*
+ * Writes s as a JSON string body (no quotes) into out: escapes, invalid
+ * UTF-8 as U+FFFD. Returns the length it needed, like snprintf.
+ */
 size_t json_escape(char *out, size_t size, const char *s);
-/* Write s for a terminal: control bytes as \xNN. Returns the length needed. */
+/* Writes s for a terminal: control bytes as \xNN. Returns the length needed. */
 size_t text_escape(char *out, size_t size, const char *s);
-/* "EPERM" for EPERM; for one it does not list, "errno N" written into buf. */
+/* Returns "EPERM" for EPERM; for one it does not list, "errno N" written into buf. */
 const char *errno_name(int err, char *buf, size_t size);
 
 /* report.c: the rows, in the order the checks add them. */
@@ -75,29 +86,34 @@ struct report {
 	size_t nrows, cap;
 	int lost; /* a row could not be kept (out of memory): the report is incomplete */
 };
-/* One row; out of memory, it is lost, and report_print says so. */
+/* Adds one row; out of memory, it is lost, and report_print says so. */
 void report_add(struct report *rep, const char *check, enum verdict v, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Prints every row: the number of gaps, or -1 with errno (ENOMEM: a row was
- * lost, and nothing is printed; else the write's). */
+/*
+ * Prints every row. Returns the number of gaps, or -1 with errno (ENOMEM: a
+ * row was lost, and nothing is printed; else the write's).
+ */
 int report_print(const struct report *rep, int json);
 
-/* checks.c: the process's own state. check_fds and check_status: -1/errno
- * when /proc cannot be read (then nothing here can be judged). */
+/*
+ * checks.c: adds the rows of the process's own state. check_fds and
+ * check_status return 0, or -1/errno when /proc cannot be read (then nothing
+ * here can be judged).
+ */
 int check_fds(struct report *rep);
 int check_status(struct report *rep);
 void check_namespaces(struct report *rep, const struct otoprobe_opts *o);
-int ns_inode(int ns, unsigned long *ino); /* of /proc/self/ns/NAME; -1 with errno */
+int ns_inode(int ns, unsigned long *ino); /* reads /proc/self/ns/NAME's: 0, or -1 with errno */
 void check_uidmap(struct report *rep);
 void check_mounts(struct report *rep);
 void check_paths(struct report *rep);
 void check_env(struct report *rep);
 void check_cgroup(struct report *rep); /* the limits at /sys/fs/cgroup, for information */
 
-/* syscalls.c: each probe in a child; dies 111 when it cannot fork or wait */
+/* syscalls.c: runs each probe in a child. Dies on failure: 111 when it cannot fork or wait. */
 void xcheck_syscalls(struct report *rep);
 
-/* net.c: dies 111 when it cannot wait for its connects */
+/* net.c: tries the private destinations. Dies on failure: 111 when it cannot wait for them. */
 void xcheck_net(struct report *rep, const struct otoprobe_opts *o);
 
 #endif

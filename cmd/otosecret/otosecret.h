@@ -18,9 +18,9 @@
 /* ---- input.c: seal's stdin lines ---- */
 enum input_kind { INPUT_SKIP, INPUT_LITERAL, INPUT_BASE64, INPUT_PROMPT, INPUT_BAD };
 /*
- * Classify one line (no newline): NAME=VALUE, NAME:base64=DATA, NAME (the
+ * Classifies one line (no newline): NAME=VALUE, NAME:base64=DATA, NAME (the
  * value is the next line), or empty/#comment. name_len and the value's
- * start and length are set. Pure.
+ * start and length are set. Returns its enum input_kind. Pure.
  */
 int input_line(const char *line, size_t len, size_t *name_len, const char **val, size_t *val_len);
 
@@ -44,26 +44,35 @@ struct otosecret_opts {
 	size_t nuses;
 	char **argv; /* the next program */
 };
-/* The option loop; exits 0 (--help) or 100. */
+/* The option loop. Exits 0 (--help, --version). Dies on bad usage: 100. */
 void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv);
 
 /* ---- parse.c: the option values. Pure ---- */
-/* Parse "NAME[:HOW]" into u: 0, or -1 with a reason. */
+/* Parses "NAME[:HOW]" into u. Returns 0, or -1 with a reason. */
 int use_parse(char *spec, struct use *u, const char **why);
-int secret_fd_parse(const char *s); /* an fd number, 0 to 65535, or -1 */
+int secret_fd_parse(const char *s); /* returns an fd number, 0 to 65535, or -1 */
 
-/* ---- modes.c: each dies 101 or 111 on failure ---- */
+/* ---- modes.c: each dies on failure: 101 or 111 ---- */
 void xotosecret_keygen(const struct otosecret_opts *o);
 void xotosecret_seal(const struct otosecret_opts *o);
 void xotosecret_list(const struct otosecret_opts *o);
 void xotosecret_phantom(const struct otosecret_opts *o);
 
 /* ---- inject.c ---- */
-/* Verify every entry, decrypt the used ones; dies (101) before anything is injected. */
+/*
+ * Verifies every entry, decrypts the used ones. Returns the plaintexts.
+ * Dies on failure, before anything is injected: 101, or 111 (no memory).
+ */
 uint8_t **xinject_decrypt(const struct store_view *v, struct otosecret_opts *o, const uint8_t *key);
-/* Create files and fds, and return the new environment; all or nothing, or die. */
+/*
+ * Creates files and fds, all or nothing. Returns the new environment. Dies
+ * on failure: 101 (a file that is refused or already there) or 111.
+ */
 char **xinject_place(const struct store_view *v, const struct otosecret_opts *o, uint8_t **plain);
-/* Exec with env, the new environment; on failure the locked block is freed (wiped) first. */
+/*
+ * Execs with env, the new environment. Dies on failure (127 or 126), the
+ * locked block freed (wiped) first.
+ */
 noreturn void xinject_exec(char **argv, char **env, uint8_t **plain, size_t nuses);
 
 #endif
