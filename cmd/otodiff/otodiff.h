@@ -29,7 +29,7 @@ struct otodiff_opts {
 /* ---- opts.c: the option loop. Exits 0 (--help, --version). Dies on bad usage: 100 ---- */
 void xotodiff_parse(struct otodiff_opts *o, int argc, char **argv);
 
-/* ---- parse.c: pure ---- */
+/* ---- parse.c. Pure. ---- */
 /*
  * Returns what an upper layer's entry is, from its lstat mode, rdev and the
  * value of its user.overlay.opaque xattr (NULL: none).

@@ -83,7 +83,7 @@ struct otogate_opts {
  */
 void xotogate_parse(struct otogate_opts *o, int argc, char **argv);
 
-/* ---- parse.c: the option values and what the gateway writes. Pure ---- */
+/* ---- parse.c: the option values and what the gateway writes. Pure. ---- */
 /*
  * Parses "NAME=https://HOST[:PORT][,header=HEADER][,allow=METHOD:PREFIX]..."
  * into g (name, headers and rules point into spec, which is cut at its
@@ -120,7 +120,7 @@ size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
  */
 size_t gate_error_format(char *buf, size_t size, int status, const char *why);
 
-/* ---- allow.c: the requests a grant serves (allow=). Pure ---- */
+/* ---- allow.c: the requests a grant serves (allow=). Pure. ---- */
 /* Parses "METHOD:PREFIX" into a (pointing into spec, cut at its colon): 0, or -1 with why. */
 int allow_parse(char *spec, struct grant_allow *a, const char **why);
 /*
@@ -164,7 +164,7 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s);
 /* Reads the key, verifies the store, decrypts the granted entries into locked memory. */
 void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s);
 
-/* ---- bundle.c: the CA bundle's index. Pure ---- */
+/* ---- bundle.c: the CA bundle's index. Pure. ---- */
 struct bundle_cert {
 	size_t der, len; /* the certificate's DER: its offset in bundle.der, its length */
 	size_t subject, subject_len; /* its subject Name's DER, header included */
@@ -270,7 +270,7 @@ void agent_close(struct agent *a);
  */
 void xgate_run(struct gate *g, int sock, int sigfd, pid_t child);
 
-/* ---- seccomp.c: the gateway's filter. Pure ---- */
+/* ---- seccomp.c: the gateway's filter. Pure. ---- */
 /* Returns a libseccomp context (scmp_filter_ctx), or NULL with errno. */
 void *gate_filter(void);
 /* The same, compiled by the build (gen/bpfgen.c, $(O)/gen/otogate_bpf.c): lockdown.c loads it. */

@@ -272,10 +272,10 @@ size_t pkt_icmp_err(uint8_t *buf, size_t size, const struct ipaddr *src, const u
 		    size_t origlen, int unreach_port);
 
 /*
- * dns.c: DNS messages and names, pure. A name's text is lowercase, its
- * labels joined by dots, no trailing dot; a label with a byte that is not
+ * dns.c: DNS messages and names. A name's text is lowercase, its labels
+ * joined by dots, no trailing dot; a label with a byte that is not
  * printable ASCII, or is a dot, '"' or '\\', makes the name (and its
- * message) invalid.
+ * message) invalid. Pure.
  */
 #define DNS_NAME_MAX  256 /* a name's text and its NUL */
 #define DNS_MAX_RR    128 /* records in a message; more: not parsed */
@@ -370,9 +370,10 @@ int dns_rev_prefix(const char *name, struct cidr *c);
 int name_match(const char *pattern, const char *name);
 
 /*
- * sni.c: what a flow's first bytes are, and the TLS name they give; pure.
+ * sni.c: what a flow's first bytes are, and the TLS name they give.
  * NAMES_HOLD_MAX: the most bytes of a ClientHello (its records whole) or
  * of a request head that a flow a name allowed may take to be decided.
+ * Pure.
  */
 #define NAMES_HOLD_MAX 16384
 /* s (n bytes) as a name's text into out, lowercase, a trailing dot dropped: 0, or -1. */
@@ -399,7 +400,7 @@ enum { HELLO_MORE = 0, HELLO_NAME = 1, HELLO_NONAME = -1, HELLO_BAD = -2, HELLO_
 int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *out, size_t *end);
 
 /*
- * follow.c: an HTTP/1.1 request stream, followed however it is cut; pure.
+ * follow.c: an HTTP/1.1 request stream, followed however it is cut.
  * s: zero at the stream's start. http_follow reads d[*pos, n): a body's
  * bytes are passed over (*pos moves on), then the next head is parsed into
  * q (from d + *pos): FOLLOW_HEAD when whole (*pos at its start: the caller
@@ -409,7 +410,7 @@ int tls_hello(const uint8_t *d, size_t n, size_t max, uint8_t *scratch, char *ou
  * http_follow_held as more comes), FOLLOW_DONE when d ended in or after a
  * body, FOLLOW_ERR with the http_err in *err (lib/http.h: framing that is
  * ambiguous or malformed, CONNECT, Upgrade, HTTP_EHEAD past
- * NAMES_HOLD_MAX).
+ * NAMES_HOLD_MAX). Pure.
  */
 struct http_follow {
 	int in_body;
@@ -498,11 +499,12 @@ int opener_ask(int sock);
 int opener_answer(int sock);
 
 /*
- * askline.c: the decider's answers (otonet(1), ASKING); pure. What became
+ * askline.c: the decider's answers (otonet(1), ASKING). What became
  * of a question: the three a decider gives, then the relay's own (no
  * answer in time, the decider gone or broken, too many questions pending).
  * ask_answer_parse: one answer line without its newline, "ID DECISION": 0
  * and *id, *d (one of the first three), or -1/EINVAL for anything else.
+ * Pure.
  */
 enum ask_decision {
 	ASK_ALLOW_ONCE,

@@ -76,7 +76,7 @@ void xotorun_parse(struct otorun_opts *o, int argc, char **argv);
 /* Writes the one-line error "otorun: fatal: MSG\n" (unbounded, one write). Exits code. */
 noreturn void xotorun_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- words.c: allocation failure returns NULL, or sets oom. Never exits. Pure ---- */
+/* ---- words.c: allocation failure returns NULL, or sets oom. Never exits. Pure. ---- */
 /* Allocates memory that lives until arena_free (otorun never calls it: it execs or exits). */
 void *arena_alloc(size_t n);
 char *arena_strndup(const char *s, size_t n);
@@ -99,7 +99,7 @@ char *shown(const char *s);
 void words_add(struct words *w, const char *lit, const char *val);
 void words_cat(struct words *dst, const struct words *src);
 
-/* ---- parse.c: allocation failure returns -1, *err NULL. Never exits. Pure ---- */
+/* ---- parse.c: allocation failure returns -1, *err NULL. Never exits. Pure. ---- */
 int is_num(const char *s);  /* [0-9]+ */
 int is_name(const char *s); /* [A-Za-z_][A-Za-z0-9_]* */
 int takes_value(const char *name);
@@ -119,10 +119,10 @@ int config_line(char *line, size_t len, char **text, char **name, char **val, in
 const char *opts_check(const struct otorun_opts *o, int euid);
 
 /*
- * ---- chain.c: one builder per stage. Pure ----
+ * ---- chain.c: one builder per stage ----
  * The chain: tool paths (here/TOOL, or TOOL from PATH, already decided),
  * the fds to open first, and the words. opens: the text after "exec" of
- * --print's first line ("" when none).
+ * --print's first line ("" when none). Pure.
  */
 struct chain {
 	struct words w;

@@ -47,7 +47,7 @@ struct otosecret_opts {
 /* The option loop. Exits 0 (--help, --version). Dies on bad usage: 100. */
 void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv);
 
-/* ---- parse.c: the option values. Pure ---- */
+/* ---- parse.c: the option values. Pure. ---- */
 /* Parses "NAME[:HOW]" into u. Returns 0, or -1 with a reason. */
 int use_parse(char *spec, struct use *u, const char **why);
 int secret_fd_parse(const char *s); /* returns an fd number, 0 to 65535, or -1 */
