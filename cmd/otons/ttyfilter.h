@@ -47,15 +47,16 @@ struct ttyf {
 #define TTYF_LINK     0x80U /* an OSC 8 link passed: one left open would take in what follows */
 
 void ttyf_init(struct ttyf *f);
-/* Filter n bytes into out (TTYF_OUT_MAX(n) bytes): how many were written. */
+/* Filters n bytes into out (TTYF_OUT_MAX(n) bytes). Returns how many were written. */
 size_t ttyf_run(struct ttyf *f, const void *in, size_t n, void *out);
 /*
- * The bytes that give the terminal back after the session (TTYF_RESET_MAX
- * at most): empty when nothing but text reached it.
+ * Writes the bytes that give the terminal back after the session
+ * (TTYF_RESET_MAX at most): none when nothing but text reached it. Returns
+ * their length, 0 when there are none or they do not fit in size.
  */
 size_t ttyf_reset(const struct ttyf *f, char *out, size_t size);
 /*
- * The terminal's input at the end, scanned for the answer to TTYF_SENTINEL
+ * Scans the terminal's input at the end for the answer to TTYF_SENTINEL
  * (CSI digits n, 7- or 8-bit) across calls; *st starts at 0. Returns how
  * many bytes of in come before and with the answer, or 0 when it has not
  * come in them (then all of in is taken).
