@@ -34,33 +34,58 @@ res=$dir/result.txt
 # The list, one defect a block: "name", "file", "from", "to" (the exact
 # text, once in the file, and what replaces it; \t, \n and \\ escaped),
 # "run SUITE [TEST...]" (one or more), "env VAR=VALUE" (for its runs).
-# mutant NAME apply|restore|check: the defect's edit made, undone or checked.
+# mutant apply|restore|check NAME: the defect's edit made, undone or checked;
+# mutant check-all: every defect checked, a line each ("ok NAME" or "stale
+# ..."), in one process: a Python start per defect made test_house's check
+# take minutes on a loaded machine.
 mutant() {
-	python3 - "$list" "$copy" "$1" "$2" <<'PYEOF'
+	python3 - "$list" "$copy" "$@" <<'PYEOF'
 import os, sys
-lst, copy, name, act = sys.argv[1:]
-d = {}
-for block in open(lst).read().split("\n\n"):
-    kv = {}
-    for line in block.split("\n"):
-        if line and not line.startswith("#"):
-            k, _, v = line.partition(" ")
-            kv.setdefault(k, []).append(v)
-    if kv.get("name") == [name]:
-        d = kv
+lst, copy, act = sys.argv[1:4]
 unesc = lambda s: s.replace("\\\\", "\0").replace("\\t", "\t").replace("\\n", "\n").replace("\0", "\\")
+
+def blocks():
+    for block in open(lst).read().split("\n\n"):
+        kv = {}
+        for line in block.split("\n"):
+            if line and not line.startswith("#"):
+                k, _, v = line.partition(" ")
+                kv.setdefault(k, []).append(v)
+        if "name" in kv:
+            yield kv
+
+def once(kv):
+    # The file's text, and whether the defect's text is in it exactly once.
+    try:
+        text = open(os.path.join(copy, kv["file"][0])).read()
+        return text, text.count(unesc(kv["from"][0])) == 1
+    except (OSError, KeyError, IndexError):
+        return None, False
+
+if act == "check-all":
+    rc = 0
+    for kv in blocks():
+        if once(kv)[1]:
+            print("ok " + kv["name"][0])
+        else:
+            print("stale %s: its text is not once in %s" % (kv["name"][0], "\n".join(kv.get("file", []))))
+            rc = 1
+    sys.exit(rc)
+d = {}
+for kv in blocks():
+    if kv["name"] == [sys.argv[4]]:
+        d = kv
 path = os.path.join(copy, d["file"][0])
 if act == "restore":
     os.replace(path + ".orig", path)
     os.utime(path)  # newer than the mutant's objects: make builds it again
     sys.exit(0)
-text = open(path).read()
-frm, to = unesc(d["from"][0]), unesc(d["to"][0])
-if text.count(frm) != 1:
+text, ok = once(d)
+if not ok:
     sys.exit(1)
 if act == "apply":
     open(path + ".orig", "w").write(text)
-    open(path, "w").write(text.replace(frm, to))
+    open(path, "w").write(text.replace(unesc(d["from"][0]), unesc(d["to"][0])))
 PYEOF
 }
 
@@ -71,35 +96,8 @@ field() {
 		  if (hit) for (i = 1; i <= NF; i++) if (index($i, k " ") == 1) print substr($i, length(k) + 2) }' "$list"
 }
 
-# --check reads the list once, in one process: a Python start per defect
-# made test_house's check take minutes on a loaded machine.
 if [ "$only" = --check ]; then
-	python3 - "$list" "$copy" <<'PYEOF'
-import os, sys
-lst, copy = sys.argv[1:]
-unesc = lambda s: s.replace("\\\\", "\0").replace("\\t", "\t").replace("\\n", "\n").replace("\0", "\\")
-rc = 0
-for block in open(lst).read().split("\n\n"):
-    kv = {}
-    for line in block.split("\n"):
-        if line and not line.startswith("#"):
-            k, _, v = line.partition(" ")
-            kv.setdefault(k, []).append(v)
-    if "name" not in kv:
-        continue
-    n = kv["name"][0]
-    try:
-        text = open(os.path.join(copy, kv["file"][0])).read()
-        ok = text.count(unesc(kv["from"][0])) == 1
-    except (OSError, KeyError, IndexError):
-        ok = False
-    if ok:
-        print("ok " + n)
-    else:
-        print("stale %s: its text is not once in %s" % (n, "\n".join(kv.get("file", []))))
-        rc = 1
-sys.exit(rc)
-PYEOF
+	mutant check-all
 	exit $?
 fi
 names=$(sed -n 's/^name //p' "$list" | grep -E -- "$only")
@@ -155,7 +153,7 @@ echo "mutate: the copy in $copy; building it as it is"
 build "$dir/build-baseline.log" || { echo "mutate: fatal: the copy does not build: $dir/build-baseline.log" >&2; exit 111; }
 stale='' unproven=''
 for n in $names; do
-	mutant "$n" check || stale="$stale $n"
+	mutant check "$n" || stale="$stale $n"
 done
 # The baseline: every distinct run line once, on the copy without a defect.
 bad_runs=''
@@ -200,7 +198,7 @@ EOF
 		continue
 	fi
 	log=$dir/$n.log
-	mutant "$n" apply
+	mutant apply "$n"
 	if ! build "$log"; then
 		echo "unbuilt $n ($log)" | tee -a "$res"
 		other=$((other + 1))
@@ -213,7 +211,7 @@ EOF
 		*) survived=$((survived + 1)) ;;
 		esac
 	fi
-	mutant "$n" restore
+	mutant restore "$n"
 done
 echo "$total defects: $caught caught, $survived survived, $other stale, unbuilt or unproven" | tee -a "$res"
 [ "$caught" -eq "$total" ]
