@@ -171,7 +171,8 @@ test_100000_connections_held_refused_past_max_flows() {
 # As fast as they go, each closed at once, 64 at a time: the half-open bound
 # refuses some; every attempt ends as established or refused.
 test_100000_connections_churned_within_bounds() {
-	# The relay's side closes first: its ports in TIME_WAIT must not run out.
+	# The agent resets each connection, so its own ports never wait; the
+	# relay's side then closes first: its ports in TIME_WAIT must not run out.
 	ip netns exec "$NH" sysctl -qw net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range="1024 65000"
 	flood_run --max-half-open 16 -- \
 		"$FLOOD churn 203.0.113.10 9002 100000 120 64 >$T/flood" \
