@@ -9,13 +9,21 @@
 # byte back (bench/askbench.py lat: P50 and P90 in us); medians of RUNS
 # rounds, and the difference ask - allowed (goal: at most 1 ms). Then the
 # relay's VmRSS (kB) with no question pending and with PENDING (200) held,
-# unanswered. Needs root (ip netns). Results: stdout.
+# unanswered. With OTO_BIN_B, a directory holding another build's otonet,
+# both modes run with it too, in the same turns (allowed-b, ask-b): an A/B
+# of two builds in one run. Needs root (ip netns). Results: stdout.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-11}
 N=${N:-200}
 PENDING=${PENDING:-200}
+OTO_BIN_B=${OTO_BIN_B:-}
+MODES="allowed ask"
+if [ -n "$OTO_BIN_B" ]; then
+	[ -x "$OTO_BIN_B/otonet" ] || { echo "ask.sh: fatal: OTO_BIN_B=$OTO_BIN_B: no otonet there" >&2; exit 100; }
+	MODES="allowed ask allowed-b ask-b"
+fi
 NETTOOL=$top/tests/net/nettool.py
 TOPO_ID=bench-$$
 . "$top/tests/net/topo.sh"
@@ -35,34 +43,49 @@ NET="--public 203.0.113.0/24 --no-public"
 
 # mode: one sandbox, N connects; "P50 P90".
 one() {
+	bin=$OTO_BIN
+	case $1 in *-b) bin=$OTO_BIN_B ;; esac
 	case $1 in
-	allowed)
-		ip netns exec "$NH" "$OTO_BIN/otonet" --as 65534 $NET --allow tcp:$INET4:9002 -- \
+	allowed*)
+		ip netns exec "$NH" "$bin/otonet" --as 65534 $NET --allow tcp:$INET4:9002 -- \
 			$AB lat $INET4 9002 "$N" ;;
-	ask)
-		ip netns exec "$NH" $PY "$D/decider.py" allow-once -- "$OTO_BIN/otonet" --as 65534 \
+	ask*)
+		ip netns exec "$NH" $PY "$D/decider.py" allow-once -- "$bin/otonet" --as 65534 \
 			$NET --ask-fd 3 -- $AB lat $INET4 9002 "$N" ;;
 	esac 2>"$D/err" || { cat "$D/err" >&2; exit 111; }
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+# bin: the relay's VmRSS with none pending, then PENDING pending, held.
+rss_of() {
+	ip netns exec "$NH" $PY "$D/decider.py" silent -- "$1/otonet" --as 65534 $NET \
+		--ask-fd 3 --ask-timeout 60 -- sh -c "$AB pending $INET4 20000 $PENDING \$PPID" 2>"$D/err"
+}
+
+# suffix ("" or -b), label: the build's three lines.
+report() {
+	a50=$(cut -d' ' -f1 "$D/allowed$1" | median)
+	a90=$(cut -d' ' -f2 "$D/allowed$1" | median)
+	k50=$(cut -d' ' -f1 "$D/ask$1" | median)
+	k90=$(cut -d' ' -f2 "$D/ask$1" | median)
+	printf 'allowed (an exception)%-6s %5s %5s\n' "$2" "$a50" "$a90"
+	printf 'ask (allow-once at once)%-4s %5s %5s\n' "$2" "$k50" "$k90"
+	printf 'added by asking%-13s %5s %5s\n' "$2" $((k50 - a50)) $((k90 - a90))
+}
+
 start=$(date +%s)
-: >"$D/allowed" && : >"$D/ask"
+for m in $MODES; do : >"$D/$m"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
-	for m in allowed ask; do one $m >>"$D/$m"; done
+	for m in $MODES; do one $m >>"$D/$m"; done
 	i=$((i + 1))
 done
-a50=$(cut -d' ' -f1 "$D/allowed" | median)
-a90=$(cut -d' ' -f2 "$D/allowed" | median)
-k50=$(cut -d' ' -f1 "$D/ask" | median)
-k90=$(cut -d' ' -f2 "$D/ask" | median)
-rss=$(ip netns exec "$NH" $PY "$D/decider.py" silent -- "$OTO_BIN/otonet" --as 65534 $NET \
-	--ask-fd 3 --ask-timeout 60 -- sh -c "$AB pending $INET4 20000 $PENDING \$PPID" 2>"$D/err")
-echo "otonet --ask-fd ($OTO_BIN), $RUNS rounds of $N connects, modes in turn, medians ($(($(date +%s) - start)) s)."
+rss=$(rss_of "$OTO_BIN")
+[ -z "$OTO_BIN_B" ] || rss_b=$(rss_of "$OTO_BIN_B")
+echo "otonet --ask-fd ($OTO_BIN${OTO_BIN_B:+ against $OTO_BIN_B}), $RUNS rounds of $N connects, modes in turn, medians ($(($(date +%s) - start)) s)."
 echo "connect to first byte, us:  P50   P90"
-printf 'allowed (an exception)      %5s %5s\n' "$a50" "$a90"
-printf 'ask (allow-once at once)    %5s %5s\n' "$k50" "$k90"
-printf 'added by asking             %5s %5s\n' $((k50 - a50)) $((k90 - a90))
+report "" ""
+[ -z "$OTO_BIN_B" ] || report -b " (B)"
 echo "relay VmRSS, kB: none pending, $PENDING pending, held: $rss"
+[ -z "$OTO_BIN_B" ] || echo "relay VmRSS (B), kB: none pending, $PENDING pending, held: $rss_b"
