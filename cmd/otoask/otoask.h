@@ -27,7 +27,7 @@ struct otoask_opts {
 /* ---- opts.c ---- */
 void xotoask_parse(struct otoask_opts *o, int argc, char **argv);
 
-/* ---- parse.c: pure ---- */
+/* ---- parse.c. Pure. ---- */
 struct ask_req {
 	uint32_t id;
 	int dns;	/* proto "udp" or "tcp" with a type: a DNS question */

@@ -85,7 +85,7 @@ char *profile_builtin_text(const char *name, size_t *len);
 extern const char OTOEXEC_DEFAULT_PROFILE[];
 extern const char OTOEXEC_DEV_PROFILE[];
 
-/* ---- bpf.c: a compiled filter set, the bytes otoexec loads (format there). Pure ---- */
+/* ---- bpf.c: a compiled filter set, the bytes otoexec loads (format there). Pure. ---- */
 #define BPF_SET_MAGIC	  "otobpf1\n"
 #define BPF_SET_MAX	  4    /* programs in a set */
 #define BPF_SET_MAXINSNS  4096 /* the kernel's BPF_MAXINSNS */
@@ -225,7 +225,7 @@ int env_name_valid(const char *s, size_t n); /* 1 for [A-Za-z_][A-Za-z0-9_]*, n 
 int env_name_refused(const char *name);	     /* 1 for LD_* and the like */
 int profile_is_builtin(const char *name);    /* "default" or "dev": built in, not a file */
 
-/* ---- landlock_abi.c: what each Landlock ABI restricts. Pure ---- */
+/* ---- landlock_abi.c: what each Landlock ABI restricts. Pure. ---- */
 /* Every filesystem right the ABI knows: a ruleset handles them all. */
 uint64_t landlock_handled(int abi);
 /* The names of the rights later ABIs add that abi lacks, ", "-separated, into
