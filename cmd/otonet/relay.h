@@ -23,6 +23,11 @@
  * files act on them (a reset, an ICMP error, a DNS answer); the table does
  * not judge. The calls run one way: loop, table and protocols (one circle,
  * as passt's), then the policy, then the record.
+ *
+ * None of the functions here exits (the fuzz target runs them): a failure
+ * is returned, or ends the flow it concerns; only the loop's own
+ * (xrelay_start, xrelay_run, otonet.h) die. A contract ends in pure when
+ * its function makes no system call.
  */
 #ifndef OTONET_RELAY_H
 #define OTONET_RELAY_H
@@ -85,17 +90,22 @@ enum relay_event {
 _Static_assert(EV_NUM <= 256, "an event's type is the top byte of its data");
 #define EV_GEN_MASK 0xffffffU
 
+/* Returns an event's data: type, the low 24 bits of gen, slot. Pure. */
 static inline uint64_t ev_ref(enum relay_event type, uint32_t slot, uint32_t gen)
 {
 	return (uint64_t)type << 56 | (uint64_t)(gen & EV_GEN_MASK) << 32 | slot;
 }
 
+/* Returns the type an event's data (ev_ref) carries. Pure. */
 static inline enum relay_event ev_type(uint64_t ref)
 {
 	return (enum relay_event)(ref >> 56);
 }
 
-/* The flow an epoll event's data (ev_ref) names, or NULL when it is gone. */
+/*
+ * Finds the flow an epoll event's data (ev_ref) names. Returns it, or NULL
+ * when it is gone (its slot free, or taken by a later flow). Pure.
+ */
 static inline struct flow *flow_at(struct flow_table *t, uint64_t ref)
 {
 	uint32_t slot = (uint32_t)ref, gen = (uint32_t)(ref >> 32) & EV_GEN_MASK;
@@ -109,7 +119,7 @@ static inline struct flow *flow_at(struct flow_table *t, uint64_t ref)
 	return f;
 }
 
-/* A protocol's name, for the record and messages. */
+/* Returns a protocol's name, for the record and messages: "tcp", "udp", else "icmp". Pure. */
 static inline const char *relay_proto_name(int proto)
 {
 	return proto == PROTO_TCP ? "tcp" : proto == PROTO_UDP ? "udp" : "icmp";
@@ -335,12 +345,19 @@ struct relay {
 };
 
 /*
- * context.c: the context for cfg, the system calls sys and the TUN: the flow table
- * (max_flows slots) and the buffers allocated. Nothing is watched yet
- * (xrelay_run does that). -1/ENOMEM.
+ * context.c: makes the context for cfg, the system calls sys and the TUN:
+ * the flow table (cfg->max_flows slots), the packet buffers, the name
+ * bindings (with --allow-name rules, transparent grants or a decider), the
+ * decider's tables (with one) and the record's kinds (with a log). Watches
+ * nothing yet (xrelay_start and xrelay_run do). Returns 0, or -1 with
+ * errno ENOMEM.
  */
 int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
-/* The monotonic clock in us and in ms (what r->now is set to), through r->sys. */
+/*
+ * relay_clock_us reads the monotonic clock through r->sys, with the tests'
+ * skew (skew_us) added, and returns it in us; relay_clock_ms returns it in
+ * ms (what r->now is set to).
+ */
 static inline uint64_t relay_clock_us(struct relay *r)
 {
 	struct timespec ts;
@@ -355,13 +372,18 @@ static inline uint64_t relay_clock_ms(struct relay *r)
 }
 
 /*
- * admit.c: a new flow's verdict for p (the filter, the name bindings, the
- * transparent grants, the decider's session answers, the bounds), logged
- * as it is made: refused (the caller answers with a RST or an ICMP error);
- * to be opened, by route, judged from its first bytes (nphase NP_FIRST)
- * and for a transparent grant (gate_ix, gate_after, flow.h); or, a TCP
- * flow --no-public refused with a decider there, held to be asked about
- * (ask_hold). Opens and sends nothing.
+ * admit.c: decides a new flow's verdict for p into *a: the filter, then
+ * the name bindings, the transparent grants, the decider's session
+ * answers, the bounds (past one, warns at most every 10 s). ADMIT_DENY:
+ * refused (the caller answers with a RST or an ICMP error). ADMIT_OPEN: to
+ * be opened, by route; judged from its first bytes (nphase NP_FIRST); for
+ * a transparent grant, gate_ix (its index + 1) and gate_after (struct
+ * flow). ADMIT_ASK: a TCP flow --no-public refused, with a decider there,
+ * to be held and asked about (ask_hold). Logs the verdict as it is made,
+ * but where another line says it: an allowed DNS flow (its questions'), a
+ * flow let through only to be judged (namecheck.c's), one to be asked
+ * about (ask.c's), and the SYN again of an attempt a question refused (its
+ * attempt's). Opens and sends nothing.
  */
 enum admit_verdict { ADMIT_DENY, ADMIT_OPEN, ADMIT_ASK };
 struct admission {
@@ -371,24 +393,37 @@ struct admission {
 };
 void admit(struct relay *r, const struct pkt *p, struct admission *a);
 
-/* The TUN is readable: a batch of the agent's packets, each to its flow. */
+/*
+ * tun.c: reads a batch of the agent's packets from the readable TUN (up to
+ * 256, while BATCH_BYTES has room), each from the agent's own address to
+ * its protocol's input, the others skipped; then sends the data gathered
+ * for the host sockets and the ACKs owed. A read that fails otherwise than
+ * EAGAIN or EINTR (the sandbox's namespace gone) stops the TUN's watch.
+ */
 void tun_input(struct relay *r);
-/* obuf's n bytes to the agent, behind a header that asks for nothing (0: nothing). */
+/*
+ * Writes obuf's n bytes to the agent, behind a header that asks for
+ * nothing; nothing when n is 0. A write that fails is logged at debug
+ * level: a packet lost.
+ */
 void tun_write(struct relay *r, size_t n);
-/* obuf's n bytes to the agent, behind the header pkt_vnet wrote at vnet. */
+/* Writes obuf's n bytes to the agent, behind the header pkt_vnet wrote at vnet, as tun_write. */
 void tun_write_offload(struct relay *r, size_t n);
 
 /*
- * record.c: the relay's lines on --log-fd. relay_log: one line, fmt's text
- * after event_head's time, source ("net", "dns") and session, written whole
- * with one write, or not at all when it does not fit or the budget is
- * spent (then, once, the line that says so). relay_log_thin: the same for
- * a line of the kind key (the source's rule and destination, or rule and
- * name): the first RECORD_FIRST of a kind, then each power of ten, fmt's
- * closing "}\n" preceded by the kind's "count" from the second on. relay_log_end: the
- * relay's last line, what it wrote and did not, when the budget was spent.
- * record_init: the table of kinds (only with a log), the budget (0: the
- * default); -1/ENOMEM.
+ * record.c: the relay's lines on --log-fd. record_init makes the table of
+ * kinds (only with a log) and sets the budget (0: the default); it returns
+ * 0, or -1 with errno ENOMEM. record_fini frees the table. relay_log
+ * writes one line, fmt's text after event_head's time, source ("net",
+ * "dns") and session, whole with one write; nothing without a log, when it
+ * does not fit or when the budget is spent (then, once, the line that says
+ * so). relay_log_thin does the same for a line of the kind key (the
+ * source's rule and destination, or rule and name): the first RECORD_FIRST
+ * of a kind, then each power of ten, fmt's closing "}\n" preceded by the
+ * kind's "count" from the second on; a kind past the table's room each
+ * time, with no count; a fmt that does not end in "}\n" never. relay_log_end
+ * writes the relay's last line, what it wrote and did not, when the budget
+ * was spent.
  */
 int record_init(struct record *rc, int log_fd, unsigned long long budget);
 void record_fini(struct record *rc);
@@ -398,151 +433,275 @@ void relay_log_thin(struct relay *r, const char *source, const char *key, const 
     __attribute__((format(printf, 4, 5)));
 void relay_log_end(struct relay *r);
 
-/* A TCP packet from the agent. */
+/*
+ * tcp.c: takes a TCP packet from the agent to its flow. A SYN with no flow
+ * opens one (flow_open): watched, held for the decider (ask_hold, a RST
+ * when refused at once), or answered with a RST when refused. Any other
+ * packet with no flow is answered with a RST, unless it is one.
+ */
 void tcp_input(struct relay *r, const struct pkt *p);
-/* The agent's data gathered over a batch, to the host sockets (send slots). */
+/*
+ * Sends the agent's data gathered over a batch (sends[]) to each flow's
+ * host socket, one sendmsg each. A socket that fails resets its flow.
+ */
 void tcp_sends_flush(struct relay *r);
-/* An event on a TCP flow's host socket. */
+/*
+ * Handles the events ev on a TCP flow's host socket: the connect's end (a
+ * SYN-ACK, or a RST when it failed), an error (a RST), room again (the
+ * decided bytes held go first, then a window update), the host's data or
+ * end (tcp_flush). Returns the flow's fate.
+ */
 enum flow_fate tcp_sock_event(struct relay *r, struct flow *f, uint32_t ev);
-/* The ACKs owed for the batch just read, one per flow. */
+/* Sends the ACKs owed for the batch just read, one per flow, and empties their list. */
 void tcp_acks_flush(struct relay *r);
-/* f's host socket, new, before it connects (flow_open, tcp_answer). */
+/*
+ * Sets up f's new host socket before it connects (flow_open, tcp_answer):
+ * no Nagle; SO_PEEK_OFF, or the buffered path (DNS over TCP,
+ * OTO_TEST_NO_PEEK_OFF, or a kernel without it).
+ */
 void tcp_sock_setup(struct relay *r, struct flow *f);
-/* f's retransmission and idle timers (flow_timers). */
+/*
+ * Runs f's timers (flow_timers). A flow undecided for NAMES_DECIDE_MS
+ * (logged), idle past --tcp-idle, or whose connect went unanswered for
+ * 30 s is reset both ways. An empty buffer is freed; a flow that waited
+ * for one is flushed. Past the retransmission time, the SYN-ACK or the
+ * data not acknowledged is sent again, up to 12 times; then the agent gets
+ * a RST and the flow is freed. Returns the flow's fate.
+ */
 enum flow_fate tcp_timer(struct relay *r, struct flow *f);
-/* What TCP holds for f, let go as f is freed (flow_free). */
+/*
+ * Lets go of what TCP holds for f as f is freed (flow_free): its pending
+ * ACK, the bytes held while it is judged, the other end of its socket pair
+ * (gate_peer), its gathered data (dropped), its buffer.
+ */
 void tcp_flow_free(struct relay *r, struct flow *f);
 
 /* tcp_flush.c, for tcp.c: what goes to the agent. */
-/* A host side that is a unix socket pair: the gateway's, or the relay's own answer. */
+/*
+ * Returns 1 when f's host side is a unix socket pair (the gateway's, or the
+ * relay's own answer), else 0. Pure.
+ */
 int tcp_route_pair(const struct flow *f);
-/* The window measured now, scaled for the header; a socket too full gets its drain watched. */
+/*
+ * Measures the window now: half the room in f's host socket, less the data
+ * gathered or held for it (0 while a write is blocked). Remembers it
+ * (wnd_ok, wnd_at), and watches the socket's drain when it is too full to
+ * count as writable. Returns the window scaled for the header, at most 65535.
+ */
 uint32_t tcp_measure(struct relay *r, struct flow *f);
-/* A segment to the agent: seq, flags, and dlen bytes of data already at the payload's offset. */
+/*
+ * Sends the agent a segment: seq, flags, the ACK of rcv_nxt, the window
+ * (the last one while it stands, else measured now), and dlen bytes of data
+ * already at the payload's offset, one GSO packet when longer than a segment.
+ */
 void tcp_out(struct relay *r, struct flow *f, uint32_t seq, uint8_t flags, size_t dlen);
-/* The host side reset or failed: tell the agent, forget the flow. Always FLOW_FREED. */
+/* Tells the agent the host side reset or failed (a RST), and frees the flow. Returns FLOW_FREED. */
 enum flow_fate tcp_reset_agent(struct relay *r, struct flow *f);
-/* The host socket's events watched as f's state and buffers want them. */
+/*
+ * Watches f's host socket for the events its state and buffers want: input
+ * and hangup, edge-triggered; output too while it connects, a write is
+ * blocked or a drain is watched. A failure is logged at debug level.
+ */
 void tcp_events(struct relay *r, struct flow *f);
-/* Send what the host sent, as far as the agent's window reaches. */
+/*
+ * Sends the agent what the host sent, as far as the agent's window reaches:
+ * peeked, or on the buffered path read into the flow's buffer first (DNS
+ * answers filtered whole); the host's end as a FIN. Sends nothing before
+ * the flow is established and decided (NP_FIRST), nor after its FIN.
+ * Returns the flow's fate: freed (a RST) when the host socket fails.
+ */
 enum flow_fate tcp_flush(struct relay *r, struct flow *f);
-/* Back to the last byte the agent acknowledged, and send again from there. */
+/*
+ * Goes back to the last byte the agent acknowledged, and sends again from
+ * there (tcp_flush); nothing when all is acknowledged. Returns the flow's fate.
+ */
 enum flow_fate tcp_rewind(struct relay *r, struct flow *f);
 
-/* A TCP flow held for the decider (FLOW_TCP_ASKING), decided: it connects, or is reset. */
+/*
+ * Acts on the decider's answer for a TCP flow held (FLOW_TCP_ASKING):
+ * allowed, opens its host socket and connects it (FLOW_TCP_CONNECTING,
+ * watched); refused, or when the socket fails, sends the agent a RST and
+ * frees the flow.
+ */
 void tcp_answer(struct relay *r, struct flow *f, int allow);
 
-/* A UDP or echo request packet from the agent. */
+/*
+ * dgram.c: takes a UDP or echo request packet from the agent to its flow,
+ * opened and watched if new (an ICMP error when refused). A question to
+ * the resolver is judged first (names_query, ask_dns): answered, dropped
+ * or held here. Then sends the datagram, or the echo request, on the host
+ * socket (an ICMP port unreachable when the host refused it).
+ */
 void dgram_input(struct relay *r, const struct pkt *p);
-/* A DNS question q held for the decider on the UDP flow f, decided: sent on, or REFUSED. */
+/*
+ * Acts on the decider's answer for the DNS question q held on the UDP flow
+ * f: allowed, sends it to the resolver; refused, answers it REFUSED.
+ */
 void dgram_answer(struct relay *r, struct flow *f, int allow, const uint8_t *q, size_t len);
-/* An event on a UDP or echo flow's host socket: datagrams to the agent. */
+/*
+ * Reads what a UDP or echo flow's host socket received (up to 64
+ * datagrams) and writes it to the agent: the resolver's answers filtered
+ * and their names bound (names_answer), echo replies; one too big for the
+ * TUN, or not an echo reply, is dropped. A UDP host's refusal goes to the
+ * agent as an ICMP port unreachable quoting its datagram.
+ */
 void dgram_sock_event(struct relay *r, struct flow *f);
-/* f's idle timer (flow_timers). */
+/*
+ * Frees f once idle (flow_timers): past --udp-idle, 10 s for echo, at most
+ * 10 s for DNS. Returns the flow's fate.
+ */
 enum flow_fate dgram_timer(struct relay *r, struct flow *f);
 
 /*
- * names.c: DNS answers filtered, names bound (see the file). names_init: a table of max bindings,
- * -1/ENOMEM.
+ * names.c: DNS answers filtered, names bound (see the file). names_init
+ * makes a table of max bindings, all free, and its scratch buffer
+ * (NAMES_HOLD_MAX bytes); it returns 0, or -1 with errno ENOMEM.
+ * names_fini frees them.
  */
 int names_init(struct names *t, unsigned long max);
 void names_fini(struct names *t);
-/* Every binding gone (the fuzz target, between inputs). */
+/* Frees every binding (the fuzz target, between inputs); nothing without a table. Pure. */
 void names_reset(struct names *t);
+/* Returns the size of a binding (struct binding is names.c's). Pure. */
 size_t names_binding_size(void);
-/* Expired bindings reclaimed, every 10 s (flow_timers). */
+/* Reclaims the expired bindings, at most every 10 s (flow_timers). Pure. */
 void names_timer(struct relay *r);
 /*
- * A name bound to a, alive, by a rule that allows port (a rule's own port,
- * or 80 and 443 for a rule without one); with name, that name only. NULL
- * when none; *rule (if not NULL) the rule. With named (not NULL), a rule
- * naming port is looked for first, and *named says whether one did: such a
- * flow is not checked.
+ * Finds a name bound to a, alive, by a rule that allows port (a rule's own
+ * port, or 80 and 443 for a rule without one); with name, that name only.
+ * Returns it, or NULL when none; sets *rule (if not NULL) to the rule's
+ * index. With named (not NULL), a rule naming port is looked for first,
+ * and *named says whether one did: such a flow is not checked. Pure.
  */
 const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
 		       int *rule, int *named);
 /*
- * The transparent grant (its index in the filter's gates) whose host is
- * bound to a, alive, for port; with name, bound as that name. -1: none.
+ * Finds the transparent grant whose host is bound to a, alive, for port;
+ * with name, bound as that name. Returns its index in the filter's gates,
+ * or -1 when none. Pure.
  */
 int names_gate(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name);
 /*
- * What becomes of the agent's DNS question q on the UDP flow f (logged
- * when refused; r->dns holds it parsed): NQ_FORWARD to the resolver,
- * NQ_DROP nothing (not DNS, or a response), NQ_ANSWER answered with *rcode
- * and the question (NXDOMAIN: a name no rule matches under --no-public, a
- * reverse name of a refused address), NQ_HEADER answered with *rcode and
- * the header alone (not one plain question), NQ_ASK a name the rules
- * refuse, for the decider (ask_dns). dgram.c answers.
+ * Judges the agent's DNS question q on the UDP flow f, parsed into r->dns,
+ * and logs it when refused. Returns what becomes of it: NQ_FORWARD to the
+ * resolver; NQ_DROP nothing (not DNS, or a response); NQ_ANSWER answered
+ * with *rcode and the question (NXDOMAIN: a name no rule matches under
+ * --no-public, a reverse name of a refused address); NQ_HEADER answered
+ * with *rcode and the header alone (not one plain question); NQ_ASK a name
+ * the rules refuse, for the decider (ask_dns). dgram.c answers.
  */
 enum names_fate { NQ_FORWARD, NQ_DROP, NQ_ANSWER, NQ_HEADER, NQ_ASK };
 enum names_fate names_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 			    int *rcode);
 /*
- * The agent's data q on a DNS flow over TCP: 0 when it may go to the
- * resolver, -1 (logged) when the flow must be reset: under --no-public with
- * name rules, anything but whole questions (two bytes of length, the
- * message; in this segment) about names a rule allows.
+ * Judges the agent's data q on a DNS flow over TCP, each message in it,
+ * and logs a refusal. Returns 0 when it may go to the resolver, -1 when the
+ * flow must be reset: anything but whole plain questions (two bytes of
+ * length, the message; in this segment), a reverse name of a refused
+ * address, and under --no-public with name rules a name no rule (nor a
+ * transparent grant's host) matches.
  */
 int names_tcp_query(struct relay *r, const struct flow *f, const uint8_t *q, size_t len);
 /*
- * The resolver's answer m for the flow f, filtered in place and its names
- * bound: the length to give the agent (stream: DNS over TCP, the length
- * kept), 0 to drop it.
+ * Filters the resolver's answer m for the flow f in place: refused
+ * addresses hidden; a name refused (without a decider) or a reverse name of
+ * a refused address answered NXDOMAIN; one that does not parse made a
+ * SERVFAIL header. Binds its names (the table full: SERVFAIL under
+ * --no-public, a warning at most every 10 s), and logs it. Returns the
+ * length to give the agent (stream: DNS over TCP, len kept), or 0 to drop
+ * it (one that does not parse and is shorter than a header).
  */
 size_t names_answer(struct relay *r, const struct flow *f, uint8_t *m, size_t len, int stream);
 /*
- * namecheck.c: the agent's in-order data d on a flow being judged (nphase
- * NP_FIRST, NP_HTTP or NP_ANSWERED): what was decided goes to the host
- * socket, what is not yet is held (taken and acknowledged: rcv_nxt moves
- * over all of d), a refusal is logged. The verdict, for tcp.c: NV_KEPT;
- * NV_WATCH, the host socket to be watched again (a new one in its place:
- * the relay's own 403, or the gateway's for a transparent grant; decided
- * bytes waiting for room); NV_RESET, a reset both ways.
+ * namecheck.c: judges the agent's in-order data d on a flow being judged
+ * (nphase NP_FIRST, NP_HTTP or NP_ANSWERED). Sends what was decided to the
+ * host socket, holds what it did not take and what is not decided yet, and
+ * takes all of d (rcv_nxt moves over it: acknowledged); after the relay's
+ * own 403 (NP_ANSWERED), takes d and drops it. While decided bytes wait
+ * for room (names_drain), takes nothing. Logs a refusal. Returns the
+ * verdict, for tcp.c: NV_KEPT; NV_WATCH, the host socket to be watched
+ * again (a new one in its place: the relay's own 403, or the gateway's for
+ * a transparent grant; decided bytes waiting for room); NV_RESET, a reset
+ * both ways: a refusal, the bound on bytes held reached (a warning at most
+ * every 10 s), or a host socket that failed.
  */
 enum name_verdict { NV_KEPT, NV_WATCH, NV_RESET };
 enum name_verdict names_data(struct relay *r, struct flow *f, const uint8_t *d, size_t n);
-/* The decided bytes held for f, to its host socket: 0 all gone, 1 some wait, -1 and errno. */
+/*
+ * Sends the decided bytes held for f to its host socket. Returns 0 when all
+ * are gone, 1 when some wait for room, -1 with errno.
+ */
 int names_drain(struct relay *r, struct flow *f);
-/* f refused for why (and name, if any): logged; the caller resets it both ways. */
+/* Logs f refused for why (and name, if any). The caller resets f both ways. */
 void names_refuse(struct relay *r, struct flow *f, const char *why, const char *name);
-/* What f holds, let go (flow_free). */
+/* Frees the bytes held for f, as f is freed (tcp_flow_free). */
 void names_flow_free(struct relay *r, struct flow *f);
 
 /*
- * gateway.c, for flow.c and namecheck.c: a gateway flow's host socket, the
- * other end handed to otogate for its port gw_port: the fd, or -1/errno.
+ * gateway.c, for flow.c and namecheck.c: makes a gateway flow's host
+ * socket, one end of a new socket pair, and hands the other end to otogate
+ * for its port gw_port (one message, MSG_DONTWAIT). Returns the fd, or -1
+ * with errno (EPROTO: sent in part): a dead or saturated gateway.
  */
 int gateway_socket(struct relay *r, uint16_t gw_port);
 
 /*
  * ask.c: new destinations asked about (--ask-fd); it sends nothing to the
- * agent: its decisions are verdicts. ask_init: the tables, -1/ENOMEM.
- * ask_flow: a new TCP flow the filter refused by rule "no-public" (d): 1
- * and d allowed (rule "ask-session") when an allow-session answer covers
- * it; 2 when it is to be held: the caller makes f a FLOW_TCP_ASKING flow and
- * calls ask_hold; 3 when p is the SYN again of an attempt a question refused
- * (struct ask): reset, with no line (the attempt has its own); 0 when it
- * stays refused (d's rule says why, the caller logs it). ask_hold: 0 when
- * f's question is pending, -1 when it was refused at once (logged, the
- * attempt kept): the caller resets f. ask_dns: a DNS question q (parsed in
- * d) a name rule refuses, on the UDP flow f: 0 when an allow-session
- * answer covers its name (it goes on), 1 when held (or nothing more to
- * do), -1 when refused: the caller answers REFUSED.
+ * agent: its decisions are verdicts. ask_init allocates the tables,
+ * zeroed; it returns 0, or -1 with errno ENOMEM (nothing left allocated).
+ * ask_fini frees them.
  */
 int ask_init(struct ask *a);
 void ask_fini(struct ask *a);
+/*
+ * Judges, by the decider's past answers, a new TCP flow the filter refused
+ * by rule "no-public" (d). Returns 1 when an allow-session answer covers
+ * it: d allowed, by rule "ask-session"; 2 when it is to be held: the
+ * caller makes f a FLOW_TCP_ASKING flow and calls ask_hold; 3 when p is
+ * the SYN again of an attempt a question refused (struct ask): reset, with
+ * no line (the attempt has its own); 0 when it stays refused (d's rule says
+ * why, the caller logs it), and for any other flow (no decider, not TCP,
+ * another rule). Pure.
+ */
 int ask_flow(struct relay *r, const struct pkt *p, struct decision *d);
+/*
+ * Asks the decider about the held TCP flow f: its question logged and its
+ * request sent, or joined to a question pending about the same
+ * destination. Returns 0 when the question is pending, -1 when it was
+ * refused at once (logged, the attempt kept: too many pending, or the
+ * decider gone): the caller resets f.
+ */
 int ask_hold(struct relay *r, struct flow *f);
+/*
+ * Asks the decider, as ask_hold does, about a DNS question q (parsed in d)
+ * a name rule refuses, on the UDP flow f. Returns 0 when it goes on: an
+ * allow-session answer covers its name, or the same question was just
+ * allowed (ASK_AGAIN_MS); 1 when held; -1 when refused: the same question
+ * just refused, one too long to hold (logged), or refused at once
+ * (logged). The caller answers REFUSED.
+ */
 int ask_dns(struct relay *r, const struct flow *f, const uint8_t *q, size_t len,
 	    const struct dns_msg *d);
-/* The decider's socket is readable (EV_ASK): its answers queued (out; flow_answers). */
+/*
+ * Reads the decider's answers from its readable socket (EV_ASK) until none
+ * is left: each decides the questions of its id (logged; an allow-session
+ * kept), queued in out for flow_answers. A decider that hangs up, closes,
+ * fails, or writes a line that is not an answer or is too long is gone
+ * (a warning): its socket closed, every question pending or to come denied.
+ */
 void ask_input(struct relay *r, uint32_t events);
-/* Questions past their time: denied, queued as ask_input's (flow_timers). */
+/*
+ * Denies the questions past their time (--ask-timeout; logged), queued as
+ * ask_input's (flow_timers).
+ */
 void ask_timers(struct relay *r);
-/* names.c, for ask.c: a question's type by name (or TYPEn in buf) */
+/* names.c, for ask.c: returns a question's type by name ("AAAA"), or TYPEn written in buf. Pure. */
 const char *dns_qtype_name(unsigned int t, char *buf, size_t size);
-/* names.c, for ask.c: the name bound to a (any, for the request), or NULL; is a bound to name? */
+/*
+ * names.c, for ask.c: names_seen returns a name bound to a, alive (any,
+ * for the request), or NULL; names_bound returns 1 when a is bound to
+ * name, alive, else 0. Pure.
+ */
 const char *names_seen(struct relay *r, const struct ipaddr *a);
 int names_bound(struct relay *r, const struct ipaddr *a, const char *name);
 
