@@ -4,7 +4,7 @@
  * exchanges or echo sequences, with the host socket that carries it. Slots
  * are allocated once (--max-flows of them); a hash of the agent-side address
  * and ports finds a flow from a packet, the slot and its generation from an
- * epoll event.
+ * epoll event. None of its functions exits (relay.h).
  */
 #ifndef OTONET_FLOW_H
 #define OTONET_FLOW_H
@@ -155,27 +155,49 @@ struct flow_table {
 	uint64_t warned[3];
 };
 
-/* A table of max slots, all free. -1/ENOMEM. */
+/* Allocates a table of max slots, all free. Returns 0, or -1 with errno ENOMEM. */
 int flow_table_init(struct flow_table *t, unsigned long max);
-/* Its memory back (the flows' sockets are not closed). */
+/* Frees the table's memory (the flows' sockets are not closed). */
 void flow_table_fini(struct flow_table *t);
-/* The flow of the agent's packet p, or NULL. */
+/*
+ * Finds the flow of the agent's packet p by its protocol, addresses and
+ * ports. Returns it, or NULL. Pure.
+ */
 struct flow *flow_find(struct relay *r, const struct pkt *p);
 /*
- * A new flow for p, as admission's verdict says (admit.c: the filter, the
- * names, the decider, the bounds; logged there): in its protocol's first
- * state, a host socket opened and connected (in progress) to the flow's
- * host side by its route; or FLOW_TCP_ASKING, with no host socket, to be
- * asked about. NULL when refused or impossible.
+ * Opens a new flow for p, as admission's verdict says (admit.c: the
+ * filter, the names, the decider, the bounds; logged there). The flow
+ * starts in its protocol's first state, with a host socket by its route:
+ * one connecting to the host (in progress), or one end of a socket pair
+ * for the gateway and for the relay's own answer; a TCP one is set up
+ * (tcp_sock_setup). A flow to be asked about is FLOW_TCP_ASKING, with no
+ * host socket. Watches nothing: the caller does. Returns the flow, or
+ * NULL: refused, no slot free, or a host socket that cannot be opened or
+ * connected (the gateway's failure warned of at most every 10 s, another
+ * logged at debug level).
  */
 struct flow *flow_open(struct relay *r, const struct pkt *p);
-/* f's host socket connected (in progress) to its route's host: 0, or -1/errno. */
+/*
+ * Connects f's host socket, without waiting, to its route's host (port 53
+ * of the resolver for DNS; port 0 for echo). Returns 0 when it is
+ * connected or in progress, or -1 with errno.
+ */
 int flow_connect(struct relay *r, struct flow *f);
-/* The decider's answers queued (struct ask, out), each to its flow by its state. */
+/*
+ * Hands each of the decider's answers queued (struct ask, out) to its flow
+ * by its state (tcp_answer, dgram_answer), skipping a flow gone or in
+ * another state, and empties the queue.
+ */
 void flow_answers(struct relay *r);
-/* f moves to state st: the only way a flow changes state. */
+/*
+ * Moves f to state st, keeping each state's count (the bounds check them):
+ * the only way a flow changes state. Pure.
+ */
 void flow_set_state(struct flow_table *t, struct flow *f, enum flow_state st);
-/* Flows in use, and TCP flows not yet established (the bounds count them). */
+/*
+ * flow_used returns the flows in use; flow_half_open the TCP flows not yet
+ * established (connecting, or their SYN-ACK sent). The bounds count them. Pure.
+ */
 static inline unsigned long flow_used(const struct flow_table *t)
 {
 	return t->max - t->count[FLOW_FREE];
@@ -185,11 +207,22 @@ static inline unsigned long flow_half_open(const struct flow_table *t)
 {
 	return t->count[FLOW_TCP_CONNECTING] + t->count[FLOW_TCP_SYNACK];
 }
-/* f's host socket watched for events (epoll), tagged with f's slot and generation. */
+/*
+ * Watches f's host socket for events (epoll), tagged with its protocol's
+ * type (EV_TCP, EV_DGRAM), f's slot and generation; nothing when they are
+ * the events watched already. Returns 0, or -1 with errno.
+ */
 int flow_watch(struct relay *r, struct flow *f, uint32_t events);
-/* f's host socket closed, its slot free again. Always FLOW_FREED. */
+/*
+ * Frees f: TCP's part let go (tcp_flow_free), its host socket closed
+ * (which leaves the epoll set), its slot free again. Returns FLOW_FREED.
+ */
 enum flow_fate flow_free(struct relay *r, struct flow *f);
-/* Every flow's timers: idle timeouts, retransmissions, questions (every 50 ms or so). */
+/*
+ * Runs every flow's timers (idle timeouts, retransmissions), the name
+ * bindings' sweep, and with a decider the questions' time, acting on the
+ * answers at once (flow_answers). The loop calls it every 50 ms or so.
+ */
 void flow_timers(struct relay *r);
 
 #endif
