@@ -350,7 +350,7 @@ struct relay {
  * bindings (with --allow-name rules, transparent grants or a decider), the
  * decider's tables (with one) and the record's kinds (with a log). Watches
  * nothing yet (xrelay_start and xrelay_run do). Returns 0, or -1 with
- * errno ENOMEM.
+ * errno ENOMEM and nothing left allocated.
  */
 int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_sys *sys, int tun);
 /*
