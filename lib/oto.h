@@ -208,6 +208,40 @@ size_t status_format(char *buf, size_t size, const char *stage, int code, int er
 /* status.c: the line to OTO_STATUS_FD, when it is set (die does it). */
 void status_report(int code, int err, const char *msg);
 
+/*
+ * A destination a session was refused or a person allowed, as an otorun
+ * config line (otorun --config): the one line otolog --policy prints and
+ * otoask --save keeps. The agent chooses the names a session sees, so a
+ * name is written only when it is a host name (policy_name_ok).
+ * policy_name_ok.c: whether name is one: 2 or more labels of letters,
+ * digits and '-' (not at a label's ends), each 1 to 63 bytes, 253 in all,
+ * no trailing dot, the last label not all digits. Pure.
+ */
+#define POLICY_NAME_MAX 253
+int policy_name_ok(const char *name);
+struct policy_dest {
+	const char *proto; /* "tcp" or "udp" */
+	const char *addr;  /* the address; NULL or "": none (a DNS question) */
+	const char *name;  /* the name it came from, or the question's; NULL or "": none */
+	unsigned int port; /* 0: none (a DNS question) */
+};
+enum policy_kind {
+	POLICY_NONE,	  /* no line: no rule says what was asked */
+	POLICY_NAME,	  /* --allow-name NAME: ports 80 and 443, the SNI or Host checked */
+	POLICY_NAME_PORT, /* --allow-name NAME:PORT: that port, any protocol, unchecked */
+	POLICY_ADDR,	  /* --allow PROTO:ADDR:PORT: an address decision */
+};
+/*
+ * policy_line.c: d's line into line ("" for POLICY_NONE; no newline): a
+ * name (a DNS question's, or a flow's on 80 or 443) is --allow-name NAME,
+ * on another port NAME:PORT; a name that is not a host name, none; no
+ * name, the address and port. And into note, what the line allows or why
+ * there is none, in printable ASCII (the agent's bytes as \xNN; no
+ * newline). lsize 300 and nsize 400 hold any. Returns the kind. Pure.
+ */
+enum policy_kind policy_line(const struct policy_dest *d, char *line, size_t lsize, char *note,
+			     size_t nsize);
+
 /* opt.c: parsers for option arguments. Each returns 0, or -1 with errno EINVAL/ERANGE. Pure. */
 int opt_ulong(const char *s, unsigned long max, unsigned long *out);
 int opt_id(const char *s, unsigned int *out); /* a uid or gid: 0..2^32-2 */

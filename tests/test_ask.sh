@@ -63,17 +63,64 @@ net "proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"name":"new
 test_allow_session_asks_once() {
 	sum=$($PY "$NETTOOL" blobsha $SIZE)
 	ask allow-session -- -- sh -c "
-		$NT xfer new.inet.test 443 $SIZE; $NT xfer new.inet.test 443 $SIZE
-		$NT xfer new.inet.test 9002 10"
+		$NT tls new.inet.test 443 new.inet.test; $NT tls new.inet.test 443 new.inet.test
+		$NT http new.inet.test 80 new.inet.test
+		$NT xfer new.inet.test 9002 $SIZE; $NT xfer new.inet.test 9002 $SIZE
+		$NT xfer new.inet.test 9003 10"
 	assertEquals "$(cat "$T/err")" 0 "$rc"
-	assertEquals "ok $SIZE $sum
+	assertEquals "ok
+ok
+ok
 ok $SIZE $sum
-ok 10" "$(cut -d' ' -f1-3 "$T/out" | sed 's/^\(ok 10\) .*/\1/')"
-	# Once for :443, for the session; another port is another question.
+ok $SIZE $sum
+ECONNRESET" "$(cut -d' ' -f1-3 "$T/out" | sed 's/^\(ECONNRESET\) .*/\1/')"
+	# Once for :443, for the session, as --allow-name new.inet.test (80
+	# too); once for :9002, as new.inet.test:9002; 9003 (where nothing
+	# listens) is another question.
 	assertEquals '"id":1,"proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"name":"new.inet.test"}
-"id":2,"proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":9002,"name":"new.inet.test"}' "$(reqs)"
+"id":2,"proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":9002,"name":"new.inet.test"}
+"id":3,"proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":9003,"name":"new.inet.test"}' "$(reqs)"
 	assertContains "$(cat "$T/log")" '"dst":"203.0.113.10","port":443,"verdict":"allow","rule":"ask-session","name":"new.inet.test","ask":1}'
 	assertContains "$(asks)" 'net "proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"name":"new.inet.test","verdict":"allow","rule":"ask","decision":"allow-session","ask":1}'
+}
+
+# Many names share an address (a CDN's), and the name a question names is
+# whichever the agent resolved last. An allow-session answer for a name on
+# 443 is --allow-name NAME for the rest of the session: every flow there
+# judged by its SNI or Host, the asked one too, never let through by its
+# address and port. The agent resolves a trusted name last, then sends
+# another name's hello to the shared address: refused.
+test_allow_session_for_a_name_checks_every_flow() {
+	ask allow-session -- -- sh -c "
+		$NT resolve other.test; $NT resolve a.inet.test
+		$NT tls $INET4 443 other.test; $NT tls $INET4 443 a.inet.test
+		$NT tls $INET4 443 other.test; $NT http $INET4 80 a.inet.test
+		$NT http $INET4 80 other.test; $NT raw $INET4 443"
+	assertEquals "$(cat "$T/err")" "NOERROR $INET4
+NOERROR $INET4
+ECONNRESET
+ok
+ECONNRESET
+ok
+403:otonet: other.test is not allowed by --allow-name
+ECONNRESET" "$(cat "$T/out")"
+	assertEquals '"id":1,"proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443,"name":"a.inet.test"}' "$(reqs)"
+	assertEquals 2 "$(grep -c '"port":443,"verdict":"deny","rule":"sni-mismatch","name":"other.test"' "$T/log")"
+	assertContains "$(cat "$T/log")" '"port":80,"verdict":"allow","rule":"ask-session","name":"a.inet.test","ask":1}'
+}
+
+# A name that is no host name (a label with ':' the agent had answered)
+# is allowed once: no rule could say it, --save writes none.
+test_allow_session_for_a_name_that_is_none_allows_once() {
+	printf '%s %s\n' "$INET4" 'a:22.inet.test' >"$TOPO_DIR/hosts.d/colon"
+	sleep 0.3
+	ask allow-session,deny -- -- sh -c "
+		$NT resolve a:22.inet.test; $NT tls $INET4 443 x.test; $NT tls $INET4 443 x.test"
+	rm -f "$TOPO_DIR/hosts.d/colon"
+	assertEquals "$(cat "$T/err")" "NOERROR $INET4
+ok
+ECONNREFUSED" "$(sed 's/^\(ECONNREFUSED\) .*/\1/' "$T/out")"
+	assertContains "$(cat "$T/err")" "otonet: warning: relay: ask 1: a:22.inet.test is not a host name: allowed once"
 }
 
 test_deny_resets_at_once() {
@@ -204,7 +251,7 @@ test_ask_fd_is_the_relays_alone() {
 # ---- otoask, at a terminal (tests/helpers/ptydrive.py) ------------------------
 
 # otoask_session SCRIPT OTOASK-OPTION... -- AGENT: otoask --listen in a pty
-# driven by SCRIPT, and otonet (--no-public) connected to it running AGENT;
+# driven by SCRIPT, and otonet (--no-public, and $OTONET_MORE) connected to it running AGENT;
 # ptydrive's report in $T/out, the terminal in $T/tty, the agent's output
 # in $T/agent.
 otoask_session() {
@@ -214,8 +261,9 @@ otoask_session() {
 	while [ "$1" != -- ]; do _o="$_o $1"; shift; done
 	shift
 	rm -f "$T/sock"
+	# shellcheck disable=SC2086
 	in_host $DECIDER --connect "$T/sock" -- "$OTO_BIN/otonet" $AS $PUB --no-public --ask-fd 3 \
-		--ask-timeout 10 --log-fd 4 -- sh -c "$1" >"$T/agent" 2>"$T/agent.err" 4>"$T/log" &
+		--ask-timeout 10 --log-fd 4 ${OTONET_MORE:-} -- sh -c "$1" >"$T/agent" 2>"$T/agent.err" 4>"$T/log" &
 	_a=$!
 	# shellcheck disable=SC2086
 	run $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 15 "$_s" -- \
@@ -237,21 +285,22 @@ expect -> allow-session
 expect #4 new.inet.test:9002
 expect n in 1s
 expect -> deny (no answer in time)' --timeout 2 --save "$T/saved" -- "
-		$NT xfer new.inet.test 443 1000; $NT xfer new.inet.test 443 1000
-		$NT xfer new.inet.test 443 1000; $NT xfer new.inet.test 443 1000
+		$NT tls new.inet.test 443 new.inet.test; $NT tls new.inet.test 443 new.inet.test
+		$NT tls new.inet.test 443 new.inet.test; $NT tls new.inet.test 443 new.inet.test
 		$NT xfer new.inet.test 9002 10"
 	assertEquals "$(cat "$T/out")" "rc 0" "$(grep '^rc ' "$T/out")"
-	assertEquals "$(cat "$T/agent.err")" "ok 1000
+	assertEquals "$(cat "$T/agent.err")" "ok
 ECONNREFUSED
-ok 1000
-ok 1000
-ECONNREFUSED" "$(cut -d' ' -f1-2 "$T/agent" | sed 's/^\(ECONNREFUSED\) .*/\1/')"
+ok
+ok
+ECONNREFUSED" "$(cut -d' ' -f1 "$T/agent")"
 	assertContains "$(cat "$T/tty")" "otoask: #1 new.inet.test:443 (tcp to 203.0.113.10), session "
 	assertContains "$(cat "$T/tty")" ": allow? [y/n/a] n in 2s"
-	assertEquals "# allow-once (ask 1)
---allow-name new.inet.test:443
-# allow-session (ask 3)
---allow-name new.inet.test:443" "$(cat "$T/saved")"
+	# Saved as otolog --policy writes it: the name on 80 and 443, checked.
+	assertEquals "# allow-once (ask 1): allows new.inet.test on ports 80 and 443 (its TLS SNI or HTTP Host checked)
+--allow-name new.inet.test
+# allow-session (ask 3): allows new.inet.test on ports 80 and 443 (its TLS SNI or HTTP Host checked)
+--allow-name new.inet.test" "$(cat "$T/saved")"
 	assertEquals 600 "$(stat -c %a "$T/saved")"
 	assertContains "$(asks)" '"verdict":"deny","rule":"ask","decision":"deny","ask":4}'
 	# What it saved is otorun's config: the names reach otonet.
@@ -259,7 +308,35 @@ ECONNREFUSED" "$(cut -d' ' -f1-2 "$T/agent" | sed 's/^\(ECONNREFUSED\) .*/\1/')"
 	cat "$T/saved" >>"$T/cfg"
 	run "$OTO_BIN/otorun" --config "$T/cfg" --print -- true
 	assertEquals "$(cat "$T/err")" 0 "$rc"
-	assertContains "$(cat "$T/out")" " --allow-name new.inet.test:443 --allow-name new.inet.test:443 "
+	assertContains "$(cat "$T/out")" " --allow-name new.inet.test --allow-name new.inet.test "
+}
+
+# The agent chooses the names it looks up, and a DNS label may hold '*'
+# or ':'. Lookups of the literal *.amazonaws.com and exfil.example:22,
+# allowed for the session, are saved as comments alone: a next session's
+# otorun --config finds no rule in them (--allow-name *.amazonaws.com
+# would open a whole cloud, exfil.example:22 a port nobody was asked about).
+test_otoask_save_writes_no_rule_for_a_name_that_is_none() {
+	OTONET_MORE="--allow-name a.inet.test" otoask_session 'expect #1 *.amazonaws.com (dns A)
+send a
+expect -> allow-session
+expect #2 exfil.example:22 (dns A)
+send a
+expect -> allow-session
+expect #3 new.inet.test (dns A)
+send a
+expect -> allow-session' --save "$T/saved" -- "
+		$NT resolve '*.amazonaws.com'; $NT resolve exfil.example:22; $NT resolve new.inet.test"
+	assertEquals "$(cat "$T/out")" "rc 0" "$(grep '^rc ' "$T/out")"
+	assertEquals '# allow-session (ask 1): "*.amazonaws.com" is not a host name: no rule is written for it
+# allow-session (ask 2): "exfil.example:22" is not a host name: no rule is written for it
+# allow-session (ask 3): allows new.inet.test on ports 80 and 443 (its TLS SNI or HTTP Host checked)
+--allow-name new.inet.test' "$(cat "$T/saved")"
+	printf '%s\n' "--agent-root /a" "--role member" "--person p" "--as nobody" >"$T/cfg"
+	cat "$T/saved" >>"$T/cfg"
+	run "$OTO_BIN/otorun" --config "$T/cfg" --print -- true
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals " --allow-name new.inet.test " "$(grep -o ' --allow-name [^ ]* ' "$T/out")"
 }
 
 test_otoask_usage() {

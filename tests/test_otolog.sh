@@ -37,6 +37,28 @@ print(len([json.loads(l) for l in open(sys.argv[1])]))' "$T/out")"
 	assertEquals "$(cat "$R/recorded.txt")" "$(cat "$T/out")"
 }
 
+# A person's answers, as otonet writes them: a deny is never written as
+# an allow line, and a name the agent chose that is no host name (a DNS
+# label may hold '*' or ':') is never a rule; what was allowed for the
+# session is the line otoask --save keeps.
+test_policy_of_answers() {
+	H='{"time":"T","source":"net","session":"s","proto":"tcp","src":"10.0.2.100","dst":"203.0.113.10","port":443'
+	D='{"time":"T","source":"dns","session":"s","proto":"udp","src":"10.0.2.100","type":"A"'
+	cat >"$T/log" <<-EOF
+	$H,"name":"denied.inet.test","verdict":"ask","rule":"no-public","ask":1}
+	$H,"name":"denied.inet.test","verdict":"deny","rule":"ask","decision":"deny","ask":1}
+	$D,"name":"*.amazonaws.com","verdict":"ask","rule":"no-name","ask":2}
+	$D,"name":"*.amazonaws.com","verdict":"allow","rule":"ask","decision":"allow-session","ask":2}
+	$H,"name":"new.inet.test","verdict":"ask","rule":"no-public","ask":3}
+	$H,"name":"new.inet.test","verdict":"allow","rule":"ask","decision":"allow-session","ask":3}
+	EOF
+	run otolog --policy "$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "--allow-name new.inet.test" "$(grep -v '^#' "$T/out")"
+	assertContains "$(cat "$T/out")" "# wanted 1 time: tcp denied.inet.test port 443 asked, answered deny: denied by a person, so no line allows it"
+	assertContains "$(cat "$T/out")" '# wanted 1 time: the name *.amazonaws.com asked, answered allow-session: "*.amazonaws.com" is not a host name: no rule is written for it'
+}
+
 # A line in pieces (a pipe's reads cut it): read whole, the same summary.
 test_split_lines_read_whole() {
 	n=$(wc -c <"$R/recorded.log")
@@ -185,7 +207,7 @@ test_policy_allows_what_was_refused() {
 	assertEquals "--allow-name a.inet.test
 --profile dev" "$(grep -v '^#' "$T/policy.conf")"
 	assertContains "$(cat "$T/policy.conf")" "# wanted 1 time: tcp 10.0.0.1 port 80 refused (special:10.0.0.0/8). WARNING: a private destination (special:10.0.0.0/8): grant it only deliberately
-# allows tcp:10.0.0.1:80, that endpoint only
+# an address decision: allows tcp to 10.0.0.1 port 80 only, whatever name it serves
 #--allow tcp:10.0.0.1:80"
 	# The second session, with those lines as its config file (the private
 	# one left commented out), also reaches a.inet.test by name: refused

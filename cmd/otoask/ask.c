@@ -107,17 +107,15 @@ int xask_socket(const struct otoask_opts *o)
 /* The answer to q, on the socket; what it allowed, to --save. */
 static void xanswer(struct asker *a, const struct ask_req *q, const char *d)
 {
-	char line[64], cfg[512];
+	char line[64], cfg[800];
 	int n = snprintf(line, sizeof(line), "%u %s\n", q->id, d);
 
 	if (fd_write_all(a->sock, line, (size_t)n) < 0)
 		xend(a, EXIT_SYS, errno, "answer the relay");
 	if (a->save < 0 || !strcmp(d, "deny"))
 		return;
-	ask_config_line(q, cfg, sizeof(cfg) - 64);
-	n = snprintf(line, sizeof(line), "# %s (ask %u)\n", d, q->id);
-	if (fd_write_all(a->save, line, (size_t)n) < 0 ||
-	    fd_write_all(a->save, cfg, strlen(cfg)) < 0)
+	ask_config_line(q, d, cfg, sizeof(cfg));
+	if (fd_write_all(a->save, cfg, strlen(cfg)) < 0)
 		xend(a, EXIT_SYS, errno, "write to --save");
 }
 

@@ -49,11 +49,15 @@ void ask_req_show(const struct ask_req *q, char *buf, size_t size);
 /* The key typed: 'y' allow-once, 'a' allow-session, 'n' (or Enter) deny; else NULL. */
 const char *ask_key(int c);
 /*
- * The otorun config line that allows what q asked about (otorun(1),
- * --config): "--allow-name NAME:PORT", "--allow tcp:ADDR:PORT" (an IPv6
- * address in brackets) or, for DNS, "--allow-name NAME"; with its newline.
+ * What --save keeps of q's decision: a comment, "# DECISION (ask ID): "
+ * and what the line allows (or why there is none), then the otorun config
+ * line (otorun(1), --config) otolog --policy would write (oto.h,
+ * policy_line): "--allow-name NAME" (a DNS question's name, or a flow's on
+ * 80 or 443), "--allow-name NAME:PORT", "--allow tcp:ADDR:PORT" (an IPv6
+ * address in brackets), or none for a name that is not a host name. Each
+ * with its newline; size 800 holds them.
  */
-void ask_config_line(const struct ask_req *q, char *buf, size_t size);
+void ask_config_line(const struct ask_req *q, const char *decision, char *buf, size_t size);
 
 /* ---- ask.c ---- */
 /* The decider's socket: connected on --fd, or the one connection to --listen. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otoask.h"
 
 /* Where "key": is in s[0, n), past it; NULL when it is not there. */
@@ -118,14 +119,17 @@ const char *ask_key(int c)
 	}
 }
 
-void ask_config_line(const struct ask_req *q, char *buf, size_t size)
+void ask_config_line(const struct ask_req *q, const char *decision, char *buf, size_t size)
 {
-	if (q->dns)
-		snprintf(buf, size, "--allow-name %s\n", q->name);
-	else if (q->name[0])
-		snprintf(buf, size, "--allow-name %s:%u\n", q->name, q->port);
-	else if (strchr(q->dst, ':'))
-		snprintf(buf, size, "--allow %s:[%s]:%u\n", q->proto, q->dst, q->port);
+	struct policy_dest d = { .proto = q->proto,
+				 .addr = q->dns ? NULL : q->dst,
+				 .name = q->name,
+				 .port = q->dns ? 0 : q->port };
+	char line[300], note[400];
+
+	/* The same line otolog --policy writes: a name only when it is a host name. */
+	if (policy_line(&d, line, sizeof(line), note, sizeof(note)) == POLICY_NONE)
+		snprintf(buf, size, "# %s (ask %u): %s\n", decision, q->id, note);
 	else
-		snprintf(buf, size, "--allow %s:%s:%u\n", q->proto, q->dst, q->port);
+		snprintf(buf, size, "# %s (ask %u): %s\n%s\n", decision, q->id, note, line);
 }

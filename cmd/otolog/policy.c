@@ -7,18 +7,23 @@
  * option allows is a comment that says so. A value that a config line
  * could not carry as it is (a byte outside printable ASCII, a blank at an
  * end: otorun reads the value to the end of the line) is never written as
- * a line. Pure.
+ * a line. The destinations' lines are oto.h's policy_line, the same as
+ * otoask --save's: a name only when it is a host name, a person's deny
+ * never an allow line. Pure.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "oto.h"
 #include "otolog.h"
 
 #define POLICY_ITEMS SUM_GROUPS
 
 struct item {
 	char line[600]; /* "" : a comment alone */
+	char note[400]; /* what the line allows ("": allows() says it) */
 	char what[1024];
 	int commented;
 	unsigned long long count;
@@ -39,35 +44,6 @@ static int plain(const char *v)
 		return 0;
 	for (; *v; v++)
 		if ((unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e)
-			return 0;
-	return 1;
-}
-
-/*
- * A DNS name as --allow-name takes one: letters, digits, '-', '_' and dots,
- * two labels, the last not all digits (an IPv4 address is not a name).
- */
-static int name_ok(const char *v)
-{
-	const char *last = strrchr(v, '.');
-
-	if (!*v || *v == '.' || strlen(v) > 253 || !last || !last[1] || strstr(v, "..") ||
-	    strspn(last + 1, "0123456789") == strlen(last + 1))
-		return 0;
-	for (; *v; v++)
-		if (!((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z') ||
-		      (*v >= '0' && *v <= '9') || *v == '-' || *v == '_' || *v == '.'))
-			return 0;
-	return 1;
-}
-
-static int addr_ok(const char *v)
-{
-	if (!*v || strlen(v) > 45)
-		return 0;
-	for (; *v; v++)
-		if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'f') ||
-		      (*v >= 'A' && *v <= 'F') || *v == '.' || *v == ':'))
 			return 0;
 	return 1;
 }
@@ -104,8 +80,8 @@ static void escaped(char *buf, size_t size, const char *v)
 }
 
 /* The line (or a comment alone: line ""), merged with an equal one already there. */
-static void add(struct policy *p, const char *line, int commented, unsigned long long count,
-		const char *what)
+static void add(struct policy *p, const char *line, const char *note, int commented,
+		unsigned long long count, const char *what)
 {
 	struct item *it;
 
@@ -136,93 +112,95 @@ static void add(struct policy *p, const char *line, int commented, unsigned long
 	}
 	it = &p->it[p->n++];
 	snprintf(it->line, sizeof(it->line), "%s", line);
+	snprintf(it->note, sizeof(it->note), "%s", note);
 	snprintf(it->what, sizeof(it->what), "%s", what);
 	it->commented = commented;
 	it->count = count;
 }
 
-/* --allow-name for name on port: without a port for 80 and 443 (SNI and Host checked). */
-static void allow_name(char *line, size_t size, const char *name, const char *port)
-{
-	if (!*port || !strcmp(port, "80") || !strcmp(port, "443"))
-		snprintf(line, size, "--allow-name %s", name);
-	else
-		snprintf(line, size, "--allow-name %s:%s", name, port);
-}
-
-static void allow_addr(char *line, size_t size, const char *proto, const char *dst,
-		       const char *port)
-{
-	snprintf(line, size, strchr(dst, ':') ? "--allow %s:[%s]:%s" : "--allow %s:%s:%s", proto,
-		 dst, port);
-}
-
-/* A destination wanted (refused under --no-public, or asked): its line. */
+/*
+ * A destination wanted (refused under --no-public, or asked): its line, as
+ * policy_line says (a name that is no host name: a comment alone).
+ */
 static void destination(struct policy *p, const char *proto, const char *dst, const char *port,
 			const char *name, unsigned long long n, const char *what)
 {
-	char line[600];
+	struct policy_dest d = { .proto = proto, .addr = dst, .name = name };
+	char line[300], note[400], w[1024];
 
-	if (*name && name_ok(name) && (!*port || port_ok(port))) {
-		allow_name(line, sizeof(line), name, port);
-		add(p, line, 0, n, what);
-	} else if ((!strcmp(proto, "tcp") || !strcmp(proto, "udp")) && addr_ok(dst) &&
-		   port_ok(port)) {
-		allow_addr(line, sizeof(line), proto, dst, port);
-		add(p, line, 0, n, what);
-	} else {
-		snprintf(line, sizeof(line), "%s: no --allow or --allow-name can say it", what);
-		add(p, "", 1, n, line);
+	if (*port && !port_ok(port)) {
+		snprintf(w, sizeof(w), "%s: no --allow or --allow-name can say it", what);
+		add(p, "", "", 1, n, w);
+		return;
 	}
+	d.port = *port ? (unsigned int)strtoul(port, NULL, 10) : 0;
+	if (policy_line(&d, line, sizeof(line), note, sizeof(note)) == POLICY_NONE) {
+		snprintf(w, sizeof(w), "%s: %s", what, note);
+		add(p, "", "", 1, n, w);
+		return;
+	}
+	add(p, line, note, 0, n, what);
+}
+
+/* The private address's line, commented out: an address policy_line can say, else none. */
+static int private_line(const char *proto, const char *dst, const char *port, char *line,
+			size_t size, char *note, size_t nsize)
+{
+	struct policy_dest d = { .proto = proto, .addr = dst };
+
+	if (!port_ok(port))
+		return -1;
+	d.port = (unsigned int)strtoul(port, NULL, 10);
+	return policy_line(&d, line, size, note, nsize) == POLICY_ADDR ? 0 : -1;
 }
 
 static void net(struct policy *p, const struct group *g, const char *what)
 {
 	const char *proto = g->k[0], *dst = g->k[1], *port = g->k[2], *name = g->k[3],
 		   *rule = g->k[4];
-	char line[600], w[1024];
+	char line[600], note[400], w[1024];
 
 	if (!strcmp(rule, "no-public") || !strcmp(rule, "sni-mismatch") ||
 	    !strcmp(rule, "host-mismatch")) {
 		destination(p, proto, dst, port, name, g->count, what);
-	} else if (!strcmp(rule, "not-tls-or-http") && name_ok(name) && port_ok(port)) {
+	} else if (!strcmp(rule, "not-tls-or-http") && policy_name_ok(name) && port_ok(port)) {
 		/* A rule with a port does not look at the bytes. */
 		snprintf(line, sizeof(line), "--allow-name %s:%s", name, port);
-		add(p, line, 0, g->count, what);
+		snprintf(note, sizeof(note),
+			 "allows %s on port %s, any protocol, what it sends not checked", name,
+			 port);
+		add(p, line, note, 0, g->count, what);
 	} else if ((!strncmp(rule, "special:", 8) || !strcmp(rule, "host-address")) &&
-		   (!strcmp(proto, "tcp") || !strcmp(proto, "udp")) && addr_ok(dst) &&
-		   port_ok(port)) {
+		   private_line(proto, dst, port, line, sizeof(line), note, sizeof(note)) == 0) {
 		char range[128];
 
-		allow_addr(line, sizeof(line), proto, dst, port);
 		escaped(range, sizeof(range), rule);
 		snprintf(w, sizeof(w),
 			 "%s. WARNING: a private destination (%s): grant it only deliberately",
 			 what, range);
-		add(p, line, 1, g->count, w);
+		add(p, line, note, 1, g->count, w);
 	} else {
 		snprintf(w, sizeof(w), "%s: no option allows it", what);
-		add(p, "", 1, g->count, w);
+		add(p, "", "", 1, g->count, w);
 	}
 }
 
 static void dns(struct policy *p, const struct group *g, const char *what)
 {
 	const char *name = g->k[0], *rule = g->k[2];
-	char line[600], w[1024];
+	char w[1024];
 
-	if (!strcmp(rule, "no-name") && name_ok(name)) {
-		allow_name(line, sizeof(line), name, "");
-		add(p, line, 0, g->count, what);
+	if (!strcmp(rule, "no-name")) {
+		destination(p, "", "", "", name, g->count, what);
 	} else if (!strcmp(rule, "private-answer")) {
 		snprintf(w, sizeof(w),
 			 "%s: it names a private address; only --allow PROTO:NAME:PORT opens "
 			 "one, deliberately (the port is not in the record)",
 			 what);
-		add(p, "", 1, g->count, w);
+		add(p, "", "", 1, g->count, w);
 	} else {
 		snprintf(w, sizeof(w), "%s: no option allows it", what);
-		add(p, "", 1, g->count, w);
+		add(p, "", "", 1, g->count, w);
 	}
 }
 
@@ -235,14 +213,14 @@ static void calls(struct policy *p, const struct group *g, const char *what)
 	for (const char *const *d = DEV; *d; d++) {
 		if (strcmp(g->k[0], *d))
 			continue;
-		add(p, "--profile dev", 0, g->count, what);
+		add(p, "--profile dev", "", 0, g->count, what);
 		return;
 	}
 	snprintf(w, sizeof(w),
 		 "%s: no otorun option allows it; a profile file of your own does "
 		 "(otoexec(1), Profiles; --profile FILE)",
 		 what);
-	add(p, "", 1, g->count, w);
+	add(p, "", "", 1, g->count, w);
 }
 
 /* Landlock: the path read-only when every blocker is a read, else read-write. */
@@ -256,7 +234,7 @@ static void landlock(struct policy *p, const struct group *g, const char *what)
 	if (strncmp(list, "fs.", 3) || g->k[1][0] != '/' || !plain(g->k[1]) ||
 	    strlen(g->k[1]) > 500) {
 		snprintf(w, sizeof(w), "%s: no otorun option allows it", what);
-		add(p, "", 1, g->count, w);
+		add(p, "", "", 1, g->count, w);
 		return;
 	}
 	for (char *save, *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
@@ -267,29 +245,23 @@ static void landlock(struct policy *p, const struct group *g, const char *what)
 		ro &= *r != NULL;
 	}
 	snprintf(line, sizeof(line), "--landlock-%s %s", ro ? "ro" : "rw", g->k[1]);
-	add(p, line, 0, g->count, what);
+	add(p, line, "", 0, g->count, what);
 }
 
-/* What a line allows, in a few words. */
-static void allows(struct out *o, const char *line)
+/* What a line allows, in a few words: its note, else what the option does. */
+static void allows(struct out *o, const struct item *it)
 {
-	const char *v = strchr(line, ' ') + 1, *port;
+	const char *v = strchr(it->line, ' ') + 1;
 
-	if (!strncmp(line, "--allow-name ", 13) && (port = strchr(v, ':')))
-		out_printf(o, "# allows %.*s on port %s, any protocol\n", (int)(port - v), v,
-			   port + 1);
-	else if (!strncmp(line, "--allow-name ", 13))
-		out_printf(
-		    o, "# allows %s on ports 80 and 443 (its TLS SNI or HTTP Host checked)\n", v);
-	else if (!strncmp(line, "--allow ", 8))
-		out_printf(o, "# allows %s, that endpoint only\n", v);
-	else if (!strcmp(line, "--profile dev"))
+	if (*it->note)
+		out_printf(o, "# %s\n", it->note);
+	else if (!strcmp(it->line, "--profile dev"))
 		out_str(o,
 			"# allows ptrace, process_vm_readv, process_vm_writev and perf_event_open\n"
 			"# (the agent's own processes only), and personality(ADDR_NO_RANDOMIZE)\n");
-	else if (!strncmp(line, "--landlock-ro ", 14))
+	else if (!strncmp(it->line, "--landlock-ro ", 14))
 		out_printf(o, "# allows reading and executing %s (Landlock)\n", v);
-	else if (!strncmp(line, "--landlock-rw ", 14))
+	else if (!strncmp(it->line, "--landlock-rw ", 14))
 		out_printf(o, "# allows every access to %s (Landlock)\n", v);
 }
 
@@ -332,6 +304,30 @@ static void describe(const struct group *g, char *buf, size_t size)
 	out_free(&o);
 }
 
+/*
+ * A question and its answer: a person's deny is a comment, never an allow
+ * line; anything else (allowed, or no answer) the destination's line. The
+ * question names a name when the address came from one (its target), else
+ * the address: a target that reads as an address is one.
+ */
+static void asked(struct policy *p, const struct group *g, const char *what)
+{
+	const char *src = g->k[0], *target = g->k[2];
+	unsigned char a[16];
+	char w[1024];
+	int addr = inet_pton(AF_INET, target, a) == 1 || inet_pton(AF_INET6, target, a) == 1;
+
+	if (!strcmp(g->k[4], "deny")) {
+		snprintf(w, sizeof(w), "%s: denied by a person, so no line allows it", what);
+		add(p, "", "", 1, g->count, w);
+	} else if (!strcmp(src, "dns") || !addr) {
+		destination(p, g->k[1], "", !strcmp(src, "dns") ? "" : g->k[3], target, g->count,
+			    what);
+	} else {
+		destination(p, g->k[1], target, g->k[3], "", g->count, what);
+	}
+}
+
 static int item_cmp(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -361,10 +357,9 @@ static void session_policy(struct out *o, const struct sess *x, struct policy *p
 		else if (g->kind == G_LANDLOCK)
 			landlock(p, g, what);
 		else if (g->kind == G_GATE && *g->k[3])
-			add(p, "", 1, g->count, what);
+			add(p, "", "", 1, g->count, what);
 		else if (g->kind == G_ASK)
-			destination(p, g->k[1], !strcmp(g->k[0], "dns") ? "" : g->k[2], g->k[3],
-				    name_ok(g->k[2]) ? g->k[2] : "", g->count, what);
+			asked(p, g, what);
 	}
 	if (p->n)
 		qsort(p->it, p->n, sizeof(*p->it), item_cmp);
@@ -380,7 +375,7 @@ static void session_policy(struct out *o, const struct sess *x, struct policy *p
 			   it->what);
 		if (!*it->line)
 			continue;
-		allows(o, it->line);
+		allows(o, it);
 		out_printf(o, "%s%s\n", it->commented ? "#" : "", it->line);
 	}
 }

@@ -5,7 +5,8 @@
  * gateway, the special-purpose ranges, public); then a name the agent
  * resolved may allow what --no-public refused (name_decide), a flow to a
  * transparent grant's host is let through to be judged by its ClientHello
- * (gate_decide), the decider's session answers allow, or the flow is held
+ * (gate_decide), the decider's session answers allow (a name's flow on 80
+ * or 443 judged by what it sends, as a name rule's), or the flow is held
  * to be asked about (ask.c); last, the bounds. Each verdict is logged here,
  * as it is made. Nothing is opened or sent here: flow.c opens what the
  * verdict allows, tcp.c and dgram.c answer what it refuses.
@@ -138,11 +139,12 @@ void admit(struct relay *r, const struct pkt *p, struct admission *a)
 	gate = gate_decide(r, p, &d, check, &after, &pair);
 	/*
 	 * --no-public refused it and a decider is there: allowed for the
-	 * session, asked, or the SYN again of an attempt an answer refused
-	 * (reset, with no line: the attempt has its own). The bounds hold for
-	 * a flow held to be asked about as for any flow.
+	 * session (a name as --allow-name NAME: checked), asked, or the SYN
+	 * again of an attempt an answer refused (reset, with no line: the
+	 * attempt has its own). The bounds hold for a flow held to be asked
+	 * about as for any flow.
 	 */
-	if (d.verdict == V_DENY && (asked = ask_flow(r, p, &d)) >= 2) {
+	if (d.verdict == V_DENY && (asked = ask_flow(r, p, &d, &check)) >= 2) {
 		if (asked == 3)
 			return;
 		if (over_bound(r, p, &d)) {

@@ -8,9 +8,15 @@
  * the lack of one) decides:
  *
  *  - allow-once: this flow connects, this question goes to the resolver;
- *  - allow-session: the same, and from now on the destination (the name
- *    and port when the address came from the relay's DNS, else the address
- *    and port; for DNS the name) is allowed without asking;
+ *  - allow-session: the same, and from now on what the config line
+ *    otoask --save and otolog --policy write for it allows is allowed
+ *    without asking (oto.h, policy_line; enum ask_scope): a name on 80 or
+ *    443, or a DNS question's, as --allow-name NAME (its flows on 80 and
+ *    443 then judged by their SNI or Host, this one too, never by address:
+ *    many names share an address, and the name asked about is whichever
+ *    the agent resolved last); a name on another port as NAME:PORT; an
+ *    address no name led to, that address and port. A name that is no
+ *    host name is allowed once (a DNS question's: that question alone);
  *  - deny, no answer in --ask-timeout, a decider gone or broken, or too
  *    many questions pending: a RST (REFUSED for DNS), at once.
  *
@@ -200,10 +206,11 @@ static const struct ask_answered *ask_answered_find(const struct relay *r, const
 }
 
 /*
- * What e's flow becomes, queued for flow_answers: allowed, it goes on;
- * else refused at once (the attempt or the answer kept here).
+ * What e's flow becomes, queued for flow_answers: allowed, it goes on
+ * (check: judged by its first bytes, as a name rule's flow); else refused
+ * at once (the attempt or the answer kept here).
  */
-static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d)
+static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision d, int check)
 {
 	const struct flow *f = flow_at(&r->ft, ev_ref(EV_NONE, e->slot, e->gen));
 	int allow = d <= ASK_ALLOW_SESSION;
@@ -226,32 +233,57 @@ static void ask_apply(struct relay *r, struct ask_pending *e, enum ask_decision 
 	v->slot = e->slot;
 	v->gen = e->gen;
 	v->allow = (unsigned char)allow;
+	v->check = (unsigned char)(allow && check);
 	v->q = e->q;
 	v->qlen = e->qlen;
 }
 
-/* An allow-session answer to e kept for the session (full: it allowed once). */
-static void ask_remember(struct relay *r, const struct ask_pending *e)
+/* Is port one a name rule without a port allows (and checks)? */
+static int web_port(uint16_t port)
+{
+	return port == 80 || port == 443;
+}
+
+/*
+ * An allow-session answer to e kept for the session, as what its saved
+ * line allows (enum ask_scope): the scope, or -1 when it allowed once (a
+ * flow's name that is no host name, or the table full).
+ */
+static int ask_remember(struct relay *r, const struct ask_pending *e)
 {
 	struct ask_allowed *s;
+	int ok = policy_name_ok(e->name);
 
+	if (!e->dns && e->name[0] && !ok) {
+		warnx("relay: ask %u: %s is not a host name: allowed once", e->id, e->name);
+		return -1;
+	}
 	if (r->ask.ns == ASK_SESSION_MAX) {
 		warnx("relay: %d allow-session answers kept: ask %u allowed once", ASK_SESSION_MAX,
 		      e->id);
-		return;
+		return -1;
 	}
 	s = &r->ask.s[r->ask.ns++];
-	s->dns = e->dns;
-	s->port = e->port;
-	s->addr = e->dst;
+	memset(s, 0, sizeof(*s));
+	if (e->dns)
+		s->scope = ok ? ASK_NAME : ASK_QUESTION;
+	else if (!e->name[0])
+		s->scope = ASK_ADDR;
+	else
+		s->scope = web_port(e->port) ? ASK_NAME : ASK_NAME_PORT;
+	if (s->scope == ASK_ADDR)
+		s->addr = e->dst;
+	if (s->scope == ASK_ADDR || s->scope == ASK_NAME_PORT)
+		s->port = e->port;
 	memcpy(s->name, e->name, sizeof(s->name));
 	s->id = e->id;
+	return s->scope;
 }
 
 /* Every pending question of id decided d: logged once, each flow let on or refused. */
 static void ask_decide(struct relay *r, uint32_t id, enum ask_decision d)
 {
-	int logged = 0;
+	int logged = 0, check = 0;
 
 	for (unsigned int i = 0; i < ASK_PENDING_MAX && r->ask.n; i++) {
 		struct ask_pending *e = &r->ask.p[i];
@@ -260,11 +292,12 @@ static void ask_decide(struct relay *r, uint32_t id, enum ask_decision d)
 			continue;
 		if (!logged) {
 			ask_log_outcome(r, e, d);
+			/* A name allowed as --allow-name NAME: this flow judged too. */
 			if (d == ASK_ALLOW_SESSION)
-				ask_remember(r, e);
+				check = ask_remember(r, e) == ASK_NAME && !e->dns;
 			logged = 1;
 		}
-		ask_apply(r, e, d);
+		ask_apply(r, e, d, check);
 	}
 }
 
@@ -402,23 +435,57 @@ static struct ask_pending *ask_enter(struct relay *r, struct ask_pending *e)
 	return slot;
 }
 
-/* An allow-session answer that covers e, or NULL. */
+/* Does the allow-session answer s cover e (a question, or a flow by its address and port)? */
+static int ask_covers(struct relay *r, const struct ask_allowed *s, const struct ask_pending *e)
+{
+	if (e->dns)
+		return s->scope != ASK_ADDR && !strcmp(s->name, e->name);
+	switch (s->scope) {
+	case ASK_NAME:
+		return web_port(e->port) && names_bound(r, &e->dst, s->name);
+	case ASK_NAME_PORT:
+		return s->port == e->port && names_bound(r, &e->dst, s->name);
+	case ASK_ADDR:
+		return s->port == e->port && ipaddr_equal(&s->addr, &e->dst);
+	case ASK_QUESTION:
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An allow-session answer that covers e, or NULL: one that lets a flow
+ * pass unchecked (a port or an address named) before one that checks it,
+ * as a rule naming the port wins in names_find.
+ */
 static const struct ask_allowed *ask_allowed_find(struct relay *r, const struct ask_pending *e)
 {
+	const struct ask_allowed *checked = NULL;
+
 	for (unsigned int i = 0; i < r->ask.ns; i++) {
 		const struct ask_allowed *s = &r->ask.s[i];
 
-		if (s->dns != e->dns || s->port != e->port)
+		if (!ask_covers(r, s, e))
 			continue;
-		if (e->dns	 ? !strcmp(s->name, e->name)
-		    : s->name[0] ? names_bound(r, &e->dst, s->name)
-				 : ipaddr_equal(&s->addr, &e->dst))
+		if (e->dns || s->scope != ASK_NAME)
 			return s;
+		if (!checked)
+			checked = s;
 	}
-	return NULL;
+	return checked;
 }
 
-int ask_flow(struct relay *r, const struct pkt *p, struct decision *d)
+int ask_session_name(const struct relay *r, const char *name, uint16_t port)
+{
+	if (!web_port(port))
+		return 0;
+	for (unsigned int i = 0; i < r->ask.ns; i++)
+		if (r->ask.s[i].scope == ASK_NAME && !strcmp(r->ask.s[i].name, name))
+			return 1;
+	return 0;
+}
+
+int ask_flow(struct relay *r, const struct pkt *p, struct decision *d, int *check)
 {
 	const struct ask_allowed *s;
 	struct ask_pending e;
@@ -440,6 +507,7 @@ int ask_flow(struct relay *r, const struct pkt *p, struct decision *d)
 	if (s->name[0])
 		snprintf(d->name, sizeof(d->name), "%s", s->name);
 	d->ask = s->id;
+	*check = s->scope == ASK_NAME;
 	return 1;
 }
 

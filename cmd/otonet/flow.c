@@ -330,6 +330,9 @@ void flow_answers(struct relay *r)
 			continue;
 		switch (f->state) {
 		case FLOW_TCP_ASKING:
+			/* Allowed as --allow-name NAME: judged by its first bytes. */
+			if (v->check)
+				f->nphase = NP_FIRST;
 			tcp_answer(r, f, v->allow);
 			break;
 		case FLOW_UDP:

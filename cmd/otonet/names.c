@@ -31,7 +31,8 @@
  *    every one is alive, the new name is refused (SERVFAIL under
  *    --no-public), logged.
  *  - What a flow a name allowed sends is judged in namecheck.c, against
- *    the names bound to its address (names_find).
+ *    the names bound to its address (names_find), by a rule or by a
+ *    decider's allow-session answer for the name (ask_session_name).
  *  - A transparent grant's host (OTO_GATEWAY) is bound the same way, by
  *    its exact name (gates): a flow to such an address on the grant's port
  *    is judged by its ClientHello, whose server_name must be that name for
@@ -243,6 +244,12 @@ const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, c
 		}
 		if (found && !named)
 			return found;
+		/*
+		 * A flow's own name (its SNI or Host) that an allow-session answer
+		 * allowed as --allow-name NAME passes its check as a rule's would.
+		 */
+		if (!found && name && ask_session_name(r, b->name, port))
+			return b->name;
 	}
 	return found;
 }

@@ -237,10 +237,21 @@ struct ask_pending {
 	uint16_t qlen;
 	uint8_t q[ASK_QUERY_MAX]; /* DNS: the question, sent on when allowed */
 };
+/*
+ * What an allow-session answer allows for the rest of the session: what
+ * the config line otoask --save and otolog --policy write for it allows
+ * (oto.h, policy_line), so that "always" is what was asked, no more.
+ */
+enum ask_scope {
+	ASK_NAME,      /* as --allow-name NAME: its questions; its flows on 80 and 443, checked */
+	ASK_NAME_PORT, /* as --allow-name NAME:PORT: its questions; its flows on port, unchecked */
+	ASK_ADDR,      /* as --allow tcp:ADDR:PORT: flows to that address and port */
+	ASK_QUESTION,  /* a DNS name that is no host name: its questions alone */
+};
 struct ask_allowed {
-	unsigned char dns;
-	uint16_t port;
-	struct ipaddr addr; /* without a name: the address */
+	unsigned char scope; /* enum ask_scope */
+	uint16_t port;	     /* ASK_NAME_PORT, ASK_ADDR */
+	struct ipaddr addr;  /* ASK_ADDR */
 	char name[DNS_NAME_MAX];
 	uint32_t id; /* the question that allowed it */
 };
@@ -275,6 +286,7 @@ struct ask_answered {
 struct ask_verdict {
 	uint32_t slot, gen;
 	unsigned char allow;
+	unsigned char check; /* allowed as --allow-name NAME: its first bytes judged (NP_FIRST) */
 	const uint8_t *q;
 	uint16_t qlen;
 };
@@ -568,10 +580,12 @@ size_t names_binding_size(void);
 void names_timer(struct relay *r);
 /*
  * Finds a name bound to a, alive, by a rule that allows port (a rule's own
- * port, or 80 and 443 for a rule without one); with name, that name only.
- * Returns it, or NULL when none; sets *rule (if not NULL) to the rule's
- * index. With named (not NULL), a rule naming port is looked for first,
- * and *named says whether one did: such a flow is not checked. Pure.
+ * port, or 80 and 443 for a rule without one); with name, that name only,
+ * or a name an allow-session answer allowed as --allow-name NAME
+ * (ask_session_name; *rule then unset). Returns it, or NULL when none;
+ * sets *rule (if not NULL) to the rule's index. With named (not NULL), a
+ * rule naming port is looked for first, and *named says whether one did:
+ * such a flow is not checked. Pure.
  */
 const char *names_find(struct relay *r, const struct ipaddr *a, uint16_t port, const char *name,
 		       int *rule, int *named);
@@ -656,14 +670,22 @@ void ask_fini(struct ask *a);
 /*
  * Judges, by the decider's past answers, a new TCP flow the filter refused
  * by rule "no-public" (d). Returns 1 when an allow-session answer covers
- * it: d allowed, by rule "ask-session"; 2 when it is to be held: the
+ * it: d allowed, by rule "ask-session", and *check set when the answer was
+ * for a name on 80 or 443 (the flow's first bytes judged, as an
+ * --allow-name NAME rule's flow); 2 when it is to be held: the
  * caller makes f a FLOW_TCP_ASKING flow and calls ask_hold; 3 when p is
  * the SYN again of an attempt a question refused (struct ask): reset, with
  * no line (the attempt has its own); 0 when it stays refused (d's rule says
  * why, the caller logs it), and for any other flow (no decider, not TCP,
  * another rule). Pure.
  */
-int ask_flow(struct relay *r, const struct pkt *p, struct decision *d);
+int ask_flow(struct relay *r, const struct pkt *p, struct decision *d, int *check);
+/*
+ * Returns 1 when an allow-session answer allowed name as --allow-name NAME
+ * (ASK_NAME) and port is 80 or 443, else 0: for names_find, such a name
+ * passes a flow's check. Pure.
+ */
+int ask_session_name(const struct relay *r, const char *name, uint16_t port);
 /*
  * Asks the decider about the held TCP flow f: its question logged and its
  * request sent, or joined to a question pending about the same

@@ -2,7 +2,7 @@
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
 // UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c lib/record_thin.c
-// UNIT: lib/fd_read_whole.c
+// UNIT: lib/fd_read_whole.c lib/policy_name_ok.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +25,52 @@
 
 #include "oto.h"
 #include "otons/otons.h"
+
+/* A host name, strictly: what the agent resolves may hold any byte in a label. */
+static void test_policy_name_ok(void **state)
+{
+	static const char *const good[] = { "a.b",
+					    "registry.npmjs.example",
+					    "xn--bcher-kva.example",
+					    "a-b.c-d.example",
+					    "x1.example",
+					    "1x.2y" };
+	static const char *const bad[] = { "",
+					   "a",
+					   "example",
+					   "*.amazonaws.com",
+					   "exfil.example:22",
+					   "a b.example",
+					   "a.example.",
+					   ".a.example",
+					   "a..example",
+					   "-a.example",
+					   "a-.example",
+					   "a.-b",
+					   "a_b.example",
+					   "1.2.3.4",
+					   "a.123",
+					   "a.b\n--allow" };
+	char big[300];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		assert_true(policy_name_ok(good[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_false(policy_name_ok(bad[i]));
+	/* 63 bytes a label, 253 in all. */
+	memset(big, 'a', 64);
+	memcpy(big + 64, ".example", 9);
+	assert_false(policy_name_ok(big));
+	assert_true(policy_name_ok(big + 1));
+	for (size_t i = 0; i < 254; i++)
+		big[i] = i % 2 ? '.' : 'a';
+	big[253] = 0;
+	assert_true(policy_name_ok(big));
+	big[253] = 'a';
+	big[254] = 0;
+	assert_false(policy_name_ok(big));
+}
 
 static void test_opt_ulong(void **state)
 {
@@ -641,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_file_read_at),
 		cmocka_unit_test(test_fd_send_recv),
 		cmocka_unit_test(test_ns_names_of_flags),
+		cmocka_unit_test(test_policy_name_ok),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

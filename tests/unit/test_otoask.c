@@ -1,4 +1,4 @@
-// UNIT: cmd/otoask/parse.c
+// UNIT: cmd/otoask/parse.c lib/policy_line.c lib/policy_name_ok.c
 /*
  * otoask's pure part: otonet's request lines read (and refused when they
  * are not what otonet writes: nothing else reaches the terminal), what is
@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -40,16 +41,19 @@ static void test_otoask_requests(void **state)
 	assert_string_equal(q.session, "5f0c9e1a0b");
 	ask_req_show(&q, buf, sizeof(buf));
 	assert_string_equal(buf, "new.example:443 (tcp to 203.0.113.10)");
-	ask_config_line(&q, buf, sizeof(buf));
-	assert_string_equal(buf, "--allow-name new.example:443\n");
+	ask_config_line(&q, "allow-session", buf, sizeof(buf));
+	assert_string_equal(buf, "# allow-session (ask 7): allows new.example on ports 80 and 443 "
+				 "(its TLS SNI or HTTP Host checked)\n--allow-name new.example\n");
 	assert_int_equal(parse(HEAD "\"id\":8,\"proto\":\"tcp\",\"src\":\"fd00::100\",\"dst\":"
 				    "\"2001:db8::1\",\"port\":22}",
 			       &q),
 			 0);
 	ask_req_show(&q, buf, sizeof(buf));
 	assert_string_equal(buf, "[2001:db8::1]:22 (tcp)");
-	ask_config_line(&q, buf, sizeof(buf));
-	assert_string_equal(buf, "--allow tcp:[2001:db8::1]:22\n");
+	ask_config_line(&q, "allow-once", buf, sizeof(buf));
+	assert_string_equal(buf, "# allow-once (ask 8): an address decision: allows tcp to "
+				 "2001:db8::1 port 22 only, whatever name it serves\n"
+				 "--allow tcp:[2001:db8::1]:22\n");
 	assert_int_equal(parse(HEAD "\"id\":9,\"proto\":\"udp\",\"src\":\"10.0.2.100\",\"name\":"
 				    "\"x.example\",\"type\":\"AAAA\"}",
 			       &q),
@@ -57,8 +61,57 @@ static void test_otoask_requests(void **state)
 	assert_int_equal(q.dns, 1);
 	ask_req_show(&q, buf, sizeof(buf));
 	assert_string_equal(buf, "x.example (dns AAAA)");
-	ask_config_line(&q, buf, sizeof(buf));
-	assert_string_equal(buf, "--allow-name x.example\n");
+	ask_config_line(&q, "allow-session", buf, sizeof(buf));
+	assert_string_equal(buf, "# allow-session (ask 9): allows x.example on ports 80 and 443 "
+				 "(its TLS SNI or HTTP Host checked)\n--allow-name x.example\n");
+}
+
+/*
+ * The agent chooses the names: a DNS label may hold '*', ':' or a blank.
+ * What --save keeps of such a name is a comment alone, never a rule that
+ * a later session would load (--allow-name *.amazonaws.com opens a whole
+ * cloud; exfil.example:22 a port the person never saw).
+ */
+static void test_otoask_saves_no_rule_for_a_name_that_is_none(void **state)
+{
+	static const char *const names[] = { "*.amazonaws.com", "exfil.example:22", "a b.example",
+					     "x.example.",	"-x.example",	    "x-.example",
+					     "a..example",	"example",	    "1.2.3.4",
+					     "a_b.example" };
+	struct ask_req q;
+	char line[512], buf[800];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(line, sizeof(line),
+			 HEAD "\"id\":3,\"proto\":\"udp\",\"src\":\"10.0.2.100\",\"name\":\"%s\","
+			      "\"type\":\"A\"}",
+			 names[i]);
+		assert_int_equal(parse(line, &q), 0);
+		ask_config_line(&q, "allow-session", buf, sizeof(buf));
+		/* One line, a comment: nothing otorun --config would read as an option. */
+		assert_int_equal(buf[0], '#');
+		assert_ptr_equal(strchr(buf, '\n'), buf + strlen(buf) - 1);
+		assert_non_null(strstr(buf, "is not a host name: no rule is written for it\n"));
+		/* A flow's name alike, with its address: still no line (not the address either). */
+		snprintf(line, sizeof(line),
+			 HEAD "\"id\":4,\"proto\":\"tcp\",\"src\":\"10.0.2.100\",\"dst\":"
+			      "\"203.0.113.10\",\"port\":443,\"name\":\"%s\"}",
+			 names[i]);
+		assert_int_equal(parse(line, &q), 0);
+		ask_config_line(&q, "allow-once", buf, sizeof(buf));
+		assert_int_equal(buf[0], '#');
+		assert_ptr_equal(strchr(buf, '\n'), buf + strlen(buf) - 1);
+	}
+	/* A name on another port: that port, as the relay allowed it for the session. */
+	assert_int_equal(parse(HEAD "\"id\":5,\"proto\":\"tcp\",\"src\":\"10.0.2.100\",\"dst\":"
+				    "\"203.0.113.10\",\"port\":22,\"name\":\"git.example\"}",
+			       &q),
+			 0);
+	ask_config_line(&q, "allow-session", buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "# allow-session (ask 5): allows git.example on port 22, any "
+			    "protocol, what it sends not checked\n--allow-name git.example:22\n");
 }
 
 static void test_otoask_refused_requests(void **state)
@@ -100,6 +153,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_otoask_requests),
+		cmocka_unit_test(test_otoask_saves_no_rule_for_a_name_that_is_none),
 		cmocka_unit_test(test_otoask_refused_requests),
 		cmocka_unit_test(test_otoask_keys),
 	};

@@ -1,7 +1,7 @@
 // UNIT: cmd/otolog/json.c cmd/otolog/lines.c cmd/otolog/event.c cmd/otolog/summary.c
 // UNIT: cmd/otolog/text.c cmd/otolog/jsonout.c cmd/otolog/policy.c cmd/otolog/out.c
 // UNIT: cmd/otolog/record.c lib/json_str.c lib/session_line.c lib/event_head.c
-// UNIT: cmd/otons/parse.c lib/record_thin.c
+// UNIT: cmd/otons/parse.c lib/record_thin.c lib/policy_line.c lib/policy_name_ok.c
 /*
  * Unit tests of otolog, all of it pure: the strict JSON reader, the lines
  * cut however the reads cut them, the summary, --json and --policy over
@@ -347,7 +347,8 @@ static void test_policy(void **state)
 	       "# session s1\n"
 	       "# wanted 1 time: tcp 10.0.0.1 port 80 refused (special:10.0.0.0/8). WARNING: a "
 	       "private destination (special:10.0.0.0/8): grant it only deliberately\n"
-	       "# allows tcp:10.0.0.1:80, that endpoint only\n"
+	       "# an address decision: allows tcp to 10.0.0.1 port 80 only, whatever name it "
+	       "serves\n"
 	       "#--allow tcp:10.0.0.1:80\n"
 	       "# wanted 1 time: the name a.inet.test (A) refused (no-name)\n"
 	       "# allows a.inet.test on ports 80 and 443 (its TLS SNI or HTTP Host checked)\n"
@@ -459,6 +460,28 @@ static void test_asked(void **state)
 	    "\"dst\":\"203.0.113.11\",\"port\":8443}\n"
 	    "{\"time\":\"T5\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"ask\","
 	    "\"ask\":\"q3\",\"name\":\"later.inet.test\"}\n";
+	/*
+	 * A person's deny is never an allow line; a name the agent chose that
+	 * is no host name (a DNS label may hold '*' or ':') is never a rule.
+	 */
+	static const char DENIED[] =
+	    "{\"time\":\"T1\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"ask\",\"ask\":1,"
+	    "\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":443,\"name\":\"no.inet.test\"}\n"
+	    "{\"time\":\"T2\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"deny\","
+	    "\"rule\":\"ask\",\"decision\":\"deny\",\"ask\":1}\n"
+	    "{\"time\":\"T3\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"ask\",\"ask\":2,"
+	    "\"proto\":\"udp\",\"name\":\"*.amazonaws.com\",\"type\":\"A\"}\n"
+	    "{\"time\":\"T4\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"allow\","
+	    "\"rule\":\"ask\",\"decision\":\"allow-session\",\"ask\":2}\n"
+	    "{\"time\":\"T5\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"ask\",\"ask\":3,"
+	    "\"proto\":\"udp\",\"name\":\"exfil.example:22\",\"type\":\"A\"}\n"
+	    "{\"time\":\"T6\",\"source\":\"dns\",\"session\":\"s\",\"verdict\":\"allow\","
+	    "\"rule\":\"ask\",\"decision\":\"allow-session\",\"ask\":3}\n"
+	    "{\"time\":\"T7\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"ask\",\"ask\":4,"
+	    "\"proto\":\"tcp\",\"dst\":\"203.0.113.10\",\"port\":443,\"name\":\"a:22.cdn.example\"}"
+	    "\n"
+	    "{\"time\":\"T8\",\"source\":\"net\",\"session\":\"s\",\"verdict\":\"allow\","
+	    "\"rule\":\"ask\",\"decision\":\"allow-session\",\"ask\":4}\n";
 	char *t;
 
 	(void)state;
@@ -474,7 +497,8 @@ static void test_asked(void **state)
 	free(t);
 	t = run(ASKED, MODE_POLICY, 0, NULL);
 	assert_non_null(strstr(t, "# wanted 1 time: tcp 203.0.113.11 port 8443 asked, answered "
-				  "timeout\n# allows tcp:203.0.113.11:8443, that endpoint only\n"
+				  "timeout\n# an address decision: allows tcp to 203.0.113.11 port "
+				  "8443 only, whatever name it serves\n"
 				  "--allow tcp:203.0.113.11:8443\n"));
 	assert_non_null(strstr(t, "--allow-name new.inet.test\n"));
 	assert_non_null(strstr(t, "--allow-name later.inet.test\n"));
@@ -484,6 +508,20 @@ static void test_asked(void **state)
 				  "question 1\n"
 				  "T2 s net answered tcp new.inet.test port 443: allow-once\n"));
 	assert_non_null(strstr(t, "T5 s dns asked name later.inet.test, question q3\n"));
+	free(t);
+	t = run(DENIED, MODE_POLICY, 0, NULL);
+	assert_string_equal(
+	    t, "# otorun config lines (otorun --config FILE) that would have allowed what\n"
+	       "# was refused or asked; review each before you use it.\n"
+	       "# session s\n"
+	       "# wanted 1 time: tcp a:22.cdn.example port 443 asked, answered allow-session: "
+	       "\"a:22.cdn.example\" is not a host name: no rule is written for it\n"
+	       "# wanted 1 time: tcp no.inet.test port 443 asked, answered deny: denied by a "
+	       "person, so no line allows it\n"
+	       "# wanted 1 time: the name *.amazonaws.com asked, answered allow-session: "
+	       "\"*.amazonaws.com\" is not a host name: no rule is written for it\n"
+	       "# wanted 1 time: the name exfil.example:22 asked, answered allow-session: "
+	       "\"exfil.example:22\" is not a host name: no rule is written for it\n");
 	free(t);
 }
 
