@@ -90,13 +90,74 @@ GET //repos/x: $b an empty segment (//)
 GET /repos/x/..;/admin: $b a ; (path parameters)
 GET /repos/x\\..\\y: $b a backslash
 GET /repos/%252e%252e/admin: $b a percent-encoded / \\ . % or ;
-GET /repos/%c0%ae%c0%ae/admin: $b an invalid, overlong or look-alike UTF-8 sequence
+GET /repos/%c0%ae%c0%ae/admin: $b a non-ASCII byte, raw or percent-encoded
 GET /repos/x/.: $b a . or .. segment
 GET /repos/a%zz: $b a malformed percent-encoding
 GET /repos/x#/../admin: $b a # or ?" "$(cat "$T/out")"
 	assertEquals "the upstream got: $(got)" 0 "$(wc -c <"$TOPO_DIR/api/requests")"
 	assertEquals 13 "$(grep -c '"status":400,"bytes_up":0,.*"error":"a path the upstream could read as another: ' "$T/log")"
 	assertContains "$(cat "$T/log")" '"path":"/repos/../admin","status":400,'
+}
+
+# The issue's attack: an upstream that honours a method or URL override
+# (Rack, express's method-override, IIS) would act on another request than
+# the one judged. Under allow=, every override header (any case, any
+# position, twice, empty, '_' for '-') and a _method parameter are refused
+# 400, and the upstream sees none of them.
+test_overrides_are_refused() {
+	P='POST /repos/o/r/issues'
+	gate "allow=POST:/repos/o/r/issues" -- $REST "$P" "$P|X-HTTP-Method-Override: DELETE" \
+		"$P|X-Original-URL: /admin" "$P|^x-http-method: DELETE" \
+		"$P|X-METHOD-OVERRIDE: PUT|X-Method-Override: PUT" "$P|X-Rewrite-URL:" \
+		"$P|X-Original-Method: DELETE" "$P|X-Forwarded-Prefix: /admin" \
+		"$P|X_HTTP_METHOD_OVERRIDE: DELETE" "$P|X-A: b|\tX-HTTP-Method-Override: DELETE" \
+		"$P?_method=DELETE" "$P?a=1;_METHOD=DELETE" "$P?%5Fmethod=DELETE" "$P?.method=DELETE"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	o='400 otogate: a method or URL override the upstream could act on:'
+	assertEquals "$P: 200
+$P|X-HTTP-Method-Override: DELETE: $o X-HTTP-Method-Override
+$P|X-Original-URL: /admin: $o X-Original-URL
+$P|^x-http-method: DELETE: $o X-HTTP-Method
+$P|X-METHOD-OVERRIDE: PUT|X-Method-Override: PUT: $o X-Method-Override
+$P|X-Rewrite-URL:: $o X-Rewrite-URL
+$P|X-Original-Method: DELETE: $o X-Original-Method
+$P|X-Forwarded-Prefix: /admin: $o X-Forwarded-Prefix
+$P|X_HTTP_METHOD_OVERRIDE: DELETE: $o X-HTTP-Method-Override
+$P|X-A: b|\tX-HTTP-Method-Override: DELETE: 400 otogate: folded header line
+$P?_method=DELETE: $o a _method parameter
+$P?a=1;_METHOD=DELETE: $o a _method parameter
+$P?%5Fmethod=DELETE: $o a _method parameter
+$P?.method=DELETE: $o a _method parameter" "$(sed 's/^\(POST [^ ]*: 200\) .*/\1/' "$T/out")"
+	assertEquals "the upstream got: $(got)" "== POST /repos/o/r/issues" "$(got)"
+	assertEquals 12 "$(grep -c '"status":400,"bytes_up":0,.*"error":"a method or URL override the upstream could act on: ' "$T/log")"
+	assertContains "$(cat "$T/log")" '"method":"POST","host":"api.example.test","path":"/repos/o/r/issues","status":400,"bytes_up":0,"bytes_down":'
+}
+
+# Any non-ASCII byte in the path, raw or percent-encoded: the look-alikes of
+# . / and \ some servers fold to ASCII (U+2024, U+2025, U+FE52, U+FE68, the
+# fullwidth ones) and every other.
+test_non_ascii_paths_are_refused() {
+	gate "$RULES" -- $REST 'GET /repos/%e2%80%a4%e2%80%a4/admin' 'GET /repos/%E2%80%A5/admin' \
+		'GET /repos/x%ef%b9%92%ef%b9%92%ef%b9%a8admin' 'GET /repos/caf%c3%a9' 'GET /repos/%ff' \
+		'GET /repos/‥/admin'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	b='400 otogate: a path the upstream could read as another: a non-ASCII byte, raw or percent-encoded'
+	assertEquals "GET /repos/%e2%80%a4%e2%80%a4/admin: $b
+GET /repos/%E2%80%A5/admin: $b
+GET /repos/x%ef%b9%92%ef%b9%92%ef%b9%a8admin: $b
+GET /repos/caf%c3%a9: $b
+GET /repos/%ff: $b
+GET /repos/‥/admin: 400 otogate: request target not a path (origin form)" "$(cat "$T/out")"
+	assertEquals "the upstream got: $(got)" 0 "$(wc -c <"$TOPO_DIR/api/requests")"
+}
+
+# An override header cut anywhere in two writes: refused at every cut.
+test_split_overrides_are_refused() {
+	gate "allow=POST:/repos/o/r/issues" -- $REST --split 'POST /repos/o/r/issues|X-HTTP-Method-Override: DELETE'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	n=$(printf 'POST /repos/o/r/issues HTTP/1.1\r\nHost: x\r\nAuthorization: token %s\r\nX-HTTP-Method-Override: DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n' "$REAL" | wc -c)
+	assertEquals "POST /repos/o/r/issues|X-HTTP-Method-Override: DELETE: 400 x$((n - 1))" "$(cat "$T/out")"
+	assertEquals "the upstream got: $(got)" 0 "$(wc -c <"$TOPO_DIR/api/requests")"
 }
 
 # A prefix without its slash ends at a segment's end: allow=GET:/repos
@@ -126,19 +187,25 @@ GET /repos/../admin: 400 x$((n + 6))" "$(cat "$T/out")"
 	assertEquals "the upstream got a refused one" "$((n - 1))" "$(got | wc -l)"
 }
 
-# Without allow=, everything is served as before, the odd paths included.
+# Without allow=, everything is served as before, the odd paths, the
+# overrides and the non-ASCII bytes included.
 test_without_allow_everything_is_served() {
-	gate "" -- $REST 'DELETE /repos/org/repo' 'GET /admin' 'GET /repos/../admin'
+	gate "" -- $REST 'DELETE /repos/org/repo' 'GET /admin' 'GET /repos/../admin' \
+		'POST /repos/x|X-HTTP-Method-Override: DELETE' 'GET /user?_method=DELETE' 'GET /repos/caf%c3%a9'
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "DELETE /repos/org/repo: 200
 GET /admin: 200
-GET /repos/../admin: 200" "$(sed 's/: \([0-9]*\) .*/: \1/' "$T/out")"
-	assertEquals 3 "$(got | wc -l)"
+GET /repos/../admin: 200
+POST /repos/x|X-HTTP-Method-Override: DELETE: 200
+GET /user?_method=DELETE: 200
+GET /repos/caf%c3%a9: 200" "$(sed 's/: \([0-9]*\) .*/: \1/' "$T/out")"
+	assertEquals 6 "$(got | wc -l)"
+	assertEquals 1 "$(grep -c '^X-HTTP-Method-Override: DELETE' "$TOPO_DIR/api/requests")"
 }
 
 test_bad_allow_options_are_usage_errors() {
 	for a in "allow=GET|allow=: not METHOD:PATH-PREFIX" \
-		"allow=GET:/a/../b|allow=: the prefix must be a path in the form the gateway serves (/..., no //, . or .. segment, %2F, %2E, %5C, %25, ;, ? or #)" \
+		"allow=GET:/a/../b|allow=: the prefix must be a path in the form the gateway serves (/..., no //, . or .. segment, %2F, %2E, %5C, %25, ;, ?, # or non-ASCII byte)" \
 		"allow=G(T:/a|allow=: not a method (a token, or * for any)" \
 		"allowed=GET:/|unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or transparent)"; do
 		run "$OTO_BIN/otogate" $AS --store "$K/store" --key-file "$K/key" \

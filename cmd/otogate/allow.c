@@ -7,16 +7,25 @@
  * and the upstream must agree on what it names: a path an upstream could
  * read as another one (a "." or ".." segment, an empty one, a percent-encoded
  * "/", "." , "\" or "%", a backslash, a ';' that some servers cut a segment
- * at, an overlong or invalid UTF-8 sequence, a fullwidth dot or slash that
- * some fold to ASCII) is refused before it is matched, never normalised: a
- * normalised path would be one the upstream does not see. A prefix is
+ * at, any byte above 0x7f, raw or encoded, which some fold to ASCII: the
+ * fullwidth dot, slash and backslash, the one- and two-dot leaders U+2024
+ * and U+2025, the small full stop U+FE52 and reverse solidus U+FE68, an
+ * overlong sequence...) is refused before it is matched, never normalised:
+ * a normalised path would be one the upstream does not see. A prefix is
  * matched up to a segment's end ("/repos" serves /repos and /repos/x, never
  * /repository), the query is not part of it, the method is exact ("*" any).
+ *
+ * Nor may the request name another method or path than its request line's
+ * where an upstream would look for one: a grant that limits requests
+ * refuses the override headers and a _method parameter (allow_head_check),
+ * for the request the upstream acts on must be the one judged.
  */
 #include <string.h>
 
 #include "http.h"
 #include "otogate.h"
+
+#define NONASCII "a non-ASCII byte, raw or percent-encoded"
 
 /* The path's bytes, percent-decoded: the byte at *i (moved past it), or -1 for a bad escape. */
 static int next_byte(const char *p, size_t len, size_t *i)
@@ -36,37 +45,6 @@ static int next_byte(const char *p, size_t len, size_t *i)
 		return -1;
 	*i += 3;
 	return h * 16 + l;
-}
-
-/*
- * A UTF-8 sequence from its lead byte b (>= 0x80) and the decoded bytes that
- * follow: its length in the path's bytes consumed past *i, or -1 when it is
- * not the shortest form of a code point, or is U+FF0E, U+FF0F, U+FF3C.
- */
-static int utf8_ok(const char *p, size_t len, size_t *i, int b)
-{
-	int n, cp, lo = 0x80, hi = 0xbf;
-
-	if (b >= 0xc2 && b <= 0xdf)
-		n = 1, cp = b & 0x1f;
-	else if (b >= 0xe0 && b <= 0xef)
-		n = 2, cp = b & 0x0f, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
-	else if (b >= 0xf0 && b <= 0xf4)
-		n = 3, cp = b & 0x07, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
-	else
-		return -1;
-	for (int k = 0; k < n; k++) {
-		int c;
-
-		if (*i >= len)
-			return -1;
-		c = next_byte(p, len, i);
-		if (c < lo || c > hi)
-			return -1;
-		lo = 0x80, hi = 0xbf;
-		cp = cp << 6 | (c & 0x3f);
-	}
-	return cp == 0xff0e || cp == 0xff0f || cp == 0xff3c ? -1 : 0;
 }
 
 const char *allow_path_check(const char *p, size_t len)
@@ -96,8 +74,10 @@ const char *allow_path_check(const char *p, size_t len)
 			return "a ; (path parameters)";
 		if (raw == '#' || raw == '?')
 			return "a # or ?";
-		if (raw <= 0x20 || raw >= 0x7f)
-			return "a control, space or non-ASCII byte";
+		if (raw >= 0x80)
+			return NONASCII;
+		if (raw <= 0x20 || raw == 0x7f)
+			return "a control or space byte";
 		c = next_byte(p, len, &i);
 		if (c < 0)
 			return "a malformed percent-encoding";
@@ -107,8 +87,8 @@ const char *allow_path_check(const char *p, size_t len)
 			return "a percent-encoded / \\ . % or ;";
 		if (c < 0x20 || c == 0x7f)
 			return "a percent-encoded control byte";
-		if (c >= 0x80 && utf8_ok(p, len, &i, c) < 0)
-			return "an invalid, overlong or look-alike UTF-8 sequence";
+		if (c >= 0x80)
+			return NONASCII;
 	}
 	/* The last segment: "/a/." and "/a/.." too. */
 	if ((len - seg == 1 && p[seg] == '.') ||
@@ -143,7 +123,7 @@ int allow_parse(char *spec, struct grant_allow *a, const char **why)
 	}
 	if (allow_path_check(colon + 1, pl)) {
 		*why = "allow=: the prefix must be a path in the form the gateway serves (/..., no "
-		       "//, . or .. segment, %2F, %2E, %5C, %25, ;, ? or #)";
+		       "//, . or .. segment, %2F, %2E, %5C, %25, ;, ?, # or non-ASCII byte)";
 		return -1;
 	}
 	*colon = 0;
@@ -187,4 +167,129 @@ enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t
 	}
 	*why = "no allow= of the grant serves this method and path";
 	return ALLOW_NOMATCH;
+}
+
+int grant_limits(const struct grant *g)
+{
+	return g->nallow > 0;
+}
+
+/*
+ * Headers by which an upstream (Rack, express's method-override, Symfony,
+ * Spring, IIS's URL Rewrite, a proxy in front of it) serves another method or
+ * path than the request line's. Refused whatever their value, even empty.
+ */
+static const char *const OVERRIDES[] = {
+	"X-HTTP-Method-Override", "X-HTTP-Method",     "X-Method-Override",  "X-Original-URL",
+	"X-Rewrite-URL",	  "X-Original-Method", "X-Forwarded-Prefix",
+};
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/* The override the header name n[0, len) is, whatever its case, a '_' read as '-' (CGI servers
+ * turn both into the same variable, HTTP_X_HTTP_METHOD_OVERRIDE), or NULL. */
+static const char *override_header(const char *n, size_t len)
+{
+	for (size_t k = 0; k < sizeof(OVERRIDES) / sizeof(OVERRIDES[0]); k++) {
+		const char *s = OVERRIDES[k];
+		size_t i = 0;
+
+		if (strlen(s) != len)
+			continue;
+		while (i < len && lower(n[i] == '_' ? '-' : n[i]) == lower(s[i]))
+			i++;
+		if (i == len)
+			return s;
+	}
+	return NULL;
+}
+
+/* A query's byte, decoded as a form's: "+" a space, "%XX" its byte (a bad escape as it is). */
+static int query_byte(const char *q, size_t len, size_t *i)
+{
+	int h, l;
+
+	if (q[*i] == '+') {
+		(*i)++;
+		return ' ';
+	}
+	if (q[*i] == '%' && *i + 2 < len && (h = http_hex((unsigned char)q[*i + 1])) >= 0 &&
+	    (l = http_hex((unsigned char)q[*i + 2])) >= 0) {
+		*i += 3;
+		return h * 16 + l;
+	}
+	return (unsigned char)q[(*i)++];
+}
+
+/*
+ * Whether the query q[0, len) has a parameter a framework reads as
+ * "_method". Its name decoded, in any case, and read as PHP does (Symfony,
+ * Laravel): leading spaces dropped, a space or '.' as '_', the name cut at a
+ * NUL or '[' (an array). Parameters end at '&' or ';' (Rack's old split).
+ */
+static int query_has_method(const char *q, size_t len)
+{
+	static const char M[] = "_method";
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = 0;
+		int cut = 0;
+
+		while (i < len && q[i] != '&' && q[i] != ';' && q[i] != '=') {
+			int c = query_byte(q, len, &i);
+
+			if (cut)
+				continue;
+			if (c == 0 || c == '[') {
+				cut = 1;
+				continue;
+			}
+			if (c == ' ' && !n)
+				continue;
+			if (c == ' ' || c == '.')
+				c = '_';
+			if (n == sizeof(M) - 1 || lower(c) != M[n]) {
+				n = sizeof(M); /* not it */
+				cut = 1;
+				continue;
+			}
+			n++;
+		}
+		if (n == sizeof(M) - 1)
+			return 1;
+		while (i < len && q[i] != '&' && q[i] != ';')
+			i++;
+		i++;
+	}
+	return 0;
+}
+
+enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
+				    const struct http_req *r, const char **why)
+{
+	const char *t = buf + r->target.off, *q;
+	size_t tlen = r->target.len, plen;
+
+	*why = NULL;
+	if (!grant_limits(g))
+		return ALLOW_OK;
+	q = memchr(t, '?', tlen);
+	plen = q ? (size_t)(q - t) : tlen;
+	*why = allow_path_check(t, plen);
+	if (*why)
+		return ALLOW_BADPATH;
+	for (uint32_t k = 0; k < r->nheaders; k++) {
+		*why = override_header(buf + r->h[k].name.off, r->h[k].name.len);
+		if (*why)
+			return ALLOW_OVERRIDE;
+	}
+	if (q && query_has_method(q + 1, tlen - plen - 1)) {
+		*why = "a _method parameter";
+		return ALLOW_OVERRIDE;
+	}
+	return ALLOW_OK;
 }

@@ -488,7 +488,20 @@ static void serve(struct gate_flow *f)
 			return;
 		}
 		/* What the credential may do (allow=): judged on the whole head, before any of it
-		 * is rewritten or sent, so a refused request never carries the real value. */
+		 * is rewritten or sent, so a refused request never carries the real value. First
+		 * that the request the upstream acts on is the one judged: no override. */
+		switch (allow_head_check(f->g, f->in, &f->req, &why)) {
+		case ALLOW_BADPATH:
+			refuse(f, 400, "a path the upstream could read as another", why);
+			return;
+		case ALLOW_OVERRIDE:
+			refuse(f, 400, "a method or URL override the upstream could act on", why);
+			return;
+		case ALLOW_OK:
+		case ALLOW_NOMATCH:
+		default:
+			break;
+		}
 		switch (allow_judge(f->g, f->in + f->req.method.off, f->req.method.len,
 				    f->in + f->req.target.off, f->req.target.len, &why)) {
 		case ALLOW_BADPATH:

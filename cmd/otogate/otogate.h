@@ -129,10 +129,27 @@ int allow_parse(char *spec, struct grant_allow *a, const char **why);
  */
 const char *allow_path_check(const char *p, size_t len);
 enum allow_verdict {
-	ALLOW_OK,      /* served: no rule, or one matches */
-	ALLOW_BADPATH, /* a path the gateway and an upstream could read differently: a 400 */
-	ALLOW_NOMATCH, /* no rule serves the method and path: a 403 */
+	ALLOW_OK,	/* served: no rule, or one matches */
+	ALLOW_BADPATH,	/* a path the gateway and an upstream could read differently: a 400 */
+	ALLOW_NOMATCH,	/* no rule serves the method and path: a 403 */
+	ALLOW_OVERRIDE, /* a method or URL override an upstream could act on instead: a 400 */
 };
+/*
+ * Whether g limits its requests (allow=; ask= too): the requests of such a
+ * grant pass allow_head_check before any rule is looked at.
+ */
+int grant_limits(const struct grant *g);
+/*
+ * Checks the parsed head r (over buf) of a request to g, when g limits
+ * requests: its path as allow_path_check does (ALLOW_BADPATH), then no
+ * override header (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override,
+ * X-Original-URL, X-Rewrite-URL, X-Original-Method, X-Forwarded-Prefix, any
+ * case, '_' for '-') and no _method parameter in the query (ALLOW_OVERRIDE).
+ * Returns the verdict, with why (the header's name, for one); ALLOW_OK for
+ * any request to a grant that does not limit them.
+ */
+enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
+				    const struct http_req *r, const char **why);
 /*
  * Judges whether g serves the request METHOD TARGET (the query, after '?',
  * is not matched). Returns the verdict, with why.

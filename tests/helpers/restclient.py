@@ -2,10 +2,12 @@
 # A REST client in the sandbox for otogate's allow= tests, sending each
 # request exactly as given (no client-side normalisation of the path):
 #
-#   restclient.py [--split] 'METHOD TARGET'...
+#   restclient.py [--split] 'METHOD TARGET[|HEADER-LINE]...'...
 #
 # each one request to $API_KEY_URL with "Authorization: token $API_KEY", on
-# a connection of its own, printing "METHOD TARGET: STATUS BODY" (the body on
+# a connection of its own, each HEADER-LINE sent as written after it (before
+# Host when it starts with '^', the '^' left out; "\t" a tab), printing
+# "METHOD TARGET[|HEADER-LINE]...: STATUS BODY" (the body on
 # one line). With --split, the head is sent in two writes at every offset
 # from 1 to its length less one (a pause between them, Nagle off), one
 # connection each, and the line is "METHOD TARGET: STATUS xCOUNT" for each
@@ -39,9 +41,13 @@ def send(head, cut):
 
 split = sys.argv[1:2] == ["--split"]
 for r in sys.argv[1 + split:]:
-    method, target = r.split(" ", 1)
-    head = (f"{method} {target} HTTP/1.1\r\nHost: x\r\nAuthorization: token {key}\r\n"
-            f"Content-Length: 0\r\nConnection: close\r\n\r\n").encode()
+    line, *extra = r.split("|")
+    method, target = line.split(" ", 1)
+    extra = [h.replace("\\t", "\t") for h in extra]
+    first = "".join(h[1:] + "\r\n" for h in extra if h.startswith("^"))
+    after = "".join(h + "\r\n" for h in extra if not h.startswith("^"))
+    head = (f"{method} {target} HTTP/1.1\r\n{first}Host: x\r\nAuthorization: token {key}\r\n"
+            f"{after}Content-Length: 0\r\nConnection: close\r\n\r\n").encode("utf-8", "surrogateescape")
     if not split:
         status, body = send(head, 0)
         print(f"{r}: {status} {body}", flush=True)

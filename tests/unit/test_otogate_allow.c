@@ -1,5 +1,10 @@
 // UNIT: cmd/otogate/allow.c cmd/otogate/parse.c lib/store_name_ok.c lib/opt.c
-/* Unit tests of what a grant's credential may do: allow= parsed, paths checked, requests judged. */
+// UNIT: lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c lib/http_value_ok.c
+// UNIT: lib/http_list_has.c
+/*
+ * Unit tests of what a grant's credential may do: allow= parsed, paths
+ * checked, overrides refused, requests judged.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +51,6 @@ static void test_allow_parse(void **state)
 	assert_int_equal(grant(",allow=POST:/repos/org/repo/pulls", &why), 0);
 	assert_int_equal(g.nheaders, 2);
 	assert_int_equal(grant(",allow=GET:/", &why), 0);
-	assert_int_equal(grant(",allow=GET:/caf%C3%A9/", &why), 0);
 
 	static const char *const BAD[] = {
 		",allow=",
@@ -71,6 +75,7 @@ static void test_allow_parse(void **state)
 		",allow=GET:/a%zz",
 		",allow=GET:/a%4",
 		",allow=GET:/a%c0%ae",
+		",allow=GET:/caf%C3%A9/",
 		",allow=123456789012345678901234567890123:/x",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(BAD); i++) {
@@ -103,9 +108,9 @@ static void test_allow_parse(void **state)
 static void test_paths(void **state)
 {
 	static const char *const GOOD[] = {
-		"/",	    "/a",	"/a/",	   "/a/b.c",	   "/a/.b",	  "/a/..b",
-		"/a/b..",   "/...",	"/a%20b",  "/caf%c3%a9",   "/%E2%82%AC",  "/%F0%9F%98%80",
-		"/a:b@c=d", "/a+b,c$d", "/%41%42", "/~user/x_y-z", "/a!b'c(d)*e", "/%ef%bc%8d",
+		"/",	  "/a",		"/a/",		"/a/b.c",      "/a/.b",	   "/a/..b",
+		"/a/b..", "/...",	"/a%20b",	"/a:b@c=d",    "/a+b,c$d", "/%41%42",
+		"/%7e",	  "/%7E%2d%5f", "/~user/x_y-z", "/a!b'c(d)*e",
 	};
 	static const char *const BAD[] = {
 		"",
@@ -155,6 +160,19 @@ static void test_paths(void **state)
 		"/a%EF%BC%8F",
 		"/a%ef%bd%bc%ef%bc%bc",
 		"/a\xc3\xa9",
+		/* Every non-ASCII byte, encoded: UTF-8 well formed or not, look-alike or not. */
+		"/caf%c3%a9",
+		"/%E2%82%AC",
+		"/%F0%9F%98%80",
+		"/%ef%bc%8d",
+		"/a%e2%80%a4",
+		"/a%e2%80%a5",
+		"/a%ef%b9%92",
+		"/a%ef%b9%a8",
+		"/a%C2%A0",
+		"/a%ff",
+		"/a\xe2\x80\xa4",
+		"/a\xef\xb9\xa8",
 	};
 
 	(void)state;
@@ -168,6 +186,14 @@ static void test_paths(void **state)
 	assert_string_equal(allow_path_check("/a//b", 5), "an empty segment (//)");
 	assert_string_equal(allow_path_check("/a%2fb", 6), "a percent-encoded / \\ . % or ;");
 	assert_string_equal(allow_path_check("/a%zz", 5), "a malformed percent-encoding");
+	assert_string_equal(allow_path_check("/a%e2%80%a5", 11),
+			    "a non-ASCII byte, raw or percent-encoded");
+	assert_string_equal(allow_path_check("/a\xef\xb9\x92", 5),
+			    "a non-ASCII byte, raw or percent-encoded");
+	assert_string_equal(allow_path_check("/a\x7f", 3), "a control or space byte");
+	assert_string_equal(allow_path_check("/a%80", 5),
+			    "a non-ASCII byte, raw or percent-encoded");
+	assert_null(allow_path_check("/a%7F", 5) ? NULL : "passed");
 	/* Only the bytes given: a '.' segment cut at len is judged as the last. */
 	assert_non_null(allow_path_check("/a/..b", 5));
 }
@@ -238,12 +264,96 @@ static void test_judge(void **state)
 	assert_int_equal(allow_judge(&g, "GETX", 3, "/repos/x", 8, &why), ALLOW_OK);
 }
 
+/* head_check(HEADERS, TARGET): the request "POST TARGET" with the header lines HEADERS checked. */
+static char head[4096];
+static struct http_req req;
+
+static enum allow_verdict head_check(const char *hdrs, const char *target, const char **why)
+{
+	int n = snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: x\r\n%s\r\n", target, hdrs);
+
+	memset(&req, 0, sizeof(req));
+	assert_int_equal(http_req_parse(&req, head, (size_t)n), 0);
+	return allow_head_check(&g, head, &req, why);
+}
+
+static void test_overrides(void **state)
+{
+	const char *why;
+
+	(void)state;
+	/* A grant that does not limit requests: nothing is checked. */
+	assert_int_equal(grant("", &why), 0);
+	assert_false(grant_limits(&g));
+	assert_int_equal(
+	    head_check("X-HTTP-Method-Override: DELETE\r\n", "/a/../b?_method=x", &why), ALLOW_OK);
+	assert_null(why);
+
+	assert_int_equal(grant(",allow=POST:/repos/o/r/issues", &why), 0);
+	assert_true(grant_limits(&g));
+	/* clang-format off */
+	static const struct { const char *h, *t, *why; } HEADERS[] = {
+		{ "X-HTTP-Method-Override: DELETE\r\n", "/repos/o/r/issues", "X-HTTP-Method-Override" },
+		{ "x-http-method-override: DELETE\r\n", "/repos/o/r/issues", "X-HTTP-Method-Override" },
+		{ "X_HTTP_METHOD_OVERRIDE: DELETE\r\n", "/repos/o/r/issues", "X-HTTP-Method-Override" },
+		{ "X-HTTP-Method-Override:\r\n", "/repos/o/r/issues", "X-HTTP-Method-Override" },
+		{ "A: b\r\nX-HTTP-Method: PUT\r\nC: d\r\n", "/repos/o/r/issues", "X-HTTP-Method" },
+		{ "X-Method-Override: PATCH\r\n", "/repos/o/r/issues", "X-Method-Override" },
+		{ "X-Original-URL: /admin\r\n", "/repos/o/r/issues", "X-Original-URL" },
+		{ "X-ORIGINAL-URL: /admin\r\nX-Original-URL: /admin\r\n", "/repos/o/r/issues", "X-Original-URL" },
+		{ "X-Rewrite-URL: /admin\r\n", "/repos/o/r/issues", "X-Rewrite-URL" },
+		{ "X-Original-Method: DELETE\r\n", "/repos/o/r/issues", "X-Original-Method" },
+		{ "X-Forwarded-Prefix: /admin\r\n", "/repos/o/r/issues", "X-Forwarded-Prefix" },
+		{ "", "/repos/o/r/issues?_method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?a=1&_method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?a=1;_method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?_METHOD=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?%5Fmethod=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?%5f%6d%65%74%68%6f%64=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?_method", "a _method parameter" },
+		{ "", "/repos/o/r/issues?_method=", "a _method parameter" },
+		{ "", "/repos/o/r/issues?.method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?+_method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?%20%20_method=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?_method[]=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?_method%00x=DELETE", "a _method parameter" },
+		{ "", "/repos/o/r/issues?x=1&&_method=DELETE&y", "a _method parameter" },
+		{ "", "/repos/o/r/issues%e2%80%a4", "a non-ASCII byte, raw or percent-encoded" },
+		{ "", "/repos/o/r/../admin", "a . or .. segment" },
+	};
+	static const struct { const char *h, *t; } PASS[] = {
+		{ "", "/repos/o/r/issues" },
+		{ "", "/admin" }, /* for allow_judge to refuse */
+		{ "X-HTTP-Method-Overrides: DELETE\r\nX-HTTP: x\r\nX-Original-URLs: /\r\n", "/repos/o/r/issues" },
+		{ "Accept: x-http-method-override\r\nX-Forwarded-For: 1.2.3.4\r\n", "/repos/o/r/issues" },
+		{ "", "/repos/o/r/issues?method=DELETE&_methods=x&x_method=y&a=_method" },
+		{ "", "/repos/o/r/issues?_metho=x&_method_=x&__method=x&_me%74hod%3d" },
+		{ "", "/repos/o/r/issues?q=%C3%A9" }, /* the query may hold any encoding */
+		{ "", "/repos/o/r/issues?" },
+		{ "", "/repos/o/r/issues?&;=_method" },
+		{ "", "/repos/o/r/issues?x%" },
+	};
+	/* clang-format on */
+	for (size_t i = 0; i < ARRAY_SIZE(HEADERS); i++) {
+		enum allow_verdict v = head_check(HEADERS[i].h, HEADERS[i].t, &why);
+
+		if (v == ALLOW_OK || !why || strcmp(why, HEADERS[i].why))
+			fail_msg("%s %s: %d %s", HEADERS[i].h, HEADERS[i].t, v, why ? why : "-");
+		/* The last two: the path, checked first. */
+		assert_int_equal(v, i + 2 >= ARRAY_SIZE(HEADERS) ? ALLOW_BADPATH : ALLOW_OVERRIDE);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(PASS); i++)
+		if (head_check(PASS[i].h, PASS[i].t, &why) != ALLOW_OK)
+			fail_msg("%s %s: %s", PASS[i].h, PASS[i].t, why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allow_parse),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_overrides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
