@@ -8,7 +8,11 @@
  * "." or ".." segment, no empty one, no encoded '/', '.', '\' or '%', and
  * names a rule whose method is its own (or "*") and whose prefix ends at a
  * segment's end of it; the same request judged with its target cut
- * anywhere never reads past the cut. Nothing may crash or read out of bounds.
+ * anywhere never reads past the cut. When the request is a whole head that
+ * parses, allow_head_check passes it only if the grant limits nothing, or
+ * its path has no byte above 0x7f (raw or %80 to %FF), no header is an
+ * override (any case, '_' for '-') and no query parameter is named
+ * "_method" as sent. Nothing may crash or read out of bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,6 +62,59 @@ static void check_served(const char *m, size_t ml, const char *t, size_t tl)
 	}
 	if (!found)
 		abort();
+}
+
+static int has_hex_at(const char *p, size_t len, size_t i)
+{
+	return i + 2 < len && p[i] == '%' && strchr("89abcdefABCDEF", p[i + 1]) && p[i + 1] &&
+	       http_hex((unsigned char)p[i + 2]) >= 0;
+}
+
+static void check_head(const char *req, size_t rl)
+{
+	static const char *const OVER[] = {
+		"x-http-method-override", "x-http-method", "x-method-override",
+		"x-original-url",	  "x-rewrite-url", "x-original-method",
+		"x-forwarded-prefix",
+	};
+	static struct http_req r;
+	const char *why, *t, *q;
+	size_t tl, pl;
+
+	memset(&r, 0, sizeof(r));
+	if (http_req_parse(&r, req, rl) != HTTP_OK)
+		return;
+	if (allow_head_check(&g, req, &r, &why) != ALLOW_OK) {
+		if (!why || !grant_limits(&g))
+			abort();
+		return;
+	}
+	if (!grant_limits(&g))
+		return;
+	t = req + r.target.off;
+	tl = r.target.len;
+	q = memchr(t, '?', tl);
+	pl = q ? (size_t)(q - t) : tl;
+	for (size_t i = 0; i < pl; i++)
+		if ((unsigned char)t[i] >= 0x80 || has_hex_at(t, pl, i))
+			abort();
+	for (uint32_t k = 0; k < r.nheaders; k++) {
+		char n[64];
+		size_t nl = r.h[k].name.len;
+
+		if (nl >= sizeof(n))
+			continue;
+		for (size_t i = 0; i < nl; i++)
+			n[i] = req[r.h[k].name.off + i] == '_' ? '-' : req[r.h[k].name.off + i];
+		for (size_t o = 0; o < sizeof(OVER) / sizeof(OVER[0]); o++)
+			if (strlen(OVER[o]) == nl && !strncasecmp(n, OVER[o], nl))
+				abort();
+	}
+	for (size_t i = pl; q && i + 7 <= tl; i++)
+		if ((t[i] == '?' || t[i] == '&' || t[i] == ';') && i + 8 <= tl &&
+		    !strncasecmp(t + i + 1, "_method", 7) &&
+		    (i + 8 == tl || strchr("=&;[", t[i + 8])))
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -110,6 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				check_served(req, ml, sp + 1, cut);
 		}
 	}
+	check_head(req, rl);
 	free(req);
 	return 0;
 }
