@@ -89,6 +89,29 @@ test_exception_reaches_one_endpoint() {
 	assertContains "$(cat "$TOPO_DIR/lan.seen")" "10.1.0.10 8086 from"
 }
 
+# --mode ask-new: otorun adds --no-public, so each public destination the
+# rules refuse is held and asked about through --ask's decider (a scripted
+# one, tests/helpers/decider.py): allowed once, then denied (the relay's RST).
+# The same flows without --mode are never asked (test_internet_reached_lan_not).
+test_mode_ask_new_asks_each_new_destination() {
+	run in_host $PY "$OTO_TESTS/helpers/decider.py" --listen "$T/dec" allow-once,deny -- \
+		"$OTO_BIN/otorun" --as "$OTO_TEST_USER" --public 203.0.113.0/24 --agent-root "$A" \
+		--person alice --role member --mode ask-new --ask "$T/dec" --ask-timeout 10 \
+		--log-fd 3 -- sh -c '
+		python3 /work/nettool.py connect 203.0.113.10 9002
+		python3 /work/nettool.py connect 203.0.113.10 9002' 3>"$T/log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "ok ECONNREFUSED" "$(cut -d' ' -f1 "$T/out" | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "ask no-public
+allow ask allow-once
+ask no-public
+deny ask deny" "$($PY -c 'import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if "ask" in d:
+        print(d["verdict"], d["rule"], *d.get("decision", "").split())' "$T/log")"
+}
+
 # One --log-fd explains the session: otonet's flows and the system calls the
 # filter refused, one JSON line each, in one shape (time, source, verdict).
 test_one_log_explains_the_session() {

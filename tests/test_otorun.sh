@@ -822,6 +822,54 @@ time.sleep(2)' "$T/dec" &
 	assertContains "$(cat "$T/out")" " --ask-fd 12 -- "
 }
 
+# --mode: the options each mode sets, as words of the chain (otorun(1),
+# "Permission modes"): ask-new adds otonet's --no-public (once), ask-writes
+# and ask-all add ask=writes and ask=*:/ to every grant (once); every mode
+# but auto needs a decider, and each contradiction is one line.
+test_mode_sets_its_options() {
+	for m in "auto|--as nobody -- |G=https://h,allow=GET:/|H=https://g,ask=*:/" \
+		"ask-new|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/|H=https://g,ask=*:/" \
+		"ask-writes|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/,ask=writes|H=https://g,ask=*:/,ask=writes" \
+		"ask-all|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/,ask=*:/|H=https://g,ask=*:/"; do
+		IFS='|' read -r mode net g h <<-EOF
+		$m
+		EOF
+		dec="--ask-fd 12"
+		[ "$mode" = auto ] && dec=
+		# shellcheck disable=SC2086
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+			--mode "$mode" $dec --store s --key-file k \
+			--grant G=https://h,allow=GET:/ --grant 'H=https://g,ask=*:/' -- x
+		assertEquals "$mode: $(cat "$T/err")" 0 "$rc"
+		assertEquals "$mode: otonet" "  $OTO_BIN/otonet $net\\" "$(sed -n 3p "$T/out")"
+		words
+		assertEquals "$mode: the first grant" "$g|" "$(after --grant)"
+		assertEquals "$mode: the second grant" "$h|" "$(after --grant 2)"
+	done
+	# An explicit --no-public stays the one; a config file's mode is
+	# replaced by the command line's.
+	printf -- '--mode ask-all\n--no-public\n' >"$T/mode.conf"
+	run "$OTO_BIN/otorun" --print --config "$T/mode.conf" --as nobody --agent-root /a \
+		--role member --person p --mode ask-new --ask-fd 12 --store s --key-file k \
+		--grant G=https://h -- x
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals 1 "$(grep -o -- ' --no-public ' "$T/out" | wc -l)"
+	words
+	assertEquals "G=https://h|" "$(after --grant)"
+	for bad in "--mode ask|--mode ask: expected auto, ask-new, ask-writes or ask-all" \
+		"--mode ask-new|--mode ask-new needs a decider: give --ask SOCKET (otoask --listen) or --ask-fd N" \
+		"--mode ask-all --no-net|--mode ask-all asks through otonet: drop --no-net" \
+		"--mode ask-writes --no-net --ask /s|--mode ask-writes asks through otonet: drop --no-net" \
+		"--mode auto --ask /s|--mode auto asks nothing: drop --ask and --ask-fd, or choose --mode ask-new, ask-writes or ask-all"; do
+		# shellcheck disable=SC2086
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
+			${bad%%|*} -- x
+		assertEquals "$bad" 100 "$rc"
+		assertEquals "otorun: fatal: ${bad#*|}" "$(cat "$T/err")"
+		assertEquals "" "$(cat "$T/out")"
+	done
+}
+
 # otosecret and otogate get the store and key as fds 8 and 9 (5 and 6) and
 # refuse one others may access, but could name only their --store-fd: otorun,
 # which opened them, refuses it first, naming the file the user gave.

@@ -51,6 +51,50 @@ static void chain_log(struct chain *c, struct otorun_opts *o)
 	c->dup_log = 1;
 }
 
+/*
+ * A mode that asks: otonet's --no-public, so that each destination the
+ * rules refuse is asked about (ask-new and those above it).
+ */
+static void chain_mode(struct otorun_opts *o)
+{
+	if (o->mode >= MODE_ASK_NEW && !o->nopublic)
+		words_add(&o->net, "--no-public", NULL);
+}
+
+/* Whether grant spec v already has the option opt, a whole field between commas. */
+static int grant_has(const char *v, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *c = strchr(v, ','); c; c = strchr(c + 1, ','))
+		if (!strncmp(c + 1, opt, n) && (!c[1 + n] || c[1 + n] == ','))
+			return 1;
+	return 0;
+}
+
+/*
+ * The grants, each with the ask= its mode adds (ask-writes: every method
+ * but GET, HEAD and OPTIONS; ask-all: every request), once. The values
+ * follow the "--grant" words opt_grant made, one pair each.
+ */
+static void grant_words(struct chain *c, const struct otorun_opts *o)
+{
+	const char *ask = o->mode == MODE_ASK_WRITES ? "ask=writes"
+			  : o->mode == MODE_ASK_ALL  ? "ask=*:/"
+						     : NULL;
+
+	for (size_t i = 0; i + 1 < o->grants.n; i += 2) {
+		const char *g = o->grants.v[i + 1];
+
+		if (ask && !grant_has(g, ask) && !(g = arena_printf("%s,%s", g, ask))) {
+			c->w.oom = 1;
+			return;
+		}
+		words_add(&c->w, "--grant", NULL);
+		words_add(&c->w, "", g);
+	}
+}
+
 /* The decider otonet asks (--ask-fd N, or --ask SOCKET connected on FD_ASK). */
 static void chain_ask(struct otorun_opts *o)
 {
@@ -94,7 +138,7 @@ static void stage_gate(struct chain *c, const struct otorun_opts *o, const struc
 	words_add(&c->w, "--key-fd", NULL);
 	words_add(&c->w, STR(FD_GATE_KEY), NULL);
 	words_cat(&c->w, as);
-	words_cat(&c->w, &o->grants);
+	grant_words(c, o);
 	if (o->cafile) {
 		words_add(&c->w, "--ca-file", NULL);
 		words_add(&c->w, "", o->cafile);
@@ -250,6 +294,7 @@ int chain_build(struct chain *c, struct otorun_opts *o, const struct chain_tools
 		words_add(&as, "", o->as);
 	}
 	chain_log(c, o);
+	chain_mode(o);
 	chain_ask(o);
 	ns_words(&ns, c, o, cgroup_dir);
 	stage_gate(c, o, t, &as);

@@ -32,6 +32,12 @@
 #define FD_ASK 99
 /* STR (oto.h) makes an fd above the word a stage reads. */
 
+/*
+ * --mode: what otorun adds so that the session asks (otorun(1), "Permission
+ * modes"). MODE_NONE: not given, the options alone decide (as auto).
+ */
+enum run_mode { MODE_NONE, MODE_AUTO, MODE_ASK_NEW, MODE_ASK_WRITES, MODE_ASK_ALL };
+
 /* A growing string; oom is set (and the rest ignored) when malloc fails. */
 struct strbuf {
 	char *p;
@@ -60,6 +66,8 @@ struct otorun_opts {
 	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
 	const char *ask_fd;	/* --ask-fd N, "" when none */
 	const char *ask;	/* --ask SOCKET, "" when none */
+	enum run_mode mode;	/* --mode, MODE_NONE when not given */
+	int nopublic;		/* --no-public given (the mode adds it otherwise) */
 	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */
 	/* The options each stage gets, in the order given. */

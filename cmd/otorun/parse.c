@@ -180,6 +180,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otorun", "--no-new-session", 0, OWN, TO_NONE, NULL },
 	{ "otorun", "--print", 0, OWN, TO_NONE, NULL },
 	{ "otorun", "--ask", 1, OWN, TO_NONE, NULL },
+	{ "otorun", "--mode", 1, OWN, TO_NONE, NULL },
 };
 
 /* The row that decides name: the first that is not NO, else the first; NULL: none. */
@@ -471,6 +472,16 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		o->as = v;
 	} else if (!strcmp(n, "--print")) {
 		o->print = 1;
+	} else if (!strcmp(n, "--mode")) {
+		static const char *const MODES[] = { "auto", "ask-new", "ask-writes", "ask-all" };
+		size_t i = 0;
+
+		while (i < ARRAY_SIZE(MODES) && strcmp(v, MODES[i]))
+			i++;
+		if (i == ARRAY_SIZE(MODES))
+			FAIL_SHOWN(err, "%s %s: expected auto, ask-new, ask-writes or ask-all",
+				   "--mode", v);
+		o->mode = (enum run_mode)(MODE_AUTO + i);
 	} else {
 		const struct stage_opt *r = opt_row(n);
 		struct words *to[] = { NULL, &o->net, &o->ns, &o->mount, &o->exec };
@@ -485,6 +496,9 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		words_add(to[r->to], n, NULL);
 		if (r->valued)
 			words_add(to[r->to], "", v);
+		/* A value is a word of its own: only the option itself counts. */
+		if (!strcmp(n, "--no-public"))
+			o->nopublic = 1;
 	}
 	return 0;
 }
@@ -526,9 +540,50 @@ int config_line(char *line, size_t len, char **text, char **name, char **val, in
 	return 1;
 }
 
+/*
+ * A mode that asks needs the network and a decider; auto, given, asks
+ * nothing, so a decider beside it contradicts it. The message names the
+ * mode as given (static strings: opts_check returns no allocation).
+ */
+static const char *mode_check(const struct otorun_opts *o)
+{
+	static const char *const NO_NET[] = {
+		[MODE_ASK_NEW] = "--mode ask-new asks through otonet: drop --no-net",
+		[MODE_ASK_WRITES] = "--mode ask-writes asks through otonet: drop --no-net",
+		[MODE_ASK_ALL] = "--mode ask-all asks through otonet: drop --no-net",
+	};
+	static const char *const NO_DECIDER[] = {
+		[MODE_ASK_NEW] = "--mode ask-new needs a decider: give --ask SOCKET (otoask "
+				 "--listen) or --ask-fd N",
+		[MODE_ASK_WRITES] = "--mode ask-writes needs a decider: give --ask SOCKET "
+				    "(otoask --listen) or --ask-fd N",
+		[MODE_ASK_ALL] = "--mode ask-all needs a decider: give --ask SOCKET (otoask "
+				 "--listen) or --ask-fd N",
+	};
+	int decider = *o->ask || *o->ask_fd;
+
+	switch (o->mode) {
+	case MODE_NONE:
+		return NULL;
+	case MODE_AUTO:
+		return decider ? "--mode auto asks nothing: drop --ask and --ask-fd, or choose "
+				 "--mode ask-new, ask-writes or ask-all"
+			       : NULL;
+	case MODE_ASK_NEW:
+	case MODE_ASK_WRITES:
+	case MODE_ASK_ALL:
+		if (o->nonet)
+			return NO_NET[o->mode];
+		return decider ? NULL : NO_DECIDER[o->mode];
+	default:
+		return "--mode: unknown mode";
+	}
+}
+
 const char *opts_check(const struct otorun_opts *o, int euid)
 {
 	int secrets = o->secrets.n > 0, grants = o->grants.n > 0;
+	const char *err;
 
 	if (!o->cmd || !o->cmd[0])
 		return "no command to run (see --help)";
@@ -548,6 +603,8 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 		return "--no-net excludes --grant (the gateway is reached through otonet)";
 	if (!*o->as && euid == 0)
 		return "run as root: --as USER[:GROUP] names the unprivileged account to run as";
+	if ((err = mode_check(o)))
+		return err;
 	if (o->nonet && (o->net.n || *o->ask || *o->ask_fd))
 		return "--no-net excludes the network options";
 	if (*o->ask && *o->ask_fd)

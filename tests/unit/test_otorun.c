@@ -212,6 +212,66 @@ static void test_chain(void **state)
 	assert_null(c.w.v[c.w.n]);
 }
 
+/* --mode: its checks, and the words it adds to otonet's and to each grant. */
+static void test_mode(void **state)
+{
+	struct otorun_opts o;
+	struct chain c;
+	struct chain_tools t = { "/b/otogate", "/b/otonet", "/b/otons", "/b/otomount", "/b" };
+	char x[] = "x", *cmd[] = { x, NULL };
+	char *err = NULL;
+
+	(void)state;
+	opts_init(&o);
+	o.cmd = cmd;
+	o.root = "/a";
+	o.role = "member";
+	o.person = "p";
+	assert_string_equal(opt_err(&o, "--mode", "ask"),
+			    "--mode ask: expected auto, ask-new, ask-writes or ask-all");
+	assert_int_equal(o.mode, MODE_NONE);
+	assert_int_equal(opt_apply(&o, "--mode", "ask-writes", &err), 0);
+	assert_int_equal(o.mode, MODE_ASK_WRITES);
+	assert_string_equal(opts_check(&o, 1000),
+			    "--mode ask-writes needs a decider: give --ask SOCKET (otoask "
+			    "--listen) or --ask-fd N");
+	o.nonet = 1;
+	assert_string_equal(opts_check(&o, 1000),
+			    "--mode ask-writes asks through otonet: drop --no-net");
+	o.nonet = 0;
+	o.ask = "/s";
+	assert_null(opts_check(&o, 1000));
+	assert_int_equal(opt_apply(&o, "--mode", "auto", &err), 0);
+	assert_string_equal(opts_check(&o, 1000),
+			    "--mode auto asks nothing: drop --ask and --ask-fd, or choose --mode "
+			    "ask-new, ask-writes or ask-all");
+	o.ask = "";
+	assert_null(opts_check(&o, 1000));
+
+	/* ask-all: --no-public once, ask=*:/ on each grant that lacks it. */
+	o.ask_fd = "12";
+	o.store = "/s";
+	o.key = "/k";
+	o.newsession = 0;
+	assert_int_equal(opt_apply(&o, "--allow-name", "--no-public", &err), 0);
+	assert_int_equal(opt_apply(&o, "--grant", "A=https://h,allow=GET:/", &err), 0);
+	assert_int_equal(opt_apply(&o, "--grant", "B=https://g,ask=*:/", &err), 0);
+	assert_int_equal(opt_apply(&o, "--mode", "ask-all", &err), 0);
+	assert_int_equal(chain_build(&c, &o, &t, NULL), 0);
+	assert_string_equal(c.w.text.p,
+			    " /b/otogate --store-fd 5 --key-fd 6"
+			    " --grant 'A=https://h,allow=GET:/,ask=*:/'"
+			    " --grant 'B=https://g,ask=*:/' -- \\\n"
+			    "  /b/otonet --allow-name --no-public --no-public --ask-fd 12 -- \\\n"
+			    "  /b/otons --share net -- \\\n"
+			    "  /b/otomount --agent-root /a --role member --person p"
+			    " --ro /b:/opt/oto/bin -- \\\n"
+			    "  /opt/oto/bin/otoexec --env-keep A --env-keep A_URL --env-keep B"
+			    " --env-keep B_URL --env PATH=/usr/local/bin:/usr/bin:/bin:/opt/oto/bin"
+			    " -- x");
+	assert_string_equal(c.w.v[6], "A=https://h,allow=GET:/,ask=*:/");
+}
+
 static void test_path_logical(void **state)
 {
 	char *p;
@@ -246,7 +306,7 @@ int main(void)
 		cmocka_unit_test(test_quote),		cmocka_unit_test(test_shown_and_names),
 		cmocka_unit_test(test_config_line),	cmocka_unit_test(test_opt_messages),
 		cmocka_unit_test(test_checks_in_order), cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_path_logical),
+		cmocka_unit_test(test_path_logical),	cmocka_unit_test(test_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, teardown);
