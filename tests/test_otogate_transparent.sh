@@ -72,11 +72,6 @@ hub_up() {
 		otosecret seal --key-file "$K/key" --store "$K/store"
 }
 
-hub_down() {
-	[ -f "$TOPO_DIR/hub.pid" ] && kill "$(cat "$TOPO_DIR/hub.pid")" 2>/dev/null
-	return 0
-}
-
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
 	: >"$TOPO_DIR/hub/requests"
@@ -119,8 +114,6 @@ GITWORK='set -e; export HOME=$0/home GIT_TRACE_CURL=$0/trace GIT_TRACE_CURL_NO_D
 	echo change >>README; git commit -qam "from the sandbox"
 	git push -q origin main 2>>"$0/git.log"; git log -1 --format=%s; git remote get-url origin'
 
-# The bare repository's last commit, as the hub holds it.
-hub_head() { git -C "$TOPO_DIR/hub/repos/proj.git" log -1 --format=%s main; }
 
 # What reached the hub: each request's Authorization, sorted, unique.
 hub_auth() {

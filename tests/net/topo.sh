@@ -307,3 +307,12 @@ assertFailedClosed() {
 ENETUNREACH
 ENETUNREACH" "$(cut -d' ' -f1 "$T/gc")"
 }
+
+# The suites of otogate's transparent grants and asking: their fake hub
+# (tests/helpers/fakehub.py, started by each suite's hub_up) stopped, and
+# the last commit on main of its repository.
+hub_down() {
+	[ -f "$TOPO_DIR/hub.pid" ] && kill "$(cat "$TOPO_DIR/hub.pid")" 2>/dev/null
+	return 0
+}
+hub_head() { git -C "$TOPO_DIR/hub/repos/proj.git" log -1 --format=%s main; }
