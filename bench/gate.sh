@@ -24,13 +24,19 @@
 # client speaks TLS to https://api.example.test itself, by name, trusting
 # the session CA alone, and the relay hands its flows to the gateway (its
 # own table: added p50 from the direct path, and throughput against otonet
-# alone; goals 0.5 ms and 80 %). Needs root
+# alone; goals 0.5 ms and 80 %). A fifth, "asked", is the gated one with
+# ask=*:/ and tests/helpers/decider.py answering allow-once as soon as it
+# reads a question (otogate --ask-fd): every request held and asked (its
+# own table: the time a question adds to the gated p50). OTO_BIN_B is
+# OTO_PREV_BIN's other name (as bench/names.sh calls the build before).
+# Needs root
 # (ip netns). Results: stdout, and bench/results-gate.md when
 # OTO_BENCH_WRITE=1.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${OTO_BIN:=$top/build/musl/bin}"
 RUNS=${RUNS:-3}
+OTO_PREV_BIN=${OTO_PREV_BIN:-${OTO_BIN_B:-}}
 COUNT=${COUNT:-200}
 KINDS=${KINDS:-small up1m down1m downtext}
 AS_USER=${AS_USER:-65534}
@@ -92,6 +98,15 @@ gated() { # KIND [BIN]
 		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
 }
 
+# Every request held and asked: ask=*:/, a decider answering allow-once at once.
+asked() { # KIND
+	ip netns exec "$NH" "$PY" "$top/tests/helpers/decider.py" allow-once -- \
+		"$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" --ask-fd 3 \
+		--as "$AS_USER" --grant "API_KEY=https://$API:8443,ask=*:/" --ca-file "$K/ca.pem" -- \
+		"$OTO_BIN/otonet" --as "$AS_USER" --public 203.0.113.0/24 --ask-fd 3 -- \
+		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
+}
+
 # Through a transparent grant: the client's own TLS to the host by name,
 # the session CA (OTO_GATE_CA) its only trust.
 transparent() { # KIND
@@ -123,6 +138,7 @@ for r in $(seq "$RUNS"); do
 		netonly "$k" >>"$out/netonly-$k" || echo "gate.sh: warning: run $r: otonet alone $k failed" >&2
 		transparent "$k" >>"$out/transparent-$k" ||
 			echo "gate.sh: warning: run $r: transparent $k failed" >&2
+		asked "$k" >>"$out/asked-$k" || echo "gate.sh: warning: run $r: asked $k failed" >&2
 		if [ -n "${OTO_PREV_BIN:-}" ]; then
 			gated "$k" "$OTO_PREV_BIN" >>"$out/prev-$k" ||
 				echo "gate.sh: warning: run $r: the earlier build's gated $k failed" >&2
@@ -157,6 +173,19 @@ report() {
 		awk -v k="$k" -v d50="$d50" -v n50="$n50" -v t50="$t50" -v t90="$t90" -v n="$nrps" -v t="$trps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %.3f | %+.3f | %.3f | %.1f | %.1f | %.0f %% |\n",
 				k, d50, n50, t50, t50 - d50, t90, n, t, n ? 100 * t / n : 0 }'
+	done
+	echo
+	echo "Every request asked (ask=*:/, a decider answering allow-once at once), in the same runs:"
+	echo
+	echo "| kind | gated p50 ms | asked p50 | added by the question | asked p90 | gated req/s | asked req/s |"
+	echo "|---|---|---|---|---|---|---|"
+	for k in $KINDS; do
+		g50=$(cut -d' ' -f2 "$out/gated-$k" | med) a50=$(cut -d' ' -f2 "$out/asked-$k" | med)
+		a90=$(cut -d' ' -f3 "$out/asked-$k" | med)
+		grps=$(cut -d' ' -f4 "$out/gated-$k" | med) arps=$(cut -d' ' -f4 "$out/asked-$k" | med)
+		awk -v k="$k" -v g50="$g50" -v a50="$a50" -v a90="$a90" -v g="$grps" -v a="$arps" 'BEGIN {
+			printf "| %s | %.3f | %.3f | %+.3f | %.3f | %.1f | %.1f |\n",
+				k, g50, a50, a50 - g50, a90, g, a }'
 	done
 	[ -n "${OTO_PREV_BIN:-}" ] || return 0
 	echo

@@ -207,7 +207,7 @@ test_bad_allow_options_are_usage_errors() {
 	for a in "allow=GET|allow=: not METHOD:PATH-PREFIX" \
 		"allow=GET:/a/../b|allow=: the prefix must be a path in the form the gateway serves (/..., no //, . or .. segment, %2F, %2E, %5C, %25, ;, ?, # or non-ASCII byte)" \
 		"allow=G(T:/a|allow=: not a method (a token, or * for any)" \
-		"allowed=GET:/|unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or transparent)"; do
+		"allowed=GET:/|unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX, ask=METHOD:PATH-PREFIX, ask=writes or transparent)"; do
 		run "$OTO_BIN/otogate" $AS --store "$K/store" --key-file "$K/key" \
 			--grant "API_KEY=https://$API,${a%%|*}" -- true
 		assertEquals "<$a>" 100 "$rc"

@@ -330,7 +330,7 @@ $((host + 2))
 test_usage_and_rejections() {
 	for a in "K=https://203.0.113.10,transparent|transparent needs a host name: an address is never looked up" \
 		"K=https://a.test,transparent,transparent|transparent twice" \
-		"K=https://a.test,opaque|unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or transparent)"; do
+		"K=https://a.test,opaque|unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX, ask=METHOD:PATH-PREFIX, ask=writes or transparent)"; do
 		run "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" --grant "${a%%|*}" -- true
 		assertEquals "<$a>" 100 "$rc"
 		assertEquals "otogate: fatal: --grant ${a%%|*}: ${a#*|}" "$(cat "$T/err")"

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,8 @@ struct gate_flow {
 			bytes */
 	int status;
 	const char *error;
+	int continued;	      /* the gateway said 100 Continue itself (a held push) */
+	struct pkt_cmds push; /* a held push's ref updates (pkt.c) */
 };
 
 static void flow_log(struct gate_flow *f)
@@ -95,23 +98,28 @@ static void flow_log(struct gate_flow *f)
 		log_msg(LOG_DEBUG, errno, "unable to write a log line");
 }
 
-/* The gateway's own answer, before any byte of a response: logged, then the flow ends. */
-static void refuse(struct gate_flow *f, int status, const char *why, const char *detail)
+/* The gateway's own answer resp[0, n) with status, for the reason msg: logged, then the flow ends.
+ */
+static void answer(struct gate_flow *f, int status, const char *msg, const char *resp, size_t n)
 {
-	char msg[512], head[1024];
-	size_t n;
-
-	if (detail && *detail)
-		snprintf(msg, sizeof(msg), "%s: %s", why, detail);
-	else
-		snprintf(msg, sizeof(msg), "%s", why);
-	n = gate_error_format(head, sizeof(head), status, msg);
-	if (n && agent_write_all(&f->ag, head, n) == 0)
+	if (n && agent_write_all(&f->ag, resp, n) == 0)
 		f->down_bytes += n;
 	f->status = status;
 	f->error = msg;
 	flow_log(f);
 	infox("port %d (%s): %d %s", f->port, f->g ? f->g->name : "no grant", status, msg);
+}
+
+/* The gateway's own answer, before any byte of a response: logged, then the flow ends. */
+static void refuse(struct gate_flow *f, int status, const char *why, const char *detail)
+{
+	char msg[512], head[1024];
+
+	if (detail && *detail)
+		snprintf(msg, sizeof(msg), "%s: %s", why, detail);
+	else
+		snprintf(msg, sizeof(msg), "%s", why);
+	answer(f, status, msg, head, gate_error_format(head, sizeof(head), status, msg));
 }
 
 /* More of the agent's bytes into in: the count, 0 at its end, -1 on error. */
@@ -468,6 +476,234 @@ failed:
 	return -1;
 }
 
+/* ---- asking (ask=; otogate(1), Asking) ---------------------------------------- */
+
+/* The methods ask=writes leaves alone: those that read, exactly so (any other is asked). */
+static int reads(const char *m, size_t n)
+{
+	return (n == 3 && !memcmp(m, "GET", 3)) || (n == 4 && !memcmp(m, "HEAD", 4)) ||
+	       (n == 7 && !memcmp(m, "OPTIONS", 7));
+}
+
+/* A Content-Encoding other than identity on the request (its body unreadable here). */
+static int req_encoded(const struct gate_flow *f)
+{
+	for (uint32_t i = 0; i < f->req.nheaders; i++) {
+		const struct http_header *h = &f->req.h[i];
+
+		if (h->name.len == 16 &&
+		    !strncasecmp(f->in + h->name.off, "content-encoding", 16) &&
+		    !(h->value.len == 8 && !strncasecmp(f->in + h->value.off, "identity", 8)))
+			return 1;
+	}
+	return 0;
+}
+
+static void agent_timeout(struct gate_flow *f, unsigned long ms)
+{
+	struct timeval tv = { .tv_sec = (time_t)(ms / 1000), .tv_usec = (long)(ms % 1000) * 1000 };
+
+	setsockopt(f->ag.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/*
+ * A push's ref updates (pkt.c), read from the body's start while the
+ * request is held: its bytes stay in in, and go to the upstream as they
+ * came once allowed (forward_body reads the body again from its start).
+ * Bounded: what in holds, within --ask-timeout. 0, or -1 (answered).
+ */
+static int read_push(struct gate_flow *f)
+{
+	struct http_body b = f->req.body; /* a copy: forward_body's starts afresh */
+	size_t pos = f->req.head_len, used, doff, dlen, pu;
+	int err = HTTP_MORE, r;
+	ssize_t got;
+
+	memset(&f->push, 0, sizeof(f->push));
+	if (req_encoded(f)) {
+		refuse(f, 400, "a push in a Content-Encoding: its ref updates cannot be read",
+		       NULL);
+		return -1;
+	}
+	if (b.kind == HTTP_BODY_NONE) {
+		refuse(f, 400, "a push without a body", NULL);
+		return -1;
+	}
+	/* The agent waits for this before its body: the gateway says it, the upstream is not
+	 * asked (its own 100, later, is passed on as any interim answer). */
+	if (expects_continue(f)) {
+		if (agent_write_all(&f->ag, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
+			return -1;
+		f->continued = 1;
+	}
+	agent_timeout(f, f->gate->o->ask_timeout_ms);
+	for (;;) {
+		while (pos < f->inlen && err == HTTP_MORE) {
+			err = http_body_feed(&b, f->in + pos, f->inlen - pos, &used, &doff, &dlen);
+			if (err != HTTP_OK && err != HTTP_MORE) {
+				refuse(f, 400, http_strerror(err), NULL);
+				return -1;
+			}
+			r = dlen ? pkt_cmds_feed(&f->push, f->in + pos + doff, dlen, &pu) : 0;
+			if (r < 0) {
+				refuse(f, 400, "a push the gateway will not ask about",
+				       f->push.err);
+				return -1;
+			}
+			if (r == 1) {
+				agent_timeout(f, 0);
+				return 0;
+			}
+			pos += used;
+		}
+		if (err == HTTP_OK) {
+			refuse(f, 400, "a push whose body ends inside its ref updates", NULL);
+			return -1;
+		}
+		got = agent_read(f);
+		if (got < 0 && errno == ENOBUFS) {
+			refuse(f, 400, "a push whose ref updates are longer than the gateway holds",
+			       NULL);
+			return -1;
+		}
+		if (got <= 0) {
+			refuse(f, 400, "a push whose ref updates did not come in time", NULL);
+			return -1;
+		}
+	}
+}
+
+/*
+ * A request answered here while its body may still be coming: the rest of
+ * the body read and dropped (at most 16 MiB, each read within 2 s), so that
+ * the agent reads the answer rather than a reset while it still sends (git
+ * writes its whole pack before it reads).
+ */
+static void drain_body(struct gate_flow *f)
+{
+	size_t pos = f->req.head_len, used, doff, dlen;
+	unsigned long long total = 0;
+	int err = HTTP_MORE;
+	ssize_t got;
+
+	if (f->req.body.kind == HTTP_BODY_NONE)
+		return;
+	agent_timeout(f, 2000);
+	for (;;) {
+		while (pos < f->inlen && err == HTTP_MORE) {
+			err = http_body_feed(&f->req.body, f->in + pos, f->inlen - pos, &used,
+					     &doff, &dlen);
+			pos += used;
+		}
+		if (err != HTTP_MORE || total > (16ULL << 20))
+			return;
+		f->inlen = pos = 0;
+		got = agent_read(f);
+		if (got <= 0)
+			return;
+		total += (unsigned long long)got;
+	}
+}
+
+struct asked {
+	struct gate_flow *f;
+	const struct gate_question *q;
+};
+
+static void ask_log(struct gate_flow *f, const struct gate_question *q, uint32_t id,
+		    const char *decision)
+{
+	struct timespec ts;
+	char line[4096];
+	size_t n;
+
+	if (f->gate->log_fd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = gate_ask_log_format(line, sizeof(line), (long long)ts.tv_sec, ts.tv_nsec / 1000000, q,
+				id, decision);
+	if (n && write(f->gate->log_fd, line, n) < 0)
+		log_msg(LOG_DEBUG, errno, "unable to write a log line");
+}
+
+static void ask_log_question(void *arg, uint32_t id)
+{
+	struct asked *a = arg;
+
+	ask_log(a->f, a->q, id, NULL);
+}
+
+/*
+ * A request an ask= rule of its grant matches is held, nothing of it sent,
+ * and asked about (ask.c), unless an allow-session answer covers it.
+ * Returns 0 to go on (not asked, or allowed), -1 when it was answered here
+ * (denied, or refused before the question): the flow ends.
+ */
+static int hold(struct gate_flow *f)
+{
+	const struct grant *g = f->g;
+	const char *m = f->in + f->req.method.off, *t = f->in + f->req.target.off;
+	const char *q = memchr(t, '?', f->req.target.len);
+	size_t ml = f->req.method.len, pl = q ? (size_t)(q - t) : f->req.target.len, n;
+	const struct grant_allow *rule = NULL;
+	char rs[GATE_MAX_METHOD + GATE_MAX_PREFIX + 8], msg[768];
+	struct gate_question qu = { 0 };
+	struct asked ctx = { f, &qu };
+	enum gate_decision d;
+	uint32_t id;
+	int matched = 0;
+
+	for (size_t i = 0; i < g->nask && !matched; i++)
+		if (ask_rule_match(&g->ask[i], m, ml, t, pl))
+			rule = &g->ask[i], matched = 1;
+	if (!matched && !(g->ask_writes && !reads(m, ml)))
+		return 0;
+	if (ask_allowed(f->gate->ask, g, m, ml, t, pl))
+		return 0;
+	if (rule)
+		snprintf(rs, sizeof(rs), "ask=%.*s:%.*s", (int)rule->method_len, rule->method,
+			 (int)rule->prefix_len, rule->prefix);
+	else
+		snprintf(rs, sizeof(rs), "ask=writes");
+	qu.grant = g->name;
+	qu.host = g->host;
+	qu.method = m;
+	qu.method_len = ml;
+	qu.path = t;
+	qu.path_len = pl;
+	qu.rule = rs;
+	qu.length = f->req.body.kind == HTTP_BODY_NONE	   ? 0
+		    : f->req.body.kind == HTTP_BODY_LENGTH ? (long long)f->req.body.left
+							   : -1;
+	if (ml == 4 && !memcmp(m, "POST", 4) && pl >= 17 &&
+	    !memcmp(t + pl - 17, "/git-receive-pack", 17)) {
+		if (read_push(f) < 0)
+			return -1;
+		qu.push = &f->push;
+	}
+	d = ask_question(f->gate->ask, g, rule, &qu, &id, ask_log_question, &ctx);
+	ask_log(f, &qu, id, gate_decision_name[d]);
+	if (d == GATE_ALLOW_ONCE || d == GATE_ALLOW_SESSION)
+		return 0;
+	if (d == GATE_DENY)
+		snprintf(msg, sizeof(msg), "the person denied this request (%s)", rs);
+	else if (d == GATE_TIMEOUT)
+		snprintf(msg, sizeof(msg), "no answer from the decider in %lu s (%s)",
+			 f->gate->o->ask_timeout_ms / 1000, rs);
+	else if (d == GATE_GONE)
+		snprintf(msg, sizeof(msg), "no decider to ask: denied (%s)", rs);
+	else
+		snprintf(msg, sizeof(msg), "too many questions pending: denied (%s)", rs);
+	/* git shows a refused ref update's reason, never a 403's body: its report-status. */
+	snprintf(rs, sizeof(rs), "otogate: %.*s", (int)(sizeof(rs) - 10), msg);
+	if (qu.push && (n = pkt_deny_format(f->rep, sizeof(f->rep), &f->push, rs)))
+		answer(f, 200, msg, f->rep, n);
+	else
+		answer(f, 403, msg, f->rep, gate_deny_format(f->rep, sizeof(f->rep), msg));
+	drain_body(f);
+	return -1;
+}
+
 static void serve(struct gate_flow *f)
 {
 	struct http_rewrite rw;
@@ -521,6 +757,10 @@ static void serve(struct gate_flow *f)
 			refuse(f, 403, "the phantom of another grant", detail);
 			return;
 		}
+		/* Asked about (ask=): held here, before anything of it is rewritten or sent. */
+		f->continued = 0;
+		if ((f->g->nask || f->g->ask_writes) && hold(f) < 0)
+			return;
 		rw.from = f->g->phantom;
 		rw.from_len = rw.to_len = f->g->len;
 		rw.to = (const char *)f->g->real;
@@ -564,7 +804,7 @@ static void serve(struct gate_flow *f)
 		 * follows; a final answer is passed on, and the flow ends (the agent
 		 * may send the body or not: where its next request starts is unknown).
 		 */
-		if (expects_continue(f) && relay_response(f, 1) != 1)
+		if (!f->continued && expects_continue(f) && relay_response(f, 1) != 1)
 			return;
 		if (forward_body(f) < 0) {
 			if (f->status)

@@ -8,14 +8,16 @@
  * forwards it over verified TLS to that grant's upstream alone.
  *
  * Consumes: argv up to "--"; the store fd and the key fd (closed once read);
- * the --log-fd fd (the gateway's alone).
+ * the --log-fd fd and the --ask-fd fd (the gateway's alone).
  * Passes on: the rest of argv, exec'd with, for each grant, NAME=phantom and
  * NAME_URL=http://10.0.2.4:PORT (https://HOST for a transparent grant), and
  * OTO_GATEWAY=FD:PORTS with FD, one end of a socket pair, inherited;
  * OTO_GATE_GO=FD, the read end of a pipe the gateway writes "g" to once it
  * holds the values (otonet's child waits for it before the rest of the
  * chain runs); with transparent grants OTO_GATE_CA=FD, a sealed memfd
- * holding the session CA's certificate (ca.c); every other inherited fd.
+ * holding the session CA's certificate (ca.c); with --ask-fd N, on fd N
+ * the chain's end of a socket pair whose questions the gateway relays to
+ * the decider (otonet --ask-fd N), and OTO_SESSION; every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected, 111 a system call
  * failed, 126/127 exec, else the child's own code or 128+N when it died of
  * signal N.
@@ -109,9 +111,11 @@ struct start {
 	struct gate gate;
 	struct gate_secrets secrets;
 	sigset_t mask, old;
-	int sv[2]; /* the gateway's socket pair: otonet's end goes to the chain */
-	int go[2]; /* the go pipe: its read end goes to the chain */
-	int cafd;  /* the session CA's certificate for the view, or -1 */
+	int sv[2];  /* the gateway's socket pair: otonet's end goes to the chain */
+	int go[2];  /* the go pipe: its read end goes to the chain */
+	int cafd;   /* the session CA's certificate for the view, or -1 */
+	int net[2]; /* with --ask-fd: otonet's questions, relayed (ask.c); net[1] the chain's */
+	struct session session;
 	int transparent;
 	uid_t uid;
 	gid_t gid;
@@ -138,6 +142,12 @@ static void xcaller_check(struct start *s)
 		die_usage("--as %s: no such unprivileged user or group", o->as);
 	if (o->log_fd >= 0 && fcntl(o->log_fd, F_SETFD, FD_CLOEXEC) < 0)
 		die_usage("--log-fd %d: not an open file descriptor", o->log_fd);
+	/* The decider's: the chain gets another socket on its number (xchain_start). */
+	if (o->ask_fd >= 0 && fcntl(o->ask_fd, F_SETFD, FD_CLOEXEC) < 0)
+		die_usage("--ask-fd %d: not an open file descriptor", o->ask_fd);
+	/* The questions name the session: the chain's stages take the same id (OTO_SESSION). */
+	if (o->ask_fd >= 0)
+		xsession_begin(&s->session, -1);
 }
 
 /*
@@ -174,6 +184,9 @@ static void xchannels(struct start *s)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->sv) < 0 ||
 	    pipe2(s->go, O_CLOEXEC) < 0)
 		die(EXIT_SYS, errno, "unable to create the gateway's socket pair");
+	s->net[0] = s->net[1] = -1;
+	if (s->o.ask_fd >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->net) < 0)
+		die(EXIT_SYS, errno, "unable to create otonet's socket pair for asking");
 }
 
 /*
@@ -195,6 +208,10 @@ static void xchain_start(struct start *s)
 		close(s->go[1]);
 		if (fd_cloexec(s->sv[1], 0) < 0 || fd_cloexec(s->go[0], 0) < 0)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
+		/* The decider's fd number now holds the relayed socket: the chain never has the
+		 * decider itself (dup2 leaves the copy inheritable). */
+		if (s->o.ask_fd >= 0 && dup2(s->net[1], s->o.ask_fd) < 0)
+			die(EXIT_SYS, errno, "unable to pass the asking socket on");
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &s->old, NULL);
 		xchild_env(&s->o, s->sv[1], s->cafd, s->go[0]);
@@ -202,6 +219,8 @@ static void xchain_start(struct start *s)
 	}
 	close(s->sv[1]);
 	close(s->go[0]);
+	if (s->net[1] >= 0)
+		close(s->net[1]);
 	if (s->cafd >= 0)
 		close(s->cafd);
 	chain_pid = s->pid;
@@ -269,9 +288,14 @@ int main(int argc, char **argv)
 	/* 6. Root left, the values decrypted, the go, the gateway locked down. */
 	sigfd = xgate_become(&s);
 
-	/* 7. Serve until the child exits; exit with its status. */
+	/* 7. Serve until the child exits, asking the decider (--ask-fd); exit with its status. */
 	s.gate.o = &s.o; /* gate.tls_server: set in 2; tls_client: by the first flow */
 	pthread_mutex_init(&s.gate.tls_lock, NULL);
 	s.gate.log_fd = s.o.log_fd;
+	if (s.o.ask_fd >= 0) {
+		s.gate.ask = ask_start(s.o.ask_fd, s.net[0], s.o.ask_timeout_ms, s.session.id);
+		if (!s.gate.ask)
+			die(EXIT_SYS, errno, "gateway: unable to start asking");
+	}
 	xgate_run(&s.gate, s.sv[0], sigfd, s.pid);
 }

@@ -10,9 +10,10 @@
 
 static const char USAGE[] =
     "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
-    "               --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...[,transparent]\n"
+    "               --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P][,ask=M:P]...\n"
+    "                       [,transparent]\n"
     "               [--ca-file FILE]\n"
-    "               [--log-fd N]\n"
+    "               [--log-fd N] [--ask-fd N [--ask-timeout S]]\n"
     "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
     "Keep credentials outside the sandbox: PROG gets a phantom for each granted entry,\n"
     "and the gateway, staying outside, puts the real value into the requests it\n"
@@ -20,7 +21,7 @@ static const char USAGE[] =
     "\n"
     "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
     "  --key-fd N, --key-file FILE  the key; a regular file must be mode 0600 or less\n"
-    "  --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P]...[,transparent]\n"
+    "  --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P][,ask=M:P]...[,transparent]\n"
     "                     entry NAME for that upstream alone (at most 16\n"
     "                     grants). The value goes in header H only (up to 8\n"
     "                     header=; default Authorization, inside Basic too, and\n"
@@ -38,10 +39,17 @@ static const char USAGE[] =
     "                     reaches https://HOST by its name (in NAME_URL): otonet\n"
     "                     hands the gateway the TLS flows to HOST, which it serves\n"
     "                     with a session CA's certificate (OTO_GATE_CA: otomount\n"
-    "                     adds the CA to the view's trust)\n"
+    "                     adds the CA to the view's trust). With ask=METHOD:PREFIX\n"
+    "                     (up to 32, matched as allow=) or ask=writes (every\n"
+    "                     method but GET, HEAD, OPTIONS), a request it matches is\n"
+    "                     held, nothing sent, and the decider asked (--ask-fd)\n"
     "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle;\n"
     "                     a private key in FILE refuses it)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
+    "  --ask-fd N         the decider's socket (otonet(1), ASKING): ask= requests are\n"
+    "                     asked there; PROG gets on fd N a socket whose questions\n"
+    "                     (otonet --ask-fd N) the gateway relays to the decider\n"
+    "  --ask-timeout S    no answer in S seconds is a deny (default 30; 1 to 3600)\n"
     "  --as USER[:GROUP]  when run by root: the account the gateway becomes (PROG\n"
     "                     keeps root, for otonet)\n"
     "  -v, --verbose      more messages on stderr (names, never values)\n"
@@ -62,6 +70,8 @@ enum {
 	OPT_GRANT,
 	OPT_CA,
 	OPT_LOG,
+	OPT_ASK_FD,
+	OPT_ASK_TIMEOUT,
 	OPT_AS
 };
 
@@ -75,6 +85,8 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		{ "grant", required_argument, NULL, OPT_GRANT },
 		{ "ca-file", required_argument, NULL, OPT_CA },
 		{ "log-fd", required_argument, NULL, OPT_LOG },
+		{ "ask-fd", required_argument, NULL, OPT_ASK_FD },
+		{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 		{ "as", required_argument, NULL, OPT_AS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -82,10 +94,12 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		{ 0 },
 	};
 	const char *why = NULL;
-	int c, fd;
+	unsigned long v;
+	int c, fd, asks = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->store_fd = o->key_fd = o->log_fd = -1;
+	o->store_fd = o->key_fd = o->log_fd = o->ask_fd = -1;
+	o->ask_timeout_ms = GATE_ASK_TIMEOUT * 1000UL;
 	opterr = 0;
 	/* '+': stop at the first non-option; musl would permute argv otherwise. */
 	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1) {
@@ -99,6 +113,18 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 			*(c == OPT_STORE_FD ? &o->store_fd
 			  : c == OPT_KEY_FD ? &o->key_fd
 					    : &o->log_fd) = fd;
+			break;
+		case OPT_ASK_FD:
+			o->ask_fd = gate_fd_parse(optarg);
+			if (o->ask_fd < 3)
+				die_usage("--ask-fd %s: not a file descriptor of 3 or more",
+					  optarg);
+			break;
+		case OPT_ASK_TIMEOUT:
+			if (opt_ulong(optarg, 3600, &v) < 0 || !v)
+				die_usage("--ask-timeout %s: not a number of seconds (1 to 3600)",
+					  optarg);
+			o->ask_timeout_ms = v * 1000;
 			break;
 		case OPT_STORE:
 			o->store_path = optarg;
@@ -133,6 +159,7 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 					die_usage("--grant %s: %s is transparent for %s already",
 						  optarg, a->name, a->hosthdr);
 			}
+			asks |= o->grants[o->ngrants].nask || o->grants[o->ngrants].ask_writes;
 			o->grants[o->ngrants].gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
 			o->ngrants++;
 			break;
@@ -154,6 +181,11 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		die_usage("--store-fd and --key-fd name the same fd");
 	if (o->log_fd >= 0 && (o->log_fd == o->store_fd || o->log_fd == o->key_fd))
 		die_usage("--log-fd %d is also the store's or the key's", o->log_fd);
+	if (o->ask_fd >= 0 &&
+	    (o->ask_fd == o->store_fd || o->ask_fd == o->key_fd || o->ask_fd == o->log_fd))
+		die_usage("--ask-fd %d is also the store's, the key's or the log's", o->ask_fd);
+	if (asks && o->ask_fd < 0)
+		die_usage("a grant's ask= needs a decider to ask: --ask-fd N (see --help)");
 	if (!o->ngrants)
 		die_usage("nothing to grant: --grant NAME=https://HOST[:PORT][,header=H]... (see "
 			  "--help)");

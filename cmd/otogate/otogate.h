@@ -10,7 +10,10 @@
  * the gateway's filter (pure; gen/bpfgen.c compiles it at build time),
  * which lockdown.c loads with the rest of the confinement. Then loop.c takes
  * each flow otonet hands over onto a thread of its own, where flow.c serves
- * its requests and agent.c is the agent's side, plain or TLS.
+ * its requests and agent.c is the agent's side, plain or TLS. Asking
+ * (ask=, --ask-fd): pkt.c reads a push's ref updates, askline.c the lines
+ * to and from the decider (pure, both), ask.c is the decider's connection,
+ * shared by the flows and by otonet's questions relayed over it.
  */
 #ifndef OTOGATE_H
 #define OTOGATE_H
@@ -23,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "http.h"
 #include "oto.h"
@@ -38,6 +42,8 @@
 #define GATE_MAX_METHOD	      32
 #define GATE_MAX_PREFIX	      512
 #define GATE_AGENT_ADDR	      "10.0.2.4"
+#define GATE_MAX_ASK	      32 /* ask= rules of a grant */
+#define GATE_ASK_TIMEOUT      30 /* s: --ask-timeout's default, otonet's */
 
 /* ---- opts.c ---- */
 /* One allow=METHOD:PREFIX of a grant (pointing into its spec): "*" is any method. */
@@ -56,6 +62,11 @@ struct grant {
 	/* the requests it serves (allow=); none: every request */
 	struct grant_allow allow[GATE_MAX_ALLOW];
 	size_t nallow;
+	/* the requests asked about (ask=); writes: ask=writes, every method but GET, HEAD, OPTIONS
+	 */
+	struct grant_allow ask[GATE_MAX_ASK];
+	size_t nask;
+	int ask_writes;
 	/* filled by main: */
 	uint8_t *real; /* locked memory (sodium_malloc) */
 	size_t len;
@@ -72,6 +83,8 @@ struct otogate_opts {
 	const char *store_path, *key_path; /* NULL when unset */
 	const char *ca_file;		   /* NULL: the host's bundle */
 	int log_fd;			   /* -1 when unset */
+	int ask_fd;			   /* the decider's socket (--ask-fd), -1 when unset */
+	unsigned long ask_timeout_ms;	   /* --ask-timeout */
 	const char *as;
 	struct grant grants[GATE_MAX_GRANTS];
 	size_t ngrants;
@@ -156,6 +169,107 @@ enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
  */
 enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t mlen,
 			       const char *target, size_t tlen, const char **why);
+
+/* ---- pkt.c: a push's ref updates, from its pkt-lines. Pure. ---- */
+#define PKT_MAX_REFS	64   /* ref updates read from one push */
+#define PKT_MAX_SHALLOW 64   /* shallow lines before them */
+#define PKT_MAX_PAYLOAD 1024 /* a command's pkt-line, capabilities included */
+#define PKT_MAX_REF	255  /* a ref's name */
+#define PKT_MAX_OID	64   /* SHA-256's, in hex */
+struct pkt_ref {
+	char name[PKT_MAX_REF + 1];
+	char old[PKT_MAX_OID + 1], new[PKT_MAX_OID + 1];
+};
+/*
+ * The command list at a receive-pack request's start (git's pack-protocol:
+ * "shallow" lines, then "OLD NEW REF" lines, the first with its
+ * capabilities after a NUL, then a flush-pkt), read as it arrives in any
+ * pieces. Zero it, then feed it.
+ */
+struct pkt_cmds {
+	unsigned int nhex; /* the current length word's digits read (0 to 4) */
+	char hex[4];
+	size_t want, have; /* the current pkt-line's payload: its length, bytes so far */
+	char line[PKT_MAX_PAYLOAD];
+	unsigned long long bytes; /* read so far */
+	size_t nshallow, n;
+	int report, sideband; /* the capabilities report-status(-v2), side-band(-64k) */
+	int done;
+	const char *err; /* sticky: why the list was refused */
+	struct pkt_ref refs[PKT_MAX_REFS];
+};
+/*
+ * Reads buf[0, len). Returns 1 when the list ended (*used: the bytes of
+ * buf up to and with its flush-pkt), 0 when all of buf was read and more
+ * is to come, -1 with c->err when it is malformed, or longer than the
+ * bounds above, or a signed push (push-cert). Once 1 or -1, it stays.
+ */
+int pkt_cmds_feed(struct pkt_cmds *c, const char *buf, size_t len, size_t *used);
+/*
+ * Writes git's answer refusing every ref update of c with the reason why:
+ * an HTTP 200 whose body is receive-pack's report-status ("ng REF why" for
+ * each, in side-band 1 when c asked for it), which git shows the person as
+ * "[remote rejected] (why)". Returns its length, 0 when it does not fit
+ * or c asked for no report-status.
+ */
+size_t pkt_deny_format(char *buf, size_t size, const struct pkt_cmds *c, const char *why);
+
+/* ---- askline.c: the lines to and from the decider, and the record's. Pure. ---- */
+enum gate_decision {
+	GATE_ALLOW_ONCE,
+	GATE_ALLOW_SESSION,
+	GATE_DENY,
+	GATE_TIMEOUT, /* the gateway's own, below: never a decider's */
+	GATE_GONE,
+	GATE_LIMIT,
+	GATE_NUM_DECISIONS
+};
+extern const char *const gate_decision_name[];
+/*
+ * Returns whether the ask= rule a covers METHOD and the path p[0, plen)
+ * (no query). Matched to ask more, never less, than what the upstream
+ * reads: the method in any case, the path and the prefix percent-decoded,
+ * and a path allow_path_check refuses (the gateway cannot say what the
+ * upstream reads) is covered whatever it is.
+ */
+int ask_rule_match(const struct grant_allow *a, const char *method, size_t mlen, const char *p,
+		   size_t plen);
+/* One answer line without its newline, "ID DECISION" (otonet(1), ASKING): 0, or -1. */
+int gate_answer_parse(const char *s, size_t n, uint32_t *id, enum gate_decision *d);
+/* A request asked about: what the question and the record's lines say of it. */
+struct gate_question {
+	const char *grant, *host;
+	const char *method;
+	size_t method_len;
+	const char *path; /* without the query */
+	size_t path_len;
+	long long length;	     /* the body's, -1: chunked (unknown) */
+	const char *rule;	     /* "ask=M:P" or "ask=writes" */
+	const struct pkt_cmds *push; /* a receive-pack's ref updates, or NULL */
+};
+/*
+ * The question's line to the decider, with its newline: at most 1024 bytes
+ * (its ref updates listed while they fit, "refs" counting them all).
+ * Returns its length, 0 when even the fields do not fit.
+ */
+size_t gate_question_format(char *buf, size_t size, const struct timespec *t, const char *session,
+			    uint32_t id, const struct gate_question *q);
+/*
+ * The record's line (--log-fd) of a question (decision NULL: verdict ask,
+ * the rule) or of its outcome (verdict allow or deny, rule ask, the
+ * decision), with its newline. Returns its length, 0 when it does not fit.
+ */
+size_t gate_ask_log_format(char *buf, size_t size, long long sec, long msec,
+			   const struct gate_question *q, uint32_t id, const char *decision);
+/*
+ * otonet's question line n[0, len) (no newline) with its id replaced by
+ * id, into out with a newline: its length, *was otonet's id; 0 when the
+ * line holds no id, or out is too small.
+ */
+size_t gate_net_renumber(const char *n, size_t len, uint32_t id, char *out, size_t size,
+			 uint32_t *was);
+/* The 403 of an asked request not allowed: a one-line JSON body {"error":"otogate: WHY"}. */
+size_t gate_deny_format(char *buf, size_t size, const char *why);
 /* ---- ca.c ---- */
 /*
  * Makes the session CA and the leaf for the transparent grants' hosts: the
@@ -246,6 +360,30 @@ int upstream_idle_closed(struct upstream *u);
 ssize_t upstream_read(struct upstream *u, void *buf, size_t len);
 int upstream_write(struct upstream *u, const void *buf, size_t len);
 
+/* ---- ask.c: the decider's connection (--ask-fd) ---- */
+struct gate_ask;
+/*
+ * Takes the decider's socket fd and the gateway's end of otonet's socket
+ * (net, or -1), and starts the thread that reads both. Returns the
+ * connection, or NULL with errno.
+ */
+struct gate_ask *ask_start(int fd, int net, unsigned long timeout_ms, const char *session);
+/*
+ * Whether an allow-session answer covers g's request METHOD PATH: the id of
+ * the question that allowed it, or 0.
+ */
+uint32_t ask_allowed(struct gate_ask *a, const struct grant *g, const char *method, size_t mlen,
+		     const char *path, size_t plen);
+/*
+ * Asks q about g's request, with rule the ask= that matched it, and waits
+ * for the answer, at most the timeout. Calls logq(arg, id) once the
+ * question is sent (or decided at once), for its record line. Returns the
+ * decision, *id the question's.
+ */
+enum gate_decision ask_question(struct gate_ask *a, const struct grant *g,
+				const struct grant_allow *rule, const struct gate_question *q,
+				uint32_t *id, void (*logq)(void *arg, uint32_t id), void *arg);
+
 /* ---- flow.c ---- */
 struct gate {
 	const struct otogate_opts *o;
@@ -255,6 +393,7 @@ struct gate {
 	void *tls_client; /* SSL_CTX * of the upstreams, made at the first flow (upstream.c) */
 	pthread_mutex_t tls_lock; /* ...by one flow */
 	atomic_int nflows;	  /* flows served at once (flow.c) */
+	struct gate_ask *ask;	  /* the decider (--ask-fd), or NULL */
 };
 /*
  * Returns the upstreams' TLS client context (made by the first flow to ask),

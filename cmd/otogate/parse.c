@@ -81,10 +81,30 @@ static int grant_allow_add(char *spec, struct grant *g, const char **why)
 	return allow_parse(spec, &g->allow[g->nallow++], why);
 }
 
+/* One ask=METHOD:PREFIX, or ask=writes, more for g. */
+static int grant_ask_add(char *spec, struct grant *g, const char **why)
+{
+	if (!strcmp(spec, "writes")) {
+		g->ask_writes = 1;
+		return 0;
+	}
+	if (g->nask == GATE_MAX_ASK) {
+		*why = "ask=: at most 32 rules";
+		return -1;
+	}
+	if (allow_parse(spec, &g->ask[g->nask], why) < 0) {
+		*why = "ask=: not METHOD:PATH-PREFIX (as allow=) or writes";
+		return -1;
+	}
+	g->nask++;
+	return 0;
+}
+
 /*
  * The grant's options after its URL, comma-separated (opts NULL: none):
  * header=NAME (into g->headers; without any, Authorization and x-api-key),
- * allow=METHOD:PREFIX (into g->allow), transparent.
+ * allow=METHOD:PREFIX (into g->allow), ask=METHOD:PREFIX (into g->ask) or
+ * ask=writes, transparent.
  */
 static int grant_options(char *opts, struct grant *g, const char **why)
 {
@@ -107,9 +127,12 @@ static int grant_options(char *opts, struct grant *g, const char **why)
 		} else if (!strncmp(o, "allow=", 6)) {
 			if (grant_allow_add(o + 6, g, why) < 0)
 				return -1;
+		} else if (!strncmp(o, "ask=", 4)) {
+			if (grant_ask_add(o + 4, g, why) < 0)
+				return -1;
 		} else {
-			*why = "unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or "
-			       "transparent)";
+			*why = "unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX, "
+			       "ask=METHOD:PATH-PREFIX, ask=writes or transparent)";
 			return -1;
 		}
 	}

@@ -126,7 +126,9 @@ static void ns_words(struct words *ns, const struct chain *c, const struct otoru
 }
 
 /* otogate at the head, outside every namespace of the agent; its store
- * and key on their fds (it closes them), otosecret's stay on theirs. */
+ * and key on their fds (it closes them), otosecret's stay on theirs. The
+ * decider's socket is the gateway's: otonet asks through it, on the same fd
+ * number (otogate(1), Asking). */
 static void stage_gate(struct chain *c, const struct otorun_opts *o, const struct chain_tools *t,
 		       const struct words *as)
 {
@@ -142,6 +144,14 @@ static void stage_gate(struct chain *c, const struct otorun_opts *o, const struc
 	if (o->cafile) {
 		words_add(&c->w, "--ca-file", NULL);
 		words_add(&c->w, "", o->cafile);
+	}
+	if (*o->ask_fd || *o->ask) {
+		words_add(&c->w, "--ask-fd", NULL);
+		words_add(&c->w, *o->ask_fd ? o->ask_fd : STR(FD_ASK), NULL);
+		if (*o->ask_timeout) {
+			words_add(&c->w, "--ask-timeout", NULL);
+			words_add(&c->w, o->ask_timeout, NULL);
+		}
 	}
 	stage_end(c);
 }

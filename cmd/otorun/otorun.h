@@ -59,15 +59,17 @@ struct words {
 struct otorun_opts {
 	const char *root, *role, *person; /* "" when not given */
 	const char *store, *key, *profile, *as, *log_fd;
-	const char *log_budget; /* each writer's budget on --log-fd ("": the stages' default) */
-	const char *config;	/* --config FILE, "" when none */
-	const char *cafile;	/* --ca-file, NULL when not given */
-	int transparent;	/* a --grant is transparent: otomount adds otogate's session CA */
-	const char *cgroup_dir; /* --cgroup=DIR, NULL when none */
-	const char *ask_fd;	/* --ask-fd N, "" when none */
-	const char *ask;	/* --ask SOCKET, "" when none */
-	enum run_mode mode;	/* --mode, MODE_NONE when not given */
-	int nopublic;		/* --no-public given (the mode adds it otherwise) */
+	const char *log_budget;	 /* each writer's budget on --log-fd ("": the stages' default) */
+	const char *config;	 /* --config FILE, "" when none */
+	const char *cafile;	 /* --ca-file, NULL when not given */
+	int transparent;	 /* a --grant is transparent: otomount adds otogate's session CA */
+	const char *cgroup_dir;	 /* --cgroup=DIR, NULL when none */
+	const char *ask_fd;	 /* --ask-fd N, "" when none */
+	const char *ask;	 /* --ask SOCKET, "" when none */
+	enum run_mode mode;	 /* --mode, MODE_NONE when not given */
+	int nopublic;		 /* --no-public given (the mode adds it otherwise) */
+	const char *ask_timeout; /* --ask-timeout S, "" when none: otogate's too */
+	int gate_asks;		 /* a --grant has ask=: otogate needs the decider */
 	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */
 	/* The options each stage gets, in the order given. */

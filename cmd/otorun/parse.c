@@ -228,7 +228,7 @@ void opts_init(struct otorun_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->root = o->role = o->person = o->store = o->key = o->profile = o->as = o->log_fd =
 	    o->log_budget = "";
-	o->ask_fd = o->ask = "";
+	o->ask_fd = o->ask = o->ask_timeout = "";
 	o->config = "";
 	o->newsession = -1;
 }
@@ -329,6 +329,8 @@ static int opt_grant(struct otorun_opts *o, const char *v, char **err)
 	for (const char *c = strchr(url, ','); c; c = strchr(c + 1, ','))
 		if (!strncmp(c, ",transparent", 12) && (!c[12] || c[12] == ','))
 			o->transparent = 1;
+		else if (!strncmp(c, ",ask=", 5))
+			o->gate_asks = 1;
 	return 0;
 }
 
@@ -414,6 +416,8 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 			FAIL_SHOWN(err, "%s %s: expected a number", n, v);
 		words_add(&o->net, n, NULL);
 		words_add(&o->net, v, NULL);
+		if (!strcmp(n, "--ask-timeout"))
+			o->ask_timeout = v;
 	} else if (!strcmp(n, "--no-net")) {
 		o->nonet = 1;
 	} else if (!strcmp(n, "--cgroup")) {
@@ -609,5 +613,7 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 		return "--no-net excludes the network options";
 	if (*o->ask && *o->ask_fd)
 		return "--ask and --ask-fd: one decider, one or the other";
+	if (o->gate_asks && !*o->ask && !*o->ask_fd)
+		return "a --grant's ask= needs a decider: --ask SOCKET or --ask-fd N";
 	return NULL;
 }

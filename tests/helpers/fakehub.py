@@ -16,7 +16,9 @@
 #                  GET /api/echo: 200, the Authorization it got, as JSON
 #   /npm/...       a private npm registry: "Authorization: Bearer VALUE",
 #                  else 401; the packument of @oto/private (version 1.0.0)
-#                  and its tarball (DIR/private-1.0.0.tgz)
+#                  and its tarball (DIR/private-1.0.0.tgz); PUT of a package
+#                  (npm publish): 200 {"ok": true}, its body kept in
+#                  DIR/published
 #   /open          200 "open\n", no credential asked (the hosts not granted)
 import base64, json, os, socket, ssl, subprocess, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -130,6 +132,10 @@ class H(BaseHTTPRequestHandler):
         if p.startswith("/npm/"):
             if not self.auth("token"):
                 return self.reply(401, b'{"error": "unauthorized"}', "application/json")
+            if self.command == "PUT":
+                with open(os.path.join(DIR, "published"), "wb") as f:
+                    f.write(data)
+                return self.reply(200, b'{"ok": true}', "application/json")
             tgz = os.path.join(DIR, "private-1.0.0.tgz")
             if p in ("/npm/@oto%2fprivate", "/npm/@oto%2Fprivate", "/npm/@oto/private"):
                 with open(tgz, "rb") as t:

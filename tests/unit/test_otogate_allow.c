@@ -101,8 +101,8 @@ static void test_allow_parse(void **state)
 	assert_int_equal(grant(longp, &why), -1);
 	assert_string_equal(why, "allow=: a path prefix longer than 512");
 	assert_int_equal(grant(",allow=GET:/x,nope", &why), -1);
-	assert_string_equal(
-	    why, "unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX or transparent)");
+	assert_string_equal(why, "unknown grant option (header=NAME, allow=METHOD:PATH-PREFIX, "
+				 "ask=METHOD:PATH-PREFIX, ask=writes or transparent)");
 }
 
 static void test_paths(void **state)
