@@ -234,6 +234,29 @@ test_an_encoded_path_or_method_is_asked_all_the_same() {
 	assertContains "$(cat "$T/out")" '{"login": "oto"} 200'
 }
 
+# A grant that asks is sidestepped no more than one that limits: a method
+# or URL override, a _method parameter and a non-ASCII path are refused
+# (400) before anything is asked or sent, on a GET that nothing asks about
+# as on a POST.
+test_overrides_under_ask_are_refused_unasked() {
+	gask allow-once $API -- sh -c 'for r in "$@"; do curl -sS -X "${r%% *}" -w " %{http_code}\n" -H "Authorization: token $API_TOKEN" -H "${r#*|}" "$API_TOKEN_URL$(echo "${r#* }" | cut -d"|" -f1)"; done' sh \
+		'GET /api/user|X-HTTP-Method-Override: DELETE' 'POST /api/user|X-Original-URL: /admin' \
+		'GET /api/user?_method=DELETE|X-A: b' 'GET /api/caf%c3%a9|X-A: b' 'GET /api/user|X-A: b'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	o='otogate: a method or URL override the upstream could act on:'
+	assertEquals "$o X-HTTP-Method-Override
+ 400
+$o X-Original-URL
+ 400
+$o a _method parameter
+ 400
+otogate: a path the upstream could read as another: a non-ASCII byte, raw or percent-encoded
+ 400" "$(head -n8 "$T/out")"
+	assertEquals '{"login": "oto"} 200' "$(sed -n 9p "$T/out")"
+	assertEquals "asked: $(cat "$T/asked" 2>/dev/null)" "" "$(cat "$T/asked" 2>/dev/null)"
+	assertEquals "the upstream got" 1 "$(grep -c '^== ' "$TOPO_DIR/hub/requests")"
+}
+
 # A pkt-line the upstream would refuse, a list longer than the bound, a
 # signed push, a body that ends inside the list: refused (400), never asked.
 test_a_malformed_push_is_refused_unasked() {

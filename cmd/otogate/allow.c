@@ -171,7 +171,7 @@ enum allow_verdict allow_judge(const struct grant *g, const char *method, size_t
 
 int grant_limits(const struct grant *g)
 {
-	return g->nallow > 0;
+	return g->nallow > 0 || g->nask > 0 || g->ask_writes;
 }
 
 /*
