@@ -409,6 +409,25 @@ int fd_close_from(int from, const int *keep, size_t nkeep);
 size_t ptyenv_format(char *buf, size_t size, int sock, unsigned int stdio);
 int ptyenv_parse(const char *s, int *sock, unsigned int *stdio);
 
+/*
+ * A process's controlling terminal, as /proc/PID/stat's tty_nr (0: none),
+ * so that a decider and a session can tell whether they share one.
+ * tty_of.c: tty_of, pid's (0: this process's); tty_of_peer, that of the
+ * process at the other end of the unix socket fd (SO_PEERCRED's pid, in
+ * *pid: 0 when none); 0, or -1 with errno (ESRCH: a peer in a pid namespace
+ * this one does not see).
+ */
+int tty_of(pid_t pid, unsigned long *tty);
+int tty_of_peer(int fd, pid_t *pid, unsigned long *tty);
+/*
+ * tty_stat_parse.c: the tty_nr of a stat line (buf, n bytes; the command's
+ * name, in parentheses, may hold any byte): 0, or -1/EINVAL when it does not
+ * read. Pure.
+ */
+int tty_stat_parse(const char *buf, size_t n, unsigned long *tty);
+/* tty_nr_of.c: a terminal's st_rdev in tty_nr's encoding (the kernel's new_encode_dev). Pure. */
+unsigned long tty_nr_of(dev_t rdev);
+
 /* user.c: run by root, become USER[:GROUP] before anything else. */
 int user_lookup(const char *spec, uid_t *uid, gid_t *gid); /* -1/ENOENT for an unknown name */
 int user_become(uid_t uid, gid_t gid);

@@ -2,7 +2,7 @@
 // UNIT: lib/log_format.c lib/idmap_format.c lib/fd_read_all.c lib/fd_send.c lib/fd_msg_init.c lib/fd_recv.c
 // UNIT: cmd/otons/parse.c lib/ptyenv_format.c lib/event_head.c lib/ptyenv_parse.c lib/json_str.c lib/session_line.c
 // UNIT: lib/file_read_at.c lib/exec_fail_format.c lib/fd_write_all.c lib/record_thin.c
-// UNIT: lib/fd_read_whole.c lib/policy_name_ok.c
+// UNIT: lib/fd_read_whole.c lib/policy_name_ok.c lib/tty_stat_parse.c lib/tty_nr_of.c
 /* Unit tests of lib/'s pure parts (and otons' namespace names). */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sys/sysmacros.h>
 
 #include "oto.h"
 #include "otons/otons.h"
@@ -665,6 +666,34 @@ static void test_ns_names_of_flags(void **state)
 	assert_int_equal(otons_ns_names(CLONE_NEWNS | CLONE_NEWPID, b, 7), 0);
 }
 
+/* A stat line's tty_nr, whatever the command's name holds; a pts's number, encoded. */
+static void test_tty_stat(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"12 (sh S 1 12 12 34817 12",
+		"12 (sh) S 1 12 12 x 12 0",
+		"12 (sh) S 1 12 12",
+		"12 (sh) S 1 12 12 34817",
+		"12 (sh) S 1 12 12 99999999999 1 0",
+	};
+	const char *ok = "4242 (a) b) c) S 1 4242 4242 34817 4242 4194560 0\n";
+	unsigned long t = 7;
+
+	(void)state;
+	assert_int_equal(tty_stat_parse(ok, strlen(ok), &t), 0);
+	assert_int_equal(t, 34817);
+	assert_int_equal(tty_stat_parse("1 (init) S 0 1 1 0 -1 4194560", 29, &t), 0);
+	assert_int_equal(t, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(tty_stat_parse(bad[i], strlen(bad[i]), &t), -1);
+	/* /dev/pts/1 is 136:1, /dev/pts/300 136:300 (minor past a byte). */
+	assert_int_equal(tty_nr_of(makedev(136, 1)), 34817);
+	assert_int_equal(tty_nr_of(makedev(136, 300)),
+			 (300 & 0xff) | (136 << 8) | ((300 & ~0xff) << 12));
+	assert_int_equal(tty_nr_of(makedev(4, 1)), 1025);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_fd_send_recv),
 		cmocka_unit_test(test_ns_names_of_flags),
 		cmocka_unit_test(test_policy_name_ok),
+		cmocka_unit_test(test_tty_stat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
