@@ -273,18 +273,21 @@ otoask_session() {
 }
 
 test_otoask_y_n_a_and_the_countdown() {
-	otoask_session 'expect #1 new.inet.test:443 (tcp to 203.0.113.10), session
+	otoask_session 'expect #1 new.inet.test:443 (tcp to 203.0.113.10): allow?
+sleep 0.4
 send y
 expect -> allow-once
 expect #2 new.inet.test:443
+sleep 0.4
 send n
 expect -> deny
 expect #3 new.inet.test:443
+sleep 0.4
 send a
 expect -> allow-session
 expect #4 new.inet.test:9002
 expect n in 1s
-expect -> deny (no answer in time)' --timeout 2 --save "$T/saved" -- "
+expect -> deny (no answer in time)' --once --timeout 2 --save "$T/saved" -- "
 		$NT tls new.inet.test 443 new.inet.test; $NT tls new.inet.test 443 new.inet.test
 		$NT tls new.inet.test 443 new.inet.test; $NT tls new.inet.test 443 new.inet.test
 		$NT xfer new.inet.test 9002 10"
@@ -294,8 +297,8 @@ ECONNREFUSED
 ok
 ok
 ECONNREFUSED" "$(cut -d' ' -f1 "$T/agent")"
-	assertContains "$(cat "$T/tty")" "otoask: #1 new.inet.test:443 (tcp to 203.0.113.10), session "
-	assertContains "$(cat "$T/tty")" ": allow? [y/n/a] n in 2s"
+	# No session line (otonet alone): labelled by the session's id.
+	assertContains "$(cat "$T/tty")" "otoask: [session $(sed -n '1s/.*"session":"\([0-9a-f]\{8\}\).*/\1/p' "$T/log")] #1 new.inet.test:443 (tcp to 203.0.113.10): allow? [y/n/a] n in 2s"
 	# Saved as otolog --policy writes it: the name on 80 and 443, checked.
 	assertEquals "# allow-once (ask 1): allows new.inet.test on ports 80 and 443 (its TLS SNI or HTTP Host checked)
 --allow-name new.inet.test
@@ -325,7 +328,7 @@ send a
 expect -> allow-session
 expect #3 new.inet.test (dns A)
 send a
-expect -> allow-session' --save "$T/saved" -- "
+expect -> allow-session' --once --save "$T/saved" -- "
 		$NT resolve '*.amazonaws.com'; $NT resolve exfil.example:22; $NT resolve new.inet.test"
 	assertEquals "$(cat "$T/out")" "rc 0" "$(grep '^rc ' "$T/out")"
 	assertEquals '# allow-session (ask 1): "*.amazonaws.com" is not a host name: no rule is written for it
@@ -337,6 +340,188 @@ expect -> allow-session' --save "$T/saved" -- "
 	run "$OTO_BIN/otorun" --config "$T/cfg" --print -- true
 	assertEquals "$(cat "$T/err")" 0 "$rc"
 	assertEquals " --allow-name new.inet.test " "$(grep -o ' --allow-name [^ ]* ' "$T/out")"
+}
+
+# ---- otoask, many sessions (tests/helpers/asksession.py: a relay's lines) -----
+
+SESSION="$PY $OTO_TESTS/helpers/asksession.py"
+
+# otoask_many SCRIPT -- OTOASK-OPTION...: otoask --listen $T/sock in a pty
+# driven by SCRIPT (ptydrive's report in $T/out, the terminal in $T/tty);
+# the sessions are started before, in the background, by the caller.
+otoask_many() {
+	_s=$1
+	shift 2
+	run $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 15 "$_s" -- \
+		"$OTO_BIN/otoask" --listen "$T/sock" "$@"
+	tr -d '\r' <"$T/rawtty" >"$T/tty"
+}
+
+# Two sessions ask at once, with the same ids: each shown with who asks,
+# in turns, and each answer goes back to its own session.
+test_otoask_two_sessions_each_answered() {
+	rm -f "$T/sock"
+	$SESSION "$T/sock" "$T/a" hello alice 'claude as oto' sleep 0.5 ask 1 a1.test ask 2 a2.test \
+		wait 2 &
+	_a=$!
+	$SESSION "$T/sock" "$T/b" hello bob 'codex as oto2' sleep 0.5 ask 1 b1.test wait 1 &
+	_b=$!
+	otoask_many 'expect allow? [y/n/a]
+sleep 0.4
+send y
+expect -> allow-once
+expect allow? [y/n/a]
+sleep 0.4
+send n
+expect -> deny
+expect allow? [y/n/a]
+sleep 0.4
+send a
+expect -> allow-session
+expect ended
+kill 15' -- --timeout 10
+	wait $_a $_b
+	assertContains "$(cat "$T/out")" "ok 13"
+	assertContains "$(cat "$T/tty")" "otoask: [alice: claude as oto] session s"
+	assertContains "$(cat "$T/tty")" "otoask: [bob: codex as oto2] session s"
+	# In turns: a1, then b1 (bob's turn), then a2, whoever connected first.
+	grep -o '\[[a-z]*: [a-z0-9 ]*\] #[0-9] [ab][12].test' "$T/tty" | uniq >"$T/order"
+	assertEquals "$(cat "$T/tty")" 3 "$(wc -l <"$T/order")"
+	first=$(sed -n 1p "$T/order" | cut -c2)
+	if [ "$first" = a ]; then
+		assertEquals "$(cat "$T/order")" "[alice: claude as oto] #1 a1.test
+[bob: codex as oto2] #1 b1.test
+[alice: claude as oto] #2 a2.test" "$(cat "$T/order")"
+		assertEquals "1 allow-once
+2 allow-session" "$(cat "$T/a")"
+		assertEquals "1 deny" "$(cat "$T/b")"
+	else
+		assertEquals "$(cat "$T/order")" "[bob: codex as oto2] #1 b1.test
+[alice: claude as oto] #1 a1.test
+[alice: claude as oto] #2 a2.test" "$(cat "$T/order")"
+		assertEquals "1 deny
+2 allow-session" "$(cat "$T/a")"
+		assertEquals "1 allow-once" "$(cat "$T/b")"
+	fi
+	# The socket stays while otoask runs, and goes with it.
+	assertEquals 143 "$(sed -n 's/^rc //p' "$T/out")"
+	assertFalse "the socket is removed" "[ -e $T/sock ]"
+}
+
+# A session that floods: past 64 pending, its questions are denied at once;
+# another session's question is shown next, not after the flood.
+test_otoask_flood_waits_its_turn() {
+	rm -f "$T/sock"
+	_f=
+	for i in $(seq 1 100); do _f="$_f ask $i f$i.test"; done
+	# shellcheck disable=SC2086
+	$SESSION "$T/sock" "$T/a" hello mallory flooder $_f wait 37 sleep 3 &
+	_a=$!
+	$SESSION "$T/sock" "$T/b" sleep 1 hello bob agent ask 7 b.test wait 1 &
+	_b=$!
+	otoask_many 'expect 64 questions pending: denying more
+expect [bob: agent] session s
+expect [mallory: flooder] #1 f1.test
+sleep 0.4
+send n
+expect [bob: agent] #7 b.test
+sleep 0.4
+send y
+expect -> allow-once
+kill 15' -- --timeout 10
+	wait $_a $_b
+	assertContains "$(cat "$T/out")" "ok 8"
+	assertEquals "7 allow-once" "$(cat "$T/b")"
+	assertEquals "37 at once, then #1" "$(seq 65 100 | sed 's/$/ deny/')
+1 deny" "$(cat "$T/a")"
+	assertEquals 1 "$(grep -c 'questions pending' "$T/tty")"
+	# Bob's question is the one shown after mallory's first, in its turn.
+	assertEquals "[mallory: flooder] #1 f1.test
+[bob: agent] #7 b.test" "$(grep -o '\[[a-z: ]*\] #[0-9]* [a-z0-9]*\.test:443 (tcp to 203.0.113.10): allow?' "$T/tty" |
+		sed 's/:443 .*//' | uniq | head -n 2)"
+}
+
+# A session that goes mid-question: its question leaves the terminal, the
+# next session's is shown, and the key answers that one.
+test_otoask_session_gone_mid_question() {
+	rm -f "$T/sock"
+	$SESSION "$T/sock" "$T/a" hello alice one ask 1 a.test sleep 1.5 close &
+	_a=$!
+	$SESSION "$T/sock" "$T/b" sleep 0.5 hello bob two ask 1 b.test wait 1 &
+	_b=$!
+	otoask_many 'expect [alice: one] #1 a.test
+expect -> the session ended
+expect [alice: one] ended
+expect [bob: two] #1 b.test
+sleep 0.4
+send a
+expect -> allow-session
+kill 15' -- --timeout 10
+	wait $_a $_b
+	assertContains "$(cat "$T/out")" "ok 7"
+	assertEquals "" "$(cat "$T/a" 2>/dev/null)"
+	assertEquals "1 allow-session" "$(cat "$T/b")"
+}
+
+# Session lines that are not otorun's: an escape sequence in the person
+# (the terminal never sees it), a question's id in it, a second one that
+# would rename the session: labelled by their id, answered still.
+test_otoask_bogus_session_lines() {
+	rm -f "$T/sock"
+	$SESSION "$T/sock" "$T/a" line '{"source":"session","session":"evil","person":"\x1b[8m","agent":"x"}' \
+		ask 1 a.test wait 1 &
+	_a=$!
+	$SESSION "$T/sock" "$T/b" sleep 0.5 line '{"source":"session","session":"s2","id":3,"person":"p","agent":"x"}' \
+		hello admin 'trusted agent' ask 2 b.test wait 1 &
+	_b=$!
+	otoask_many 'expect a session line that does not read
+expect [session s
+expect #1 a.test
+sleep 0.4
+send y
+expect a session line that does not read
+expect a session line after its first line: ignored
+expect [session s
+expect #2 b.test
+sleep 0.4
+send y
+expect ended
+kill 15' -- --timeout 10
+	wait $_a $_b
+	assertContains "$(cat "$T/out")" "ok 12"
+	assertEquals "1 allow-once" "$(cat "$T/a")"
+	assertEquals "2 allow-once" "$(cat "$T/b")"
+	assertNotContains "$(cat "$T/rawtty")" "$(printf '\033[8m')"
+	assertNotContains "$(cat "$T/tty")" "admin"
+}
+
+# The issue's attack: a launcher script runs otoask in the background, on
+# the session's own terminal; the agent prints a prompt of its own and the
+# person's "a" answers it. otoask refuses the session and ends (it would
+# eat the agent's keys): no key is ever an answer (the relay denies every
+# question, its decider gone), and the agent reads its own.
+test_otoask_refuses_a_session_on_its_terminal() {
+	rm -f "$T/sock"
+	run in_host $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 15 'expect refused the session of pid
+expect apply the fix to 3 files? [y/n/a]
+send a\n
+expect ECONNREFUSED
+expect otoask=101' -- sh -c "
+		$OTO_BIN/otoask --listen $T/sock & o=\$!
+		$DECIDER --connect $T/sock -- $OTO_BIN/otonet $AS $PUB --no-public --ask-fd 3 \
+			--ask-timeout 10 --log-fd 4 -- sh -c '
+			printf \"apply the fix to 3 files? [y/n/a] \"; read k; echo \"read \$k\"
+			$NT xfer new.inet.test 443 10 2>&1' 4>$T/log
+		wait \$o; echo otoask=\$?"
+	tr -d '\r' <"$T/rawtty" >"$T/tty"
+	assertContains "$(cat "$T/out")" "ok 5"
+	assertContains "$(cat "$T/tty")" "otoask: fatal: refused the session of pid "
+	assertContains "$(cat "$T/tty")" "read a"
+	assertFalse "the socket is removed" "[ -e $T/sock ]"
+	assertContains "$(cat "$T/tty")" ": its terminal is mine, where its agent could type the answers; run otoask in a terminal of its own (another window, a tmux pane)"
+	assertNotContains "$(cat "$T/tty")" "allow? [y/n/a]"
+	assertContains "$(asks)" '"verdict":"deny","rule":"ask","decision":"decider-gone","ask":1}'
+	assertNotContains "$(cat "$T/log")" "allow-session"
 }
 
 test_otoask_usage() {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * otoask: a terminal decider for otonet --ask-fd (otorun --ask): each
- * request the relay writes is shown as one line on the terminal, with a
- * countdown; y allows once, a for the session, n (or Enter, or the
- * countdown's end) denies; the answer goes back on the socket.
+ * otoask: a terminal decider for otonet --ask-fd (otorun --ask), for
+ * many sessions at once: each request a relay writes is shown as one line
+ * on the terminal, with who asks and a countdown; y allows once, a for the
+ * session, n (or Enter, or the countdown's end) denies; the answer goes
+ * back on that session's socket. A session on otoask's own terminal ends
+ * it: its agent could type the answers.
  *
- * Consumes: argv; the --fd socket, or the one connection to --listen;
+ * Consumes: argv; the --fd socket, or the connections to --listen;
  * the terminal (/dev/tty).
  * Writes: --save FILE, the otorun config lines of what was allowed.
- * Exits: 0 when the session's socket ended; 100 usage, 111 a system call
+ * Exits: 0 when the session ended (--once, --fd); 128+N on signal N; 100
+ * usage, 101 a session on otoask's own terminal, 111 a system call
  * failed (the socket, the terminal, --save).
  */
 #include "oto.h"
@@ -23,8 +26,8 @@ int main(int argc, char **argv)
 	/* 1. The options, and the terminal to ask at. */
 	xotoask_parse(&o, argc, argv);
 	o.tty = "/dev/tty";
-	/* 2. The relay's socket: given, or the first connection to --listen. */
+	/* 2. The session's socket (--fd), or the one sessions connect to. */
 	sock = xask_socket(&o);
-	/* 3. Ask, answer, until the session ends. */
+	/* 3. Ask, answer, until the session ends (--once, --fd) or a signal. */
 	xask_serve(&o, sock);
 }

@@ -9,15 +9,19 @@
 static const char USAGE[] =
     "usage: otoask --listen SOCKET [OPTION]...\n"
     "       otoask --fd N [OPTION]...\n"
-    "Decide at a terminal what otonet --ask-fd asks about: each new destination\n"
-    "the rules refuse is shown in one line, with a countdown; type y to allow it\n"
-    "once, a to allow it for the session, n or Enter to deny it. No key before\n"
-    "the countdown ends is a deny.\n"
+    "Decide at a terminal what otonet --ask-fd asks about, for one session or\n"
+    "many: each new destination the rules refuse is shown in one line, with\n"
+    "who asks and a countdown; type y to allow it once, a to allow it for the\n"
+    "session, n or Enter to deny it. No key before the countdown ends is a deny.\n"
+    "Run it in a terminal of its own: a session on its terminal is refused.\n"
     "\n"
     "  --listen SOCKET    listen on SOCKET (a new one, mode 600; it must not exist)\n"
-    "                     for one session (otorun --ask SOCKET), removed once\n"
-    "                     connected\n"
-    "  --fd N             the session's socket is fd N (otonet --ask-fd's other end)\n"
+    "                     for sessions (otorun --ask SOCKET), 64 at once, until a\n"
+    "                     signal ends otoask and removes SOCKET\n"
+    "  --once             serve one session: SOCKET removed once it connects,\n"
+    "                     otoask ends with it\n"
+    "  --fd N             the one session's socket is fd N (otonet --ask-fd's\n"
+    "                     other end)\n"
     "  --timeout SECONDS  the countdown (default 20; 1 to 3600): keep it under\n"
     "                     otonet's --ask-timeout (30)\n"
     "  --save FILE        append the otorun config line of each destination\n"
@@ -29,9 +33,10 @@ static const char USAGE[] =
     "  -h, --help         this text\n"
     "      --version      the version\n"
     "\n"
-    "Exit: 0 when the session ended; 100 usage, 111 system error.\n";
+    "Exit: 0 when the session ended (--once, --fd); 128+N on signal N; 100 usage,\n"
+    "101 a session on otoask's own terminal, 111 system error.\n";
 
-enum { OPT_LISTEN = 256, OPT_FD, OPT_TIMEOUT, OPT_SAVE };
+enum { OPT_LISTEN = 256, OPT_FD, OPT_TIMEOUT, OPT_SAVE, OPT_ONCE };
 
 void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
 {
@@ -40,6 +45,7 @@ void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
 		{ "fd", required_argument, NULL, OPT_FD },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "save", required_argument, NULL, OPT_SAVE },
+		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -73,6 +79,9 @@ void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
 		case OPT_SAVE:
 			o->save = optarg;
 			break;
+		case OPT_ONCE:
+			o->once = 1;
+			break;
 		default:
 			xopt_common(c, USAGE, argv);
 			break;
@@ -82,4 +91,7 @@ void xotoask_parse(struct otoask_opts *o, int argc, char **argv)
 		die_usage("%s: no operand is taken (see --help)", argv[optind]);
 	if (!o->listen == (o->fd < 0))
 		die_usage("one of --listen SOCKET and --fd N (see --help)");
+	/* --fd is one session's socket: its end is otoask's. */
+	if (o->fd >= 0)
+		o->once = 1;
 }

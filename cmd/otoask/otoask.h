@@ -2,8 +2,9 @@
 /*
  * otoask's files, each section below one of them. main.c: the steps;
  * opts.c: the options (dies 100); parse.c: a request's fields, the line
- * shown, the answer and the config line (pure); ask.c: the requests read,
- * asked at the terminal, answered (dies 111).
+ * shown, the session line, the answer and the config line (pure); ask.c:
+ * the sessions taken, their questions asked at the terminal, answered
+ * (dies 101, 111).
  */
 #ifndef OTOASK_H
 #define OTOASK_H
@@ -13,8 +14,11 @@
 #include <stdnoreturn.h>
 
 #define ASK_TIMEOUT_DEFAULT 20	 /* s: under otonet's --ask-timeout default (30) */
-#define ASK_LINE	    1024 /* a request line's bytes at most, with its newline */
-#define ASK_QUEUE	    256	 /* requests waiting to be shown (otonet's pending bound) */
+#define ASK_LINE	    1024 /* a line's bytes at most, with its newline (otonet's bound) */
+#define ASK_QUEUE	    256	 /* questions pending, all sessions (otonet's bound per session) */
+#define ASK_PER_SESSION	    64	 /* questions pending from one session: a flood waits its turn */
+#define ASK_SESSIONS	    64	 /* sessions served at once (connections) */
+#define ASK_KEY_GUARD_MS    300	 /* a key this soon after a question appears is not its answer */
 
 struct otoask_opts {
 	const char *listen; /* --listen SOCKET, or NULL */
@@ -22,6 +26,7 @@ struct otoask_opts {
 	const char *save;   /* --save FILE, or NULL */
 	const char *tty;    /* the terminal asked: /dev/tty */
 	unsigned long timeout;
+	int once; /* --once: one session (always with --fd) */
 };
 
 /* ---- opts.c ---- */
@@ -46,6 +51,23 @@ struct ask_req {
 int ask_req_parse(const char *s, size_t n, struct ask_req *q);
 /* What is shown for q: "new.example:443 (tcp to 203.0.113.10)", "new.example (dns A)". */
 void ask_req_show(const struct ask_req *q, char *buf, size_t size);
+/*
+ * The session's first line (otonet(1), Asking), written by otorun before any
+ * question: {"time":...,"source":"session","session":ID,"person":...,"agent":...}.
+ * ask_is_session_line: whether s (n bytes, no newline) is one, by its source.
+ * ask_session_parse: its fields, 0; -1 when they are not what otorun writes
+ * (no id, a value too long or outside printable ASCII, an "id" key).
+ * ask_session_label: who asks, as shown: "PERSON: AGENT", "AGENT", or
+ * "session ID" (its first 8 bytes) when the line had neither.
+ */
+struct ask_session {
+	char id[72];
+	char person[64];
+	char agent[128];
+};
+int ask_is_session_line(const char *s, size_t n);
+int ask_session_parse(const char *s, size_t n, struct ask_session *ss);
+void ask_session_label(const struct ask_session *ss, char *buf, size_t size);
 /* The key typed: 'y' allow-once, 'a' allow-session, 'n' (or Enter) deny; else NULL. */
 const char *ask_key(int c);
 /*
@@ -60,9 +82,17 @@ const char *ask_key(int c);
 void ask_config_line(const struct ask_req *q, const char *decision, char *buf, size_t size);
 
 /* ---- ask.c ---- */
-/* The decider's socket: connected on --fd, or the one connection to --listen. */
+/*
+ * The decider's socket: --fd's, or a new one listening at --listen (mode
+ * 600). Dies 100 on a bad --fd, 111 on a system call.
+ */
 int xask_socket(const struct otoask_opts *o);
-/* Each request asked at the terminal and answered, until the socket ends: exits 0. */
+/*
+ * Each question of each session asked at the terminal and answered: with
+ * --fd or --once until the session ends (exits 0), else until a signal
+ * (exits 128+N, the socket removed). Dies 101 on a session whose terminal
+ * is otoask's own, 111 on a system call.
+ */
 noreturn void xask_serve(const struct otoask_opts *o, int sock);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * otonet's requests, what is shown of them, the answers and the config
- * lines: pure. A request is otonet's JSON line, read by its keys: no value
+ * otonet's requests, what is shown of them, otorun's session line, the
+ * answers and the config lines: pure. A request is otonet's JSON line, read by its keys: no value
  * otonet writes holds a quote or a backslash, so a key's text ("port":)
  * is found only where it is that key; a line whose values do not look so
  * is refused, never shown: what reaches the terminal is printable ASCII.
@@ -98,6 +98,39 @@ void ask_req_show(const struct ask_req *q, char *buf, size_t size)
 		snprintf(buf, size, "[%s]:%u (%s)", q->dst, q->port, q->proto);
 	else
 		snprintf(buf, size, "%s:%u (%s)", q->dst, q->port, q->proto);
+}
+
+int ask_is_session_line(const char *s, size_t n)
+{
+	char src[16];
+
+	return n >= 2 && s[0] == '{' && !str_field(s, n, "source", src, sizeof(src)) &&
+	       !strcmp(src, "session");
+}
+
+int ask_session_parse(const char *s, size_t n, struct ask_session *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	/* A question's key: a line that is both is neither. */
+	if (n < 2 || s[0] != '{' || s[n - 1] != '}' || !ask_is_session_line(s, n) ||
+	    field(s, n, "id") || str_field(s, n, "session", ss->id, sizeof(ss->id)) || !ss->id[0] ||
+	    str_field(s, n, "person", ss->person, sizeof(ss->person)) < 0 ||
+	    str_field(s, n, "agent", ss->agent, sizeof(ss->agent)) < 0) {
+		memset(ss, 0, sizeof(*ss));
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+void ask_session_label(const struct ask_session *ss, char *buf, size_t size)
+{
+	if (ss->person[0] && ss->agent[0])
+		snprintf(buf, size, "%s: %s", ss->person, ss->agent);
+	else if (ss->person[0] || ss->agent[0])
+		snprintf(buf, size, "%s", ss->person[0] ? ss->person : ss->agent);
+	else
+		snprintf(buf, size, "session %.8s", ss->id);
 }
 
 const char *ask_key(int c)

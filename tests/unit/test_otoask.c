@@ -137,6 +137,47 @@ static void test_otoask_refused_requests(void **state)
 		assert_int_equal(parse(bad[i], &q), -1);
 }
 
+/* otorun's session line: who asks, read as the label; anything else is not one. */
+static void test_otoask_session_lines(void **state)
+{
+	static const char *const bad[] = {
+		"{\"source\":\"session\",\"person\":\"p\"}",
+		"{\"source\":\"session\",\"session\":\"\",\"person\":\"p\"}",
+		"{\"source\":\"session\",\"session\":\"s\",\"id\":1,\"person\":\"p\"}",
+		"{\"source\":\"session\",\"session\":\"s\",\"person\":\"\x1b[8m\"}",
+		"{\"source\":\"session\",\"session\":\"s\",\"agent\":\"a\\u001b\"}",
+		"{\"source\":\"session\",\"session\":\"s\",\"person\":\"p\"",
+		"{\"source\":\"session\",\"session\":\"s\",\"person\":\"p}",
+		"{\"source\":\"ask\",\"session\":\"s\",\"person\":\"p\"}",
+	};
+	struct ask_session ss;
+	char buf[256], big[300];
+	const char *ok = "{\"time\":\"2026-12-04T21:30:01.004211Z\",\"source\":\"session\","
+			 "\"session\":\"5f0c9e1a0b\",\"person\":\"alice\",\"agent\":\"claude as "
+			 "oto\"}";
+
+	(void)state;
+	assert_true(ask_is_session_line(ok, strlen(ok)));
+	assert_int_equal(ask_session_parse(ok, strlen(ok), &ss), 0);
+	assert_string_equal(ss.id, "5f0c9e1a0b");
+	ask_session_label(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "alice: claude as oto");
+	strcpy(ss.person, "");
+	ask_session_label(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "claude as oto");
+	strcpy(ss.agent, "");
+	ask_session_label(&ss, buf, sizeof(buf));
+	assert_string_equal(buf, "session 5f0c9e1a");
+	/* A question is not a session line. */
+	assert_false(ask_is_session_line(HEAD "\"id\":1}", strlen(HEAD "\"id\":1}")));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(ask_session_parse(bad[i], strlen(bad[i]), &ss), -1);
+	/* A person past 63 bytes does not read. */
+	snprintf(big, sizeof(big),
+		 "{\"source\":\"session\",\"session\":\"s\",\"person\":\"%064d\"}", 0);
+	assert_int_equal(ask_session_parse(big, strlen(big), &ss), -1);
+}
+
 static void test_otoask_keys(void **state)
 {
 	(void)state;
@@ -155,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_otoask_requests),
 		cmocka_unit_test(test_otoask_saves_no_rule_for_a_name_that_is_none),
 		cmocka_unit_test(test_otoask_refused_requests),
+		cmocka_unit_test(test_otoask_session_lines),
 		cmocka_unit_test(test_otoask_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
