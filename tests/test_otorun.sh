@@ -787,11 +787,13 @@ test_log_budget_reaches_each_writer() {
 
 # --ask SOCKET: otorun connects to the decider and hands the connection to
 # otonet on fd 99 (--ask-fd 99); --ask-fd N passes the launcher's own fd.
+# Before any question, the session's line says who asks (otonet(1), Asking).
 test_ask_reaches_otonet() {
 	fake_chain
-	python3 -c 'import socket, sys, time
+	/usr/bin/python3 -c 'import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); c, _ = s.accept()
-time.sleep(2)' "$T/dec" &
+open(sys.argv[2], "wb").write(c.recv(4096))
+time.sleep(2)' "$T/dec" "$T/hello" &
 	dec=$!
 	n=0
 	while [ ! -S "$T/dec" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
@@ -803,7 +805,9 @@ time.sleep(2)' "$T/dec" &
 --ask-fd
 99" "$(grep -A1 -- '^--ask' "$T/out" | grep -v '^--$')"
 	assertEquals "fd 99 w socket" "$(grep "^fd 99 " "$T/out")"
-	kill "$dec" 2>/dev/null
+	wait "$dec"
+	assertEquals "$(cat "$T/hello")" 1 "$(grep -c '^{"time":"[0-9T:.-]*Z","source":"session","session":"[0-9a-f]\{32\}","person":"p","agent":"x as nobody"}$' "$T/hello")"
+	assertEquals 1 "$(wc -l <"$T/hello")"
 	run "$T/bin/otorun" $AS --agent-root /a --role member --person p --ask "$T/nobody" -- x
 	assertEquals 111 "$rc"
 	assertEquals "otorun: fatal: unable to connect to the decider at $T/nobody: No such file or directory" "$(cat "$T/err")"
@@ -868,6 +872,27 @@ test_mode_sets_its_options() {
 		assertEquals "otorun: fatal: ${bad#*|}" "$(cat "$T/err")"
 		assertEquals "" "$(cat "$T/out")"
 	done
+}
+
+# The issue's attack, otorun's end: a decider on the agent's terminal (a
+# launcher script runs both on it) would read the keys the agent reads.
+# otorun refuses it, naming cause and fix, before any line reaches it.
+test_ask_refuses_a_decider_on_its_terminal() {
+	fake_chain
+	run /usr/bin/python3 "$OTO_TESTS/helpers/ptydrive.py" --out "$T/tty" --timeout 15 'expect rc=' -- sh -c "
+		/usr/bin/python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); c, _ = s.accept()
+c.settimeout(3)
+open(sys.argv[2], \"wb\").write(c.recv(4096))' $T/dec $T/hello & d=\$!
+		n=0; while [ ! -S $T/dec ] && [ \$n -lt 100 ]; do sleep 0.05; n=\$((n + 1)); done
+		$T/bin/otorun $AS --agent-root /a --role member --person p --ask $T/dec -- x
+		echo rc=\$?; wait \$d"
+	assertContains "$(cat "$T/out")" "ok 1"
+	assertContains "$(cat "$T/tty")" "rc=100"
+	assertContains "$(tr -d '\r' <"$T/tty")" "otorun: fatal: --ask $T/dec: the decider (pid "
+	assertContains "$(tr -d '\r' <"$T/tty")" ") is on this terminal, where the agent could type its answers: run it in a terminal of its own (another window, a tmux pane)"
+	assertEquals "" "$(cat "$T/hello")"
+	assertNotContains "the chain did not start" "$(cat "$T/tty")" "fd 99"
 }
 
 # otosecret and otogate get the store and key as fds 8 and 9 (5 and 6) and

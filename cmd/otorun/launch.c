@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -196,6 +198,89 @@ static void xowner_only(const char *what, const char *path, int fd)
 			    shown(path), (unsigned int)(st.st_mode & 07777));
 }
 
+/*
+ * The session's first line on the decider's socket fd, before any question
+ * (otonet(1), Asking): its id (OTO_SESSION, made here when the launcher
+ * gave none, so that the chain's stages use it too), the person, and the
+ * agent: the account it runs as and its program. No answer is asked.
+ */
+static void xask_hello(const struct otorun_opts *o, int fd)
+{
+	char line[1024], account[256], agent[512], *prog = strrchr(o->cmd[0], '/');
+	const char *id = getenv("OTO_SESSION");
+	struct timespec ts;
+	uid_t uid = geteuid();
+	gid_t gid;
+	size_t n;
+
+	/* As xsession_begin makes it (its record's code is otonet's, not otorun's). */
+	if (!id) {
+		unsigned char rnd[16];
+		static char made[33];
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			xotorun_die(EXIT_SYS, "unable to make the session's id (getrandom): %s",
+				    strerror(errno));
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(made + 2 * i, 3, "%02x", rnd[i]);
+		if (setenv("OTO_SESSION", made, 1) < 0)
+			xotorun_die(EXIT_SYS, "unable to set OTO_SESSION: %s", strerror(errno));
+		id = made;
+	}
+	/* Run by root, the agent is the --as account's (by name, as passwd has it). */
+	if (uid == 0 && *o->as) {
+		snprintf(account, sizeof(account), "%.*s", (int)strcspn(o->as, ":"), o->as);
+		if (user_lookup(account, &uid, &gid) < 0)
+			uid = (uid_t)-1;
+	}
+	if (uid != (uid_t)-1 && user_name(uid, account, sizeof(account)) < 0)
+		snprintf(account, sizeof(account), "%u", (unsigned int)uid);
+	snprintf(agent, sizeof(agent), "%.200s as %.200s", prog ? prog + 1 : o->cmd[0], account);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	n = (size_t)event_head(line, sizeof(line), &ts, "session", id);
+	if (n && n + 10 < sizeof(line)) {
+		memcpy(line + n, ",\"person\":", 10);
+		n = json_str(line, sizeof(line), n + 10, o->person, strlen(o->person));
+	}
+	if (n && n + 9 < sizeof(line)) {
+		memcpy(line + n, ",\"agent\":", 9);
+		n = json_str(line, sizeof(line), n + 9, agent, strlen(agent));
+	}
+	if (!n || n + 3 > sizeof(line))
+		xotorun_die(EXIT_SYS, "unable to write the session's line: too long");
+	memcpy(line + n, "}\n", 2);
+	n += 2;
+	if (send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n)
+		xotorun_die(EXIT_SYS, "unable to write to the decider: %s", strerror(errno));
+}
+
+/*
+ * A decider on the agent's terminal is refused: the agent reads the keys
+ * typed there, and could answer for the person. The agent's terminal is
+ * otorun's controlling one, or one on its stdin, stdout or stderr (with no
+ * controlling terminal, the agent still reads those). A decider whose pid
+ * this namespace does not see cannot be told: the decider checks too.
+ */
+static void xask_tty_check(const char *path, int fd)
+{
+	unsigned long theirs, mine;
+	struct stat st;
+	pid_t pid;
+	int same;
+
+	if (tty_of_peer(fd, &pid, &theirs) < 0 || !theirs)
+		return;
+	same = tty_of(0, &mine) == 0 && mine == theirs;
+	for (int i = 0; i < 3 && !same; i++)
+		same = isatty(i) && fstat(i, &st) == 0 && tty_nr_of(st.st_rdev) == theirs;
+	if (same)
+		xotorun_die(EXIT_USAGE,
+			    "--ask %s: the decider (pid %d) is on this terminal, where the agent "
+			    "could type its answers: run it in a terminal of its own (another "
+			    "window, a tmux pane)",
+			    shown(path), (int)pid);
+}
+
 /* --ask SOCKET: connected now, on FD_ASK, for otonet's relay (it keeps it, close-on-exec). */
 static void xask_connect(const char *path)
 {
@@ -207,7 +292,11 @@ static void xask_connect(const char *path)
 			    shown(path));
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || dup2(fd, FD_ASK) < 0)
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		xotorun_die(EXIT_SYS, "unable to connect to the decider at %s: %s", shown(path),
+			    strerror(errno));
+	xask_tty_check(path, fd);
+	if (dup2(fd, FD_ASK) < 0)
 		xotorun_die(EXIT_SYS, "unable to connect to the decider at %s: %s", shown(path),
 			    strerror(errno));
 	close(fd);
@@ -257,6 +346,9 @@ void xlaunch_fds(const struct otorun_opts *o, const struct chain *c)
 	}
 	if (*o->ask)
 		xask_connect(o->ask);
+	/* --ask-fd N is a number, 10 or more (opt_apply checked it). */
+	if (*o->ask || *o->ask_fd)
+		xask_hello(o, *o->ask ? FD_ASK : atoi(o->ask_fd));
 	if (c->dup_log) {
 		unsigned long from, to;
 
