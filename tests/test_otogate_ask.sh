@@ -337,6 +337,38 @@ print(r.split(b"\r\n")[0].decode(), r.split(b"\r\n\r\n")[1].decode().strip(), ro
 	assertFalse "[ -s '$T/asked' ]"
 }
 
+# otoask, at a terminal, answers both askers of one session: the gateway's
+# question shows the grant and the request (otonet's the destination), and
+# each key goes back to the one that asked.
+test_otoask_shows_and_answers_the_gateways_questions() {
+	rm -f "$T/sock"
+	in_host $PY "$OTO_TESTS/helpers/decider.py" --connect "$T/sock" -- \
+		"$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS --log-fd 4 --ask-fd 3 \
+		--ca-file "$K/ca.pem" $API -- \
+		"$OTO_BIN/otonet" $AS $PUB --no-public --ask-fd 3 -- sh -c 'curl -sSk --max-time 20 https://plain.test:'$PORT'/open 2>&1
+		'"$CURL" sh 'POST /api/user' 'DELETE /api/user' >"$T/agent" 2>"$T/agent.err" 4>"$T/log" &
+	a=$!
+	run $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 30 'expect #1 plain.test:'$PORT' (tcp to '$INET4B'): allow?
+sleep 0.4
+send y
+expect -> allow-once
+expect #2 API_TOKEN: POST rest.example.test/api/user (0 bytes): allow?
+sleep 0.4
+send y
+expect -> allow-once
+expect #3 API_TOKEN: DELETE rest.example.test/api/user (0 bytes): allow?
+sleep 0.4
+send n
+expect -> deny' -- "$OTO_BIN/otoask" --listen "$T/sock" --once --timeout 20
+	wait $a
+	assertEquals "$(cat "$T/rawtty")" 0 "$rc"
+	assertEquals "open
+{\"login\": \"oto\"} 200
+{\"error\":\"otogate: the person denied this request (ask=DELETE:/api/user)\"}
+ 403" "$(cat "$T/agent")"
+	assertEquals 1 "$(grep -c '"verdict":"allow","rule":"ask","decision":"allow-once","ask":2}' "$T/log")"
+}
+
 # otonet's questions and the gateway's over the one connection: distinct
 # ids, each answer back to its asker.
 test_otonets_questions_are_relayed_with_the_gateways() {

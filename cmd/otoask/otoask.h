@@ -42,14 +42,27 @@ struct ask_req {
 	char name[256]; /* "" when none */
 	char type[16];	/* DNS: A, AAAA... */
 	char session[72];
+	/* otogate's (source "gate"): a request held by a grant's ask= rule. */
+	int gate;
+	char grant[64], method[32], host[254], rule[128];
+	char path[512];
+	long long length; /* the body's bytes, -1 unknown (chunked) */
+	char ref[160];	  /* a push's first ref update, "REF OLD..NEW"; "" none */
+	unsigned long nrefs;
 };
 /*
- * One request line (without its newline) of otonet's (otonet(1), ASKING):
- * its fields, 0; -1 when it has no id or no destination, or a field is
- * not what otonet writes (a value too long, a byte outside printable ASCII).
+ * One request line (without its newline) of otonet's (otonet(1), ASKING)
+ * or otogate's (source "gate", otogate(1), Asking): its fields, 0; -1 when
+ * it has no id or no destination (a gate question: no grant, method, host
+ * or path), or a field is not what they write (a value too long, a byte
+ * outside printable ASCII).
  */
 int ask_req_parse(const char *s, size_t n, struct ask_req *q);
-/* What is shown for q: "new.example:443 (tcp to 203.0.113.10)", "new.example (dns A)". */
+/*
+ * What is shown for q: "new.example:443 (tcp to 203.0.113.10)",
+ * "new.example (dns A)", "GH_TOKEN: POST git.example/p.git/git-receive-pack
+ * (423 bytes; refs/heads/main 1a2b..3c4d, 1 ref)".
+ */
 void ask_req_show(const struct ask_req *q, char *buf, size_t size);
 /*
  * The session's first line (otonet(1), Asking), written by otorun before any

@@ -65,11 +65,75 @@ static int num_field(const char *s, size_t n, const char *key, unsigned long max
 	return 0;
 }
 
+/* The first string of the array at "key":[ in s, into out: 0, 1 absent or empty, -1 bad. */
+static int first_of_array(const char *s, size_t n, const char *key, char *out, size_t size)
+{
+	const char *p = field(s, n, key), *end = s + n;
+	size_t i = 0;
+
+	out[0] = 0;
+	if (!p)
+		return 1;
+	if (p >= end || *p++ != '[')
+		return -1;
+	if (p < end && *p == ']')
+		return 1;
+	if (p >= end || *p++ != '"')
+		return -1;
+	for (; p < end && *p != '"'; p++) {
+		if (*p < 0x20 || *p > 0x7e || *p == '\\' || i + 1 >= size)
+			return -1;
+		out[i++] = *p;
+	}
+	if (p == end)
+		return -1;
+	out[i] = 0;
+	return 0;
+}
+
+/* otogate's question: the grant, the request, its length (a number or null), its refs. */
+static int gate_parse(const char *s, size_t n, struct ask_req *q)
+{
+	const char *l = field(s, n, "length");
+	unsigned long v;
+
+	q->gate = 1;
+	if (str_field(s, n, "grant", q->grant, sizeof(q->grant)) ||
+	    str_field(s, n, "method", q->method, sizeof(q->method)) ||
+	    str_field(s, n, "host", q->host, sizeof(q->host)) ||
+	    str_field(s, n, "path", q->path, sizeof(q->path)) ||
+	    str_field(s, n, "rule", q->rule, sizeof(q->rule)) < 0 || !q->grant[0] ||
+	    !q->method[0] || !q->host[0] || q->path[0] != '/' || !l ||
+	    first_of_array(s, n, "refs", q->ref, sizeof(q->ref)) < 0)
+		return -1;
+	if ((size_t)(s + n - l) >= 4 && !memcmp(l, "null", 4))
+		q->length = -1;
+	else if (l < s + n && *l == '0')
+		q->length = 0;
+	else if (num_field(s, n, "length", 1UL << 40, &v) == 0)
+		q->length = (long long)v;
+	else
+		return -1;
+	if (q->ref[0] && num_field(s, n, "nrefs", 1024, &q->nrefs) < 0)
+		return -1;
+	return 0;
+}
+
 int ask_req_parse(const char *s, size_t n, struct ask_req *q)
 {
 	unsigned long id, port = 0;
+	char src[16];
 
 	memset(q, 0, sizeof(*q));
+	if (n >= 2 && s[0] == '{' && s[n - 1] == '}' &&
+	    !str_field(s, n, "source", src, sizeof(src)) && !strcmp(src, "gate")) {
+		if (num_field(s, n, "id", 0xffffffffUL, &id) ||
+		    str_field(s, n, "session", q->session, sizeof(q->session)) < 0 ||
+		    gate_parse(s, n, q) < 0)
+			goto bad;
+		q->id = (uint32_t)id;
+		return 0;
+	}
 	if (n < 2 || s[0] != '{' || s[n - 1] != '}' || num_field(s, n, "id", 0xffffffffUL, &id) ||
 	    str_field(s, n, "proto", q->proto, sizeof(q->proto)) ||
 	    str_field(s, n, "session", q->session, sizeof(q->session)) < 0 ||
@@ -90,7 +154,20 @@ bad:
 
 void ask_req_show(const struct ask_req *q, char *buf, size_t size)
 {
-	if (q->dns)
+	char len[32];
+
+	if (q->gate) {
+		if (q->length < 0)
+			snprintf(len, sizeof(len), "a body of unknown length");
+		else
+			snprintf(len, sizeof(len), "%lld bytes", q->length);
+		if (q->ref[0])
+			snprintf(buf, size, "%s: %s %s%s (%s; %s, %lu ref%s)", q->grant, q->method,
+				 q->host, q->path, len, q->ref, q->nrefs, q->nrefs == 1 ? "" : "s");
+		else
+			snprintf(buf, size, "%s: %s %s%s (%s)", q->grant, q->method, q->host,
+				 q->path, len);
+	} else if (q->dns)
 		snprintf(buf, size, "%s (dns %s)", q->name, q->type);
 	else if (q->name[0])
 		snprintf(buf, size, "%s:%u (%s to %s)", q->name, q->port, q->proto, q->dst);
@@ -154,6 +231,14 @@ const char *ask_key(int c)
 
 void ask_config_line(const struct ask_req *q, const char *decision, char *buf, size_t size)
 {
+	if (q->gate) {
+		/* A request is no destination: no config line allows it, a comment says what was.
+		 */
+		snprintf(buf, size,
+			 "# %s (ask %u): %s %s %s%s (grant %s, %s): no line for a request\n",
+			 decision, q->id, q->method, "on", q->host, q->path, q->grant, q->rule);
+		return;
+	}
 	struct policy_dest d = { .proto = q->proto,
 				 .addr = q->dns ? NULL : q->dst,
 				 .name = q->name,

@@ -66,6 +66,72 @@ static void test_otoask_requests(void **state)
 				 "(its TLS SNI or HTTP Host checked)\n--allow-name x.example\n");
 }
 
+#define GATE                                                                                       \
+	"{\"time\":\"2026-12-04T21:30:02.120544Z\",\"source\":\"gate\",\"session\":"               \
+	"\"5f0c9e1a0b\","
+
+/*
+ * otogate's questions (source "gate"): the grant and the request shown,
+ * with a push's first ref and its count; one that lacks a field, or holds
+ * a byte otogate never writes, is refused; --save keeps a comment alone.
+ */
+static void test_otoask_gate_requests(void **state)
+{
+	struct ask_req q;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(
+	    parse(GATE "\"id\":3,\"grant\":\"GH_TOKEN\",\"method\":\"POST\",\"host\":"
+		       "\"git.example.test\",\"path\":\"/p.git/git-receive-pack\",\"length\":423,"
+		       "\"rule\":\"ask=POST:/p.git\",\"refs\":[\"refs/heads/main 1a2b..3c4d\","
+		       "\"refs/heads/x 0000..5e6f\"],\"nrefs\":2}",
+		  &q),
+	    0);
+	assert_int_equal(q.id, 3);
+	assert_int_equal(q.gate, 1);
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "GH_TOKEN: POST git.example.test/p.git/git-receive-pack (423 bytes; "
+			    "refs/heads/main 1a2b..3c4d, 2 refs)");
+	ask_config_line(&q, "allow-session", buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "# allow-session (ask 3): POST on git.example.test/p.git/"
+			    "git-receive-pack (grant GH_TOKEN, ask=POST:/p.git): no line for a "
+			    "request\n");
+	assert_int_equal(parse(GATE
+			       "\"id\":4,\"grant\":\"NPM\",\"method\":\"PUT\",\"host\":\"n.test\","
+			       "\"path\":\"/pkg\",\"length\":null,\"rule\":\"ask=writes\"}",
+			       &q),
+			 0);
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "NPM: PUT n.test/pkg (a body of unknown length)");
+	assert_int_equal(parse(GATE
+			       "\"id\":5,\"grant\":\"NPM\",\"method\":\"DELETE\",\"host\":"
+			       "\"n.test\",\"path\":\"/pkg\",\"length\":0,\"rule\":\"ask=writes\"}",
+			       &q),
+			 0);
+	ask_req_show(&q, buf, sizeof(buf));
+	assert_string_equal(buf, "NPM: DELETE n.test/pkg (0 bytes)");
+	/* No host; a path that is no path; an escape in a value; a length that is none. */
+	assert_int_equal(parse(GATE "\"id\":6,\"grant\":\"G\",\"method\":\"POST\",\"path\":\"/\","
+				    "\"length\":0}",
+			       &q),
+			 -1);
+	assert_int_equal(parse(GATE "\"id\":6,\"grant\":\"G\",\"method\":\"POST\",\"host\":\"h\","
+				    "\"path\":\"x\",\"length\":0}",
+			       &q),
+			 -1);
+	assert_int_equal(parse(GATE "\"id\":6,\"grant\":\"G\",\"method\":\"POST\",\"host\":\"h\","
+				    "\"path\":\"/\\u001b[2J\",\"length\":0}",
+			       &q),
+			 -1);
+	assert_int_equal(parse(GATE "\"id\":6,\"grant\":\"G\",\"method\":\"POST\",\"host\":\"h\","
+				    "\"path\":\"/\",\"length\":-1}",
+			       &q),
+			 -1);
+}
+
 /*
  * The agent chooses the names: a DNS label may hold '*', ':' or a blank.
  * What --save keeps of such a name is a comment alone, never a rule that
@@ -194,6 +260,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_otoask_requests),
+		cmocka_unit_test(test_otoask_gate_requests),
 		cmocka_unit_test(test_otoask_saves_no_rule_for_a_name_that_is_none),
 		cmocka_unit_test(test_otoask_refused_requests),
 		cmocka_unit_test(test_otoask_session_lines),
