@@ -268,6 +268,19 @@ static int query_has_method(const char *q, size_t len)
 	return 0;
 }
 
+/* NONASCII when p holds a byte past ASCII, raw or percent-encoded; else NULL. Pure. */
+static const char *path_non_ascii(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)p[i] >= 0x80)
+			return NONASCII;
+		if (p[i] == '%' && i + 2 < len && http_hex((unsigned char)p[i + 1]) >= 8 &&
+		    http_hex((unsigned char)p[i + 2]) >= 0)
+			return NONASCII;
+	}
+	return NULL;
+}
+
 enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
 				    const struct http_req *r, const char **why)
 {
@@ -279,7 +292,12 @@ enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
 		return ALLOW_OK;
 	q = memchr(t, '?', tlen);
 	plen = q ? (size_t)(q - t) : tlen;
-	*why = allow_path_check(t, plen);
+	/*
+	 * allow= matches a path, so it must be one path only; ask= asks about
+	 * every path it cannot judge (an encoded slash: npm's @scope%2fname),
+	 * so only a byte an upstream could fold to ASCII is refused there.
+	 */
+	*why = g->nallow ? allow_path_check(t, plen) : path_non_ascii(t, plen);
 	if (*why)
 		return ALLOW_BADPATH;
 	for (uint32_t k = 0; k < r->nheaders; k++) {
