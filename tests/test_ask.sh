@@ -321,12 +321,15 @@ ECONNREFUSED" "$(cut -d' ' -f1 "$T/agent")"
 # would open a whole cloud, exfil.example:22 a port nobody was asked about).
 test_otoask_save_writes_no_rule_for_a_name_that_is_none() {
 	OTONET_MORE="--allow-name a.inet.test" otoask_session 'expect #1 *.amazonaws.com (dns A)
+sleep 0.4
 send a
 expect -> allow-session
 expect #2 exfil.example:22 (dns A)
+sleep 0.4
 send a
 expect -> allow-session
 expect #3 new.inet.test (dns A)
+sleep 0.4
 send a
 expect -> allow-session' --once --save "$T/saved" -- "
 		$NT resolve '*.amazonaws.com'; $NT resolve exfil.example:22; $NT resolve new.inet.test"

@@ -230,7 +230,7 @@ clean clear close collect combine compare compile complete copy correct
 count cover cut decide declare decode define delete deny derive describe
 detach detect document drain drop dump ease emit enable disable end enforce
 escape exec expect explain expose extend factor feed fill filter find fix
-flag fold follow forbid format free fuzz gate generate give group guard
+flag fold follow forbid format free fuzz gate generate give group guard judge
 handle hide hold ignore import include inline install keep kill label
 launch leave let limit link list load lock log look make map mark match
 measure merge mount move name narrow note open order parse pass pause pin place

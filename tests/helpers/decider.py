@@ -9,8 +9,10 @@
 # Without --listen: a socket pair, one end on CMD's fd 3 (CMD names it:
 # otonet --ask-fd 3), the other read here. With --listen PATH: a unix socket
 # listening at PATH, one connection taken (otorun --ask PATH), CMD run
-# alongside. Each request line is appended to FILE as it came, then answered
-# by the next word of POLICY (comma-separated; the last one repeats):
+# alongside. The session's line (otorun's, "source":"session") asks for no
+# answer: it goes to FILE.session. Each request line is appended to FILE as
+# it came, then answered by the next word of POLICY (comma-separated; the
+# last one repeats):
 #
 #   allow-once, allow-session, deny   "ID WORD\n", after --delay seconds
 #   silent       no answer
@@ -58,6 +60,11 @@ def serve(conn, policy, log, delay):
         buf += x
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
+            if b'"source":"session"' in line and b'"id":' not in line:
+                if log:
+                    with open(log + ".session", "ab") as f:
+                        f.write(line + b"\n")
+                continue
             if log:
                 with open(log, "ab") as f:
                     f.write(line + b"\n")
