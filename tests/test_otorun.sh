@@ -831,19 +831,20 @@ time.sleep(2)' "$T/dec" "$T/hello" &
 # and ask-all add ask=writes and ask=*:/ to every grant (once); every mode
 # but auto needs a decider, and each contradiction is one line.
 test_mode_sets_its_options() {
-	for m in "auto|--as nobody -- |G=https://h,allow=GET:/|H=https://g,ask=*:/" \
+	for m in "auto|--as nobody -- |G=https://h,allow=GET:/|H=https://g" \
 		"ask-new|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/|H=https://g,ask=*:/" \
 		"ask-writes|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/,ask=writes|H=https://g,ask=*:/,ask=writes" \
 		"ask-all|--as nobody --no-public --ask-fd 12 -- |G=https://h,allow=GET:/,ask=*:/|H=https://g,ask=*:/"; do
 		IFS='|' read -r mode net g h <<-EOF
 		$m
 		EOF
-		dec="--ask-fd 12"
-		[ "$mode" = auto ] && dec=
+		# auto has no decider, and a grant's own ask= needs one.
+		dec="--ask-fd 12" h0='H=https://g,ask=*:/'
+		[ "$mode" = auto ] && dec='' h0=H=https://g
 		# shellcheck disable=SC2086
 		run "$OTO_BIN/otorun" --print --as nobody --agent-root /a --role member --person p \
 			--mode "$mode" $dec --store s --key-file k \
-			--grant G=https://h,allow=GET:/ --grant 'H=https://g,ask=*:/' -- x
+			--grant G=https://h,allow=GET:/ --grant "$h0" -- x
 		assertEquals "$mode: $(cat "$T/err")" 0 "$rc"
 		assertEquals "$mode: otonet" "  $OTO_BIN/otonet $net\\" "$(sed -n 3p "$T/out")"
 		words
