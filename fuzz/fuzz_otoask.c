@@ -41,7 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (const char *p = buf; *p; p++)
 			if (*p < 0x20 || *p > 0x7e)
 				abort();
-		ask_config_line(&q, buf, sizeof(buf));
+		/* A saved line: one or two lines of printable ASCII, whatever the request. */
+		ask_config_line(&q, "allow-session", buf, sizeof(buf));
+		for (const char *p = buf; *p; p++)
+			if ((*p < 0x20 && *p != '\n') || *p > 0x7e)
+				abort();
 	}
 	(void)tty_stat_parse(s, size, &t);
 	return 0;
