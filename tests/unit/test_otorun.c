@@ -261,7 +261,7 @@ static void test_mode(void **state)
 	assert_string_equal(c.w.text.p,
 			    " /b/otogate --store-fd 5 --key-fd 6"
 			    " --grant 'A=https://h,allow=GET:/,ask=*:/'"
-			    " --grant 'B=https://g,ask=*:/' -- \\\n"
+			    " --grant 'B=https://g,ask=*:/' --ask-fd 12 -- \\\n"
 			    "  /b/otonet --allow-name --no-public --no-public --ask-fd 12 -- \\\n"
 			    "  /b/otons --share net -- \\\n"
 			    "  /b/otomount --agent-root /a --role member --person p"
