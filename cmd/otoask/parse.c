@@ -25,15 +25,14 @@ static const char *field(const char *s, size_t n, const char *key)
 	return NULL;
 }
 
-/* A string value, printable ASCII without '"' or '\\': 0, 1 absent, -1 bad. */
-static int str_field(const char *s, size_t n, const char *key, char *out, size_t size)
+/*
+ * The quoted string at p (before end) into out: printable ASCII without '"'
+ * or '\\', at most size - 1 bytes. 0, or -1 when it is not one.
+ */
+static int str_at(const char *p, const char *end, char *out, size_t size)
 {
-	const char *p = field(s, n, key), *end = s + n;
 	size_t i = 0;
 
-	out[0] = 0;
-	if (!p)
-		return 1;
 	if (p >= end || *p++ != '"')
 		return -1;
 	for (; p < end && *p != '"'; p++) {
@@ -45,6 +44,17 @@ static int str_field(const char *s, size_t n, const char *key, char *out, size_t
 		return -1;
 	out[i] = 0;
 	return 0;
+}
+
+/* A string value, printable ASCII without '"' or '\\': 0, 1 absent, -1 bad. */
+static int str_field(const char *s, size_t n, const char *key, char *out, size_t size)
+{
+	const char *p = field(s, n, key);
+
+	out[0] = 0;
+	if (!p)
+		return 1;
+	return str_at(p, s + n, out, size);
 }
 
 /* A number value, 1 to max: 0, -1 absent or bad. */
@@ -69,7 +79,6 @@ static int num_field(const char *s, size_t n, const char *key, unsigned long max
 static int first_of_array(const char *s, size_t n, const char *key, char *out, size_t size)
 {
 	const char *p = field(s, n, key), *end = s + n;
-	size_t i = 0;
 
 	out[0] = 0;
 	if (!p)
@@ -78,17 +87,7 @@ static int first_of_array(const char *s, size_t n, const char *key, char *out, s
 		return -1;
 	if (p < end && *p == ']')
 		return 1;
-	if (p >= end || *p++ != '"')
-		return -1;
-	for (; p < end && *p != '"'; p++) {
-		if (*p < 0x20 || *p > 0x7e || *p == '\\' || i + 1 >= size)
-			return -1;
-		out[i++] = *p;
-	}
-	if (p == end)
-		return -1;
-	out[i] = 0;
-	return 0;
+	return str_at(p, end, out, size);
 }
 
 /* otogate's question: the grant, the request, its length (a number or null), its refs. */
