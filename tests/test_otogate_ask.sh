@@ -29,40 +29,6 @@ oneTimeTearDown() {
 	topo_down
 }
 
-# The test CA and the hub's certificate, the hub, a bare repository with
-# one commit, the store (GH_TOKEN, NPM_TOKEN, API_TOKEN).
-hub_up() {
-	K=$TOPO_DIR/pki
-	D=$TOPO_DIR/hub
-	mkdir -p "$K" "$D/repos"
-	chmod 0755 "$K" "$D"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-subj "/CN=oto test ca" -keyout "$K/ca.key" -out "$K/ca.pem" 2>/dev/null || return 1
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=fakehub" \
-		-keyout "$K/srv.key" -out "$K/srv.csr" 2>/dev/null &&
-		printf 'subjectAltName=DNS:git.example.test,DNS:rest.example.test,DNS:npm.example.test,DNS:plain.test\n' >"$K/ext" &&
-		openssl x509 -req -in "$K/srv.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
-			-days 2 -extfile "$K/ext" -out "$K/srv.pem" 2>/dev/null || return 1
-	printf '%s' "$REAL" >"$K/real"
-	chmod 0600 "$K/real"
-	topo_name plain.test $INET4B
-	git init -q --bare -b main "$D/repos/proj.git" &&
-		git -C "$D/repos/proj.git" config http.receivepack true &&
-		rm -rf "$D/seed" && git init -q -b main "$D/seed" &&
-		echo hello >"$D/seed/README" && git -C "$D/seed" add README &&
-		git -C "$D/seed" -c user.name=seed -c user.email=seed@example.test commit -qm seed &&
-		git -C "$D/seed" push -q "$D/repos/proj.git" main || return 1
-	ip netns exec "$NI" $PY "$OTO_TESTS/helpers/fakehub.py" "$K/srv.pem" "$K/srv.key" $PORT \
-		"$D" "$K/real" >"$TOPO_DIR/hub.log" 2>&1 &
-	echo $! >"$TOPO_DIR/hub.pid"
-	n=0
-	while [ ! -e "$D/ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	[ -e "$D/ready" ] || { echo "fakehub failed: $(cat "$TOPO_DIR/hub.log")" >&2; return 1; }
-	otosecret keygen --out "$K/key" &&
-		printf 'GH_TOKEN=%s\nNPM_TOKEN=%s\nAPI_TOKEN=%s\n' "$REAL" "$REAL" "$REAL" |
-		otosecret seal --key-file "$K/key" --store "$K/store"
-}
-
 suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
 	: >"$TOPO_DIR/hub/requests"
