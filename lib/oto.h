@@ -394,6 +394,40 @@ int seccomp_export_c(void *ctx, const char *name, const char *sym);
  */
 int seccomp_load_bpf(const void *insns, size_t n);
 
+/*
+ * The agent's file of its own session's refusals and decisions (OTO_WHY,
+ * oto(7)): otomount makes it (WHY_PATH in the view, read-only there) and
+ * sends a writable fd of it to each stage outside that offered a socket in
+ * OTO_WHY_FD; those stages write one short line per line of their record.
+ * why_offer.c: why_init; why_offer makes the pair and adds the chain's end
+ * to OTO_WHY_FD (0, or -1 with errno); why_parent closes that end in the
+ * writer. why_note.c: the line for a record line, written once the fd has
+ * come (never blocks), within WHY_BUDGET bytes per writer, then one line
+ * that says the rest is in the operator's record.
+ */
+#define WHY_DIR	     "/run/oto"
+#define WHY_PATH     "/run/oto/why"
+#define WHY_BUDGET   (16UL << 10)
+#define WHY_LINE_MAX 512
+struct why {
+	int sock;  /* ours of the pair; -1 once the fd came, or never will */
+	int child; /* the chain's end, until why_parent */
+	int fd;	   /* the file; -1 until it comes */
+	unsigned long left;
+	int spent;
+	const char *who; /* the writer, in its last line */
+};
+void why_init(struct why *w, const char *who);
+int why_offer(struct why *w);
+void why_parent(struct why *w);
+void why_note(struct why *w, const char *line, size_t n);
+/*
+ * why_format.c: the short line for one record line (n bytes, its newline
+ * optional) into buf, newline-terminated, only printable ASCII: its
+ * length, 0 for a line the agent is not told (an allow by the rules). Pure.
+ */
+size_t why_format(char *buf, size_t size, const char *line, size_t n);
+
 /* fd.c */
 int fd_cloexec(int fd, int on);
 /* Close every fd >= from, except those listed in keep. */

@@ -48,7 +48,7 @@ static const char USAGE[] =
     "      --version        the version\n"
     "\n"
     "PROG gets PATH (a default unless set), HOME TERM LANG LC_* TZ USER LOGNAME\n"
-    "if present, and what --env and --env-keep name. LD_* and other variables the\n"
+    "OTO_WHY if present, and what --env and --env-keep name. LD_* and other variables the\n"
     "loader or a shell acts on are refused (100).\n"
     "OTO_PTY (set by otons when it has a terminal): PROG gets a pty made from this\n"
     "view's /dev/ptmx, as its controlling terminal in a new session and as the\n"

@@ -357,7 +357,9 @@ void xsb_no_new_privs(void)
 
 static int env_keep_default(const char *entry)
 {
-	static const char *const KEEP[] = { "HOME=", "TERM=", "LANG=", "TZ=", "USER=", "LOGNAME=" };
+	/* OTO_WHY: otomount's, the path of the agent's file of its refusals. */
+	static const char *const KEEP[] = { "HOME=", "TERM=",	 "LANG=",   "TZ=",
+					    "USER=", "LOGNAME=", "OTO_WHY=" };
 
 	if (!strncmp(entry, "LC_", 3))
 		return 1;

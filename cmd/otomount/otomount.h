@@ -216,6 +216,8 @@ void xsources_role(struct view_state *v, const struct otomount_opts *o);
 void xsources_custom(struct view_state *v, const struct otomount_opts *o);
 /* ca.c: --ca-file's bundle, planned over the distribution's; dies 101, 111. */
 void xsources_ca(struct view_state *v, const struct otomount_opts *o);
+/* why.c: with OTO_WHY_FD, the agent's file of refusals made, sent, planned at WHY_DIR. */
+void xwhy_prepare(struct view_state *v);
 
 /* ---- etc.c: /etc, an allowlist of the host's and the generated files ---- */
 struct etc_tree {

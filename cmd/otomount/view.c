@@ -74,6 +74,7 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 	xplan_add(&v->plan, P_ETC, "/etc", NULL, 0, 0);
 	xsources_custom(v, o);
 	xsources_ca(v, o);
+	xwhy_prepare(v);
 }
 
 void xview_build(struct view_state *v, const struct otomount_opts *o)

@@ -124,10 +124,11 @@ struct start {
 	struct filter f;
 	struct session session;
 	sigset_t mask, old;
-	int sv[2];   /* the socket pair the child sends the TUN on */
-	int said[2]; /* the filter's pipe to the child */
-	int opener;  /* the socket to the TUN opener, or -1 */
-	int audit;   /* the audit socket for the otons behind, or -1 */
+	int sv[2];	/* the socket pair the child sends the TUN on */
+	int said[2];	/* the filter's pipe to the child */
+	int opener;	/* the socket to the TUN opener, or -1 */
+	int audit;	/* the audit socket for the otons behind, or -1 */
+	struct why why; /* the agent's file of its refusals, once otomount sends it */
 	char audit_env[256];
 	pid_t opener_pid;
 };
@@ -171,6 +172,11 @@ static void xchannels(struct start *s)
 		die(EXIT_SYS, errno, "unable to create the filter's pipe to the child");
 	if (s->o.kernel_wall)
 		xotonet_filter_build(&s->o, &s->f, &s->o.relay.resolver);
+	/* The agent's file: otomount, behind, sends it on this socket (OTO_WHY_FD). */
+	why_init(&s->why, "otonet");
+	if (why_offer(&s->why) < 0)
+		die(EXIT_SYS, errno, "unable to offer a socket for the agent's file (OTO_WHY_FD)");
+	s->o.relay.why = &s->why;
 }
 
 /* The child: the sandbox's network built, the filter's word, the gateway's go, the exec. */
@@ -245,6 +251,7 @@ static void xfilter_stand(struct start *s, char **argv)
 		debugx("the child did not take the filter's word: %s", strerror(errno));
 	close(s->said[1]);
 	close(s->sv[1]);
+	why_parent(&s->why);
 	if (s->o.gate_go >= 0)
 		close(s->o.gate_go);
 	if (s->audit >= 0)

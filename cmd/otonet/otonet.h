@@ -112,6 +112,7 @@ struct relay_cfg {
 	const struct filter *f;
 	struct ipaddr resolver;
 	int log_fd;
+	struct why *why;	       /* the agent's file of its refusals (why_note) */
 	unsigned long long log_budget; /* bytes of the relay's lines on log_fd */
 	const struct session *session; /* its id on every line; the close line at the end */
 	unsigned long max_flows, max_half_open, max_udp_flows;

@@ -23,11 +23,11 @@
 #include "otonet.h"
 #include "relay.h"
 
-int record_init(struct record *rc, int log_fd, unsigned long long budget)
+int record_init(struct record *rc, int on, unsigned long long budget)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->budget.budget = rc->budget.left = budget ? budget : RECORD_BUDGET;
-	if (log_fd < 0)
+	if (!on)
 		return 0;
 	rc->kinds = calloc(RECORD_KEYS, sizeof(*rc->kinds));
 	if (!rc->kinds) {
@@ -78,13 +78,21 @@ static unsigned long kind_count(struct record *rc, const char *key)
 	return 0;
 }
 
-/* line's n bytes, if the budget allows; the line that says it is spent, once. */
+/*
+ * line's n bytes, if the budget allows; the line that says it is spent,
+ * once. The agent's short line for it too (lib/why_note.c: its own bound).
+ */
 static void record_write(struct relay *r, const char *source, const char *line, size_t n)
 {
 	char notice[512];
 	struct timespec ts;
-	int take = record_budget_take(&r->rec.budget, n);
+	int take;
 
+	if (r->cfg->why)
+		why_note(r->cfg->why, line, n);
+	if (r->cfg->log_fd < 0)
+		return;
+	take = record_budget_take(&r->rec.budget, n);
 	if (take < 0) {
 		r->sys->clock_gettime(CLOCK_REALTIME, &ts);
 		n = record_budget_line(notice, sizeof(notice), &ts, source, r->cfg->session->id,
@@ -121,7 +129,7 @@ void relay_log(struct relay *r, const char *source, const char *fmt, ...)
 	va_list ap;
 	size_t n;
 
-	if (r->cfg->log_fd < 0)
+	if (r->cfg->log_fd < 0 && !r->cfg->why)
 		return;
 	va_start(ap, fmt);
 	n = format(r, line, sizeof(line), source, fmt, ap);
@@ -138,7 +146,7 @@ void relay_log_thin(struct relay *r, const char *source, const char *key, const 
 	size_t n;
 	int k;
 
-	if (r->cfg->log_fd < 0 || !r->rec.kinds)
+	if (!r->rec.kinds)
 		return;
 	count = kind_count(&r->rec, key);
 	if (count && !record_worth_a_line(count))

@@ -148,8 +148,8 @@ static void emit(struct otons_audit *a, const struct otons_audit_pending *p, uns
 	n = otons_landlock_format(line, sizeof(line), &ts, a->session, pid, p->body, p->len, sys,
 				  syslen, count);
 	if (n > 0)
-		otons_record_write(log_fd, &a->record, "landlock", a->session, line, (size_t)n,
-				   write_failed);
+		otons_record_write(log_fd, &a->why_file, &a->record, "landlock", a->session, line,
+				   (size_t)n, write_failed);
 }
 
 /* Drop the held records of serial; with the session's pid, write them first. */

@@ -217,10 +217,14 @@ struct otons_refusals {
  * One line of otons' on log_fd, charged to b (lib/record_thin.c): written,
  * or counted past the budget, the first time replaced by the line that says
  * so (source, session: its head's). A failed write is warned about once.
+ * The agent's short line for it goes to why (lib/why_note.c).
  */
-void otons_record_write(int log_fd, struct record_budget *b, const char *source,
+void otons_record_write(int log_fd, struct why *why, struct record_budget *b, const char *source,
 			const char *session, const char *line, size_t n, int *write_failed);
-/* Make the socket and set OTO_REFUSALS, when log_fd >= 0 (dies 111). */
+/*
+ * Make the socket and set OTO_REFUSALS, when log_fd >= 0, and offer one for
+ * the agent's file (OTO_WHY_FD, au->why) (dies 111).
+ */
 void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *session,
 			   struct otons_audit *au);
 void otons_refusals_parent(struct otons_refusals *r); /* the supervisor, after the fork */
@@ -309,6 +313,8 @@ struct otons_audit {
 	unsigned long count_other;
 	/* The byte budget of otons' lines, seccomp's and Landlock's together (set here). */
 	struct record_budget record;
+	/* The agent's file of its refusals, once otomount sends it (refusals.c offers). */
+	struct why why_file;
 };
 struct otons_opts;
 void xotons_audit_open(const struct otons_opts *o, struct otons_audit *a);

@@ -57,6 +57,7 @@ void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *ses
 	r->log_fd = log_fd;
 	r->session = session;
 	r->audit = au;
+	why_init(&au->why_file, "otons");
 	if (log_fd < 0)
 		return;
 	/*
@@ -75,6 +76,9 @@ void xotons_refusals_offer(struct otons_refusals *r, int log_fd, const char *ses
 		die(EXIT_SYS, errno, "unable to set OTO_REFUSALS");
 	r->sock = sv[0];
 	r->child_sock = sv[1];
+	/* Its lines are the agent's too: otomount sends the file on this socket. */
+	if (why_offer(&au->why_file) < 0)
+		die(EXIT_SYS, errno, "unable to offer a socket for the agent's file (OTO_WHY_FD)");
 }
 
 void otons_refusals_parent(struct otons_refusals *r)
@@ -83,6 +87,7 @@ void otons_refusals_parent(struct otons_refusals *r)
 		close(r->child_sock);
 	r->child_sock = -1;
 	unsetenv("OTO_REFUSALS");
+	why_parent(&r->audit->why_file);
 }
 
 void otons_refusals_child(struct otons_refusals *r)
@@ -96,16 +101,21 @@ void otons_refusals_child(struct otons_refusals *r)
 	if (r->proc_fd >= 0)
 		close(r->proc_fd);
 	r->sock = r->log_fd = r->proc_fd = -1;
+	if (r->audit->why_file.sock >= 0)
+		close(r->audit->why_file.sock);
+	r->audit->why_file.sock = -1;
 	otons_audit_close(r->audit);
 }
 
-void otons_record_write(int log_fd, struct record_budget *b, const char *source,
+void otons_record_write(int log_fd, struct why *why, struct record_budget *b, const char *source,
 			const char *session, const char *line, size_t n, int *write_failed)
 {
 	char notice[512];
 	struct timespec ts;
-	int take = record_budget_take(b, n);
+	int take;
 
+	why_note(why, line, n);
+	take = record_budget_take(b, n);
 	if (!take)
 		return;
 	if (take < 0) {
@@ -212,8 +222,8 @@ static void log_line(struct otons_refusals *r, const struct seccomp_notif *req, 
 	n = otons_refusal_format(line, sizeof(line), &ts, &rf);
 	free((char *)rf.name);
 	if (n > 0)
-		otons_record_write(r->log_fd, &r->audit->record, "seccomp", r->session, line,
-				   (size_t)n, &r->write_failed);
+		otons_record_write(r->log_fd, &r->audit->why_file, &r->audit->record, "seccomp",
+				   r->session, line, (size_t)n, &r->write_failed);
 }
 
 /* One notification: its line, if due, and the answer EPERM. */

@@ -30,8 +30,8 @@ int main(int argc, char **argv)
 	static struct otosecret_opts o;
 	static struct store_view v;
 	const struct rlimit nocore = { 0, 0 };
-	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS",
-					    "OTO_VIEW" };
+	static const char *const KEPT[] = { "OTO_STATUS_FD", "OTO_PTY", "OTO_REFUSALS", "OTO_VIEW",
+					    "OTO_WHY" };
 	const char *kept[ARRAY_SIZE(KEPT)];
 	uint8_t *key, *store, **plain;
 	char **env;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	 *    what is left. Those for the later stages stay: OTO_STATUS_FD (they
 	 *    report to it), and otoexec's: OTO_PTY (it makes the agent's pty),
 	 *    OTO_REFUSALS (the refusal log's socket), OTO_VIEW (a profile by
-	 *    path is refused in the view).
+	 *    path is refused in the view); and OTO_WHY, the agent's (otomount's).
 	 */
 	for (size_t i = 0; i < ARRAY_SIZE(KEPT); i++) {
 		kept[i] = getenv(KEPT[i]);
