@@ -415,6 +415,7 @@ struct why {
 	int fd;	   /* the file; -1 until it comes */
 	unsigned long left;
 	int spent;
+	uint32_t last;	 /* the last line's hash: a repeat is not written */
 	const char *who; /* the writer, in its last line */
 };
 void why_init(struct why *w, const char *who);

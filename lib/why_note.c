@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ static int why_take(struct why *w)
 void why_note(struct why *w, const char *line, size_t n)
 {
 	char out[WHY_LINE_MAX];
+	uint32_t h;
 	size_t k;
 
 	if (w->spent || !why_take(w))
@@ -55,6 +57,13 @@ void why_note(struct why *w, const char *line, size_t n)
 	k = why_format(out, sizeof(out), line, n);
 	if (!k)
 		return;
+	/* The same line again (a client retrying, without the record's counts) says nothing new. */
+	h = 2166136261u;
+	for (size_t i = 0; i < k; i++)
+		h = (h ^ (uint8_t)out[i]) * 16777619u;
+	if (h == w->last)
+		return;
+	w->last = h;
 	if (k > w->left) {
 		k = (size_t)snprintf(out, sizeof(out),
 				     "%s: more than this file holds of its lines (%lu bytes); "

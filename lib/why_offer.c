@@ -19,6 +19,7 @@ void why_init(struct why *w, const char *who)
 	w->sock = w->child = w->fd = -1;
 	w->left = 0;
 	w->spent = 0;
+	w->last = 0;
 	w->who = who;
 }
 

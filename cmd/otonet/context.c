@@ -32,7 +32,7 @@ int relay_init(struct relay *r, const struct relay_cfg *cfg, const struct relay_
 	    ((cfg->f->nnames || cfg->f->ngates || cfg->ask) &&
 	     names_init(&r->names, NAMES_MAX) < 0) ||
 	    (cfg->ask && ask_init(&r->ask) < 0) ||
-	    record_init(&r->rec, cfg->log_fd >= 0 || cfg->why, cfg->log_budget) < 0) {
+	    record_init(&r->rec, cfg->log_fd, cfg->log_budget) < 0) {
 		record_fini(&r->rec);
 		ask_fini(&r->ask);
 		names_fini(&r->names);

@@ -23,11 +23,11 @@
 #include "otonet.h"
 #include "relay.h"
 
-int record_init(struct record *rc, int on, unsigned long long budget)
+int record_init(struct record *rc, int log_fd, unsigned long long budget)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->budget.budget = rc->budget.left = budget ? budget : RECORD_BUDGET;
-	if (!on)
+	if (log_fd < 0)
 		return 0;
 	rc->kinds = calloc(RECORD_KEYS, sizeof(*rc->kinds));
 	if (!rc->kinds) {
@@ -146,8 +146,21 @@ void relay_log_thin(struct relay *r, const char *source, const char *key, const 
 	size_t n;
 	int k;
 
-	if (!r->rec.kinds)
+	if (!r->rec.kinds) {
+		/*
+		 * No record, no table of kinds (its memory is the log's): the
+		 * agent's file alone gets the line, unthinned; its budget bounds
+		 * it, and why_note drops a line that repeats the one before.
+		 */
+		if (!r->cfg->why)
+			return;
+		va_start(ap, fmt);
+		n = format(r, line, sizeof(line), source, fmt, ap);
+		va_end(ap);
+		if (n)
+			why_note(r->cfg->why, line, n);
 		return;
+	}
 	count = kind_count(&r->rec, key);
 	if (count && !record_worth_a_line(count))
 		return;

@@ -424,9 +424,9 @@ void tun_write_offload(struct relay *r, size_t n);
 
 /*
  * record.c: the relay's lines on --log-fd, each with the agent's short
- * line (lib/why_note.c) when the agent's file is on. record_init makes the table of kinds (only when on: a log, or
- * the agent's file) and sets the budget (0: the default); it returns 0, or
- * -1 with errno ENOMEM. record_fini frees the table. relay_log writes one
+ * line (lib/why_note.c) when the agent's file is on. record_init makes the
+ * table of kinds (only with a log) and sets the budget (0: the default); it
+ * returns 0, or -1 with errno ENOMEM. record_fini frees the table. relay_log writes one
  * line, fmt's text after event_head's time, source ("net", "dns") and
  * session, whole with one write; nothing without a log, when it does not
  * fit or when the budget is spent (then, once, the line that says so).
@@ -438,7 +438,7 @@ void tun_write_offload(struct relay *r, size_t n);
  * the relay's last line, what it wrote and did not, when the budget was
  * spent.
  */
-int record_init(struct record *rc, int on, unsigned long long budget);
+int record_init(struct record *rc, int log_fd, unsigned long long budget);
 void record_fini(struct record *rc);
 void relay_log(struct relay *r, const char *source, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

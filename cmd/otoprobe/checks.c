@@ -255,7 +255,9 @@ static int dir_entries(const char *path, const char *skip, struct list *l)
 }
 
 /* A host directory is a gap when it exists with something in it, or unreadable. */
-static void check_dir(struct report *rep, const char *path, const char *skip, const char *why)
+/* path absent or empty, but for skip (NULL: none), which ok then names. */
+static void check_dir(struct report *rep, const char *path, const char *skip, const char *ok,
+		      const char *why)
 {
 	char name[PATH_MAX + 8];
 	struct list l = { .len = 0 };
@@ -271,7 +273,7 @@ static void check_dir(struct report *rep, const char *path, const char *skip, co
 	} else if (l.count) {
 		report_add(rep, name, V_GAP, "not empty: %zu (%s): %s", l.count, l.buf, why);
 	} else {
-		report_add(rep, name, V_OK, skip ? "only the agent's own home" : "empty");
+		report_add(rep, name, V_OK, "%s", skip ? ok : "empty");
 	}
 }
 
@@ -307,23 +309,31 @@ static void check_open(struct report *rep, const char *path, int flags, const ch
 
 void check_paths(struct report *rep)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *why = getenv("OTO_WHY");
 	const char *own = NULL;
 	char path[PATH_MAX];
 
 	/* The agent's own /home/NAME is its home; anyone else's is the host's. */
 	if (home && !strncmp(home, "/home/", 6) && home[6] && !strchr(home + 6, '/'))
 		own = home + 6;
-	check_dir(rep, "/root", NULL, "the host's root home");
-	check_dir(rep, "/home", own, "other users' homes");
-	check_dir(rep, "/run", NULL, "the host's runtime state and sockets");
-	check_dir(rep, "/sys", NULL, "the host's sysfs");
+	check_dir(rep, "/root", NULL, NULL, "the host's root home");
+	check_dir(rep, "/home", own, "only the agent's own home", "other users' homes");
+	/* otomount's file of the agent's refusals (OTO_WHY) is all /run may hold. */
+	if (why && !strcmp(why, "/run/oto/why")) {
+		check_dir(rep, "/run", "oto", "only the agent's file of refusals",
+			  "the host's runtime state and sockets");
+		check_dir(rep, "/run/oto", "why", "only the agent's file of refusals",
+			  "the host's runtime state and sockets");
+	} else {
+		check_dir(rep, "/run", NULL, NULL, "the host's runtime state and sockets");
+	}
+	check_dir(rep, "/sys", NULL, NULL, "the host's sysfs");
 	check_exists(rep, "/var/run/docker.sock", "the Docker socket (root on the host)");
 	check_exists(rep, "/run/docker.sock", "the Docker socket (root on the host)");
 	check_exists(rep, "/run/containerd/containerd.sock", "the containerd socket");
 	check_exists(rep, "/run/podman/podman.sock", "the Podman socket");
 	check_open(rep, "/etc/shadow", O_RDONLY, "password hashes");
-	check_dir(rep, "/etc/ssh", NULL, "the host's ssh configuration and keys");
+	check_dir(rep, "/etc/ssh", NULL, NULL, "the host's ssh configuration and keys");
 	check_open(rep, "/proc/kcore", O_RDONLY, "kernel memory");
 	check_open(rep, "/proc/sysrq-trigger", O_WRONLY, "reboot, crash or kill the host");
 	/* core_pattern runs a program as root on the host at the next crash. */
