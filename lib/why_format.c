@@ -117,7 +117,8 @@ static int field(const char *line, size_t n, const char *key, char *out, size_t 
 			return 0;
 		v = ++s;
 		s = value_end(s, end);
-		if (!s)
+		/* A value must be followed by ',' or '}': an object cut short is nothing. */
+		if (!s || s >= end)
 			return 0;
 		if ((size_t)(s - v) > 0 && (size_t)(v - k) == kl + 3 && !memcmp(k + 1, key, kl)) {
 			if (*v == '"')

@@ -5,6 +5,7 @@
 // UNIT: cmd/otonet/namecheck.c lib/http_req_parse.c lib/http_head_line.c lib/http_header_line.c lib/http_list_has.c
 // UNIT: lib/http_value_ok.c lib/http_body_feed.c cmd/otonet/ask.c cmd/otonet/askline.c
 // UNIT: cmd/otonet/admit.c cmd/otonet/gateway.c lib/policy_name_ok.c
+// UNIT: lib/why_note.c lib/why_format.c lib/fd_recv.c
 /*
  * The relay's flow table through its own interface, with fake system calls
  * (struct relay_sys): the states and their names, the bounds counted per
