@@ -616,6 +616,26 @@ test_otorun_grant_composes_the_chain() {
 	assertNoSecret "the agent's output" "$T/out"
 }
 
+# The gateway's own refusals reach the agent's file (OTO_WHY, oto(7)) as
+# they happen, one short line each from its record's line; what it served
+# is not there.
+test_gateway_refusals_in_the_agents_file() {
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	cp "$OTO_TESTS/helpers/gateclient.py" "$A/workspace/"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	run ip netns exec "$NH" env FLAG=/dev/null "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
+		--public 203.0.113.0/24 --agent-root "$A" --person alice --role member \
+		--store "$K/store" --key-file "$K/key" --grant "API_KEY=https://$API:8443,allow=GET:/echo" \
+		--ca-file "$K/ca.pem" --env-keep FLAG -- \
+		sh -c 'python3 /work/gateclient.py echo-x admin | cut -c1-16; cat "$OTO_WHY"'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "echo-x: 200 {\"x-
+admin: 403 otoga
+gate: refused GET https://api.example.test/admin (grant API_KEY): 403 no allow= of the grant serves this method and path" \
+		"$(cat "$T/out")"
+}
+
 test_otorun_grant_usage_errors() {
 	for a in "--grant API_KEY=https://a|--secret and --grant need --store and --key-file" \
 		"--store s --key-file k --no-net --grant API_KEY=https://a|--no-net excludes --grant (the gateway is reached through otonet)" \

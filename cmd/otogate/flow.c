@@ -77,7 +77,7 @@ static void flow_log(struct gate_flow *f)
 	char line[8192];
 	size_t n;
 
-	if (f->gate->log_fd < 0)
+	if (f->gate->log_fd < 0 && !f->gate->why)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	r.sec = (long long)ts.tv_sec;
@@ -93,9 +93,17 @@ static void flow_log(struct gate_flow *f)
 	r.down = f->down_bytes;
 	r.error = f->error;
 	n = gate_log_format(line, sizeof(line), &r);
+	if (!n)
+		return;
 	/* One write: the lines of concurrent flows never mix. */
-	if (n && write(f->gate->log_fd, line, n) < 0)
+	if (f->gate->log_fd >= 0 && write(f->gate->log_fd, line, n) < 0)
 		log_msg(LOG_DEBUG, errno, "unable to write a log line");
+	/* The agent's short line, from the same line (lib/why_format.c): a refusal's only. */
+	if (f->gate->why) {
+		pthread_mutex_lock(&f->gate->why_lock);
+		why_note(f->gate->why, line, n);
+		pthread_mutex_unlock(&f->gate->why_lock);
+	}
 }
 
 /* The gateway's own answer resp[0, n) with status, for the reason msg: logged, then the flow ends.

@@ -116,6 +116,7 @@ struct start {
 	int cafd;   /* the session CA's certificate for the view, or -1 */
 	int net[2]; /* with --ask-fd: otonet's questions, relayed (ask.c); net[1] the chain's */
 	struct session session;
+	struct why why; /* the agent's file of its refusals, once otomount sends it */
 	int transparent;
 	uid_t uid;
 	gid_t gid;
@@ -187,6 +188,10 @@ static void xchannels(struct start *s)
 	s->net[0] = s->net[1] = -1;
 	if (s->o.ask_fd >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->net) < 0)
 		die(EXIT_SYS, errno, "unable to create otonet's socket pair for asking");
+	/* The agent's file: otomount, behind, sends it on this socket (OTO_WHY_FD). */
+	why_init(&s->why, "otogate");
+	if (why_offer(&s->why) < 0)
+		die(EXIT_SYS, errno, "unable to offer a socket for the agent's file (OTO_WHY_FD)");
 }
 
 /*
@@ -219,6 +224,7 @@ static void xchain_start(struct start *s)
 	}
 	close(s->sv[1]);
 	close(s->go[0]);
+	why_parent(&s->why);
 	if (s->net[1] >= 0)
 		close(s->net[1]);
 	if (s->cafd >= 0)
@@ -270,7 +276,7 @@ int main(int argc, char **argv)
 	/* 2. The store, the phantoms, the key opened; the session CA for transparent grants. */
 	xsecrets_ready(&s);
 
-	/* 3. Signals into a signalfd, the socket pair and the go pipe, before the fork. */
+	/* 3. Signals into a signalfd, the socket pairs, the go pipe, the agent's file's offer. */
 	xchannels(&s);
 
 	/* 4. The chain (otonet first), its go awaited; the gateway gets ready meanwhile. */
@@ -292,6 +298,8 @@ int main(int argc, char **argv)
 	s.gate.o = &s.o; /* gate.tls_server: set in 2; tls_client: by the first flow */
 	pthread_mutex_init(&s.gate.tls_lock, NULL);
 	s.gate.log_fd = s.o.log_fd;
+	s.gate.why = &s.why;
+	pthread_mutex_init(&s.gate.why_lock, NULL);
 	if (s.o.ask_fd >= 0) {
 		s.gate.ask = ask_start(s.o.ask_fd, s.net[0], s.o.ask_timeout_ms, s.session.id);
 		if (!s.gate.ask)

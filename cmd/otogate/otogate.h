@@ -394,6 +394,8 @@ struct gate {
 	pthread_mutex_t tls_lock; /* ...by one flow */
 	atomic_int nflows;	  /* flows served at once (flow.c) */
 	struct gate_ask *ask;	  /* the decider (--ask-fd), or NULL */
+	struct why *why;	  /* the agent's file (OTO_WHY): a short line per refusal */
+	pthread_mutex_t why_lock; /* ...from every flow's thread */
 };
 /*
  * Returns the upstreams' TLS client context (made by the first flow to ask),
