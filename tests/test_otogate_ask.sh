@@ -367,6 +367,38 @@ test_otorun_wires_the_decider_to_the_gateway() {
 	assertEquals "otorun: fatal: a --grant's ask= needs a decider: --ask SOCKET or --ask-fd N" "$(cat "$T/err")"
 }
 
+# One session as a person starts it: otorun --mode ask-writes with a
+# decider at --ask SOCKET (decider.py --listen, as otoask --listen is).
+# The agent's push through the grant, which the mode made ask=writes, is
+# held and put to the decider with its session's line first; denied, the
+# hub's ref stays, and git in the view prints the reason.
+test_otorun_mode_ask_writes_denies_a_push() {
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	run in_host $PY "$OTO_TESTS/helpers/decider.py" --log "$T/asked" --listen "$T/sock" deny -- \
+		"$OTO_BIN/otorun" --as "$OTO_TEST_USER" $PUB --agent-root "$A" --person alice \
+		--role member --store "$K/store" --key-file "$K/key" --ca-file "$K/ca.pem" \
+		--grant "GH_TOKEN=https://$HUB:$PORT,transparent" --mode ask-writes --ask "$T/sock" -- \
+		sh -c 'cd /work && git config --global user.name agent &&
+		git config --global user.email agent@example.test &&
+		git config --global credential.helper "!f() { echo username=agent; echo password=\$GH_TOKEN; }; f" &&
+		git clone -q "$0" clone 2>>git.log && cd clone && echo change >>README &&
+		git commit -qam "from the sandbox" && git push origin main 2>>../git.log; echo "push=$?"' "$GITURL"
+	assertEquals "rc: $(cat "$T/err") $(cat "$A/workspace/git.log")" 0 "$rc"
+	assertEquals "push=1" "$(cat "$T/out")"
+	assertContains "$(cat "$A/workspace/git.log")" \
+		"! [remote rejected] main -> main (otogate: the person denied this request (ask=writes))"
+	assertEquals seed "$(hub_head)"
+	assertEquals 0 "$(hub_pushes)"
+	# One question, the push's, after the session's line.
+	assertEquals 1 "$(wc -l <"$T/asked")"
+	assertContains "$(cat "$T/asked")" '"source":"gate",'
+	assertContains "$(cat "$T/asked")" '"method":"POST","host":"git.example.test","path":"/git/proj.git/git-receive-pack",'
+	assertContains "$(cat "$T/asked.session")" '"source":"session",'
+	assertContains "$(cat "$T/asked.session")" '"person":"alice"'
+}
+
 test_usage() {
 	run "$OTO_BIN/otogate" --store /dev/null --key-file /dev/null --grant "A=https://a.test,ask=POST:/x" -- true
 	assertEquals 100 "$rc"

@@ -486,11 +486,20 @@ failed:
 
 /* ---- asking (ask=; otogate(1), Asking) ---------------------------------------- */
 
-/* The methods ask=writes leaves alone: those that read, exactly so (any other is asked). */
-static int reads(const char *m, size_t n)
+/*
+ * The requests ask=writes leaves alone: those that read. The methods that
+ * read, exactly so (any other is asked), and git's fetch: smart HTTP posts
+ * every clone, fetch and ref listing to .../git-upload-pack (p[0, pl), no
+ * query), which only sends; a push is .../git-receive-pack, asked.
+ */
+static int reads(const char *m, size_t n, const char *p, size_t pl)
 {
+	static const char UPLOAD[] = "/git-upload-pack";
+	const size_t ul = sizeof(UPLOAD) - 1;
+
 	return (n == 3 && !memcmp(m, "GET", 3)) || (n == 4 && !memcmp(m, "HEAD", 4)) ||
-	       (n == 7 && !memcmp(m, "OPTIONS", 7));
+	       (n == 7 && !memcmp(m, "OPTIONS", 7)) ||
+	       (n == 4 && !memcmp(m, "POST", 4) && pl >= ul && !memcmp(p + pl - ul, UPLOAD, ul));
 }
 
 /* A Content-Encoding other than identity on the request (its body unreadable here). */
@@ -664,7 +673,7 @@ static int hold(struct gate_flow *f)
 	for (size_t i = 0; i < g->nask && !matched; i++)
 		if (ask_rule_match(&g->ask[i], m, ml, t, pl))
 			rule = &g->ask[i], matched = 1;
-	if (!matched && !(g->ask_writes && !reads(m, ml)))
+	if (!matched && !(g->ask_writes && !reads(m, ml, t, pl)))
 		return 0;
 	if (ask_allowed(f->gate->ask, g, m, ml, t, pl))
 		return 0;
