@@ -133,6 +133,39 @@ $P?.method=DELETE: $o a _method parameter" "$(sed 's/^\(POST [^ ]*: 200\) .*/\1/
 	assertContains "$(cat "$T/log")" '"method":"POST","host":"api.example.test","path":"/repos/o/r/issues","status":400,"bytes_up":0,"bytes_down":'
 }
 
+# Rack's MethodOverride and Symfony's read _method from a POST's form body
+# too (urlencoded, multipart, or a POST with no Content-Type at all). Under
+# allow=, such a body is refused 400 before the piece that completes the
+# parameter is sent: the upstream never gets a whole request to act on. Split a byte a chunk, or
+# encoded, it is found all the same; a JSON body or a value that says
+# _method is not a form's parameter, and passes.
+test_a_method_override_in_a_form_body_is_refused() {
+	P='POST /repos/o/r/issues'
+	U='Content-Type: application/x-www-form-urlencoded'
+	M='Content-Type: multipart/form-data; boundary=b'
+	gate "allow=POST:/repos/o/r/issues" -- $REST "$P|$U|>title=x&_method=DELETE" \
+		"$P|>_method=DELETE" "$P|$U|>>title=x;+_me%74hod=DELETE" "$P|$U|>a=1&.METHOD" \
+		"$P|$M|>--b\\r\\nContent-Disposition: form-data; name=\"_method\"\\r\\n\\r\\nDELETE\\r\\n--b--\\r\\n" \
+		"$P|$M|>>--b\\r\\nContent-Disposition: form-data; NAME=_method\\r\\n\\r\\nDELETE\\r\\n--b--\\r\\n" \
+		"$P|Content-Type: application/json|>{\"_method\": \"DELETE\"}" "$P|$U|>title=_method&x%26_method=1"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	o='400 otogate: a method or URL override the upstream could act on: a _method parameter in the form body'
+	assertEquals "$o
+$o
+$o
+$o
+$o
+$o
+200
+200" "$(sed 's/^.*: \(200\) .*/\1/; s/^.*: \(400 otogate\)/\1/' "$T/out")"
+	# The refused bodies were cut before the override's value: DELETE
+	# reached the upstream in the JSON body alone.
+	assertEquals "the upstream got: $(cat "$TOPO_DIR/api/requests")" \
+		'{"_method": "DELETE"}' "$(grep -a DELETE "$TOPO_DIR/api/requests")"
+	assertContains "$(cat "$TOPO_DIR/api/requests")" "title=_method&x%26_method=1"
+	assertEquals 6 "$(grep -c '"status":400,.*"error":"a method or URL override the upstream could act on: a _method parameter in the form body"' "$T/log")"
+}
+
 # Any non-ASCII byte in the path, raw or percent-encoded: the look-alikes of
 # . / and \ some servers fold to ASCII (U+2024, U+2025, U+FE52, U+FE68, the
 # fullwidth ones) and every other.

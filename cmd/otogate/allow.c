@@ -207,65 +207,164 @@ static const char *override_header(const char *n, size_t len)
 	return NULL;
 }
 
-/* A query's byte, decoded as a form's: "+" a space, "%XX" its byte (a bad escape as it is). */
-static int query_byte(const char *q, size_t len, size_t *i)
+/*
+ * A parameter's name, a decoded byte c at a time, read as PHP reads one
+ * (Symfony, Laravel): leading spaces dropped, a space or '.' as '_', the
+ * name cut at a NUL or '[' (an array); compared with "_method" in any case.
+ */
+static void name_byte(struct form_scan *s, int c)
 {
-	int h, l;
+	static const char M[] = "_method";
 
-	if (q[*i] == '+') {
-		(*i)++;
-		return ' ';
+	if (s->cut)
+		return;
+	if (c == 0 || c == '[') {
+		s->cut = 1;
+		return;
 	}
-	if (q[*i] == '%' && *i + 2 < len && (h = http_hex((unsigned char)q[*i + 1])) >= 0 &&
-	    (l = http_hex((unsigned char)q[*i + 2])) >= 0) {
-		*i += 3;
-		return h * 16 + l;
+	if (c == ' ' && !s->n)
+		return;
+	if (c == ' ' || c == '.')
+		c = '_';
+	if (s->n == sizeof(M) - 1 || lower(c) != M[s->n]) {
+		s->n = sizeof(M); /* not it */
+		s->cut = 1;
+		return;
 	}
-	return (unsigned char)q[(*i)++];
+	s->n++;
+}
+
+/* The name read ends: was it "_method"? Then the next one. */
+static void name_end(struct form_scan *s)
+{
+	if (s->n == sizeof("_method") - 1)
+		s->found = 1;
+	s->n = 0;
+	s->cut = 0;
+}
+
+/* A urlencoded form's byte that is no escape's (url_byte). */
+static void url_byte_plain(struct form_scan *s, int c)
+{
+	if (c == '&' || c == ';') {
+		if (!s->value)
+			name_end(s);
+		s->value = 0;
+		s->n = 0;
+		s->cut = 0;
+	} else if (s->value) {
+		return;
+	} else if (c == '=') {
+		name_end(s);
+		s->value = 1;
+	} else {
+		name_byte(s, c == '+' ? ' ' : c);
+	}
 }
 
 /*
- * Whether the query q[0, len) has a parameter a framework reads as
- * "_method". Its name decoded, in any case, and read as PHP does (Symfony,
- * Laravel): leading spaces dropped, a space or '.' as '_', the name cut at a
- * NUL or '[' (an array). Parameters end at '&' or ';' (Rack's old split).
+ * One raw byte of a urlencoded form: parameters end at '&' or ';' (Rack's
+ * old split), a name at '='; a name's bytes decoded, "+" a space, "%XX" its
+ * byte, a bad escape as it is (the '%' and what follows read again).
  */
+static void url_byte(struct form_scan *s, int c)
+{
+	int h = http_hex((unsigned char)c);
+
+	if (s->pct == 1) {
+		s->pct = 0;
+		if (h >= 0) {
+			s->pct = 2;
+			s->hi = (unsigned char)h;
+			return;
+		}
+		url_byte_plain(s, '%');
+	} else if (s->pct == 2) {
+		s->pct = 0;
+		if (h >= 0) {
+			if (!s->value)
+				name_byte(s, s->hi * 16 + h);
+			return;
+		}
+		url_byte_plain(s, '%');
+		url_byte_plain(s, "0123456789abcdef"[s->hi]);
+	}
+	if (c == '%') {
+		s->pct = 1;
+		return;
+	}
+	url_byte_plain(s, c);
+}
+
+/*
+ * One byte of a multipart body: each "name=" (any case; filename= too, so
+ * more is refused, never less) starts a name, quoted or not, that ends at
+ * its closing quote, ';', a space or a line's end.
+ */
+static void multipart_byte(struct form_scan *s, int c)
+{
+	static const char NAME[] = "name=";
+
+	if (s->in_name) {
+		if (s->in_name == 1) {
+			s->in_name = 2;
+			if (c == '"') {
+				s->quoted = 1;
+				return;
+			}
+		}
+		if ((s->quoted && c == '"') || (!s->quoted && (c == ';' || c == ' ')) ||
+		    c == '\r' || c == '\n') {
+			name_end(s);
+			s->in_name = 0;
+			s->quoted = 0;
+		} else {
+			name_byte(s, c);
+		}
+		return;
+	}
+	s->k = lower(c) == NAME[s->k] ? s->k + 1 : lower(c) == NAME[0];
+	if (s->k == sizeof(NAME) - 1) {
+		s->k = 0;
+		s->in_name = 1;
+		s->n = 0;
+		s->cut = 0;
+	}
+}
+
+void form_scan_feed(struct form_scan *s, const char *p, size_t len)
+{
+	for (size_t i = 0; i < len && !s->found; i++) {
+		if (s->kind == FORM_URLENCODED)
+			url_byte(s, (unsigned char)p[i]);
+		else
+			multipart_byte(s, (unsigned char)p[i]);
+	}
+}
+
+int form_scan_end(struct form_scan *s)
+{
+	if (s->kind == FORM_URLENCODED) {
+		if (s->pct)
+			url_byte_plain(s, '%');
+		if (s->pct == 2)
+			url_byte_plain(s, "0123456789abcdef"[s->hi]);
+		s->pct = 0;
+		if (!s->value)
+			name_end(s);
+	} else if (s->in_name) {
+		name_end(s);
+	}
+	return s->found;
+}
+
+/* Whether the query q[0, len) has a parameter a framework reads as "_method" (a form's rules). */
 static int query_has_method(const char *q, size_t len)
 {
-	static const char M[] = "_method";
-	size_t i = 0;
+	struct form_scan s = { .kind = FORM_URLENCODED };
 
-	while (i < len) {
-		size_t n = 0;
-		int cut = 0;
-
-		while (i < len && q[i] != '&' && q[i] != ';' && q[i] != '=') {
-			int c = query_byte(q, len, &i);
-
-			if (cut)
-				continue;
-			if (c == 0 || c == '[') {
-				cut = 1;
-				continue;
-			}
-			if (c == ' ' && !n)
-				continue;
-			if (c == ' ' || c == '.')
-				c = '_';
-			if (n == sizeof(M) - 1 || lower(c) != M[n]) {
-				n = sizeof(M); /* not it */
-				cut = 1;
-				continue;
-			}
-			n++;
-		}
-		if (n == sizeof(M) - 1)
-			return 1;
-		while (i < len && q[i] != '&' && q[i] != ';')
-			i++;
-		i++;
-	}
-	return 0;
+	form_scan_feed(&s, q, len);
+	return form_scan_end(&s);
 }
 
 /* NONASCII when p holds a byte past ASCII, raw or percent-encoded; else NULL. Pure. */

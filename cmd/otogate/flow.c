@@ -199,10 +199,47 @@ static const struct grant *foreign_phantom(const struct gate_flow *f)
 	return NULL;
 }
 
-/* The request's body, as it came, to the upstream: 0, or -1 (the flow ends). */
+/*
+ * The form kinds a request's body is read as for a _method (FORM_URLENCODED,
+ * FORM_MULTIPART, as bits), under a grant that limits requests: by each
+ * Content-Type; with none, a urlencoded form (Rack reads a POST without one
+ * as a form). 0: none to read.
+ */
+static unsigned int form_kinds(const struct gate_flow *f)
+{
+	static const char URL[] = "application/x-www-form-urlencoded", MULTI[] = "multipart/";
+	unsigned int kinds = 0;
+	int typed = 0;
+
+	if (!grant_limits(f->g) || f->req.body.kind == HTTP_BODY_NONE)
+		return 0;
+	for (uint32_t i = 0; i < f->req.nheaders; i++) {
+		const struct http_header *h = &f->req.h[i];
+		const char *v = f->in + h->value.off;
+		size_t vl = h->value.len;
+
+		if (h->name.len != 12 || strncasecmp(f->in + h->name.off, "content-type", 12))
+			continue;
+		typed = 1;
+		if (vl >= sizeof(URL) - 1 && !strncasecmp(v, URL, sizeof(URL) - 1))
+			kinds |= 1U << FORM_URLENCODED;
+		else if (vl >= sizeof(MULTI) - 1 && !strncasecmp(v, MULTI, sizeof(MULTI) - 1))
+			kinds |= 1U << FORM_MULTIPART;
+	}
+	return typed ? kinds : 1U << FORM_URLENCODED;
+}
+
+/*
+ * The request's body, as it came, to the upstream: 0, or -1 (the flow ends).
+ * Under a grant that limits requests, a form's _method (form_kinds) is
+ * looked for in each piece before it is sent: found, the piece is not, the
+ * request stays unfinished, and the flow ends with a 400 (the caller's).
+ */
 static int forward_body(struct gate_flow *f)
 {
 	size_t pos = f->req.head_len, used, doff, dlen;
+	unsigned int kinds = form_kinds(f);
+	struct form_scan url = { .kind = FORM_URLENCODED }, multi = { .kind = FORM_MULTIPART };
 	int err;
 
 	if (f->req.body.kind == HTTP_BODY_NONE)
@@ -214,6 +251,19 @@ static int forward_body(struct gate_flow *f)
 			if (err != HTTP_OK && err != HTTP_MORE) {
 				f->status = 400;
 				f->error = http_strerror(err);
+				return -1;
+			}
+			if (kinds & (1U << FORM_URLENCODED))
+				form_scan_feed(&url, f->in + pos + doff, dlen);
+			if (kinds & (1U << FORM_MULTIPART))
+				form_scan_feed(&multi, f->in + pos + doff, dlen);
+			if (err == HTTP_OK && (kinds & (1U << FORM_URLENCODED)))
+				form_scan_end(&url);
+			if (url.found || multi.found) {
+				f->status = 400;
+				f->error =
+				    "a method or URL override the upstream could act on: a _method "
+				    "parameter in the form body";
 				return -1;
 			}
 			if (upstream_write(&f->up, f->in + pos, used) < 0) {

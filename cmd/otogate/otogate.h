@@ -164,6 +164,27 @@ int grant_limits(const struct grant *g);
 enum allow_verdict allow_head_check(const struct grant *g, const char *buf,
 				    const struct http_req *r, const char **why);
 /*
+ * A form body's _method parameter, which Rack's MethodOverride and
+ * Symfony's (Laravel) act on as the method, found as the body streams: its
+ * names read as the query's are (allow_head_check), in a urlencoded body
+ * (FORM_URLENCODED) or in a multipart one's part headers (FORM_MULTIPART:
+ * every name= and filename=). Zero it with its kind, feed it the body's
+ * bytes in any pieces (its found is set once one is seen), then
+ * form_scan_end: 1 when one was. Pure.
+ */
+enum form_kind { FORM_URLENCODED = 1, FORM_MULTIPART };
+struct form_scan {
+	enum form_kind kind;
+	unsigned char pct, hi;	       /* a '%' escape's state (0, 1, 2) and its first digit */
+	unsigned char value;	       /* urlencoded: in a value */
+	unsigned char in_name, quoted; /* multipart: in a name= (1: before its quote), quoted */
+	unsigned char k;	       /* multipart: bytes of "name=" matched */
+	unsigned char n, cut; /* a name's bytes matched against "_method"; read no more of it */
+	unsigned char found;
+};
+void form_scan_feed(struct form_scan *s, const char *p, size_t len);
+int form_scan_end(struct form_scan *s);
+/*
  * Judges whether g serves the request METHOD TARGET (the query, after '?',
  * is not matched). Returns the verdict, with why.
  */

@@ -8,7 +8,9 @@
 # a connection of its own, each HEADER-LINE sent as written after it (before
 # Host when it starts with '^', the '^' left out; "\t" a tab), printing
 # "METHOD TARGET[|HEADER-LINE]...: STATUS BODY" (the body on
-# one line). With --split, the head is sent in two writes at every offset
+# one line). An element ">BODY" is the request's body, sent with its
+# Content-Length; ">>BODY" sends it chunked, a byte a chunk ("\r" and
+# "\n" in BODY are CR and LF). With --split, the head is sent in two writes at every offset
 # from 1 to its length less one (a pause between them, Nagle off), one
 # connection each, and the line is "METHOD TARGET: STATUS xCOUNT" for each
 # status seen, in order of first sight.
@@ -43,11 +45,21 @@ split = sys.argv[1:2] == ["--split"]
 for r in sys.argv[1 + split:]:
     line, *extra = r.split("|")
     method, target = line.split(" ", 1)
-    extra = [h.replace("\\t", "\t") for h in extra]
+    body = [h for h in extra if h.startswith(">")]
+    extra = [h.replace("\\t", "\t") for h in extra if not h.startswith(">")]
     first = "".join(h[1:] + "\r\n" for h in extra if h.startswith("^"))
     after = "".join(h + "\r\n" for h in extra if not h.startswith("^"))
+    data, framing = b"", "Content-Length: 0\r\n"
+    if body:
+        b = body[0]
+        data = b.lstrip(">").replace("\\r", "\r").replace("\\n", "\n").encode()
+        if b.startswith(">>"):
+            framing = "Transfer-Encoding: chunked\r\n"
+            data = b"".join(b"1\r\n" + data[i:i + 1] + b"\r\n" for i in range(len(data))) + b"0\r\n\r\n"
+        else:
+            framing = f"Content-Length: {len(data)}\r\n"
     head = (f"{method} {target} HTTP/1.1\r\n{first}Host: x\r\nAuthorization: token {key}\r\n"
-            f"{after}Content-Length: 0\r\nConnection: close\r\n\r\n").encode("utf-8", "surrogateescape")
+            f"{after}{framing}Connection: close\r\n\r\n").encode("utf-8", "surrogateescape") + data
     if not split:
         status, body = send(head, 0)
         print(f"{r}: {status} {body}", flush=True)

@@ -347,13 +347,82 @@ static void test_overrides(void **state)
 			fail_msg("%s %s: %s", PASS[i].h, PASS[i].t, why);
 }
 
+/* s fed whole, and split at every offset: the same answer each way. */
+static int form_has(enum form_kind kind, const char *s)
+{
+	size_t len = strlen(s);
+	struct form_scan whole = { .kind = kind };
+	int found;
+
+	form_scan_feed(&whole, s, len);
+	found = form_scan_end(&whole);
+	for (size_t cut = 1; cut < len; cut++) {
+		struct form_scan a = { .kind = kind };
+
+		form_scan_feed(&a, s, cut);
+		form_scan_feed(&a, s + cut, len - cut);
+		if (form_scan_end(&a) != found)
+			fail_msg("%s cut at %zu: %d, whole: %d", s, cut, !found, found);
+	}
+	return found;
+}
+
+/* A form body's _method (Rack, Symfony), urlencoded or multipart, in any pieces. */
+static void test_form_bodies(void **state)
+{
+	static const char *const URL_YES[] = {
+		"_method=DELETE",  "title=x&_method=DELETE",
+		"a=1;_METHOD=PUT", "%5Fmethod=x",
+		"%5fmethod=x",	   "_me%74hod=x",
+		"+_method=x",	   " _method=x",
+		".method=x",	   "_method[]=x",
+		"_method",	   "a=1&_method",
+		"_method%00x=1",   "a=%zz&_method=1",
+	};
+	static const char *const URL_NO[] = {
+		"",	      "title=_method",	     "x_method=1",
+		"_methodx=1", "a=1%26_method=2",     "%5F%6Dethod%=1",
+		"_meth",      "a=_method&b=_method", "%_method=1",
+		"_method%=1",
+	};
+	static const char *const MULTI_YES[] = {
+		"--b\r\nContent-Disposition: form-data; name=\"_method\"\r\n\r\nDELETE\r\n--b--",
+		"Content-Disposition: form-data; NAME=_method\r\n",
+		"Content-Disposition: form-data; name=\"_Method[]\"\r\n",
+		"Content-Disposition: form-data; name=\".method\"; x=y\r\n",
+		"Content-Disposition: form-data; filename=\"_method\"\r\n",
+		"nnname=_method",
+		"name=_method",
+	};
+	static const char *const MULTI_NO[] = {
+		"Content-Disposition: form-data; name=\"x\"\r\n\r\n_method\r\n",
+		"Content-Disposition: form-data; name=\"_methods\"\r\n",
+		"name=\"x_method\"",
+		"_method=1",
+		"name =\"_method\"",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(URL_YES); i++)
+		if (!form_has(FORM_URLENCODED, URL_YES[i]))
+			fail_msg("urlencoded, not found: %s", URL_YES[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(URL_NO); i++)
+		if (form_has(FORM_URLENCODED, URL_NO[i]))
+			fail_msg("urlencoded, found: %s", URL_NO[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(MULTI_YES); i++)
+		if (!form_has(FORM_MULTIPART, MULTI_YES[i]))
+			fail_msg("multipart, not found: %s", MULTI_YES[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(MULTI_NO); i++)
+		if (form_has(FORM_MULTIPART, MULTI_NO[i]))
+			fail_msg("multipart, found: %s", MULTI_NO[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_allow_parse),
-		cmocka_unit_test(test_paths),
-		cmocka_unit_test(test_judge),
-		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_allow_parse), cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_judge),	    cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_form_bodies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
