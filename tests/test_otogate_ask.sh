@@ -126,6 +126,19 @@ test_a_push_asked_and_denied() {
 	assertEquals 1 "$(grep -c '"decision":"deny","ask":1}' "$T/log")"
 }
 
+# A push larger than http.postBuffer: git first posts a probe, a bare
+# flush-pkt that moves no ref, then the push itself, chunked. The probe
+# is not asked (it changes nothing); the push is, once, with its refs.
+test_a_large_push_is_asked_once_not_its_probe() {
+	gask allow-once $GIT -- sh -c "$(echo "$GITWORK" | sed 's/echo change >>README/head -c 200000 \/dev\/urandom >blob; git add blob/; s/git push origin/git -c http.postBuffer=65536 push origin/')" "$T" "$GITURL"
+	assertEquals "rc: $(cat "$T/err") $(cat "$T/git.log")" 0 "$rc"
+	assertEquals "push=0" "$(cat "$T/out")"
+	assertEquals "from the sandbox" "$(hub_head)"
+	assertEquals 1 "$(wc -l <"$T/asked")"
+	assertContains "$(cat "$T/asked")" ',"refs":["refs/heads/main '
+	assertEquals 2 "$(hub_pushes)"
+}
+
 # No answer within --ask-timeout: a deny, with its reason.
 test_no_answer_in_time_denies() {
 	gask silent --ask-timeout 1 $GIT -- sh -c "$GITWORK" "$T" "$GITURL"

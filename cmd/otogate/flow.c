@@ -746,6 +746,10 @@ static int hold(struct gate_flow *f)
 	    !memcmp(t + pl - 17, "/git-receive-pack", 17)) {
 		if (read_push(f) < 0)
 			return -1;
+		/* No ref update (git's probe before a large push, a bare flush-pkt): receive-pack
+		 * reads no pack after it, and nothing changes. Not asked. */
+		if (!f->push.n)
+			return 0;
 		qu.push = &f->push;
 	}
 	d = ask_question(f->gate->ask, g, rule, &qu, &id, ask_log_question, &ctx);
