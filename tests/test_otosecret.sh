@@ -620,4 +620,239 @@ test_exec_errors() {
 	assertOneLine otosecret
 }
 
+# ---- import: a CLI's login file, sealed whole ----
+
+# b64url: stdin as base64url without padding, as a JWT writes its parts.
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+
+# jwt CLAIMS: a JWT of that claims object, a fake RS256 signature (342 characters).
+jwt() {
+	printf '%s.%s.%s' "$(printf '{"alg":"RS256","typ":"JWT","kid":"k1"}' | b64url)" \
+		"$(printf '%s' "$1" | b64url)" \
+		"$(head -c 256 /dev/zero | tr '\0' 'S' | b64url | cut -c1-342)"
+}
+
+# Login files as each CLI writes them (their field layout, fake tokens):
+# claude.json, codex.json, gemini.json in $T.
+login_files() {
+	cat >"$T/claude.json" <<'EOF'
+{
+  "claudeAiOauth": {
+    "accessToken": "sk-ant-oat01-Q1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLlZzXxCcVvBbNnMm-qwertyuQ1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHh",
+    "refreshToken": "sk-ant-ort01-Pp0Oo9Ii8Uu7Yy6Tt5Rr4Ee3Ww2Qq1AaSsDdFfGgHhJjKkLlZzXxCc_vbnmasdPp0Oo9Ii8Uu7Yy6Tt5Rr4Ee3Ww",
+    "expiresAt": 4102444800000,
+    "scopes": [
+      "user:inference",
+      "user:profile",
+      "user:sessions:claude_code"
+    ],
+    "subscriptionType": "max",
+    "rateLimitTier": "default_claude_max_20x"
+  }
+}
+EOF
+	_id=$(jwt '{"email":"ada@example.com","https://api.openai.com/auth":{"chatgpt_plan_type":"plus","chatgpt_account_id":"5e0bd2b6-8c2e-4b8e-9f0e-0a1b2c3d4e5f"},"exp":4102444800}')
+	_at=$(jwt '{"aud":["https://api.openai.com/v1"],"exp":4102444800,"scp":["openid","offline_access"]}')
+	cat >"$T/codex.json" <<EOF
+{
+  "OPENAI_API_KEY": null,
+  "tokens": {
+    "id_token": "$_id",
+    "access_token": "$_at",
+    "refresh_token": "rt_Q1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLl.ZzXxCcVvBbNnMmQ1w2E3r4T5y6U7i8",
+    "account_id": "5e0bd2b6-8c2e-4b8e-9f0e-0a1b2c3d4e5f"
+  },
+  "last_refresh": "2026-12-07T09:12:33.421907Z"
+}
+EOF
+	_gid=$(jwt '{"iss":"https://accounts.google.com","email":"ada@example.com","exp":4102444800}')
+	cat >"$T/gemini.json" <<EOF
+{
+  "access_token": "ya29.a0AfB_byCQ1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLlZzXxCcVvBbNnMm-Q1w2E3r4T5y6U7i8O9p0AaSsDdFf0171",
+  "scope": "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/userinfo.profile openid",
+  "token_type": "Bearer",
+  "id_token": "$_gid",
+  "expiry_date": 4102444800123,
+  "refresh_token": "1//0gQ1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLl-ZzXxCcVvBbNnMmQ1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHh"
+}
+EOF
+}
+
+# import_ok FILE ARGS...: import into $T/login.store; rc 0, nothing on stderr.
+import_ok() {
+	_f=$1
+	shift
+	run otosecret import --key-file "$T/key" --store "$T/login.store" "$@" "$_f"
+	assertEquals "import $*: $(cat "$T/err")" 0 "$rc"
+	assertEquals "stderr" "" "$(cat "$T/err")"
+}
+
+# entry_is NAME FILE: the entry decrypts to FILE's exact bytes.
+entry_is() {
+	otosecret --store "$T/login.store" --key-file "$T/key" --use "$1:env=V" -- \
+		sh -c 'printf %s "$V"' >"$T/got"
+	assertTrue "$1 holds $2's bytes" "cmp '$T/got' '$2'"
+}
+
+test_import_each_profile() {
+	login_files
+	import_ok "$T/claude.json" --profile claude
+	assertEquals "profile claude
+entry CLAUDE_LOGIN
+file .claude/.credentials.json
+field claudeAiOauth.accessToken access opaque 105
+field claudeAiOauth.refreshToken refresh opaque 101
+expires 2100-01-01T00:00:00Z" "$(cat "$T/out")"
+	entry_is CLAUDE_LOGIN "$T/claude.json"
+	import_ok "$T/codex.json" --profile codex
+	assertEquals "profile codex
+entry CODEX_LOGIN
+file .codex/auth.json
+field tokens.access_token access jwt $(printf %s "$_at" | wc -c)
+field tokens.refresh_token refresh opaque 72
+field tokens.id_token id jwt $(printf %s "$_id" | wc -c)
+expires 2100-01-01T00:00:00Z" "$(cat "$T/out")"
+	entry_is CODEX_LOGIN "$T/codex.json"
+	import_ok "$T/gemini.json" --profile gemini
+	assertEquals "profile gemini
+entry GEMINI_LOGIN
+file .gemini/oauth_creds.json
+field access_token access opaque 99
+field refresh_token refresh opaque 90
+field id_token id jwt $(printf %s "$_gid" | wc -c)
+expires 2100-01-01T00:00:00Z" "$(cat "$T/out")"
+	entry_is GEMINI_LOGIN "$T/gemini.json"
+	# The three entries side by side; each import kept the others.
+	assertEquals "$(printf 'CLAUDE_LOGIN\nCODEX_LOGIN\nGEMINI_LOGIN')" \
+		"$(otosecret list --store "$T/login.store")"
+	assertEquals 600 "$(stat -c %a "$T/login.store")"
+}
+
+test_import_recognises_the_profile() {
+	login_files
+	for p in claude codex gemini; do
+		import_ok "$T/$p.json"
+		assertEquals "profile $p" "$(head -1 "$T/out")"
+	done
+	# A new login replaces the entry whole; the key on fd 0 works too.
+	sed 's/"max"/"pro"/' "$T/claude.json" >"$T/claude2.json"
+	run otosecret import --key-fd 0 --store "$T/login.store" --name CLAUDE_LOGIN \
+		"$T/claude2.json" <"$T/key"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	entry_is CLAUDE_LOGIN "$T/claude2.json"
+	assertEquals 3 "$(otosecret list --store "$T/login.store" | wc -l)"
+	# An expiry in the past says so; one that reads as no time is unknown.
+	sed 's/4102444800000/1700000000000/' "$T/claude.json" >"$T/old.json"
+	import_ok "$T/old.json"
+	assertEquals "expires 2023-11-14T22:13:20Z (past)" "$(tail -1 "$T/out")"
+	sed 's/4102444800000/1e400/' "$T/claude.json" >"$T/odd.json"
+	import_ok "$T/odd.json"
+	assertEquals "expires unknown" "$(tail -1 "$T/out")"
+	# gemini's id_token is optional; a JWT with a bad header is opaque.
+	grep -v id_token "$T/gemini.json" >"$T/g2.json"
+	import_ok "$T/g2.json"
+	assertContains "$(cat "$T/out")" "field id_token id absent"
+	sed "s/\"id_token\": \"[^.]*\./\"id_token\": \"$(printf 'not-json' | b64url)./" \
+		"$T/codex.json" >"$T/c2.json"
+	import_ok "$T/c2.json"
+	assertContains "$(cat "$T/out")" "field tokens.id_token id opaque"
+}
+
+# import_refused FILE MESSAGE ARGS...: import refuses FILE (101, one line: MESSAGE)
+# and writes no store.
+import_refused() {
+	_f=$1
+	_m=$2
+	shift 2
+	run otosecret import --key-file "$T/key" --store "$T/refused.store" "$@" "$_f"
+	assertEquals "$_m" 101 "$rc"
+	assertEquals "otosecret: fatal: $_m" "$(cat "$T/err")"
+	assertEquals "stdout" "" "$(cat "$T/out")"
+	assertFalse "no store written" "[ -e '$T/refused.store' ]"
+}
+
+test_import_refuses_hostile_files() {
+	login_files
+	c=$T/claude.json
+	ln -s claude.json "$T/link"
+	import_refused "$T/link" "login file $T/link: a symbolic link: name the file it points to"
+	mkdir "$T/dir"
+	import_refused "$T/dir" "login file $T/dir: not a regular file"
+	mkfifo "$T/fifo"
+	import_refused "$T/fifo" "login file $T/fifo: not a regular file"
+	# 64 KiB is read; a byte more is refused.
+	{ cat "$c"; head -c $((65536 - $(wc -c <"$c"))) /dev/zero | tr '\0' ' '; } >"$T/big.json"
+	import_ok "$T/big.json"
+	printf ' ' >>"$T/big.json"
+	import_refused "$T/big.json" "login file $T/big.json: larger than 65536 bytes"
+	# Not strict JSON: a key twice, also spelt with an escape; NUL; bad UTF-8; depth.
+	sed 's/"scopes"/"subscriptionType": "pro",\n    "scopes"/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 446: a key twice in one object"
+	sed 's/"refreshToken"/"access\\u0054oken": "sk-ant-oat01-x",\n    "refreshToken"/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 155: a key twice in one object"
+	sed 's/"max"/"m\\u0000x"/' "$c" >"$T/f"
+	import_ok "$T/f" # an escaped NUL is JSON
+	printf '{"claudeAiOauth": {"accessToken": "a\0b"}}' >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 36: not JSON"
+	printf '{"claudeAiOauth": {"subscriptionType": "m\377x"}}' >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 41: invalid UTF-8 in a string"
+	printf '{"a": "\\ud83d"}' >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 7: half a surrogate pair in a \\u escape"
+	printf '{"a":%s1%s}' "$(printf '[%.0s' $(seq 16))" "$(printf ']%.0s' $(seq 16))" >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte 20: nested deeper than 16 levels"
+	{ cat "$c"; printf 'trailing'; } >"$T/f"
+	import_refused "$T/f" "login file $T/f: not strict JSON at byte $(wc -c <"$c"): not JSON"
+	# The profile's secrets: missing, twice, not a string, escaped, too short.
+	grep -v refreshToken "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: profile claude: claudeAiOauth.refreshToken is missing"
+	sed 's/"claudeAiOauth": {/"claudeAiOauth.refreshToken": "sk-ant-ort01-0123456789abcdef0123",\n  "claudeAiOauth": {/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: profile claude: claudeAiOauth.refreshToken is there twice"
+	sed 's/"accessToken": "[^"]*"/"accessToken": 12345678901234567890/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: profile claude: claudeAiOauth.accessToken is not a string"
+	sed 's/"accessToken": "sk-ant-oat01-Q/"accessToken": "sk-ant-oat01-\\u0051/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: profile claude: claudeAiOauth.accessToken holds a backslash escape"
+	sed 's/"accessToken": "[^"]*"/"accessToken": "sk-ant-oat01-0123456789abcde"/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: profile claude: claudeAiOauth.accessToken is too short for a phantom (16 random characters at least)"
+	# A profile named that the file is not; none recognised; two.
+	import_refused "$c" "login file $c: profile codex: tokens.access_token is missing" --profile codex
+	printf '{"token": "x"}' >"$T/f"
+	import_refused "$T/f" "login file $T/f: no profile recognised (tried claude, codex, gemini): name one with --profile or --profile-file"
+	sed 's/"claudeAiOauth": {/"access_token": "ya29.0123456789abcdef0123456789",\n  "claudeAiOauth": {/' "$c" >"$T/f"
+	import_refused "$T/f" "login file $T/f: fits more than one profile (claude, gemini): name one with --profile"
+}
+
+test_import_profile_file_and_usage() {
+	cat >"$T/profile" <<'EOF'
+# A fourth CLI, in a few lines.
+file .acme/login.json
+secret auth.token access
+secret auth.renew refresh
+expiry auth.until rfc3339
+host api.acme.example
+token https://login.acme.example/oauth/token form refresh_token
+EOF
+	printf '{"auth": {"token": "acme_0123456789abcdefABCDEF", "renew": "0123456789abcdef0123456789abcdef", "until": "2099-05-01T10:00:00+02:00"}}\n' >"$T/acme.json"
+	import_ok "$T/acme.json" --profile-file "$T/profile"
+	assertEquals "profile $T/profile
+entry LOGIN
+file .acme/login.json
+field auth.token access opaque 27
+field auth.renew refresh opaque 32
+expires 2099-05-01T08:00:00Z" "$(cat "$T/out")"
+	entry_is LOGIN "$T/acme.json"
+	printf 'file ../x\n' >"$T/bad"
+	import_refused "$T/acme.json" "profile $T/bad, line 1: file: expected a path under the home, without . or .. components" --profile-file "$T/bad"
+	printf 'file x\nsecret t access\n' >"$T/bad"
+	import_refused "$T/acme.json" "profile $T/bad: no host line: the access token would go nowhere" --profile-file "$T/bad"
+	for args in "import --key-file k --store s" "import --store s f" "import --key-file k f" \
+		"import --profile other --key-file k --store s f" \
+		"import --profile claude --profile-file p --key-file k --store s f" \
+		"import --name 9x --key-file k --store s f" "import --key-file k --store s f g" \
+		"seal --key-file k --name X" "list --store s --profile claude"; do
+		run otosecret $args
+		assertEquals "$args" 100 "$rc"
+		assertOneLine otosecret
+	done
+}
+
 . shunit2

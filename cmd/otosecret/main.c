@@ -11,7 +11,7 @@
  * tmpfs file or a sealed memfd; every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected (nothing injected), 111 a
  * system call failed, 126/127 exec. Also: keygen, seal, list, phantom (see
- * modes.c).
+ * modes.c), import (import.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -64,6 +64,9 @@ int main(int argc, char **argv)
 		return 0;
 	case MODE_PHANTOM:
 		xotosecret_phantom(&o);
+		return 0;
+	case MODE_IMPORT:
+		xotosecret_import(&o);
 		return 0;
 	case MODE_CHAIN:
 		break;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "login.h"
 #include "oto.h"
 #include "otosecret.h"
 
@@ -16,6 +17,8 @@ static const char USAGE[] =
     "       otosecret seal --key-fd N|--key-file FILE [--store FILE]\n"
     "       otosecret list --store-fd N|--store FILE\n"
     "       otosecret phantom --store-fd N|--store FILE NAME\n"
+    "       otosecret import [--profile P|--profile-file F] [--name NAME]\n"
+    "                 --key-fd N|--key-file FILE --store FILE LOGINFILE\n"
     "Decrypt the named credentials from a sealed store, hand them to PROG, exec it.\n"
     "\n"
     "  --store-fd N, --store FILE   the sealed store; a regular file must be 0600 or less\n"
@@ -26,6 +29,9 @@ static const char USAGE[] =
     "                     file=PATH    a new file, mode 0400, on a tmpfs only\n"
     "                     fd=N         a sealed read-only memfd at fd N (N >= 3)\n"
     "  --out FILE         keygen: write the key to a new file (mode 0600)\n"
+    "  --profile P        import: claude, codex, gemini, or auto (the default)\n"
+    "  --profile-file F   import: a profile of your own (otosecret(1), PROFILES)\n"
+    "  --name NAME        import: the entry (default CLAUDE_LOGIN... or LOGIN)\n"
     "  -v, --verbose      more messages on stderr (names, never values)\n"
     "  -h, --help         this text\n"
     "      --version      the version\n"
@@ -35,11 +41,24 @@ static const char USAGE[] =
     "replacing in it) or, without --store, a new store to stdout.\n"
     "phantom prints the phantom otogate gives the agent for entry NAME, the same\n"
     "at every session of this store (no key needed).\n"
+    "import checks a CLI's login file against its profile, seals it whole into\n"
+    "the store, and prints the fields it found (names, never values) and when\n"
+    "the access token expires.\n"
     "\n"
     "Exit: PROG's own (exec); 100 usage, 101 store, key or name rejected, 111 system\n"
     "error, 126 not executable, 127 not found.\n";
 
-enum { OPT_STORE_FD = 256, OPT_STORE, OPT_KEY_FD, OPT_KEY_FILE, OPT_USE, OPT_OUT };
+enum {
+	OPT_STORE_FD = 256,
+	OPT_STORE,
+	OPT_KEY_FD,
+	OPT_KEY_FILE,
+	OPT_USE,
+	OPT_OUT,
+	OPT_PROFILE,
+	OPT_PROFILE_FILE,
+	OPT_NAME,
+};
 
 /* Two uses must not aim at the same variable, fd or file. */
 static void xcheck_targets(const struct otosecret_opts *o)
@@ -72,6 +91,9 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "use", required_argument, NULL, OPT_USE },
 		{ "out", required_argument, NULL, OPT_OUT },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "profile-file", required_argument, NULL, OPT_PROFILE_FILE },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -80,7 +102,8 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 	static const char *const MODES[] = { [MODE_KEYGEN] = "keygen",
 					     [MODE_SEAL] = "seal",
 					     [MODE_LIST] = "list",
-					     [MODE_PHANTOM] = "phantom" };
+					     [MODE_PHANTOM] = "phantom",
+					     [MODE_IMPORT] = "import" };
 	_Static_assert(ARRAY_SIZE(MODES) == MODE_NUM, "a word for each mode");
 	const char *why = NULL;
 	int c;
@@ -120,6 +143,21 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		case OPT_OUT:
 			o->out = optarg;
 			break;
+		case OPT_PROFILE:
+			if (strcmp(optarg, "auto") && !login_profile_text(optarg))
+				die_usage("--profile %s: expected claude, codex, gemini or auto",
+					  optarg);
+			o->profile = optarg;
+			break;
+		case OPT_PROFILE_FILE:
+			o->profile_file = optarg;
+			break;
+		case OPT_NAME:
+			if (!store_name_ok(optarg, strlen(optarg)))
+				die_usage("--name %s: expected [A-Za-z_][A-Za-z0-9_]*, at most 64",
+					  optarg);
+			o->name = optarg;
+			break;
 		default:
 			xopt_common(c, USAGE, argv);
 			break;
@@ -131,8 +169,12 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 		die_usage("--key-fd and --key-file are exclusive");
 	if (o->store_fd >= 0 && o->store_fd == o->key_fd)
 		die_usage("--store-fd and --key-fd name the same fd");
+	if (o->mode != MODE_IMPORT && (o->profile || o->profile_file || o->name))
+		die_usage("--profile, --profile-file and --name are for import only");
 	if (o->mode == MODE_PHANTOM && optind < argc)
 		o->name = argv[optind++];
+	if (o->mode == MODE_IMPORT && optind < argc)
+		o->login = argv[optind++];
 	if (o->mode != MODE_CHAIN && optind < argc)
 		die_usage("%s: unexpected argument %s", MODES[o->mode], argv[optind]);
 	if (o->mode != MODE_CHAIN && o->nuses)
@@ -149,6 +191,16 @@ void xotosecret_parse(struct otosecret_opts *o, int argc, char **argv)
 			die_usage("seal needs --key-fd or --key-file");
 		if (o->store_fd >= 0)
 			die_usage("seal writes a store: --store FILE, or stdout without it");
+		return;
+	case MODE_IMPORT:
+		if (o->key_fd < 0 && !o->key_path)
+			die_usage("import needs --key-fd or --key-file");
+		if (!o->store_path)
+			die_usage("import writes a store: --store FILE");
+		if (o->profile && o->profile_file)
+			die_usage("--profile and --profile-file are exclusive");
+		if (!o->login)
+			die_usage("import needs the login file (see --help)");
 		return;
 	case MODE_LIST:
 	case MODE_PHANTOM:

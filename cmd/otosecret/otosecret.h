@@ -3,7 +3,8 @@
  * otosecret's files, each section below one of them. main.c: the steps;
  * opts.c: the command line (dies 100); parse.c: the option values, input.c:
  * seal's stdin lines (pure, both); modes.c: keygen, seal and list, the modes
- * outside a chain (die 101 or 111); inject.c: the chain's mode, all or
+ * outside a chain (die 101 or 111); import.c: a CLI's login file sealed by
+ * seal (dies 101 or 111); inject.c: the chain's mode, all or
  * nothing (dies 101 or 111). The store format and the key are in lib/.
  */
 #ifndef OTOSECRET_H
@@ -33,13 +34,16 @@ struct use {
 	int fd;		    /* fd: the number */
 	int index;	    /* the entry, once the store is parsed */
 };
-enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST, MODE_PHANTOM, MODE_NUM };
+enum mode { MODE_CHAIN, MODE_KEYGEN, MODE_SEAL, MODE_LIST, MODE_PHANTOM, MODE_IMPORT, MODE_NUM };
 struct otosecret_opts {
 	enum mode mode;
 	int store_fd, key_fd;		   /* -1 when unset */
 	const char *store_path, *key_path; /* NULL when unset */
 	const char *out;		   /* keygen --out */
-	const char *name;		   /* phantom's NAME */
+	const char *name;		   /* phantom's NAME, import's --name */
+	const char *profile;		   /* import: claude, codex, gemini, auto */
+	const char *profile_file;	   /* import: a profile's file */
+	const char *login;		   /* import: the login file */
 	struct use uses[STORE_MAX_ENTRIES];
 	size_t nuses;
 	char **argv; /* the next program */
@@ -57,6 +61,9 @@ void xotosecret_keygen(const struct otosecret_opts *o);
 void xotosecret_seal(const struct otosecret_opts *o);
 void xotosecret_list(const struct otosecret_opts *o);
 void xotosecret_phantom(const struct otosecret_opts *o);
+
+/* ---- import.c: dies on failure: 101 or 111 ---- */
+void xotosecret_import(const struct otosecret_opts *o);
 
 /* ---- inject.c ---- */
 /*
