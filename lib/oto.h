@@ -625,6 +625,69 @@ size_t store_size(const struct store_plain *pe, uint32_t n);
 int store_build(const uint8_t id[STORE_ID_BYTES], const struct store_plain *pe, uint32_t n,
 		const uint8_t *key, uint8_t *out, size_t outsz);
 
+/*
+ * store_merge.c: old's entries, then pe's, into out (STORE_MAX_ENTRIES): an
+ * entry of pe replaces the one of its name where it stands, a new name goes
+ * last, the last of two in pe wins. out points into old and pe. Returns the
+ * count, or -1 past STORE_MAX_ENTRIES. Pure.
+ */
+int store_merge(struct store_plain *out, const struct store_plain *old, uint32_t nold,
+		const struct store_plain *pe, uint32_t n);
+
+/*
+ * store_update.c: replace or add the n entries pe in the store file name (a
+ * name, no slash) of directory dirfd, sealed under key, while other writers
+ * may run at once and a crash may come at any instant. In order: an
+ * exclusive flock on the directory (its own open file description; no lock
+ * file), waited for wait_ms at most; the store read again and every entry
+ * verified under the lock, so nothing another writer added is lost; the
+ * store sealed whole under its id with new nonces; written to NAME.oto-tmp
+ * in the same directory (an O_TMPFILE named once synced, where the file
+ * system and kernel allow, else created there and removed on any failure;
+ * one a killed writer left is removed under the lock), given the old file's
+ * owner and mode 0600, fsync'd, renamed over NAME; the directory fsync'd.
+ * The file is at every instant a whole old or a whole new store.
+ * A missing store is made (new random id) with STORE_UPDATE_CREATE only.
+ * STORE_UPDATE_NO_TMPFILE writes the named file at once (tests);
+ * STORE_UPDATE_STOP(k) raises SIGSTOP at point k (tests: 1 read and
+ * verified, 2 new store synced, 3 named, 4 renamed). Returns STORE_UPD_OK, or
+ * an enum store_upd, with errno set for system failures and *detail (may be
+ * NULL) the enum store_err for STORE_UPD_STORE. Nothing changed unless OK or
+ * SYNC. Never exits. Every *at() call takes dirfd itself, so a filter may
+ * pin that argument; the lock is on an fd of its own, openat(dirfd, ".").
+ * Its system calls: openat, flock, nanosleep, clock_gettime, fstat, read,
+ * write, close, fchown, fchmod, fsync, linkat, unlinkat, renameat; malloc's
+ * and sodium_malloc's (mmap, mprotect, madvise, mlock, munlock, munmap);
+ * getrandom for the nonces; raise for STORE_UPDATE_STOP only.
+ */
+enum store_upd {
+	STORE_UPD_OK = 0,
+	STORE_UPD_DIR,	  /* the directory cannot be opened, or a bad name (errno) */
+	STORE_UPD_LOCK,	  /* flock failed (errno) */
+	STORE_UPD_BUSY,	  /* the lock stayed held past wait_ms (EWOULDBLOCK) */
+	STORE_UPD_READ,	  /* the store cannot be opened or read (errno) */
+	STORE_UPD_MEM,	  /* no memory (errno) */
+	STORE_UPD_TEMP,	  /* the new store cannot be written or synced (errno) */
+	STORE_UPD_OWNER,  /* the old owner cannot be kept (errno) */
+	STORE_UPD_RENAME, /* (errno) */
+	STORE_UPD_SYNC,	  /* the new store is in place; the directory's fsync failed (errno) */
+	/* Rejected, from here on: the store or the result, not a system call. */
+	STORE_UPD_NOTREG, /* the store is not a regular file */
+	STORE_UPD_MODE,	  /* group or others may access it */
+	STORE_UPD_STORE,  /* it does not parse or verify under key: *detail */
+	STORE_UPD_LIMIT,  /* the result would pass STORE_MAX_ENTRIES or STORE_MAX_SIZE */
+	STORE_UPD_NUM,	  /* the count of the above, not a result */
+};
+#define STORE_UPDATE_CREATE	    1u
+#define STORE_UPDATE_NO_TMPFILE	    2u
+#define STORE_UPDATE_STOP(k)	    ((unsigned int)(k) << 4)
+#define STORE_UPDATE_STOP_POINT(fl) (((fl) >> 4) & 0xfu)
+#define STORE_UPDATE_WAIT_MS	    10000 /* how long a writer waits for the lock */
+int store_update(int dirfd, const char *name, const uint8_t *key, const struct store_plain *pe,
+		 uint32_t n, unsigned int flags, unsigned int wait_ms, int *detail);
+/* store_update_strerror.c: what r says (detail: the store's error, for STORE_UPD_STORE). Pure. */
+const char *store_update_strerror(int r, int detail);
+
 /* The key's text form "oto-key-1:BASE64URL\n" (key_encode.c, key_decode.c). */
 #define KEY_PREFIX   "oto-key-1:"
 #define KEY_TEXT_MAX 128
