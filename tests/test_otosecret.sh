@@ -567,18 +567,22 @@ test_seal_adds_and_replaces() {
 	assertEquals 101 "$rc"
 	assertOneLine otosecret
 	assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
-	# FILE.new left by a seal that was killed (or one still running): refused
-	# with what to do, nothing changed; once it is removed, sealing works.
+	# FILE.new, left by an older otosecret's killed seal, is no obstacle:
+	# sealing works and leaves it alone.
 	echo partial >"$T/s.new"
 	run sh -c 'echo E=5 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/s"
-	assertEquals 111 "$rc"
-	assertEquals "otosecret: fatal: $T/s.new exists: another seal of this store is running, or one was killed (if so, remove it)" \
-		"$(cat "$T/err")"
-	assertTrue "store unchanged" "cmp -s '$T/s' '$T/s.orig'"
-	assertEquals partial "$(cat "$T/s.new")"
-	rm "$T/s.new"
-	run sh -c 'echo E=5 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/s"
 	assertEquals 0 "$rc"
+	assertEquals "" "$(cat "$T/err")"
+	assertEquals partial "$(cat "$T/s.new")"
+	assertEquals 5 "$(otosecret --store "$T/s" --key-file "$T/key" --use E -- sh -c 'echo $E')"
+	rm "$T/s.new"
+	# A store that is a symbolic link is not followed: one line, 111, the link kept.
+	ln -s s "$T/link"
+	run sh -c 'echo F=6 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/link"
+	assertEquals 111 "$rc"
+	assertEquals "otosecret: fatal: store $T/link: unable to read it: $ELOOP_TEXT" "$(cat "$T/err")"
+	assertTrue "still a link" "[ -L '$T/link' ]"
+	rm "$T/link"
 	cp "$T/s" "$T/s.orig"
 	# Bad input lines: one line naming the line number, nothing written.
 	for input in 'bad-name=1' 'A:hex=00' 'A:base64=@@@' 'TOKEN'; do
@@ -598,6 +602,181 @@ test_seal_adds_and_replaces() {
 	run sh -c 'i=0; while [ $i -lt 257 ]; do echo "N$i=v"; i=$((i+1)); done | otosecret seal --key-file "$0"' "$T/key"
 	assertEquals 101 "$rc"
 	assertOneLine otosecret
+}
+
+# The seal tests below work in $T/d, whose only other file is the store's
+# temporary (NAME.oto-tmp) while a seal runs.
+store_files() { (cd "$T/d" && ls -A | tr '\n' ' '); }
+
+# verifies FILE: every entry of the store authenticates under the suite's key.
+verifies() { otosecret --store "$1" --key-file "$T/key" --use A -- true; }
+
+test_seal_two_writers_at_once() {
+	mkdir "$T/d"
+	echo A=0 | otosecret seal --key-file "$T/key" --store "$T/d/s"
+	# Two writers, 30 seals each of distinct names, at once: each one waits
+	# for the other's lock and keeps what the other sealed.
+	for w in x y; do
+		(
+			i=0
+			while [ $i -lt 30 ]; do
+				echo "N_${w}_$i=value-$w-$i" | otosecret seal --key-file "$T/key" --store "$T/d/s" ||
+					echo "$w $i: exit $?" >>"$T/failed"
+				i=$((i + 1))
+			done
+		) &
+	done
+	wait
+	assertEquals "seals that failed" "" "$(cat "$T/failed" 2>/dev/null)"
+	assertEquals "names in the store" 61 "$(otosecret list --store "$T/d/s" | wc -l)"
+	missing=
+	for w in x y; do
+		i=0
+		while [ $i -lt 30 ]; do
+			otosecret list --store "$T/d/s" | grep -qx "N_${w}_$i" || missing="$missing N_${w}_$i"
+			i=$((i + 1))
+		done
+	done
+	assertEquals "names lost" "" "$missing"
+	assertTrue "the store verifies" "verifies '$T/d/s'"
+	assertEquals value-y-29 "$(otosecret --store "$T/d/s" --key-file "$T/key" --use N_y_29 -- sh -c 'echo $N_y_29')"
+	assertEquals 600 "$(stat -c %a "$T/d/s")"
+	assertEquals "files left" "s " "$(store_files)"
+}
+
+# stopped PID: waits, at most 10 s, until PID is stopped (state T).
+stopped() {
+	_n=0
+	while [ "$(proc_state "$1")" != T ] && [ $_n -lt 200 ]; do
+		sleep 0.05
+		_n=$((_n + 1))
+	done
+	[ "$(proc_state "$1")" = T ]
+}
+
+test_seal_killed_at_each_point() {
+	mkdir "$T/d"
+	echo A=0 | otosecret seal --key-file "$T/key" --store "$T/d/s"
+	# Killed (SIGKILL) at each point of a seal, with and without O_TMPFILE:
+	# 1 store read under the lock, 2 new store written and synced, 3 named
+	# NAME.oto-tmp, 4 renamed over the store. The store is the old one until
+	# the rename, then the new one, and verifies; an unnamed O_TMPFILE
+	# leaves nothing; the next seal works and removes what was left.
+	for tmpfile in 0 1; do
+		for k in 1 2 3 4; do
+			cp "$T/d/s" "$T/old"
+			echo "K${k}_$tmpfile=v" >"$T/in"
+			OTO_TEST_SEAL_STOP=$k OTO_TEST_SEAL_NO_TMPFILE=$((1 - tmpfile)) \
+				otosecret seal --key-file "$T/key" --store "$T/d/s" <"$T/in" 2>/dev/null &
+			pid=$!
+			stopped $pid || fail "point $k: not stopped"
+			kill -KILL $pid
+			wait_child $pid 10
+			assertEquals "point $k tmpfile $tmpfile: killed" 137 "$rc"
+			assertTrue "point $k: verifies" "verifies '$T/d/s'"
+			if [ $k -lt 4 ]; then
+				assertTrue "point $k tmpfile $tmpfile: the old store" "cmp -s '$T/d/s' '$T/old'"
+			else
+				assertTrue "point 4: the new store" \
+					"otosecret list --store '$T/d/s' | grep -qx K4_$tmpfile"
+			fi
+			left="s "
+			[ $k = 3 ] || { [ $k = 2 ] && [ $tmpfile = 0 ]; } && left="s s.oto-tmp "
+			assertEquals "point $k tmpfile $tmpfile: files" "$left" "$(store_files)"
+			run sh -c 'echo "NEXT_$0_$1=v" | otosecret seal --key-file "$2" --store "$3"' \
+				"$k" "$tmpfile" "$T/key" "$T/d/s"
+			assertEquals "point $k tmpfile $tmpfile: the next seal" 0 "$rc"
+			assertEquals "point $k tmpfile $tmpfile: files after it" "s " "$(store_files)"
+			assertTrue "the next seal's name" \
+				"otosecret list --store '$T/d/s' | grep -qx NEXT_${k}_$tmpfile"
+		done
+	done
+	assertEquals 600 "$(stat -c %a "$T/d/s")"
+	assertTrue "the store verifies" "verifies '$T/d/s'"
+}
+
+test_seal_killed_at_random() {
+	mkdir "$T/d"
+	echo A=0 | otosecret seal --key-file "$T/key" --store "$T/d/s"
+	# 20 seals killed after 0 to 25 ms: each leaves the store old or new,
+	# whole (it verifies), and the next works.
+	i=0
+	while [ $i -lt 20 ]; do
+		cp "$T/d/s" "$T/old"
+		echo "R$i=v" >"$T/in"
+		otosecret seal --key-file "$T/key" --store "$T/d/s" <"$T/in" 2>/dev/null &
+		pid=$!
+		sleep "$(printf '0.%03d' $(($(od -An -N1 -tu1 /dev/urandom) % 26)))"
+		kill -KILL $pid 2>/dev/null
+		wait_child $pid 10
+		assertTrue "kill $i: verifies" "verifies '$T/d/s'"
+		if ! cmp -s "$T/d/s" "$T/old"; then
+			assertTrue "kill $i: the new store" "otosecret list --store '$T/d/s' | grep -qx R$i"
+		fi
+		i=$((i + 1))
+	done
+	echo LAST=v | otosecret seal --key-file "$T/key" --store "$T/d/s"
+	assertEquals 0 $?
+	assertEquals "files left" "s " "$(store_files)"
+	assertTrue "the store verifies" "verifies '$T/d/s'"
+}
+
+test_seal_into_a_directory_not_writable() {
+	# As uid OTO_TEST_USER, into a directory it may read but not write:
+	# one line, 111, nothing made, an existing store unchanged.
+	mkdir "$T/ro"
+	cp "$T/key" "$T/ukey"
+	echo A=0 | otosecret seal --key-file "$T/key" --store "$T/ro/old"
+	as_user=
+	if [ -n "$IS_ROOT" ]; then
+		chown "$OTO_TEST_USER" "$T/ukey" "$T/ro/old"
+		as_user="setpriv --reuid $OTO_TEST_USER --regid $OTO_TEST_USER --clear-groups"
+	fi
+	chmod 0555 "$T/ro"
+	cp "$T/ro/old" "$T/old"
+	for s in new old; do
+		run sh -c "echo B=1 | $as_user otosecret seal --key-file '$T/ukey' --store '$T/ro/$s'"
+		assertEquals "$s" 111 "$rc"
+		assertOneLine otosecret
+		assertEquals "$s" "otosecret: fatal: store $T/ro/$s: unable to write a new store beside it: Permission denied" \
+			"$(cat "$T/err")"
+		assertEquals "$s: files" "old " "$(cd "$T/ro" && ls -A | tr '\n' ' ')"
+		assertTrue "$s: unchanged" "cmp -s '$T/ro/old' '$T/old'"
+	done
+	chmod 0755 "$T/ro"
+}
+
+test_seal_waits_for_the_lock() {
+	mkdir "$T/d"
+	echo A=0 | otosecret seal --key-file "$T/key" --store "$T/d/s"
+	cp "$T/d/s" "$T/old"
+	# Another writer's lock: the exclusive flock on the store's directory.
+	# Held for 0.5 s, a seal waits for it and then seals.
+	sh -c 'exec 9<"$0" && flock -x 9 && exec sleep 0.5' "$T/d" &
+	holder=$!
+	sleep 0.2
+	t0=$(date +%s%N)
+	run sh -c 'echo B=1 | otosecret seal --key-file "$0" --store "$1"' "$T/key" "$T/d/s"
+	waited=$((($(date +%s%N) - t0) / 1000000))
+	assertEquals 0 "$rc"
+	assertTrue "waited $waited ms for the lock" "[ $waited -ge 150 ]"
+	assertTrue "sealed" "otosecret list --store '$T/d/s' | grep -qx B"
+	wait_child $holder 10
+	# Held past the wait: the cause said, 111, nothing written.
+	cp "$T/d/s" "$T/old"
+	sh -c 'exec 9<"$0" && flock -x 9 && exec sleep 10' "$T/d" &
+	holder=$!
+	sleep 0.2
+	run sh -c 'echo C=1 | OTO_TEST_SEAL_WAIT_MS=300 otosecret seal --key-file "$0" --store "$1"' \
+		"$T/key" "$T/d/s"
+	assertEquals 111 "$rc"
+	kill -TERM $holder
+	wait_child $holder 10
+	assertEquals "otosecret: warning: OTO_TEST_SEAL_WAIT_MS=300: the wait for the store's lock (for tests only)
+otosecret: fatal: store $T/d/s: another writer (a seal, a session saving a login) kept its directory locked too long (300 ms); nothing was written" \
+		"$(cat "$T/err")"
+	assertTrue "unchanged" "cmp -s '$T/d/s' '$T/old'"
+	assertEquals "files" "s " "$(store_files)"
 }
 
 test_seal_prompt_without_echo() {

@@ -6,7 +6,9 @@
  * Consumes: argv up to "--"; the store fd and the key fd (closed before the
  * exec); every OTO_* variable but OTO_STATUS_FD (reported to, passed on) and
  * OTO_PTY (passed on to otoexec);
- * OTO_TEST_PAUSE=1 (a test hook: stop with SIGSTOP while holding plaintext).
+ * OTO_TEST_PAUSE=1 (a test hook: stop with SIGSTOP while holding plaintext);
+ * seal's test hooks OTO_TEST_SEAL_WAIT_MS, OTO_TEST_SEAL_STOP and
+ * OTO_TEST_SEAL_NO_TMPFILE (modes.c).
  * Passes on: the rest of argv, exec'd; each --use entry as a variable, a
  * tmpfs file or a sealed memfd; every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected (nothing injected), 111 a

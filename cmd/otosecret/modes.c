@@ -213,35 +213,44 @@ static int xread_hidden(struct reader *r, const char *name, size_t nl, const cha
 	return rc;
 }
 
-static void xwrite_store(const char *path, const uint8_t *buf, size_t len)
+/*
+ * Into the store at path, under the lock on its directory (store_update.c):
+ * what another writer sealed meanwhile is kept, a crash leaves the old store
+ * or the new, never half.
+ */
+static void xupdate_store(const char *path, const uint8_t *key, const struct store_plain *pe,
+			  uint32_t n)
 {
-	char tmp[4096];
-	int fd;
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	unsigned int wait_ms, flags = STORE_UPDATE_CREATE;
+	char dir[4096];
+	int dfd, r, detail;
 
-	if (!path) {
-		if (fd_write_all(1, buf, len) < 0)
-			die(EXIT_SYS, errno, "unable to write the store to stdout");
-		return;
-	}
-	/* A new file renamed over the old: a reader sees the old store or the new, never half. */
-	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
-		die(EXIT_SYS, ENAMETOOLONG, "unable to name the new store %s.new", path);
-	/* O_EXCL: two seals at once would each drop the other's entries. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST)
-		die(EXIT_SYS, 0,
-		    "%s exists: another seal of this store is running, or one was "
-		    "killed (if so, remove it)",
-		    tmp);
-	if (fd < 0)
-		die(EXIT_SYS, errno, "unable to create %s", tmp);
-	if (fd_write_all(fd, buf, len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
-	    rename(tmp, path) < 0) {
-		int err = errno;
-
-		unlink(tmp);
-		die(EXIT_SYS, err, "unable to write the store %s", path);
-	}
+	wait_ms = (unsigned int)xtest_switch("OTO_TEST_SEAL_WAIT_MS", STORE_UPDATE_WAIT_MS, 0,
+					     STORE_UPDATE_WAIT_MS, "the wait for the store's lock");
+	flags |= STORE_UPDATE_STOP(
+	    xtest_switch("OTO_TEST_SEAL_STOP", 0, 0, 4, "a SIGSTOP while writing the store"));
+	if (xtest_switch("OTO_TEST_SEAL_NO_TMPFILE", 0, 0, 1, "no O_TMPFILE for the store"))
+		flags |= STORE_UPDATE_NO_TMPFILE;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+			  path) >= (int)sizeof(dir))
+		die(EXIT_SYS, ENAMETOOLONG, "store %s: unable to open its directory", path);
+	if (!*name)
+		die(EXIT_REJECT, 0, "store %s: names a directory, not a file", path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		die(EXIT_SYS, errno, "store %s: unable to open its directory %s", path, dir);
+	r = store_update(dfd, name, key, pe, n, flags, wait_ms, &detail);
+	if (r == STORE_UPD_BUSY)
+		die(EXIT_SYS, 0, "store %s: %s (%u ms); nothing was written", path,
+		    store_update_strerror(r, 0), wait_ms);
+	if (r >= STORE_UPD_NOTREG)
+		die(EXIT_REJECT, 0, "store %s: %s", path, store_update_strerror(r, detail));
+	if (r)
+		die(EXIT_SYS, errno, "store %s: %s", path, store_update_strerror(r, 0));
+	close(dfd);
 }
 
 void xotosecret_seal(const struct otosecret_opts *o)
@@ -255,9 +264,11 @@ void xotosecret_seal(const struct otosecret_opts *o)
 	size_t len = 0, size, nl, vl;
 	const char *line, *val;
 
-	/* Adding to a store: the old entries are verified and kept, under the same id. */
+	/*
+	 * Adding to a store: a wrong key or a bad store is said before a value
+	 * is typed. store_update reads and verifies it again under its lock.
+	 */
 	old = o->store_path ? xstore_load(-1, o->store_path, &len, 1, 1) : NULL;
-	randombytes_buf(id, sizeof(id));
 	if (old) {
 		int err = store_parse(old, len, &v);
 
@@ -266,21 +277,7 @@ void xotosecret_seal(const struct otosecret_opts *o)
 				err = store_verify(&v, i, key);
 		if (err)
 			die(EXIT_REJECT, 0, "store %s: %s", o->store_path, store_strerror(err));
-		memcpy(id, v.id, sizeof(id));
-		for (uint32_t i = 0; i < v.count; i++) {
-			const struct store_entry *e = &v.e[i];
-
-			memcpy(s[i].name, e->name, e->name_len);
-			s[i].name[e->name_len] = 0;
-			s[i].value = sodium_malloc(e->value_len + 1);
-			if (!s[i].value)
-				die(EXIT_SYS, errno, "unable to allocate locked memory");
-			if (store_open(&v, i, key, s[i].value))
-				die(EXIT_REJECT, 0, "store %s: %s", o->store_path,
-				    store_strerror(STORE_EVERIFY));
-			s[i].len = e->value_len;
-		}
-		n = v.count;
+		free(old);
 	}
 	r.buf = sodium_malloc(LINE_MAX_BYTES);
 	if (!r.buf)
@@ -317,19 +314,24 @@ void xotosecret_seal(const struct otosecret_opts *o)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		pe[i] = (struct store_plain){ s[i].name, s[i].value, s[i].len };
-	size = store_size(pe, n);
-	if (!size)
-		die(EXIT_REJECT, 0, "the store would be larger than 1 MiB");
-	out = malloc(size);
-	if (!out || store_build(id, pe, n, key, out, size) < 0)
-		die(EXIT_SYS, errno, "unable to build the store");
-	xwrite_store(o->store_path, out, size);
+	if (o->store_path) {
+		xupdate_store(o->store_path, key, pe, n);
+	} else {
+		size = store_size(pe, n);
+		if (!size)
+			die(EXIT_REJECT, 0, "the store would be larger than 1 MiB");
+		randombytes_buf(id, sizeof(id));
+		out = malloc(size);
+		if (!out || store_build(id, pe, n, key, out, size) < 0)
+			die(EXIT_SYS, errno, "unable to build the store");
+		if (fd_write_all(1, out, size) < 0)
+			die(EXIT_SYS, errno, "unable to write the store to stdout");
+		free(out);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		debugx("sealed %s", s[i].name);
 		sodium_free(s[i].value);
 	}
 	sodium_free(r.buf);
 	sodium_free(key);
-	free(old);
-	free(out);
 }
