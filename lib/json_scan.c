@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "http.h"
 #include "json.h"
 
 struct key {
@@ -25,17 +26,6 @@ struct scan {
 	struct key keys[JSON_MAX_KEYS];
 	size_t nkeys;
 };
-
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The length of the valid UTF-8 sequence at p (n bytes left), or 0. RFC 3629, table 3-7. */
 static size_t utf8_len(const unsigned char *p, size_t n)
@@ -77,7 +67,7 @@ static long hex4(const unsigned char *in, size_t len, size_t i)
 	if (len - i < 4)
 		return -1;
 	for (size_t k = 0; k < 4; k++) {
-		int h = hexval(in[i + k]);
+		int h = http_hex(in[i + k]);
 
 		if (h < 0)
 			return -1;
