@@ -593,16 +593,22 @@ test_run_by_an_unprivileged_user() {
 # The whole chain as otorun composes it (--grant, --ca-file): the agent in
 # its view reaches the upstream with the real value, and holds only the
 # phantom (otoexec keeps NAME and NAME_URL).
-test_otorun_grant_composes_the_chain() {
+# otorun_grant GRANT CMD: CMD run by otorun in the fake host, as alice's
+# member agent (examples/agent, gateclient.py in its workspace), with the
+# --grant GRANT of the test's store.
+otorun_grant() {
 	A=$T/agent
 	cp -R "$OTO_TOP/examples/agent" "$A"
 	cp "$OTO_TESTS/helpers/gateclient.py" "$A/workspace/"
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
 	run ip netns exec "$NH" env FLAG=/dev/null "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
 		--public 203.0.113.0/24 --agent-root "$A" --person alice --role member \
-		--store "$K/store" --key-file "$K/key" --grant "API_KEY=https://$API:8443" \
-		--ca-file "$K/ca.pem" --env-keep FLAG -- \
-		sh -c 'echo "K=$API_KEY"; echo "U=$API_KEY_URL"; cat /proc/[0-9]*/environ | tr "\0" "\n" | grep -c "^API_KEY=oto-phantom-"; ls /proc/self/fd | tr "\n" " "; echo; python3 /work/gateclient.py echo-x'
+		--store "$K/store" --key-file "$K/key" --grant "$1" \
+		--ca-file "$K/ca.pem" --env-keep FLAG -- sh -c "$2"
+}
+
+test_otorun_grant_composes_the_chain() {
+	otorun_grant "API_KEY=https://$API:8443" 'echo "K=$API_KEY"; echo "U=$API_KEY_URL"; cat /proc/[0-9]*/environ | tr "\0" "\n" | grep -c "^API_KEY=oto-phantom-"; ls /proc/self/fd | tr "\n" " "; echo; python3 /work/gateclient.py echo-x'
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	phantom=$(sed -n 's/^K=//p' "$T/out")
 	assertEquals "oto-phantom-" "$(echo "$phantom" | cut -c1-12)"
@@ -620,15 +626,8 @@ test_otorun_grant_composes_the_chain() {
 # they happen, one short line each from its record's line; what it served
 # is not there.
 test_gateway_refusals_in_the_agents_file() {
-	A=$T/agent
-	cp -R "$OTO_TOP/examples/agent" "$A"
-	cp "$OTO_TESTS/helpers/gateclient.py" "$A/workspace/"
-	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
-	run ip netns exec "$NH" env FLAG=/dev/null "$OTO_BIN/otorun" --as "$OTO_TEST_USER" \
-		--public 203.0.113.0/24 --agent-root "$A" --person alice --role member \
-		--store "$K/store" --key-file "$K/key" --grant "API_KEY=https://$API:8443,allow=GET:/echo" \
-		--ca-file "$K/ca.pem" --env-keep FLAG -- \
-		sh -c 'python3 /work/gateclient.py echo-x admin | cut -c1-16; cat "$OTO_WHY"'
+	otorun_grant "API_KEY=https://$API:8443,allow=GET:/echo" \
+		'python3 /work/gateclient.py echo-x admin | cut -c1-16; cat "$OTO_WHY"'
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	assertEquals "echo-x: 200 {\"x-
 admin: 403 otoga
