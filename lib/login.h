@@ -165,4 +165,135 @@ int login_expiry(const struct login_profile *p, const char *in, size_t len, int6
 /* The message of an enum login_err. Pure. */
 const char *login_strerror(int err);
 
+/* ---- login_refresh_*.c: the token endpoint's request and response ---- */
+
+/*
+ * A refresh goes through the gateway: the CLI posts its phantom refresh
+ * token to the profile's token endpoint, the gateway swaps the real one in
+ * (login_refresh_request), and turns the answer's new tokens into fresh
+ * phantoms (login_refresh_response) before the CLI sees it. The store then
+ * gets the login file the CLI would have written, with the new reals
+ * (login_refresh_file).
+ *
+ * Each function takes a body whole, at most JSON_MAX_INPUT bytes: the
+ * caller buffers a body until it ends (Content-Length, or the last chunk)
+ * and refuses a longer one. A token split across reads is then no case of
+ * its own; a part of a body is never passed, as it could read as a whole
+ * one (a form cut after the field). They allocate nothing and make no
+ * system call: what they need beyond their buffers is in a struct
+ * login_refresh_work the caller keeps (about 300 KiB: one is enough for a
+ * gateway, used by one call at a time).
+ */
+
+#include "http.h" /* struct http_repl: login_refresh_holds looks with the scrubber */
+
+/* A token of the session: its real value, its phantom (as long), its role. */
+struct login_pair {
+	enum login_role role;
+	const char *real, *phantom;
+	size_t len;
+};
+/* Which of a pair's values login_refresh_holds looks for. */
+enum login_side { LOGIN_SIDE_REAL, LOGIN_SIDE_PHANTOM };
+
+#define LOGIN_REFRESH_MAX_PARAMS 64 /* a form's parameters; a refresh sends 3 to 5 */
+
+struct login_refresh_work {
+	struct http_repl repl;
+	char out[JSON_MAX_INPUT + HTTP_REPL_HOLD];
+	char mark[HTTP_MAX_SECRET];
+};
+
+enum login_refresh_err {
+	LOGIN_REFRESH_OK = 0,
+	LOGIN_REFRESH_ETOOBIG,	   /* a body longer than JSON_MAX_INPUT */
+	LOGIN_REFRESH_ENOTOKEN,	   /* the profile has no token endpoint */
+	LOGIN_REFRESH_ECTYPE,	   /* a Content-Type not the profile's body */
+	LOGIN_REFRESH_EJSON,	   /* not strict JSON: *json_err says why */
+	LOGIN_REFRESH_EFORM,	   /* not a clean form */
+	LOGIN_REFRESH_EDUP,	   /* a key or a parameter twice */
+	LOGIN_REFRESH_EKEY,	   /* the field's name escaped, encoded or nested */
+	LOGIN_REFRESH_EMISSING,	   /* no refresh token field */
+	LOGIN_REFRESH_ENOTSTR,	   /* the field is not a string */
+	LOGIN_REFRESH_EESCAPE,	   /* a token holds an escape */
+	LOGIN_REFRESH_ENOTPHANTOM, /* the field is not a refresh token's phantom */
+	LOGIN_REFRESH_ESTRAY,	   /* a phantom elsewhere in the request */
+	LOGIN_REFRESH_EENCODE,	   /* the real cannot be written as the phantom was */
+	LOGIN_REFRESH_EECHO,	   /* a real token elsewhere in the response */
+	LOGIN_REFRESH_ESWAP,	   /* a token field: another role's real, another field's value */
+	LOGIN_REFRESH_ELEN,	   /* a token outside [HTTP_MIN_SECRET, HTTP_MAX_SECRET] */
+	LOGIN_REFRESH_ESHORT,	   /* too short for a phantom */
+	LOGIN_REFRESH_ESAME,	   /* the phantom came out as the value */
+	LOGIN_REFRESH_EFILE,	   /* the login file: not JSON, a field twice, not a string */
+	LOGIN_REFRESH_ENOSPC,	   /* the login file's output too small */
+	LOGIN_REFRESH_NUM_ERR,
+};
+
+/*
+ * The refresh request: ctype (ctype_len bytes, the one Content-Type
+ * header's value; the caller refuses a request with two) and the body in
+ * (len bytes) as the agent sent it to p's token endpoint; known, the
+ * session's pairs (nknown, any role). Writes to out (len bytes: the
+ * Content-Length stays) the body with the phantom in p->token_field
+ * replaced by its real value, written as the client wrote the phantom
+ * (JSON: a string without escape; a form: each byte literal or %HH as the
+ * phantom's was). *used is the pair. Refused: ctype not p->token_body's
+ * (application/json or application/x-www-form-urlencoded, each with an
+ * optional charset=utf-8); not strict JSON (the field at the top, its key
+ * unescaped) or not a clean form ('&' between name=value parameters,
+ * unreserved bytes, '+' and %HH only; at most LOGIN_REFRESH_MAX_PARAMS);
+ * a name twice (a form's compared decoded); the field missing, or not a
+ * refresh pair's phantom; any known phantom left anywhere in out, in any
+ * form login_refresh_holds sees. Returns an enum login_refresh_err; out
+ * is the body to send only when LOGIN_REFRESH_OK. Pure.
+ */
+int login_refresh_request(const struct login_profile *p, const char *ctype, size_t ctype_len,
+			  const char *in, size_t len, const struct login_pair *known, size_t nknown,
+			  char *out, size_t *used, struct login_refresh_work *w, int *json_err);
+/*
+ * The token endpoint's 2xx answer, in (len bytes, strict JSON); known, the
+ * session's pairs. Each top-level access_token, refresh_token, id_token
+ * that is a string gets a fresh phantom of its shape (phantom_shape, rnd):
+ * out (len bytes) is the body with each replaced, fresh[0, *nfresh) the
+ * new pairs (real in in, phantom in out). *expires_in: the answer's
+ * expires_in, whole seconds up to ten years, or -1. Refused (the agent
+ * gets a 502, never this body): not JSON, a token with an escape or of a
+ * length outside the scrubber's, a token field holding a known real of
+ * another role (a known refresh token in refresh_token is a provider that
+ * does not rotate, and is taken) or another field's value, and any known
+ * or new real left anywhere in out (login_refresh_holds). Returns an enum
+ * login_refresh_err. Pure but for rnd.
+ */
+int login_refresh_response(const char *in, size_t len, const struct login_pair *known,
+			   size_t nknown, char *out, struct login_pair *fresh, size_t *nfresh,
+			   int64_t *expires_in, phantom_rand_fn rnd, void *arg,
+			   struct login_refresh_work *w, int *json_err);
+/*
+ * Whether body (len bytes, any bytes: a 4xx answer, any content type)
+ * holds the real value (or the phantom, as side says) of one of the n
+ * pairs, in any form the response scrubber knows (http.h): as it is in
+ * either case, percent-encoded, JSON-escaped (\/ or \u00HH) freely mixed,
+ * base64 or base64url at each alignment, hexadecimal. Returns the first
+ * such pair's index, -1 for none, or -2 for a value whose length the
+ * scrubber does not take (refuse the body). Pure.
+ */
+int login_refresh_holds(const char *body, size_t len, const struct login_pair *pairs, size_t n,
+			enum login_side side, struct login_refresh_work *w);
+/*
+ * The new real login file: in (len bytes), the store's file for p, with
+ * the secret fields of the roles in fresh (nfresh pairs, their reals)
+ * replaced and the others kept, and p's expiry (ms or s) set to now +
+ * expires_in seconds when expires_in >= 0. A field the file lacks is
+ * added at the top when its path is a top-level key (gemini's id_token),
+ * else left out. Writes out (size bytes), *out_len. Returns an enum
+ * login_refresh_err: EFILE for a file that is not strict JSON, a field
+ * there twice or not of its kind; EESCAPE for a real that needs one;
+ * ENOSPC. Pure.
+ */
+int login_refresh_file(const struct login_profile *p, const char *in, size_t len,
+		       const struct login_pair *fresh, size_t nfresh, int64_t expires_in,
+		       int64_t now, char *out, size_t size, size_t *out_len);
+/* The message of an enum login_refresh_err. Pure. */
+const char *login_refresh_strerror(int err);
+
 #endif
