@@ -1,6 +1,7 @@
 // FUZZ: lib/json_scan.c lib/json_strerror.c lib/phantom_shape.c lib/phantom_shape_of.c
 // FUZZ: lib/login_phantom.c lib/login_profile_parse.c lib/login_profile_text.c
 // FUZZ: lib/login_role_name.c lib/login_expiry.c lib/login_profile_fits.c lib/policy_name_ok.c
+// FUZZ: lib/login_file_ok.c
 /*
  * The strict JSON reader (lib/json_scan.c) over any bytes: an operator's
  * login file now, a token endpoint's body at the gateway later. No input

@@ -113,6 +113,12 @@ int login_profile_parse(const char *text, size_t len, struct login_profile *p, s
 			const char **why);
 /* The built-in profile named name (claude, codex, gemini): its text, or NULL. Pure. */
 const char *login_profile_text(const char *name);
+/*
+ * login_file_ok.c: whether s is a login file's path under the home: [A-Za-z0-9._-]
+ * components joined by '/', none "." or "..", none empty, at most
+ * LOGIN_MAX_FILE bytes. Pure.
+ */
+int login_file_ok(const char *s);
 /* "access", "refresh", "id". Pure. */
 const char *login_role_name(enum login_role role);
 

@@ -12,31 +12,6 @@
 
 #define MAX_WORDS 5
 
-/* A relative path of [A-Za-z0-9._-] components, none "." or "..", no empty one. */
-static int file_ok(const char *s)
-{
-	size_t n = strlen(s), comp = 0;
-
-	if (!n || n > LOGIN_MAX_FILE || s[0] == '/' || s[n - 1] == '/')
-		return 0;
-	for (size_t i = 0; i <= n; i++) {
-		char c = s[i];
-
-		if (c == '/' || c == 0) {
-			if (comp == 0 || (comp == 1 && s[i - 1] == '.') ||
-			    (comp == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
-				return 0;
-			comp = 0;
-			continue;
-		}
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return 0;
-		comp++;
-	}
-	return 1;
-}
-
 /* A key path: printable ASCII, no space (the line's separator). */
 static int keypath_ok(const char *s)
 {
@@ -143,7 +118,7 @@ static const char *one_line(char **w, int n, struct login_profile *p, int *seen)
 			return "expected: file PATH";
 		if (seen[0]++)
 			return "a second file line";
-		if (!file_ok(w[1]))
+		if (!login_file_ok(w[1]))
 			return "file: expected a path under the home, without . or .. components";
 		strcpy(p->file, w[1]);
 	} else if (!strcmp(w[0], "secret")) {

@@ -74,12 +74,6 @@ GITWORK='set -e; export HOME=$0/home GIT_TRACE_CURL=$0/trace GIT_TRACE_CURL_NO_D
 	git push -q origin main 2>>"$0/git.log"; git log -1 --format=%s; git remote get-url origin'
 
 
-# What reached the hub: each request's Authorization, sorted, unique.
-hub_auth() {
-	grep -i '^authorization:' "$TOPO_DIR/hub/requests" | tr -d '\r' |
-		sed 's/^[^:]*:/Authorization:/' | LC_ALL=C sort -u
-}
-
 test_git_clone_commit_and_push_with_the_phantom_in_the_url() {
 	git -C "$TOPO_DIR/hub/repos/proj.git" update-ref refs/heads/main "$(git -C "$TOPO_DIR/hub/seed" rev-parse HEAD)"
 	gate $GIT -- sh -c 'sh -c "$1" "$0" "https://x-access-token:$GH_TOKEN@'"$HUB:$PORT"'/git/proj.git"; echo "P=$GH_TOKEN"' "$T" "$GITWORK"

@@ -40,6 +40,8 @@
 #define IN_SIZE	 (HTTP_MAX_HEAD + IO_SIZE)
 #define OUT_SIZE (2 * HTTP_MAX_HEAD + HTTP_MAX_HEADERS + GATE_MAX_HOST + 64)
 #define REP_SIZE (2 * (IO_SIZE + HTTP_MAX_SECRET) + 64)
+/* A login's scrubbers, one after the other: what one lets out, held back by the next. */
+#define TMP_SIZE REP_SIZE /* what one call of scrub lets out fits rep */
 
 /* Flows served at once: each holds about 920 KB (its buffers, the scrubber and its stack). */
 #define MAX_FLOWS 256
@@ -57,6 +59,10 @@ struct gate_flow {
 	struct http_req req;
 	struct http_resp resp;
 	struct http_repl repl;
+	/* a login's grant: its other secrets' scrubbers, after repl's, through tmp's two buffers */
+	struct http_repl *more;
+	size_t nmore;
+	char *tmp;
 	/* the current request's record: its method and path kept apart, since the
 	 * body's bytes replace the head's in in */
 	char method[32], path[1024];
@@ -185,7 +191,11 @@ static int read_head(struct gate_flow *f)
 	}
 }
 
-/* Another grant's phantom anywhere in the head: the agent aims one credential at another's host. */
+/*
+ * Another grant's phantom anywhere in the head: the agent aims one
+ * credential at another's host. A login's phantoms are not refused: a CLI
+ * sends them where it will (login_sights).
+ */
 static const struct grant *foreign_phantom(const struct gate_flow *f)
 {
 	const struct otogate_opts *o = f->gate->o;
@@ -193,10 +203,36 @@ static const struct grant *foreign_phantom(const struct gate_flow *f)
 	for (size_t i = 0; i < o->ngrants; i++) {
 		const struct grant *h = &o->grants[i];
 
-		if (h != f->g && memmem(f->in, f->req.head_len, h->phantom, h->len))
+		if (h != f->g && !h->login && memmem(f->in, f->req.head_len, h->phantom, h->len))
 			return h;
 	}
 	return NULL;
+}
+
+/*
+ * A login's phantom where no grant puts its real value (the path, the
+ * query, another header, another grant's host) goes out as it is: a line
+ * in the record says where, so a person sees why the request fails.
+ */
+static void login_sights(struct gate_flow *f)
+{
+	struct login_sight w[16];
+	struct timespec ts;
+	char line[1024];
+	size_t n, k;
+
+	if (f->gate->log_fd < 0 || !f->gate->o->nlogins)
+		return;
+	n = login_seen(f->gate->o, f->g, f->in, &f->req, w, sizeof(w) / sizeof(w[0]));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (size_t i = 0; i < n; i++) {
+		k = gate_sight_format(line, sizeof(line), (long long)ts.tv_sec,
+				      ts.tv_nsec / 1000000, w[i].login->entry, f->g->host,
+				      login_role_name(w[i].role), w[i].where, w[i].where_len,
+				      w[i].header);
+		if (k && write(f->gate->log_fd, line, k) < 0)
+			log_msg(LOG_DEBUG, errno, "unable to write a log line");
+	}
 }
 
 /*
@@ -320,6 +356,33 @@ static ssize_t up_read(struct gate_flow *f)
 }
 
 /*
+ * The scrubbers in turn (a login's grant has one for each of its file's
+ * secrets): in[0, len) to out (scrub_max bytes). Returns what came out.
+ */
+static size_t scrub(struct gate_flow *f, const char *in, size_t len, char *out, int final)
+{
+	size_t n;
+
+	if (!f->nmore)
+		return http_repl_scan(&f->repl, in, len, out, final);
+	n = http_repl_scan(&f->repl, in, len, f->tmp, final);
+	for (size_t i = 0; i < f->nmore; i++)
+		n = http_repl_scan(&f->more[i], f->tmp + (i & 1) * TMP_SIZE, n,
+				   i + 1 == f->nmore ? out : f->tmp + ((i + 1) & 1) * TMP_SIZE,
+				   final);
+	return n;
+}
+
+/* The most bytes scrub writes for len bytes in: len and what every scrubber holds. */
+static size_t scrub_max(const struct gate_flow *f, size_t len)
+{
+	len = http_repl_max(&f->repl, len);
+	for (size_t i = 0; i < f->nmore; i++)
+		len += f->more[i].held;
+	return len;
+}
+
+/*
  * The response's head scrubbed in place: every form of the real value becomes
  * the phantom's, of the same length (the head is shorter than rep).
  */
@@ -327,10 +390,12 @@ static void scrub_head(struct gate_flow *f)
 {
 	size_t n;
 
-	f->repl.held = 0; /* nothing of an earlier response's, cut short */
-	n = http_repl_feed(&f->repl, f->rb, f->resp.head_len, f->rep);
-
-	n += http_repl_flush(&f->repl, f->rep + n);
+	/* nothing of an earlier response's, cut short */
+	f->repl.held = 0;
+	for (size_t i = 0; i < f->nmore; i++)
+		f->more[i].held = 0;
+	n = scrub(f, f->rb, f->resp.head_len, f->rep, 0);
+	n += scrub(f, NULL, 0, f->rep + n, 1);
 	memcpy(f->rb, f->rep, n);
 }
 
@@ -452,16 +517,19 @@ static int relay_response(struct gate_flow *f, int until_continue)
 			 * What came in one read leaves in one write (one chunk, when
 			 * chunked), however the upstream cut it in chunks.
 			 */
-			if (dlen) {
-				if (replen + http_repl_max(&f->repl, dlen) > sizeof(f->rep)) {
+			/* In pieces that fit rep with what the scrubbers hold. */
+			for (size_t k, at = 0; at < dlen; at += k) {
+				k = dlen - at;
+				if (replen + scrub_max(f, k) > sizeof(f->rep)) {
 					if (send_data(f, f->rep, replen, chunked) < 0) {
 						f->error = "the agent closed";
 						goto failed;
 					}
 					replen = 0;
 				}
-				replen += http_repl_feed(&f->repl, f->rb + pos + doff, dlen,
-							 f->rep + replen);
+				if (scrub_max(f, k) > sizeof(f->rep))
+					k = sizeof(f->rep) - scrub_max(f, 0);
+				replen += scrub(f, f->rb + pos + doff + at, k, f->rep + replen, 0);
 			}
 			pos += used;
 			if (err == HTTP_OK)
@@ -491,14 +559,14 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	}
 	/* The held bytes: fewer than the value's length, and no part of it (and the head, if held).
 	 */
-	if (replen + HTTP_MAX_SECRET > sizeof(f->rep)) {
+	if (replen + scrub_max(f, 0) > sizeof(f->rep)) {
 		if (send_data(f, f->rep, replen, chunked) < 0) {
 			f->error = "the agent closed";
 			goto failed;
 		}
 		replen = 0;
 	}
-	n = replen + http_repl_flush(&f->repl, f->rep + replen);
+	n = replen + scrub(f, NULL, 0, f->rep + replen, 1);
 	if (send_data(f, f->rep, n, chunked) < 0 ||
 	    (chunked && agent_write_all(&f->ag, "0\r\n\r\n", 5) < 0)) {
 		f->error = "the agent closed";
@@ -828,6 +896,7 @@ static void serve(struct gate_flow *f)
 			refuse(f, 403, "the phantom of another grant", detail);
 			return;
 		}
+		login_sights(f);
 		/* Asked about (ask=): held here, before anything of it is rewritten or sent. */
 		f->continued = 0;
 		if ((f->g->nask || f->g->ask_writes) && hold(f) < 0)
@@ -889,6 +958,43 @@ static void serve(struct gate_flow *f)
 	}
 }
 
+/* The flow's memory, wiped: its scrubbers hold the values in every form. */
+static void flow_free(struct gate_flow *f)
+{
+	if (f->more) {
+		sodium_memzero(f->more, f->nmore * sizeof(*f->more));
+		free(f->more);
+	}
+	if (f->tmp) {
+		sodium_memzero(f->tmp, 2 * TMP_SIZE);
+		free(f->tmp);
+	}
+	sodium_memzero(f, sizeof(*f));
+	free(f);
+}
+
+/*
+ * A login's grant: a scrubber for each of its file's other secrets (the
+ * refresh and id tokens too: none comes back in a response). 0, or -1.
+ */
+static int more_init(struct gate_flow *f)
+{
+	const struct gate_login *l = f->g->login;
+
+	f->more = calloc(l->n, sizeof(*f->more));
+	f->tmp = malloc(2 * TMP_SIZE);
+	if (!f->more || !f->tmp)
+		return -1;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->role[i] == LOGIN_ACCESS)
+			continue;
+		if (http_repl_init(&f->more[f->nmore], l->sreal[i], l->sphantom[i], l->slen[i]) < 0)
+			return -1;
+		f->nmore++;
+	}
+	return 0;
+}
+
 static void *flow_main(void *arg)
 {
 	struct gate_flow *f = arg;
@@ -904,8 +1010,7 @@ static void *flow_main(void *arg)
 	}
 	upstream_close(&f->up);
 	agent_close(&f->ag);
-	sodium_memzero(f, sizeof(*f));
-	free(f);
+	flow_free(f);
 	atomic_fetch_sub(&gate->nflows, 1);
 	return NULL;
 }
@@ -933,14 +1038,19 @@ int flow_start(struct gate *gate, int fd, int port)
 	f->gate = gate;
 	f->port = port;
 	f->g = NULL;
+	f->more = NULL;
+	f->nmore = 0;
+	f->tmp = NULL;
 	for (size_t i = 0; i < gate->o->ngrants; i++)
 		if (gate->o->grants[i].gw_port == port)
 			f->g = &gate->o->grants[i];
 	/* The forms of the value, once for the flow's responses (main checked its length). */
-	if (f->g && http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0) {
+	if (f->g && (http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0 ||
+		     (f->g->login && more_init(f) < 0))) {
 		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
-		free(f);
+		flow_free(f);
+		errno = ENOMEM;
 		return -1;
 	}
 	f->ag.fd = fd;
@@ -963,7 +1073,7 @@ int flow_start(struct gate *gate, int fd, int port)
 	if (rc) {
 		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
-		free(f);
+		flow_free(f);
 		errno = rc;
 		return -1;
 	}

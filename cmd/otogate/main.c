@@ -17,7 +17,10 @@
  * chain runs); with transparent grants OTO_GATE_CA=FD, a sealed memfd
  * holding the session CA's certificate (ca.c); with --ask-fd N, on fd N
  * the chain's end of a socket pair whose questions the gateway relays to
- * the decider (otonet --ask-fd N), and OTO_SESSION; every other inherited fd.
+ * the decider (otonet --ask-fd N), and OTO_SESSION; with --login,
+ * OTO_LOGIN=FD:FILE[,FD:FILE]..., for each a sealed memfd holding the login
+ * file with phantoms (login.c), which otomount writes at FILE in the home;
+ * every other inherited fd.
  * Exits: 100 usage, 101 store, key or name rejected, 111 a system call
  * failed, 126/127 exec, else the child's own code or 128+N when it died of
  * signal N.
@@ -55,6 +58,9 @@ static void xchild_env(const struct otogate_opts *o, int fd, int cafd, int go)
 	for (size_t i = 0; i < o->ngrants; i++) {
 		const struct grant *g = &o->grants[i];
 
+		/* A login's grant: the CLI reads its file, no variable names it. */
+		if (g->login)
+			continue;
 		snprintf(name, sizeof(name), "%s_URL", g->name);
 		if (g->transparent)
 			snprintf(url, sizeof(url), "https://%s", g->hosthdr);
@@ -70,6 +76,8 @@ static void xchild_env(const struct otogate_opts *o, int fd, int cafd, int go)
 	snprintf(num, sizeof(num), "%d", cafd);
 	if (cafd >= 0 && setenv("OTO_GATE_CA", num, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_GATE_CA for the child");
+	if (o->nlogins && (!login_env_format(gw, sizeof(gw), o) || setenv("OTO_LOGIN", gw, 1) < 0))
+		die(EXIT_SYS, errno, "unable to set OTO_LOGIN for the child");
 	snprintf(num, sizeof(num), "%d", go);
 	if (setenv("OTO_GATE_GO", num, 1) < 0)
 		die(EXIT_SYS, errno, "unable to set OTO_GATE_GO for the child");
@@ -213,6 +221,9 @@ static void xchain_start(struct start *s)
 		close(s->go[1]);
 		if (fd_cloexec(s->sv[1], 0) < 0 || fd_cloexec(s->go[0], 0) < 0)
 			die(EXIT_SYS, errno, "unable to pass the gateway's socket on");
+		for (size_t i = 0; i < s->o.nlogins; i++)
+			if (fd_cloexec(s->o.logins[i].memfd, 0) < 0)
+				die(EXIT_SYS, errno, "unable to pass a login's file on");
 		/* The decider's fd number now holds the relayed socket: the chain never has the
 		 * decider itself (dup2 leaves the copy inheritable). */
 		if (s->o.ask_fd >= 0 && dup2(s->net[1], s->o.ask_fd) < 0)

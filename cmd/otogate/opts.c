@@ -12,7 +12,7 @@ static const char USAGE[] =
     "usage: otogate --store-fd N|--store FILE --key-fd N|--key-file FILE\n"
     "               --grant NAME=https://HOST[:PORT][,header=H][,allow=M:P][,ask=M:P]...\n"
     "                       [,transparent]\n"
-    "               [--ca-file FILE]\n"
+    "               [--login ENTRY=PROFILE]... [--ca-file FILE]\n"
     "               [--log-fd N] [--ask-fd N [--ask-timeout S]]\n"
     "               [--as USER[:GROUP]] [--] PROG [ARG]...\n"
     "Keep credentials outside the sandbox: PROG gets a phantom for each granted entry,\n"
@@ -43,6 +43,14 @@ static const char USAGE[] =
     "                     (up to 32, matched as allow=) or ask=writes (every\n"
     "                     method but GET, HEAD, OPTIONS), a request it matches is\n"
     "                     held, nothing sent, and the decider asked (--ask-fd)\n"
+    "  --login ENTRY=PROFILE\n"
+    "                     a CLI's login file sealed whole in ENTRY (otosecret\n"
+    "                     import): PROFILE is claude, codex, gemini, or a profile\n"
+    "                     file's path (one holding a /). The view gets the file\n"
+    "                     with fresh phantoms in place of its secrets (OTO_LOGIN:\n"
+    "                     otomount writes it in the home); each of the profile's\n"
+    "                     hosts gets a transparent grant of the access token in\n"
+    "                     Authorization (counted in the 16). At most 4\n"
     "  --ca-file FILE     the CAs to verify upstreams with (default: the host's bundle;\n"
     "                     a private key in FILE refuses it)\n"
     "  --log-fd N         one JSON line per request on fd N (never a header value)\n"
@@ -68,6 +76,7 @@ enum {
 	OPT_KEY_FD,
 	OPT_KEY_FILE,
 	OPT_GRANT,
+	OPT_LOGIN,
 	OPT_CA,
 	OPT_LOG,
 	OPT_ASK_FD,
@@ -83,6 +92,7 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		{ "key-fd", required_argument, NULL, OPT_KEY_FD },
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "grant", required_argument, NULL, OPT_GRANT },
+		{ "login", required_argument, NULL, OPT_LOGIN },
 		{ "ca-file", required_argument, NULL, OPT_CA },
 		{ "log-fd", required_argument, NULL, OPT_LOG },
 		{ "ask-fd", required_argument, NULL, OPT_ASK_FD },
@@ -138,6 +148,9 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		case OPT_AS:
 			o->as = optarg;
 			break;
+		case OPT_LOGIN:
+			xlogin_add(o, optarg);
+			break;
 		case OPT_GRANT: {
 			char *spec = strdup(optarg);
 
@@ -186,6 +199,7 @@ void xotogate_parse(struct otogate_opts *o, int argc, char **argv)
 		die_usage("--ask-fd %d is also the store's, the key's or the log's", o->ask_fd);
 	if (asks && o->ask_fd < 0)
 		die_usage("a grant's ask= needs a decider to ask: --ask-fd N (see --help)");
+	xlogin_grants(o);
 	if (!o->ngrants)
 		die_usage("nothing to grant: --grant NAME=https://HOST[:PORT][,header=H]... (see "
 			  "--help)");

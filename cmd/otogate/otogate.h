@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "http.h"
+#include "login.h"
 #include "oto.h"
 
 #define GATE_MAX_GRANTS	      16 /* otonet's OTO_GATEWAY carries at most 16 ports */
@@ -44,6 +45,7 @@
 #define GATE_AGENT_ADDR	      "10.0.2.4"
 #define GATE_MAX_ASK	      32 /* ask= rules of a grant */
 #define GATE_ASK_TIMEOUT      30 /* s: --ask-timeout's default, otonet's */
+#define GATE_MAX_LOGINS	      4	 /* --login */
 
 /* ---- opts.c ---- */
 /* One allow=METHOD:PREFIX of a grant (pointing into its spec): "*" is any method. */
@@ -51,8 +53,11 @@ struct grant_allow {
 	const char *method, *prefix;
 	size_t method_len, prefix_len;
 };
+struct gate_login;
 struct grant {
 	const char *name; /* the store entry, and the agent's variable */
+	/* a --login's grant (transparent, Authorization, its access token), or NULL */
+	const struct gate_login *login;
 	char host[GATE_MAX_HOST + 1];
 	uint16_t port;	  /* the upstream's, 443 by default */
 	uint16_t gw_port; /* the agent's: 8001 + index */
@@ -78,6 +83,28 @@ struct grant {
 	int is_ip;	 /* HOST is an address: verified as such, no SNI */
 	int transparent; /* ,transparent: the agent reaches HOST by name, over TLS (ca.c) */
 };
+/*
+ * One --login ENTRY=PROFILE: a CLI's login file, sealed whole in ENTRY. The
+ * gateway keeps its real secrets and their phantoms (secrets.c), the view
+ * gets the phantom file (a sealed memfd, OTO_LOGIN), and each of the
+ * profile's hosts a transparent grant of its own for the access token.
+ */
+struct gate_login {
+	const char *spec;  /* --login's value, for messages */
+	const char *entry; /* the store entry (cut from a copy of spec) */
+	struct login_profile p;
+	int memfd;     /* the phantom file for the view: made before the fork, filled after */
+	int index;     /* the entry's, in the store */
+	size_t len;    /* the file's */
+	size_t grant0; /* its grants: grants[grant0, grant0 + p.nhosts) */
+	uint8_t *real; /* the file as sealed, in locked memory */
+	char *phantom; /* the file the view gets */
+	size_t n;      /* its secrets present in the file, each as real and phantom: */
+	const uint8_t *sreal[LOGIN_MAX_SECRETS];
+	const char *sphantom[LOGIN_MAX_SECRETS];
+	size_t slen[LOGIN_MAX_SECRETS];
+	enum login_role role[LOGIN_MAX_SECRETS];
+};
 struct otogate_opts {
 	int store_fd, key_fd;		   /* -1 when unset */
 	const char *store_path, *key_path; /* NULL when unset */
@@ -86,8 +113,10 @@ struct otogate_opts {
 	int ask_fd;			   /* the decider's socket (--ask-fd), -1 when unset */
 	unsigned long ask_timeout_ms;	   /* --ask-timeout */
 	const char *as;
-	struct grant grants[GATE_MAX_GRANTS];
+	struct grant grants[GATE_MAX_GRANTS]; /* --grant's, then --login's */
 	size_t ngrants;
+	struct gate_login logins[GATE_MAX_LOGINS];
+	size_t nlogins;
 	char **argv; /* the next program */
 };
 /*
@@ -127,6 +156,16 @@ struct gate_logrec {
 	const char *error;	     /* NULL, or why the gateway answered itself */
 };
 size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r);
+/*
+ * Writes the record's line (with its newline) of a login's phantom that
+ * went out as it is (login_seen): {"time","grant" (the login's entry),
+ * "host" (where the request went), "verdict":"pass", "phantom" (its role),
+ * "where" ("path", "query", "header NAME")}. Returns its length, 0 when
+ * buf is too small.
+ */
+size_t gate_sight_format(char *buf, size_t size, long long sec, long msec, const char *grant,
+			 const char *host, const char *role, const char *where, size_t where_len,
+			 int header);
 /*
  * Writes the gateway's own answer: a head and a one-line body
  * "otogate: WHY\n". Returns its length, or 0.
@@ -313,8 +352,45 @@ struct gate_secrets {
  * or 111.
  */
 void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s);
-/* Reads the key, verifies the store, decrypts the granted entries into locked memory. */
+/*
+ * Reads the key, verifies the store, decrypts the granted entries into
+ * locked memory; each --login's file too: its phantom file (fresh phantoms)
+ * written to its memfd and sealed, its grants' values set.
+ */
 void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s);
+
+/* ---- login.c: --login ---- */
+/* Reads --login's ENTRY=PROFILE and its profile. Dies: 100, 101 (a profile that does not parse),
+ * 111. */
+void xlogin_add(struct otogate_opts *o, const char *spec);
+/* Each login's grants, after --grant's: one for each of its profile's hosts. Dies 100. */
+void xlogin_grants(struct otogate_opts *o);
+/* Before the fork: each login's entry found in the store, its memfd made. Dies 101, 111. */
+void xlogin_plan(struct otogate_opts *o, const struct store_view *v);
+/* OTO_LOGIN's value, "FD:FILE[,FD:FILE]...": its length, 0 when buf is too small. */
+size_t login_env_format(char *buf, size_t size, const struct otogate_opts *o);
+/*
+ * After the fork, in the gateway: each login's file decrypted with key, its
+ * phantom file made (fresh phantoms), written to its memfd and sealed; its
+ * grants' values set. Dies 101 (a file that does not fit its profile), 111.
+ */
+void xlogin_open(struct otogate_opts *o, const struct store_view *v, const uint8_t *key);
+/* A login's phantom seen in a request head where no grant puts its real value. */
+struct login_sight {
+	const struct gate_login *login;
+	const char *where; /* "path", "query", or a header's name (header set) */
+	size_t where_len;
+	enum login_role role;
+	int header;
+};
+/*
+ * The places in the head r (over buf) of a request to g where a phantom of
+ * a login stands and goes out as it is: the path, the query, a header but
+ * the one g puts the access token's real value in. At most max, into out;
+ * their number. Pure.
+ */
+size_t login_seen(const struct otogate_opts *o, const struct grant *g, const char *buf,
+		  const struct http_req *r, struct login_sight *out, size_t max);
 
 /* ---- bundle.c: the CA bundle's index. Pure. ---- */
 struct bundle_cert {

@@ -318,6 +318,28 @@ size_t gate_log_format(char *buf, size_t size, const struct gate_logrec *r)
 	return at <= size ? at : 0;
 }
 
+size_t gate_sight_format(char *buf, size_t size, long long sec, long msec, const char *grant,
+			 const char *host, const char *role, const char *where, size_t where_len,
+			 int header)
+{
+	char num[64];
+	size_t at;
+
+	snprintf(num, sizeof(num), "{\"time\":%lld.%03ld,\"grant\":\"", sec, msec);
+	at = put(buf, size, 0, num);
+	at = json_put(buf, size, at, grant, strlen(grant));
+	at = put(buf, size, at, "\",\"host\":\"");
+	at = json_put(buf, size, at, host, strlen(host));
+	at = put(buf, size, at, "\",\"verdict\":\"pass\",\"phantom\":\"");
+	at = put(buf, size, at, role);
+	at = put(buf, size, at, "\",\"where\":\"");
+	if (header)
+		at = put(buf, size, at, "header ");
+	at = json_put(buf, size, at, where, where_len);
+	at = put(buf, size, at, "\"}\n");
+	return at <= size ? at : 0;
+}
+
 static const char *reason(int status)
 {
 	switch (status) {

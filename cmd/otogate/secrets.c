@@ -40,9 +40,13 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 		    store_strerror(err));
 	for (size_t i = 0; i < o->ngrants; i++) {
 		struct grant *g = &o->grants[i];
-		int idx = store_find(&s->v, g->name);
+		int idx;
 		size_t n;
 
+		/* A login's: its values come from its file (login.c). */
+		if (g->login)
+			continue;
+		idx = store_find(&s->v, g->name);
 		if (idx < 0)
 			die(EXIT_REJECT, 0, "--grant %s: no such name in the store", g->name);
 		n = s->v.e[idx].value_len;
@@ -62,6 +66,7 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 		if (store_phantom(&s->v, (uint32_t)idx, g->phantom) < 0)
 			die(EXIT_SYS, errno, "unable to derive the phantom of %s", g->name);
 	}
+	xlogin_plan(o, &s->v);
 	/*
 	 * The key stays unread for now: opened here (the file may be root's, and
 	 * the gateway will not be), checked as xkey_load checks it, and kept
@@ -99,6 +104,8 @@ void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s)
 	for (size_t i = 0; i < o->ngrants; i++) {
 		struct grant *g = &o->grants[i];
 
+		if (g->login)
+			continue;
 		g->real = sodium_malloc(g->len + 1);
 		if (!g->real)
 			die(EXIT_SYS, errno, "unable to allocate locked memory for %s", g->name);
@@ -121,6 +128,7 @@ void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s)
 			    "or white space at an end)",
 			    g->name);
 	}
+	xlogin_open(o, &s->v, key);
 	sodium_memzero(key, STORE_KEY_BYTES);
 	sodium_free(key);
 	free(s->store);

@@ -52,6 +52,12 @@ struct otomount_opts {
 
 /* ---- skel.c: --home-skel's copy into the home tmpfs (a mount fd); dies 101, 111 ---- */
 void xhome_skel(int home, const char *skel);
+/*
+ * ---- login.c: OTO_LOGIN's files (otogate --login) into the home tmpfs (a
+ * mount fd), after --home-skel's; dies 100 (a bad value, or a file the
+ * skeleton has already), 101 (an fd not sealed), 111 ----
+ */
+void xhome_login(int home, const struct otomount_opts *o);
 
 /* ---- opts.c: the option loop; exits 0 (--help) or 100 ---- */
 void xotomount_parse(struct otomount_opts *o, int argc, char **argv);

@@ -58,6 +58,7 @@ void xview_prepare(struct view_state *v, const struct otomount_opts *o)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for $HOME (%s)", o->home);
 	if (o->home_skel)
 		xhome_skel(home, o->home_skel);
+	xhome_login(home, o);
 	tmp = mnt_tmpfs(o->tmp_size, inodes, "1777", MNT_RW);
 	if (tmp < 0)
 		die(EXIT_SYS, errno, "unable to make a tmpfs for /tmp");

@@ -13,7 +13,8 @@
 #                  user name), else 401 with WWW-Authenticate: Basic
 #   /api/...       a REST API as GitHub's: "Authorization: token VALUE"
 #                  (or Bearer), else 401; GET /api/user: 200 {"login": "oto"},
-#                  GET /api/echo: 200, the Authorization it got, as JSON
+#                  GET /api/echo: 200, the Authorization it got, as JSON;
+#                  GET /api/say: 200, the file DIR/say as it is
 #   /npm/...       a private npm registry: "Authorization: Bearer VALUE",
 #                  else 401; the packument of @oto/private (version 1.0.0)
 #                  and its tarball (DIR/private-1.0.0.tgz); PUT of a package
@@ -125,6 +126,9 @@ class H(BaseHTTPRequestHandler):
                 return self.reply(401, b'{"message": "Bad credentials"}', "application/json")
             if p == "/api/user":
                 return self.reply(200, b'{"login": "oto"}', "application/json")
+            if p == "/api/say":
+                with open(os.path.join(DIR, "say"), "rb") as f:
+                    return self.reply(200, f.read(), "application/json")
             if p == "/api/echo":
                 out = json.dumps({"authorization": self.headers.get("Authorization")})
                 return self.reply(200, out.encode(), "application/json")

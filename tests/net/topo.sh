@@ -316,6 +316,11 @@ hub_down() {
 	return 0
 }
 hub_head() { git -C "$TOPO_DIR/hub/repos/proj.git" log -1 --format=%s main; }
+# What reached the fake hub: each request's Authorization, sorted, unique.
+hub_auth() {
+	grep -i '^authorization:' "$TOPO_DIR/hub/requests" | tr -d '\r' |
+		sed 's/^[^:]*:/Authorization:/' | LC_ALL=C sort -u
+}
 # The test CA, a certificate of it for every name the hub answers as, the
 # hub on $PORT, a bare repository, a package, and the store (GH_TOKEN,
 # NPM_TOKEN, API_TOKEN), each holding $REAL; $K the keys, $D the hub's tree.

@@ -1,7 +1,7 @@
 // UNIT: lib/json_scan.c lib/json_strerror.c lib/phantom_shape.c lib/phantom_shape_of.c
 // UNIT: lib/login_profile_parse.c lib/login_profile_text.c lib/login_role_name.c
 // UNIT: lib/login_phantom.c lib/login_profile_fits.c lib/login_expiry.c lib/login_strerror.c
-// UNIT: lib/policy_name_ok.c
+// UNIT: lib/policy_name_ok.c lib/login_file_ok.c
 /*
  * Unit tests of the login file's mechanism: the strict JSON reader, the
  * phantom of one secret, profiles, and a login file turned into its phantom.

@@ -1,5 +1,6 @@
 // UNIT: lib/json_scan.c lib/phantom_shape.c lib/phantom_shape_of.c
 // UNIT: lib/login_profile_parse.c lib/login_profile_text.c lib/login_role_name.c lib/policy_name_ok.c
+// UNIT: lib/login_file_ok.c
 // UNIT: lib/login_refresh_request.c lib/login_refresh_response.c lib/login_refresh_holds.c
 // UNIT: lib/login_refresh_file.c lib/login_refresh_strerror.c
 // UNIT: lib/http_repl_init.c lib/http_repl_scan.c

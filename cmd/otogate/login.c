@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * --login ENTRY=PROFILE: a CLI's OAuth login file, sealed whole in ENTRY
+ * (otosecret import), kept outside. The view gets the same file with each
+ * secret replaced by a phantom of its shape (lib/login.h), fresh at every
+ * session, through a sealed memfd that otomount copies into the home
+ * (OTO_LOGIN); each of the profile's hosts gets a transparent grant of its
+ * own, which puts the real access token where the CLI sends its phantom
+ * (Authorization) and scrubs every real of the file from the responses.
+ *
+ * In otogate's two steps: the profile is read, the grants made and the
+ * memfd created (empty) before the fork, so the chain's environment is
+ * known; the file is decrypted, its phantom made and the memfd filled and
+ * sealed only by the gateway, before its go (xlogin_open), as the values
+ * of the other grants are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "http.h"
+#include "oto.h"
+#include "otogate.h"
+
+#define PROFILE_MAX (16 * 1024)
+
+/* The profile named by PROFILE: a built-in name, or a file (a path holds a '/'). */
+static void xprofile_read(struct gate_login *l, const char *prof)
+{
+	static char text[PROFILE_MAX + 1];
+	const char *t = login_profile_text(prof), *why = NULL;
+	size_t len, line = 0;
+	ssize_t n;
+	int fd;
+
+	if (!strchr(prof, '/') && !t)
+		die_usage("--login %s: no profile named %s (claude, codex, gemini, or a file's "
+			  "path)",
+			  l->spec, prof);
+	if (t) {
+		len = strlen(t);
+	} else {
+		fd = open(prof, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			die(EXIT_SYS, errno, "--login %s: unable to open the profile", l->spec);
+		n = fd_read_all(fd, text, sizeof(text));
+		close(fd);
+		if (n < 0)
+			die(EXIT_SYS, errno, "--login %s: unable to read the profile", l->spec);
+		if ((size_t)n == sizeof(text))
+			die(EXIT_REJECT, 0, "--login %s: the profile is longer than %d KiB",
+			    l->spec, PROFILE_MAX >> 10);
+		len = (size_t)n;
+		t = text;
+	}
+	if (login_profile_parse(t, len, &l->p, &line, &why) < 0) {
+		if (line)
+			die(EXIT_REJECT, 0, "--login %s: profile line %zu: %s", l->spec, line, why);
+		die(EXIT_REJECT, 0, "--login %s: profile: %s", l->spec, why);
+	}
+}
+
+void xlogin_add(struct otogate_opts *o, const char *spec)
+{
+	struct gate_login *l;
+	char *copy, *eq;
+
+	if (o->nlogins == GATE_MAX_LOGINS)
+		die_usage("too many --login (at most %d)", GATE_MAX_LOGINS);
+	l = &o->logins[o->nlogins];
+	l->spec = spec;
+	l->memfd = -1;
+	copy = strdup(spec);
+	if (!copy)
+		die(EXIT_SYS, 0, "unable to copy --login %s: out of memory", spec);
+	eq = strchr(copy, '=');
+	if (!eq || eq == copy || !eq[1])
+		die_usage("--login %s: expected ENTRY=PROFILE", spec);
+	*eq = 0;
+	if (!store_name_ok(copy, strlen(copy)))
+		die_usage("--login %s: ENTRY must be letters, digits and _", spec);
+	for (size_t i = 0; i < o->nlogins; i++)
+		if (!strcmp(o->logins[i].entry, copy))
+			die_usage("--login %s: %s is a login already", spec, copy);
+	l->entry = copy;
+	xprofile_read(l, eq + 1);
+	o->nlogins++;
+}
+
+void xlogin_grants(struct otogate_opts *o)
+{
+	for (size_t i = 0; i < o->nlogins; i++) {
+		struct gate_login *l = &o->logins[i];
+
+		for (size_t j = 0; j < o->ngrants; j++)
+			if (!o->grants[j].login && !strcmp(o->grants[j].name, l->entry))
+				die_usage("--login %s: %s is a --grant already", l->spec, l->entry);
+		if (o->ngrants + l->p.nhosts > GATE_MAX_GRANTS)
+			die_usage("--login %s: a grant for each of its %zu hosts passes the %d "
+				  "grants in all",
+				  l->spec, l->p.nhosts, GATE_MAX_GRANTS);
+		l->grant0 = o->ngrants;
+		for (size_t h = 0; h < l->p.nhosts; h++) {
+			struct grant *g = &o->grants[o->ngrants];
+
+			memset(g, 0, sizeof(*g));
+			g->name = l->entry;
+			g->login = l;
+			snprintf(g->host, sizeof(g->host), "%s", l->p.host[h]);
+			memcpy(g->hosthdr, g->host, strlen(g->host) + 1);
+			g->port = 443;
+			g->headers[0] = "Authorization";
+			g->nheaders = 1;
+			g->transparent = 1;
+			for (size_t j = 0; j < o->ngrants; j++)
+				if (o->grants[j].transparent && o->grants[j].port == 443 &&
+				    !strcmp(o->grants[j].host, g->host))
+					die_usage("--login %s: %s is transparent for %s already",
+						  l->spec, o->grants[j].name, g->host);
+			g->gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
+			o->ngrants++;
+		}
+	}
+}
+
+void xlogin_plan(struct otogate_opts *o, const struct store_view *v)
+{
+	for (size_t i = 0; i < o->nlogins; i++) {
+		struct gate_login *l = &o->logins[i];
+		int idx = store_find(v, l->entry);
+
+		if (idx < 0)
+			die(EXIT_REJECT, 0, "--login %s: no such name in the store", l->spec);
+		l->index = idx;
+		l->len = v->e[idx].value_len;
+		if (l->len > JSON_MAX_INPUT)
+			die(EXIT_REJECT, 0, "--login %s: the file is %zu bytes: at most %d",
+			    l->spec, l->len, JSON_MAX_INPUT);
+		/* The chain inherits it (main.c); otomount reads it after the go, sealed by then.
+		 */
+		l->memfd = memfd_create("oto-login", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (l->memfd < 0)
+			die(EXIT_SYS, errno, "--login %s: unable to create a memfd", l->spec);
+	}
+}
+
+size_t login_env_format(char *buf, size_t size, const struct otogate_opts *o)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < o->nlogins; i++) {
+		int w = snprintf(buf + at, size - at, "%s%d:%s", i ? "," : "", o->logins[i].memfd,
+				 o->logins[i].p.file);
+
+		if (w < 0 || (size_t)w >= size - at)
+			return 0;
+		at += (size_t)w;
+	}
+	return at;
+}
+
+static void rnd(uint8_t *buf, size_t n, void *arg)
+{
+	(void)arg;
+	randombytes_buf(buf, n);
+}
+
+/* The file decrypted, its phantoms made: dies 101 on a file that does not fit the profile. */
+static void xlogin_phantom(struct gate_login *l)
+{
+	struct login_field f[LOGIN_MAX_SECRETS];
+	const struct login_secret *bad = NULL;
+	int err, jerr = 0;
+	size_t at = 0;
+
+	l->phantom = malloc(l->len ? l->len : 1);
+	if (!l->phantom)
+		die(EXIT_SYS, errno, "--login %s: unable to allocate its phantom", l->spec);
+	err = login_phantom(&l->p, (const char *)l->real, l->len, l->phantom, f, rnd, NULL, &bad,
+			    &jerr, &at);
+	if (err == LOGIN_EJSON)
+		die(EXIT_REJECT, 0, "--login %s: the file is not strict JSON: %s at byte %zu",
+		    l->spec, json_strerror(jerr), at);
+	if (err)
+		die(EXIT_REJECT, 0, "--login %s: %s: %s", l->spec, bad ? bad->path : "-",
+		    login_strerror(err));
+	l->n = 0;
+	for (size_t i = 0; i < l->p.nsecrets; i++) {
+		size_t n = f[i].end - f[i].start;
+
+		if (!f[i].present)
+			continue;
+		/* The scrubber's bounds: each real of the file is scrubbed from every response. */
+		if (n < HTTP_MIN_SECRET || n > HTTP_MAX_SECRET)
+			die(EXIT_REJECT, 0,
+			    "--login %s: %s is %zu bytes: the gateway takes %d to %d", l->spec,
+			    f[i].secret->path, n, HTTP_MIN_SECRET, HTTP_MAX_SECRET);
+		if (f[i].secret->role == LOGIN_ACCESS &&
+		    !http_value_ok((const char *)l->real + f[i].start, n))
+			die(EXIT_REJECT, 0,
+			    "--login %s: %s cannot stand in an HTTP header (a control byte, or "
+			    "white space at an end)",
+			    l->spec, f[i].secret->path);
+		l->sreal[l->n] = l->real + f[i].start;
+		l->sphantom[l->n] = l->phantom + f[i].start;
+		l->slen[l->n] = n;
+		l->role[l->n] = f[i].secret->role;
+		l->n++;
+	}
+}
+
+/* The grants' values: the access token and its phantom, copies of their own (grant's fields). */
+static void xlogin_values(struct otogate_opts *o, struct gate_login *l)
+{
+	size_t a = 0;
+
+	while (a < l->n && l->role[a] != LOGIN_ACCESS)
+		a++;
+	if (a == l->n)
+		die(EXIT_REJECT, 0, "--login %s: no access token in the file", l->spec);
+	for (size_t h = 0; h < l->p.nhosts; h++) {
+		struct grant *g = &o->grants[l->grant0 + h];
+
+		g->len = l->slen[a];
+		g->real = sodium_malloc(g->len + 1);
+		g->phantom = malloc(g->len + 1);
+		if (!g->real || !g->phantom)
+			die(EXIT_SYS, errno, "--login %s: unable to allocate its values", l->spec);
+		memcpy(g->real, l->sreal[a], g->len);
+		g->real[g->len] = 0;
+		memcpy(g->phantom, l->sphantom[a], g->len);
+		g->phantom[g->len] = 0;
+	}
+}
+
+void xlogin_open(struct otogate_opts *o, const struct store_view *v, const uint8_t *key)
+{
+	const unsigned int seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+	for (size_t i = 0; i < o->nlogins; i++) {
+		struct gate_login *l = &o->logins[i];
+
+		l->real = sodium_malloc(l->len ? l->len : 1);
+		if (!l->real)
+			die(EXIT_SYS, errno, "unable to allocate locked memory for %s", l->entry);
+		if (store_open(v, (uint32_t)l->index, key, l->real))
+			die(EXIT_REJECT, 0, "--login %s: %s", l->spec,
+			    store_strerror(STORE_EVERIFY));
+		xlogin_phantom(l);
+		xlogin_values(o, l);
+		/* The offset is the chain's too: back at the start for a reader that reads on. */
+		if (fd_write_all(l->memfd, l->phantom, l->len) < 0 ||
+		    lseek(l->memfd, 0, SEEK_SET) < 0 || fcntl(l->memfd, F_ADD_SEALS, seals) < 0)
+			die(EXIT_SYS, errno, "--login %s: unable to write the phantom file",
+			    l->spec);
+		close(l->memfd);
+		l->memfd = -1;
+	}
+}
+
+/* ---- item: a login's phantom where its grant does not put the real value ---- */
+
+/* Whether g puts the real value in header name[0, n) (for the access token's phantom). */
+static int carries(const struct grant *g, const char *name, size_t n)
+{
+	for (size_t i = 0; i < g->nheaders; i++)
+		if (strlen(g->headers[i]) == n && !strncasecmp(g->headers[i], name, n))
+			return 1;
+	return 0;
+}
+
+size_t login_seen(const struct otogate_opts *o, const struct grant *g, const char *buf,
+		  const struct http_req *r, struct login_sight *out, size_t max)
+{
+	const char *t = buf + r->target.off;
+	const char *q = memchr(t, '?', r->target.len);
+	size_t pl = q ? (size_t)(q - t) : r->target.len, n = 0;
+
+	for (size_t i = 0; i < o->nlogins; i++) {
+		const struct gate_login *l = &o->logins[i];
+
+		for (size_t s = 0; s < l->n; s++) {
+			const char *p = l->sphantom[s];
+			size_t len = l->slen[s];
+			struct login_sight w = { .login = l, .role = l->role[s] };
+
+			if (n < max && memmem(t, pl, p, len)) {
+				w.where = "path";
+				w.where_len = 4;
+				out[n++] = w;
+			}
+			if (n < max && q && memmem(q, r->target.len - pl, p, len)) {
+				w.where = "query";
+				w.where_len = 5;
+				out[n++] = w;
+			}
+			for (uint32_t h = 0; h < r->nheaders && n < max; h++) {
+				const struct http_header *hd = &r->h[h];
+
+				if (!memmem(buf + hd->value.off, hd->value.len, p, len))
+					continue;
+				/* Where its own grant swaps it: the real value goes out. */
+				if (g && g->login == l && l->role[s] == LOGIN_ACCESS &&
+				    carries(g, buf + hd->name.off, hd->name.len))
+					continue;
+				w.where = buf + hd->name.off;
+				w.where_len = hd->name.len;
+				w.header = 1;
+				out[n++] = w;
+			}
+		}
+	}
+	return n;
+}
