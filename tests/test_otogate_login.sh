@@ -266,6 +266,44 @@ os.execvp(sys.argv[4], sys.argv[4:])'
 	assertFalse "the agent ran" "[ -e '$T/ran' ]"
 }
 
+# The whole chain as otorun composes it: otorun --login ENTRY=PROFILE
+# hands the login to otogate, otomount writes the phantom file in the
+# fresh home, the view trusts the session CA, and the hub gets the real
+# token; --print shows the option; its usage errors are otorun's.
+test_otorun_login_composes_the_chain() {
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	run ip netns exec "$NH" "$OTO_BIN/otorun" --as "$OTO_TEST_USER" $PUB --agent-root "$A" \
+		--person alice --role member --store "$K/store" --key-file "$K/key" --ca-file "$K/ca.pem" \
+		$CLAUDE -- sh -c 'cd && stat -c "%a %U" .claude/.credentials.json
+		A=$(python3 -c "import json; print(json.load(open(\".claude/.credentials.json\"))[\"claudeAiOauth\"][\"accessToken\"])")
+		curl -sS -H "Authorization: Bearer $A" https://'$HOST'/api/echo; echo
+		echo "$A"; n=$(env | grep -c "^OTO_LOGIN"); echo "$n"'
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	access=$(sed -n 3p "$T/out")
+	assertEquals "600 agent
+{\"authorization\": \"Bearer $access\"}
+$access
+0" "$(cat "$T/out")"
+	assertEquals sk-ant-oat01- "$(echo "$access" | cut -c1-13)"
+	assertEquals "Authorization: Bearer $REAL" "$(hub_auth)"
+	assertFalse "a real token in the output" "grep -qF -e '$REAL' -e '$REFRESH' '$T/out'"
+	run "$OTO_BIN/otorun" --print --as nobody --agent-root "$A" --role member --person p \
+		--store "$K/store" --key-file "$K/key" --mode ask-writes --ask-fd 12 $CLAUDE -- true
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertContains "$(sed -n 2p "$T/out")" "/otogate --store-fd 5 --key-fd 6 --as nobody --login CLAUDE_LOGIN=$TOPO_DIR/login/claude.profile --ask-fd 12 -- "
+	for a in "--login CLAUDE_LOGIN=claude|--login needs --store and --key-file" \
+		"--store $K/store --key-file $K/key --login CLAUDE_LOGIN|--login CLAUDE_LOGIN: expected ENTRY=PROFILE (claude, codex, gemini or a file)" \
+		"--store $K/store --key-file $K/key --login 9X=claude|--login 9X=claude: expected ENTRY=PROFILE (claude, codex, gemini or a file)" \
+		"--no-net --store $K/store --key-file $K/key --login A=claude|--no-net excludes --login (the gateway is reached through otonet)"; do
+		# shellcheck disable=SC2086 # the case's options
+		run "$OTO_BIN/otorun" --print --as nobody --agent-root "$A" --role member --person p ${a%%|*} -- true
+		assertEquals "$a" 100 "$rc"
+		assertEquals "otorun: fatal: ${a#*|}" "$(cat "$T/err")"
+	done
+}
+
 # OTO_TEST_ONLY="NAME...": those tests alone (while one is being worked on).
 if [ -n "${OTO_TEST_ONLY:-}" ]; then
 	suite() { for _t in $OTO_TEST_ONLY; do suite_addTest "$_t"; done; }

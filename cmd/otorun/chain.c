@@ -75,7 +75,8 @@ static int grant_has(const char *v, const char *opt)
 /*
  * The grants, each with the ask= its mode adds (ask-writes: every method
  * but GET, HEAD and OPTIONS; ask-all: every request), once. The values
- * follow the "--grant" words opt_grant made, one pair each.
+ * follow the "--grant" words opt_grant made, one pair each. A --login's
+ * pair (opt_login) goes as it is: its hosts are the model's, never asked.
  */
 static void grant_words(struct chain *c, const struct otorun_opts *o)
 {
@@ -86,6 +87,11 @@ static void grant_words(struct chain *c, const struct otorun_opts *o)
 	for (size_t i = 0; i + 1 < o->grants.n; i += 2) {
 		const char *g = o->grants.v[i + 1];
 
+		if (!strcmp(o->grants.v[i], "--login")) {
+			words_add(&c->w, "--login", NULL);
+			words_add(&c->w, "", g);
+			continue;
+		}
 		if (ask && !grant_has(g, ask) && !(g = arena_printf("%s,%s", g, ask))) {
 			c->w.oom = 1;
 			return;

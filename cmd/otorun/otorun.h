@@ -70,6 +70,7 @@ struct otorun_opts {
 	int nopublic;		 /* --no-public given (the mode adds it otherwise) */
 	const char *ask_timeout; /* --ask-timeout S, "" when none: otogate's too */
 	int gate_asks;		 /* a --grant has ask=: otogate needs the decider */
+	int logins;		 /* a --login: otogate, the store and the key */
 	int cgroup, nonet, print, verbose;
 	int newsession; /* -1 unset, 0, 1 */
 	/* The options each stage gets, in the order given. */

@@ -168,6 +168,7 @@ static const struct stage_opt OPTS[] = {
 	{ "otogate", "--key-fd", 1, NO, TO_NONE,
 	  "otorun opens the key itself: give --key-file FILE" },
 	{ "otogate", "--grant", 1, OWN, TO_NONE, NULL },
+	{ "otogate", "--login", 1, OWN, TO_NONE, NULL },
 	{ "otogate", "--ca-file", 1, OWN, TO_NONE, NULL },
 	{ "otogate", "--log-fd", 1, OWN, TO_NONE, NULL },
 	{ "otogate", "--as", 1, OWN, TO_NONE, NULL },
@@ -299,6 +300,28 @@ static int opt_secret(struct otorun_opts *o, const char *v, char **err)
 	}
 	words_add(&o->secrets, "--use", NULL);
 	words_add(&o->secrets, "", v);
+	return 0;
+}
+
+/*
+ * --login ENTRY=PROFILE: otogate's, which checks the profile; here the
+ * form, so that a typo says so before the chain is built.
+ */
+static int opt_login(struct otorun_opts *o, const char *v, char **err)
+{
+	size_t nl = strcspn(v, "=");
+	char *name = arena_strndup(v, nl);
+
+	*err = NULL;
+	if (!name)
+		return -1;
+	if (!is_name(name) || v[nl] != '=' || !v[nl + 1])
+		FAIL_SHOWN(err, "%s %s: expected ENTRY=PROFILE (claude, codex, gemini or a file)",
+			   "--login", v);
+	o->logins = 1;
+	o->transparent = 1; /* the CLI reaches its hosts by name: the session CA in the view */
+	words_add(&o->grants, "--login", NULL);
+	words_add(&o->grants, "", v);
 	return 0;
 }
 
@@ -437,6 +460,8 @@ int opt_apply(struct otorun_opts *o, const char *n, const char *v, char **err)
 		return opt_secret(o, v, err);
 	} else if (!strcmp(n, "--grant")) {
 		return opt_grant(o, v, err);
+	} else if (!strcmp(n, "--login")) {
+		return opt_login(o, v, err);
 	} else if (!strcmp(n, "--ca-file")) {
 		o->cafile = v;
 	} else if (!strcmp(n, "--store")) {
@@ -597,12 +622,16 @@ const char *opts_check(const struct otorun_opts *o, int euid)
 		return "--role is required (manager, member or viewer)";
 	if (!*o->person)
 		return "--person is required";
+	if (o->logins && (!*o->store || !*o->key))
+		return "--login needs --store and --key-file";
 	if (secrets || grants) {
 		if (!*o->store || !*o->key)
 			return "--secret and --grant need --store and --key-file";
 	} else if (*o->store || *o->key) {
 		return "--store and --key-file are only used with --secret or --grant";
 	}
+	if (o->nonet && o->logins)
+		return "--no-net excludes --login (the gateway is reached through otonet)";
 	if (o->nonet && grants)
 		return "--no-net excludes --grant (the gateway is reached through otonet)";
 	if (!*o->as && euid == 0)
