@@ -13,8 +13,6 @@
 . "$OTO_TESTS/net/topo.sh"
 . "$OTO_TESTS/net/api.sh"
 
-CODEX=@openai/codex@0.171.0
-GEMINI=@google/gemini-cli@0.61.0
 OPENCODE=opencode-ai@1.18.33
 
 oneTimeSetUp() { api_suite_up; }
@@ -205,22 +203,6 @@ test_gemini_cli_untrusted_workspace_exits_55() {
 	assertEquals 55 "$rc"
 	assertEquals 1 "$(grep -c 'Gemini CLI is not running in a trusted directory' "$T/err")"
 	assertEquals "no request" 0 "$(grep -c '^== ' "$TOPO_DIR/api/requests")"
-}
-
-# gemini_cli: $GEMINI in C=$AGENTS/gemini as examples/gemini-cli/install.sh
-# installs it, with bin/gemini and, where node is older than 20 (Debian
-# bookworm's), a Node of the registry's (pinned here); again when the
-# version or install.sh differs from the last install's (C/.oto-install).
-# False, the test skipped, when it cannot be.
-gemini_cli() {
-	C=$AGENTS/gemini
-	_stamp="$GEMINI $(sha256sum <"$OTO_TOP/examples/gemini-cli/install.sh")"
-	[ "$(cat "$C/.oto-install" 2>/dev/null)" = "$_stamp" ] && return 0
-	command -v npm >/dev/null || { skip "npm not found"; return 1; }
-	GEMINI_CLI_PACKAGE=$GEMINI NODE_VERSION=22.23.5 \
-		sh "$OTO_TOP/examples/gemini-cli/install.sh" "$C" "$T/gemini-home" >"$T/npm.log" 2>&1 ||
-		{ skip "$GEMINI did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
-	echo "$_stamp" >"$C/.oto-install"
 }
 
 gemini_recipe() { # HOME-SKEL

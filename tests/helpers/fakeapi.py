@@ -49,8 +49,9 @@
 import base64, gzip, hashlib, json, os, random, socket, ssl, sys, threading, time, urllib.parse, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-CERT, KEY, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-SECRET = open(sys.argv[5]).read()
+# Set by main (or by tests/helpers/fakeprovider.py, which imports this file
+# for its scripted model): the directory of requests, call and toolresult.
+DIR = SECRET = PORT = None
 # The one tool call the scripted model makes: the environment, and a file
 # in the working directory (where the agent's writes land).
 # DIR/call, when a test writes it, holds another command for the call.
@@ -71,6 +72,28 @@ lock = threading.Lock()
 
 def shell_tool(names, default):
     return next((n for n in names if n in SHELLS), default)
+
+
+def gemini_answer(req, model):
+    """The scripted model's turn in the Gemini API, for the request REQ."""
+    result = None
+    for c in req.get("contents", []):
+        for part in c.get("parts", []):
+            if "functionResponse" in part:
+                r = part["functionResponse"].get("response")
+                out = r.get("output") if isinstance(r, dict) else None
+                result = out if isinstance(out, str) else json.dumps(r)
+    if result is not None:
+        with open(os.path.join(DIR, "toolresult"), "w") as f:
+            f.write(result)
+    names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
+    if names and result is None:
+        part = {"functionCall": {"name": shell_tool(names, "run_shell_command"), "args": call()}}
+    else:
+        part = {"text": "done" if result is not None else "ok"}
+    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+            "modelVersion": model}
 
 
 # /bigtext's 16 KiB: a model's answer as the Messages API streams it.
@@ -201,27 +224,7 @@ class H(BaseHTTPRequestHandler):
                                                                   usage=usage)}])
 
     def gemini(self, data, stream):
-        req = json.loads(data or b"{}")
-        result = None
-        for c in req.get("contents", []):
-            for part in c.get("parts", []):
-                if "functionResponse" in part:
-                    r = part["functionResponse"].get("response")
-                    out = r.get("output") if isinstance(r, dict) else None
-                    result = out if isinstance(out, str) else json.dumps(r)
-        if result is not None:
-            with open(os.path.join(DIR, "toolresult"), "w") as f:
-                f.write(result)
-        names = [d.get("name") for t in req.get("tools", []) for d in t.get("functionDeclarations", [])]
-        if names and result is None:
-            part = {"functionCall": {"name": shell_tool(names, "run_shell_command"), "args": call()}}
-        else:
-            part = {"text": "done" if result is not None else "ok"}
-        resp = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
-                                "index": 0}],
-                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-                "modelVersion": self.path.split("/")[-1].split(":")[0]}
-        out = json.dumps(resp).encode()
+        out = json.dumps(gemini_answer(json.loads(data or b"{}"), self.path.split("/")[-1].split(":")[0])).encode()
         if not stream:
             self.json_body(out)
             return
@@ -386,13 +389,21 @@ class S(ThreadingHTTPServer):
         self.server_name, self.server_port = "fakeapi", PORT
 
 
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-# FAKEAPI_WEAK=1: an upstream that serves a key too small for security
-# level 2 (tests/test_otogate.sh), which OpenSSL would refuse to load.
-if os.environ.get("FAKEAPI_WEAK"):
-    ctx.set_ciphers("DEFAULT@SECLEVEL=0")
-ctx.load_cert_chain(CERT, KEY)
-srv = S(("::", PORT), H)
-srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-open(os.path.join(DIR, "ready"), "w").close()
-srv.serve_forever()
+def main():
+    global DIR, SECRET, PORT
+    cert, key, PORT, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    SECRET = open(sys.argv[5]).read()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    # FAKEAPI_WEAK=1: an upstream that serves a key too small for security
+    # level 2 (tests/test_otogate.sh), which OpenSSL would refuse to load.
+    if os.environ.get("FAKEAPI_WEAK"):
+        ctx.set_ciphers("DEFAULT@SECLEVEL=0")
+    ctx.load_cert_chain(cert, key)
+    srv = S(("::", PORT), H)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    open(os.path.join(DIR, "ready"), "w").close()
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -12,6 +12,7 @@
 #             the topology and the fake API, as root; nothing otherwise
 #   npm_cli DIR PACKAGE@VERSION  a CLI from the npm registry, installed
 #             into DIR once (again when the version there differs); false, the test skipped, when it cannot be
+#   gemini_cli  $GEMINI in C=$AGENTS/gemini, as examples/gemini-cli installs it
 #
 # $TOPO_DIR/api/requests holds every request the API received, and
 # $TOPO_DIR/api/toolresult the output of the scripted model's tool call;
@@ -74,6 +75,8 @@ api_suite_down() {
 # at the version pinned here (the suites' outcomes are these versions').
 AGENTS=${OTO_AGENTS_DIR:-$OTO_TOP/build/agents}
 CLAUDE=@anthropic-ai/claude-code@2.1.332
+CODEX=@openai/codex@0.171.0
+GEMINI=@google/gemini-cli@0.61.0
 
 npm_cli() { # DIR PACKAGE@VERSION
 	_pkg=${2%@*}
@@ -85,4 +88,20 @@ npm_cli() { # DIR PACKAGE@VERSION
 	mkdir -p "$1" && npm install --prefix "$1" --no-audit --no-fund "$2" >"$T/npm.log" 2>&1 ||
 		{ skip "$2 did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
 	chmod -R a+rX "$1"
+}
+
+# gemini_cli: $GEMINI in C=$AGENTS/gemini as examples/gemini-cli/install.sh
+# installs it, with bin/gemini and, where node is older than 20 (Debian
+# bookworm's), a Node of the registry's (pinned here); again when the
+# version or install.sh differs from the last install's (C/.oto-install).
+# False, the test skipped, when it cannot be.
+gemini_cli() {
+	C=$AGENTS/gemini
+	_stamp="$GEMINI $(sha256sum <"$OTO_TOP/examples/gemini-cli/install.sh")"
+	[ "$(cat "$C/.oto-install" 2>/dev/null)" = "$_stamp" ] && return 0
+	command -v npm >/dev/null || { skip "npm not found"; return 1; }
+	GEMINI_CLI_PACKAGE=$GEMINI NODE_VERSION=22.23.5 \
+		sh "$OTO_TOP/examples/gemini-cli/install.sh" "$C" "$T/gemini-home" >"$T/npm.log" 2>&1 ||
+		{ skip "$GEMINI did not install: $(tail -n 1 "$T/npm.log")"; return 1; }
+	echo "$_stamp" >"$C/.oto-install"
 }
