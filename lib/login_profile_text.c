@@ -49,8 +49,9 @@ static const char GEMINI[] =
     "# Credentials as they are: access_token (ya29.), refresh_token (1//),\n"
     "# expiry_date (ms since the epoch), id_token (a JWT, when Google sent\n"
     "# one), scope, token_type. Model calls: https://cloudcode-pa.googleapis.com\n"
-    "# (v1internal), Bearer; at start it also asks oauth2.googleapis.com's\n"
-    "# tokeninfo with the access token in the query. Refresh: a POST to\n"
+    "# (v1internal), Bearer; at start (0.61.0) it also posts to\n"
+    "# oauth2.googleapis.com's tokeninfo and gets www.googleapis.com's\n"
+    "# userinfo, each with the Bearer (a 401 there: exit 41). Refresh: a POST to\n"
     "# https://oauth2.googleapis.com/token, a form body {refresh_token,\n"
     "# client_id, client_secret, grant_type \"refresh_token\"}; the answer's\n"
     "# access_token, expires_in, id_token, and refresh_token when Google\n"
@@ -61,6 +62,8 @@ static const char GEMINI[] =
     "secret id_token id optional\n"
     "expiry expiry_date ms\n"
     "host cloudcode-pa.googleapis.com\n"
+    "host oauth2.googleapis.com\n"
+    "host www.googleapis.com\n"
     "token https://oauth2.googleapis.com/token form refresh_token\n";
 
 const char *login_profile_text(const char *name)
