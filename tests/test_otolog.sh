@@ -37,6 +37,27 @@ print(len([json.loads(l) for l in open(sys.argv[1])]))' "$T/out")"
 	assertEquals "$(cat "$R/recorded.txt")" "$(cat "$T/out")"
 }
 
+# otogate's lines, as it writes them: a request it refused is a gateway
+# request of the summary; a login's phantom it let pass where no grant
+# swaps it (otogate(1), Subscription logins) is read, in the record, and
+# no refusal: nothing is counted malformed.
+test_gateway_lines_read() {
+	{
+		echo '{"time":1765100000.123,"grant":"API_KEY","method":"GET","host":"api.example.test","path":"/admin","status":403,"bytes_up":0,"bytes_down":120,"error":"no allow= of the grant serves this method and path"}'
+		echo '{"time":1765100001.456,"grant":"CLAUDE_LOGIN","host":"api.anthropic.com","verdict":"pass","phantom":"refresh","where":"query"}'
+		echo '{"time":1765100002.789,"grant":"CLAUDE_LOGIN","host":"api.anthropic.com","verdict":"pass","phantom":"access","where":"header X-Debug"}'
+	} >"$T/gate.log"
+	run otolog "$T/gate.log"
+	assertEquals "$(cat "$T/err")" 0 "$rc"
+	assertEquals "" "$(cat "$T/err")"
+	assertContains "$(cat "$T/out")" "no allow= of the grant serves this method and path"
+	assertNotContains "$(cat "$T/out")" "CLAUDE_LOGIN"
+	echo '{"time":1765100003.0,"grant":"CLAUDE_LOGIN","host":"h","verdict":"pass","phantom":"refresh"}' >>"$T/gate.log"
+	run otolog "$T/gate.log"
+	assertEquals 101 "$rc"
+	assertContains "$(cat "$T/err")" '1 of 4 lines not read: 1 malformed (the first, line 4: "where" missing'
+}
+
 # A person's answers, as otonet writes them: a deny is never written as
 # an allow line, and a name the agent chose that is no host name (a DNS
 # label may hold '*' or ':') is never a rule; what was allowed for the

@@ -110,9 +110,18 @@ static const struct key_want GATE[] = {
 	{ "grant", W_STR, 1 }, { "host", W_STR, 1 }, { "status", W_NUM, 1 }, { "error", W_STR, 0 },
 	{ NULL, W_STR, 0 },
 };
+/* otogate: a login's phantom it let pass where no grant swaps it (read, not summarized). */
+static const struct key_want GATE_PASS[] = {
+	{ "grant", W_STR, 1 }, { "host", W_STR, 1 }, { "phantom", W_STR, 1 }, { "where", W_STR, 1 },
+	{ NULL, W_STR, 0 },
+};
 /* clang-format on */
 
-/* otogate's own line: {"time":SECONDS,"grant":...,"status":N,...}, no source, no session. */
+/*
+ * otogate's own line: {"time":SECONDS,"grant":...,"status":N,...}, or a
+ * login's phantom let pass ({...,"verdict":"pass","phantom":ROLE,
+ * "where":...}); no source, no session.
+ */
 static int gate_own(const struct json_obj *o, struct event *e, const char **why)
 {
 	const struct json_val *t = json_get(o, "time");
@@ -121,13 +130,11 @@ static int gate_own(const struct json_obj *o, struct event *e, const char **why)
 		*why = "source";
 		return -1;
 	}
-	if (check(o, GATE, why) < 0)
-		return -1;
 	e->src = EV_GATE;
 	e->time = t->s;
 	e->session = "";
-	e->verdict = "";
-	return 0;
+	e->verdict = json_get(o, "phantom") ? "pass" : "";
+	return check(o, *e->verdict ? GATE_PASS : GATE, why);
 }
 
 static const struct key_want *wants(const struct event *e)
@@ -147,7 +154,7 @@ static const struct key_want *wants(const struct event *e)
 	case EV_LANDLOCK:
 		return LANDLOCK;
 	case EV_GATE:
-		return GATE;
+		return !strcmp(e->verdict, "pass") ? GATE_PASS : GATE;
 	case EV_PROTECT:
 		return PROTECT;
 	default:

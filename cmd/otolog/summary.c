@@ -501,6 +501,8 @@ int summary_add(struct summary *s, const struct event *e, const struct group **r
 		g = add_kind(s, x, e);
 		break;
 	case EV_GATE:
+		if (!strcmp(e->verdict, "pass"))
+			return 0; /* a login's phantom let pass: in the record, not a refusal */
 		g = add_gate(s, x, e);
 		break;
 	default:
