@@ -67,22 +67,12 @@ static int plain(unsigned char c)
 	       strchr("-._~*!'()", c);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The decoded byte at *i of s, the raw bytes it took moved over (form_split checked them). */
 static unsigned char dec(const char *s, size_t *i)
 {
 	if (s[*i] == '%') {
-		int hi = hexval(s[*i + 1]), lo = hexval(s[*i + 2]);
+		int hi = http_hex((unsigned char)s[*i + 1]),
+		    lo = http_hex((unsigned char)s[*i + 2]);
 
 		if (hi >= 0 && lo >= 0) {
 			*i += 3;
@@ -144,7 +134,8 @@ static int form_split(const char *in, size_t len, struct form *f)
 					return LOGIN_REFRESH_EFORM;
 				eq = i;
 			} else if (c == '%') {
-				if (i + 2 >= len || hexval(in[i + 1]) < 0 || hexval(in[i + 2]) < 0)
+				if (i + 2 >= len || http_hex((unsigned char)in[i + 1]) < 0 ||
+				    http_hex((unsigned char)in[i + 2]) < 0)
 					return LOGIN_REFRESH_EFORM;
 				i += 2;
 			} else if (c != '+' && !plain(c)) {
