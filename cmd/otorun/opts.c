@@ -144,9 +144,10 @@ static const char USAGE[] =
     "Exit: CMD's own code, or the code of the stage that stopped the chain\n"
     "(100 usage, 101 input rejected, 111 system error, 126/127 exec).\n"
     "Not passed, each refused with its reason: otons --share, --no-proc;\n"
-    "otosecret --store-fd, --key-fd, --use, --out; otoexec --profile-fd,\n"
-    "--bpf-fd, --explain, --print-bpf, --print-profile, --uid, --gid;\n"
-    "otogate --store-fd, --key-fd (otorun opens the files, or composes the chain).\n";
+    "otosecret --store-fd, --key-fd, --use, --out, --name, --profile-file;\n"
+    "otoexec --profile-fd, --bpf-fd, --explain, --print-bpf, --print-profile,\n"
+    "--uid, --gid; otogate --store-fd, --key-fd (otorun opens the files, or\n"
+    "composes the chain).\n";
 
 /*
  * The one-line error, after at ("FILE:LINE: " while a config file is read,

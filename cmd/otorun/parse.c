@@ -131,6 +131,12 @@ static const struct stage_opt OPTS[] = {
 	  "otorun's --secret NAME[:HOW] is otosecret's --use" },
 	{ "otosecret", "--out", 1, NO, TO_NONE,
 	  "otosecret --out makes a store; run otosecret itself (otosecret(1))" },
+	{ "otosecret", "--name", 1, NO, TO_NONE,
+	  "otosecret import seals a login on the host, before a session (otosecret(1)); "
+	  "then --login ENTRY=PROFILE" },
+	{ "otosecret", "--profile-file", 1, NO, TO_NONE,
+	  "otosecret import seals a login on the host, before a session (otosecret(1)); "
+	  "then --login ENTRY=PROFILE" },
 	{ "otosecret", "--verbose", 0, OWN, TO_NONE, NULL },
 	{ "otosecret", "--help", 0, OWN, TO_NONE, NULL },
 	{ "otosecret", "--version", 0, OWN, TO_NONE, NULL },
