@@ -13,7 +13,8 @@
 #
 # The places come from the recipe itself: --as, --agent-root, --role,
 # --person, --store, --key-file, the names of --grant and --secret,
-# --home-skel, and the first --ro (the CLI's install). Each thing is made
+# --home-skel, the first --ro (the CLI's install), and the entries of
+# --login. Each thing is made
 # only when missing, and said in one line ("made", "unchanged", "updated"):
 #   the account: a system account, no login shell, no home on the host;
 #   the tree: a copy of examples/agent when new, the account's, mode 0700;
@@ -22,14 +23,19 @@
 #     each name's value from the variable NAME, else a line on stdin (never
 #     argv; not echoed on a terminal); a name already in the store is left
 #     alone unless its value is given and differs;
+#   each --login ENTRY=PROFILE: the CLI's login file, named by the variable
+#     ENTRY (its path on the host), sealed whole by otosecret import; an
+#     entry already in the store is left alone unless a file is given and
+#     differs; with none given, it must be in the store already;
 #   the CLI's install (the example's install.sh), when the --ro source is
 #     missing;
 #   the home skeleton (--home-skel): examples/NAME/home, and what
-#     examples/NAME/home.sh STAGE STORE writes, staged apart; the target is
-#     replaced only when it differs.
+#     examples/NAME/home.sh STAGE STORE writes, staged apart; for a recipe
+#     CONF.conf of its own (subscription.conf), examples/NAME/home-CONF
+#     alone, when there is one; the target is replaced only when it differs.
 # Everything is checked before anything is made. No value is ever printed.
 #
-# Environment: NAME for each credential; OTORUN and OTOSECRET (default: on
+# Environment: NAME for each credential, ENTRY for each login file; OTORUN and OTOSECRET (default: on
 # PATH, else the checkout's build/musl/bin).
 # Exit: 0 (with --run: otorun's); 100 usage, 101 rejected, 111 system error.
 set -eu
@@ -116,6 +122,17 @@ tool() { # NAME VARIABLE-VALUE
 }
 otorun=$(tool otorun "${OTORUN:-}" OTORUN)
 
+# login_file PROFILE: where the CLI of a built-in profile keeps its login.
+# shellcheck disable=SC2088 # the path as a person types it
+login_file() {
+	case $1 in
+	claude) echo '~/.claude/.credentials.json' ;;
+	codex) echo '~/.codex/auth.json' ;;
+	gemini) echo '~/.gemini/oauth_creds.json' ;;
+	*) echo "the file $1 names" ;;
+	esac
+}
+
 # The recipe's values: "--OPTION VALUE" lines, as otorun reads them.
 values() { # OPTION: each value, one a line
 	awk -v o="$1" '$1 == o { sub(/^[ \t]*[^ \t]+[ \t]*/, ""); print }' "$conf"
@@ -134,6 +151,8 @@ names=$({
 	values --grant | sed 's/=.*//'
 	values --secret | sed 's/:.*//'
 } | awk '!seen[$0]++')
+logins=$(values --login)
+entries=$(printf '%s\n' "$logins" | sed -n 's/=.*//p')
 
 case $root in
 /*) ;;
@@ -150,14 +169,17 @@ esac
 user=${as%%:*}
 group=
 [ "$user" = "$as" ] || group=${as#*:}
-for n in $names; do
+for n in $names $entries; do
 	case $n in
 	[A-Za-z_]*) case $n in *[!A-Za-z0-9_]*) die 100 "$conf: credential name '$n' is not a variable name" ;; esac ;;
 	*) die 100 "$conf: credential name '$n' is not a variable name" ;;
 	esac
 done
-if [ -n "$names" ]; then
-	[ -n "$store" ] && [ -n "$key" ] || die 100 "$conf: --grant and --secret need --store and --key-file"
+for l in $logins; do
+	case $l in *=?*) ;; *) die 100 "$conf: --login $l: expected ENTRY=PROFILE" ;; esac
+done
+if [ -n "$names$entries" ]; then
+	[ -n "$store" ] && [ -n "$key" ] || die 100 "$conf: --grant, --secret and --login need --store and --key-file"
 	otosecret=$(tool otosecret "${OTOSECRET:-}" OTOSECRET)
 fi
 
@@ -220,8 +242,8 @@ fi
 
 # 3. The key and the store: whether they open, which names they hold, the
 # values given. Values live in variables val_NAME, never in argv.
-key_new="" seal_names=""
-if [ -n "$names" ]; then
+key_new="" seal_names="" import_entries=""
+if [ -n "$names$entries" ]; then
 	if [ -e "$key" ]; then
 		[ -f "$key" ] && ! [ -L "$key" ] || die 101 "the key $key is not a regular file"
 		case $(stat -c %a "$key") in
@@ -281,6 +303,32 @@ if [ -n "$names" ]; then
 			eval "state_$n=made" seal_names=\"\$seal_names \$n\"
 		fi
 	done
+	for l in $logins; do
+		n=${l%%=*}
+		p=${l#*=}
+		if f=$(printenv "$n"); then
+			[ -f "$f" ] && [ -r "$f" ] || die 101 "$n=$f: no such login file (name the CLI's, e.g. $(login_file "$p"))"
+			eval "file_$n=\$f"
+			if printf '%s\n' "$held" | grep -qxF "$n"; then
+				set +e
+				SETUP_WANT=$f "$otosecret" --store "$store" --key-file "$key" \
+					--use "$n:env=SETUP_HAVE" -- sh -c 'printf %s "$SETUP_HAVE" | cmp -s - "$SETUP_WANT"'
+				e=$?
+				set -e
+				case $e in
+				0) eval "state_$n=unchanged" ;;
+				1) eval "state_$n=updated" import_entries=\"\$import_entries \$l\" ;;
+				*) die 101 "unable to open the store $store with the key $key (above: why)" ;;
+				esac
+			else
+				eval "state_$n=made" import_entries=\"\$import_entries \$l\"
+			fi
+		elif printf '%s\n' "$held" | grep -qxF "$n"; then
+			eval "state_$n=unchanged"
+		else
+			die 100 "no login $n in the store $store: set $n to the CLI's login file on this host ($n=$(login_file "$p")), or seal it with otosecret import"
+		fi
+	done
 	# The key opens the store even when no value was compared.
 	first=$(printf '%s\n' "$held" | head -n 1)
 	if [ -n "$first" ] && [ -z "$key_new" ]; then
@@ -297,7 +345,13 @@ if [ -n "$src" ] && [ -f "$ex/install.sh" ] && ! [ -e "$src" ]; then
 fi
 
 # 5. The home skeleton: something to make it from, or a target already there.
-if [ -n "$skel" ] && ! [ -d "$ex/home" ] && ! [ -f "$ex/home.sh" ] && ! [ -d "$skel" ]; then
+# A recipe of its own (CONF.conf) takes home-CONF alone, when there is one.
+home=$ex/home home_sh=$ex/home.sh
+c=$(basename "$conf" .conf)
+if [ "$c" != agent ] && [ -d "$ex/home-$c" ]; then
+	home=$ex/home-$c home_sh=
+fi
+if [ -n "$skel" ] && ! [ -d "$home" ] && ! [ -f "$home_sh" ] && ! [ -d "$skel" ]; then
 	die 101 "--home-skel $skel is missing, and $ex has no home to make it from (make it)"
 fi
 
@@ -343,7 +397,7 @@ else
 fi
 
 # The key and the store; then one seal for every name made or updated.
-if [ -n "$names" ]; then
+if [ -n "$names$entries" ]; then
 	if [ -n "$key_new" ]; then
 		mkdir -p "$(dirname "$key")"
 		"$otosecret" keygen --out "$key" || die 111 "unable to make the key $key (above: why)"
@@ -358,7 +412,17 @@ if [ -n "$names" ]; then
 		done | "$otosecret" seal --key-file "$key" --store "$store" ||
 			die 111 "unable to seal the store $store (above: why)"
 	fi
-	for n in $names; do
+	for l in $import_entries; do
+		n=${l%%=*}
+		p=${l#*=}
+		case $p in */*) how=--profile-file ;; *) how=--profile ;; esac
+		eval "f=\$file_$n"
+		mkdir -p "$(dirname "$store")"
+		# What it took and when the access token expires, on stderr: stdout is the line.
+		"$otosecret" import "$how" "$p" --name "$n" --key-file "$key" --store "$store" "$f" >&2 ||
+			die 101 "unable to import $f into the store $store (above: why)"
+	done
+	for n in $names $entries; do
 		eval "say \"store $store, $n: \$state_$n\""
 	done
 fi
@@ -376,14 +440,14 @@ fi
 
 # The home skeleton: staged apart, compared, replaced only when it differs.
 listing() { (cd "$1" && find . -printf '%y %m %P\n' | LC_ALL=C sort); }
-if [ -n "$skel" ] && { [ -d "$ex/home" ] || [ -f "$ex/home.sh" ]; }; then
+if [ -n "$skel" ] && { [ -d "$home" ] || [ -f "$home_sh" ]; }; then
 	t=$(mktemp -d)
 	trap 'rm -rf "$t"' EXIT
 	stage=$t/home
 	mkdir "$stage"
-	[ ! -d "$ex/home" ] || cp -R "$ex/home/." "$stage/"
-	if [ -f "$ex/home.sh" ]; then
-		sh "$ex/home.sh" "$stage" "$store" || die 111 "unable to make the home of $skel ($ex/home.sh, above)"
+	[ ! -d "$home" ] || cp -R "$home/." "$stage/"
+	if [ -f "$home_sh" ]; then
+		sh "$home_sh" "$stage" "$store" || die 111 "unable to make the home of $skel ($home_sh, above)"
 	fi
 	chmod -R a+rX,go-w "$stage"
 	if [ -d "$skel" ] && [ "$(listing "$stage")" = "$(listing "$skel")" ] &&
@@ -413,5 +477,5 @@ for a; do line="$line $(quote "$a")"; done
 echo "$line"
 [ -n "$run" ] || exit 0
 # The values stay out of the chain's environment: the store holds them.
-for n in $names; do unset "$n"; done
+for n in $names $entries; do unset "$n"; done
 exec "$otorun" --config "$conf" -- "$@"

@@ -365,36 +365,40 @@ class H(fakeapi.H):
 
 
 # The login file each CLI keeps in its home, as its own login writes it,
-# with the access token expired an hour ago: P's path under the home, and
-# its text for the tokens TOK.
-def login_file(p, tok):
-    past = int(time.time()) - 3600
+# with the access token expiring at EXP (seconds since the epoch): P's
+# path under the home, and its text for the tokens TOK.
+def login_file(p, tok, exp):
     if p == "claude":
         return ".claude/.credentials.json", {"claudeAiOauth": {
-            "accessToken": tok["access"], "refreshToken": tok["refresh"], "expiresAt": past * 1000,
+            "accessToken": tok["access"], "refreshToken": tok["refresh"], "expiresAt": exp * 1000,
             "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
             "subscriptionType": "pro", "rateLimitTier": "default_claude_ai"}}
     if p == "codex":
-        access, idt = codex_claims(past)
         return ".codex/auth.json", {"OPENAI_API_KEY": None, "tokens": {
-            "id_token": tok["id"], "access_token": jwt(access), "refresh_token": tok["refresh"],
+            "id_token": tok["id"], "access_token": tok["access"], "refresh_token": tok["refresh"],
             "account_id": ACCOUNT}, "last_refresh": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z",
-                                                                  time.gmtime(past - 86400))}
+                                                                  time.gmtime(exp - 86400))}
     return ".gemini/oauth_creds.json", {"access_token": tok["access"], "refresh_token": tok["refresh"],
                                         "scope": gemini_answer(tok, {}, "")["scope"], "token_type": "Bearer",
-                                        "id_token": tok["id"], "expiry_date": past * 1000}
+                                        "id_token": tok["id"], "expiry_date": exp * 1000}
 
 
-# fakeprovider.py seed DIR P HOME: a new subscription of P, its refresh
-# token the valid one in DIR/P.json (no access token valid yet), its login
-# file written into HOME as above; the file's path printed.
-def seed(d, p, home):
+# fakeprovider.py seed DIR P HOME [valid]: a new subscription of P, its
+# refresh token the valid one in DIR/P.json, its login file written into
+# HOME as above; the file's path printed. Its access token expired an hour
+# ago (none valid yet), or with "valid" expires in 8 hours and is the valid
+# one.
+def seed(d, p, home, valid=None):
     tok = PROVIDERS[p]["tokens"]({})
+    exp = int(time.time()) + (8 * 3600 if valid == "valid" else -3600)
     if p == "codex":
-        tok["access"] = None
-    path, text = login_file(p, tok)
+        tok["access"] = jwt(codex_claims(exp)[0])
+    path, text = login_file(p, tok, exp)
     fakeapi.DIR = d
-    save(p, {"refresh_token": tok["refresh"]})
+    st = {"refresh_token": tok["refresh"]}
+    if valid == "valid":
+        st["access_token"] = tok["access"]
+    save(p, st)
     full = os.path.join(home, path)
     os.makedirs(os.path.dirname(full), exist_ok=True)
     with open(full, "w") as f:
@@ -405,7 +409,7 @@ def seed(d, p, home):
 
 def main():
     if sys.argv[1] == "seed":
-        seed(*sys.argv[2:5])
+        seed(*sys.argv[2:6])
         return
     import ssl
     cert, key, fakeapi.PORT, fakeapi.DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
