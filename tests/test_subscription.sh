@@ -304,6 +304,44 @@ test_claude_code_through_oto_holds_phantoms_only() {
 }
 
 
+# Claude Code at a terminal, on its subscription, as a person starts it
+# with the recipe's skeleton (home-subscription/): it asks nothing at start,
+# and the prompt typed reaches the API with the real access token.
+test_claude_code_through_oto_at_a_terminal_asks_nothing() {
+	C=$AGENTS/claude
+	npm_cli "$C" "$CLAUDE" || return 0
+	sealed claude valid
+	cp -R "$OTO_TOP/examples/claude-code/home-subscription" "$T/skel"
+	chmod -R a+rX "$T/skel"
+	A=$T/agent
+	cp -R "$OTO_TOP/examples/agent" "$A"
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$A"
+	sub_recipe claude-code
+	# shellcheck disable=SC2086 # PUB: options
+	run in_host $PY "$OTO_TESTS/helpers/ptydrive.py" --out "$T/rawtty" --timeout 30 \
+		'expect bypass
+sleep 0.2
+send Show me the environment.
+sleep 0.2
+send \r
+expect agent-was-here
+kill 15' -- "$OTO_BIN/otorun" --config "$T/subscription.conf" $PUB --ca-file "$K/ca.pem" -- \
+		/opt/claude/node_modules/.bin/claude --dangerously-skip-permissions
+	$PY -c 'import re, sys
+s = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+s = re.sub(r"\x1b\[\d*[GC]", " ", s)
+s = re.sub(r"\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b\[[0-9;?<>=!]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[78=>]", "", s)
+print(re.sub(r"[ \t]+", " ", s))' "$T/rawtty" >"$T/screen"
+	assertNotContains "every step; $(cat "$T/out") $(tail -c 2000 "$T/screen")" "$(cat "$T/out")" "fail "
+	assertContains "the prompt, ready" "$(cat "$T/screen")" "bypass permissions on"
+	for q in "Welcome to Claude Code" "Select login method" "Quick safety check" "Bypass Permissions mode"; do
+		assertFalse "asked: $q" "grep -qF '$q' '$T/screen'"
+	done
+	assertEquals "authorization: Bearer $(state claude access_token)" \
+		"$(grep -i '^authorization:' "$P/requests" | sed 's/^[Aa]uthorization/authorization/' | sort -u)"
+	assertFalse "a real token on the screen" "grep -aqF -f '$T/reals' '$T/rawtty'"
+}
+
 # codex on its ChatGPT plan, through oto: its own provider, chatgpt.com
 # by name; the session CA trusted from the view's bundle (SSL_CERT_FILE:
 # codex reads CODEX_CA_CERTIFICATE first, then it).
