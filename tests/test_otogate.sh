@@ -537,23 +537,16 @@ test_a_wrong_key_stops_the_chain_and_the_key_fd_stays_outside() {
 	# otogate and its key on fd 5 before it: the same, but for the ends for the agent's
 	# file (OTO_WHY_FD, which otomount, were it in the chain, would take and close):
 	# otonet's, and the gateway's one more. Never the key's.
-	probe='ls /proc/self/fd | tr "\n" " "; echo; echo "$API_KEY" | cut -c1-12; echo "$OTO_WHY_FD"'
+	probe='ls /proc/self/fd | tr "\n" " "; echo; echo "$API_KEY" | cut -c1-12; echo "why=$OTO_WHY_FD"'
 	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
-	without=$(fds_but_why)
-	assertEquals 1 "$(sed -n 3p "$T/out" | tr , '\n' | wc -l)"
+	without=$(why_less "$T/out")
+	assertEquals 1 "$(sed -n 's/^why=//p' "$T/out" | tr , '\n' | wc -l)"
 	run in_host "$OTO_BIN/otogate" --store "$K/store" --key-fd 5 $AS $GRANT -- \
 		"$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe" 5<"$K/key"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
-	assertEquals "$without" "$(fds_but_why)"
-	assertEquals 2 "$(sed -n 3p "$T/out" | tr , '\n' | wc -l)"
-	assertEquals "oto-phantom-" "$(sed -n 2p "$T/out")"
-}
-
-# fds_but_why: the fds $T/out's first line lists, but those its third
-# (OTO_WHY_FD's value) names, sorted.
-fds_but_why() {
-	{ echo; sed -n 3p "$T/out" | tr , '\n'; } >"$T/whyfds"
-	sed -n 1p "$T/out" | tr ' ' '\n' | grep -vxFf "$T/whyfds" | sort -n | tr '\n' ' '
+	assertEquals "$without
+oto-phantom-" "$(why_less "$T/out")"
+	assertEquals 2 "$(sed -n 's/^why=//p' "$T/out" | tr , '\n' | wc -l)"
 }
 
 # A gateway that dies takes the agent's way to the upstream with it: otonet's

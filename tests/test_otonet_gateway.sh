@@ -94,12 +94,12 @@ test_without_a_gateway_its_ports_are_private() {
 # holds the same fds as without a gateway.
 test_the_sandbox_holds_nothing_of_the_gateway() {
 	probe='for f in /proc/$$/fd/*; do echo "${f##*/} $(readlink "$f" | sed "s/:\[.*//")"; done
-		env | grep -c OTO_GATEWAY; true'
+		echo "why=$OTO_WHY_FD"; env | grep -c OTO_GATEWAY; true'
 	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
-	without=$(cat "$T/out")
+	without=$(why_less "$T/out")
 	gate 8001 serve -- sh -c "$probe"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
-	assertEquals "$without" "$(cat "$T/out")"
+	assertEquals "$without" "$(why_less "$T/out")"
 	assertEquals "0" "$(tail -n 1 "$T/out")"
 }
 
@@ -127,9 +127,9 @@ otonet: warning: relay: unable to hand a flow to the gateway (port 8001): Broken
 # nothing of the chain runs; the relay exits with the child's 101. The
 # pipe is the child's alone: the chain never holds it.
 test_the_chain_waits_for_the_gateways_go() {
-	probe="touch $T/ran; ls /proc/self/fd | tr '\n' ' '; env | grep -c OTO_GATE_GO; exit 0"
+	probe="touch $T/ran; ls /proc/self/fd | tr '\n' ' '; env | grep -c OTO_GATE_GO; echo why=\$OTO_WHY_FD; exit 0"
 	run in_host "$OTO_BIN/otonet" $AS $PUB -- sh -c "$probe"
-	without=$(cat "$T/out")
+	without=$(why_less "$T/out")
 	rm -f "$T/ran"
 	for go in g x ''; do
 		run in_host sh -c 'printf "$1" | { shift; exec 5<&0 </dev/null; OTO_GATE_GO=5 exec "$@"; }' \
@@ -137,8 +137,8 @@ test_the_chain_waits_for_the_gateways_go() {
 		if [ "$go" = g ]; then
 			assertEquals "go: $(cat "$T/err")" 0 "$rc"
 			assertTrue "go: the chain ran" "[ -e '$T/ran' ]"
-			assertEquals "go: the fds of a chain without it, no variable" "$without" "$(cat "$T/out")"
-			assertEquals "go: no variable" 0 "$(awk '{ print $NF }' "$T/out")"
+			assertEquals "go: the fds of a chain without it, no variable" "$without" "$(why_less "$T/out")"
+			assertEquals "go: no variable" 0 "$(why_less "$T/out" | awk '{ print $NF }')"
 			rm -f "$T/ran"
 		else
 			assertEquals "<$go>" 101 "$rc"
