@@ -7,7 +7,8 @@
 # the responses, and records a phantom it sees where no grant swaps it.
 # The profile's host is rest.example.test, tests/helpers/fakehub.py on the
 # fake internet (port 443 led to the hub's $PORT in the internet's
-# namespace), with a profile file: the built-in ones' text, host changed.
+# namespace), with a profile file: the built-in ones' text, hosts changed
+# (the token endpoint's too: the gateway resolves it at start).
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
@@ -52,7 +53,7 @@ secret claudeAiOauth.accessToken access
 secret claudeAiOauth.refreshToken refresh
 expiry claudeAiOauth.expiresAt ms
 host $HOST
-token https://platform.claude.com/v1/oauth/token json refresh_token
+token https://$HOST/v1/oauth/token json refresh_token
 EOF
 	cat >"$L/codex.profile" <<EOF
 file .codex/auth.json
@@ -61,7 +62,7 @@ secret tokens.refresh_token refresh
 secret tokens.id_token id
 expiry tokens.access_token jwt
 host $HOST
-token https://auth.openai.com/oauth/token json refresh_token
+token https://$HOST/oauth/token json refresh_token
 EOF
 }
 

@@ -35,48 +35,9 @@
 #include "http.h"
 #include "oto.h"
 #include "otogate.h"
+#include "flow.h"
 
-#define IO_SIZE	 65536
-#define IN_SIZE	 (HTTP_MAX_HEAD + IO_SIZE)
-#define OUT_SIZE (2 * HTTP_MAX_HEAD + HTTP_MAX_HEADERS + GATE_MAX_HOST + 64)
-#define REP_SIZE (2 * (IO_SIZE + HTTP_MAX_SECRET) + 64)
-/* A login's scrubbers, one after the other: what one lets out, held back by the next. */
-#define TMP_SIZE REP_SIZE /* what one call of scrub lets out fits rep */
-
-/* Flows served at once: each holds about 920 KB (its buffers, the scrubber and its stack). */
-#define MAX_FLOWS 256
-
-struct gate_flow {
-	struct gate *gate;
-	const struct grant *g; /* NULL: no grant on this port */
-	int port;
-	struct agent ag; /* the agent's side */
-	struct upstream up;
-	char in[IN_SIZE], rb[IN_SIZE];
-	size_t inlen, rblen;
-	char out[OUT_SIZE];
-	char rep[REP_SIZE];
-	struct http_req req;
-	struct http_resp resp;
-	struct http_repl repl;
-	/* a login's grant: its other secrets' scrubbers, after repl's, through tmp's two buffers */
-	struct http_repl *more;
-	size_t nmore;
-	char *tmp;
-	/* the current request's record: its method and path kept apart, since the
-	 * body's bytes replace the head's in in */
-	char method[32], path[1024];
-	size_t method_len, path_len;
-	unsigned long long up_bytes, down_bytes;
-	size_t held; /* a response's head at rb's start, not sent yet: it goes with its body's first
-			bytes */
-	int status;
-	const char *error;
-	int continued;	      /* the gateway said 100 Continue itself (a held push) */
-	struct pkt_cmds push; /* a held push's ref updates (pkt.c) */
-};
-
-static void flow_log(struct gate_flow *f)
+void flow_log(struct gate_flow *f)
 {
 	struct gate_logrec r = { 0 };
 	struct timespec ts;
@@ -125,7 +86,7 @@ static void answer(struct gate_flow *f, int status, const char *msg, const char 
 }
 
 /* The gateway's own answer, before any byte of a response: logged, then the flow ends. */
-static void refuse(struct gate_flow *f, int status, const char *why, const char *detail)
+void flow_refuse(struct gate_flow *f, int status, const char *why, const char *detail)
 {
 	char msg[512], head[1024];
 
@@ -137,7 +98,7 @@ static void refuse(struct gate_flow *f, int status, const char *why, const char 
 }
 
 /* More of the agent's bytes into in: the count, 0 at its end, -1 on error. */
-static ssize_t agent_read(struct gate_flow *f)
+ssize_t flow_agent_read(struct gate_flow *f)
 {
 	ssize_t n;
 
@@ -176,10 +137,10 @@ static int read_head(struct gate_flow *f)
 			return 1;
 		}
 		if (err != HTTP_MORE) {
-			refuse(f, http_status(err), http_strerror(err), NULL);
+			flow_refuse(f, http_status(err), http_strerror(err), NULL);
 			return -1;
 		}
-		if (agent_read(f) <= 0) {
+		if (flow_agent_read(f) <= 0) {
 			/* Between requests, or inside blank lines: a clean end. */
 			if (f->req.pos == f->inlen && !f->req.seen_line)
 				return 0;
@@ -313,7 +274,7 @@ static int forward_body(struct gate_flow *f)
 				goto done;
 		}
 		f->inlen = pos = 0;
-		if (agent_read(f) <= 0) {
+		if (flow_agent_read(f) <= 0) {
 			f->status = 0;
 			f->error = "the agent closed inside a request's body";
 			return -1;
@@ -341,7 +302,7 @@ static int expects_continue(const struct gate_flow *f)
 	return 0;
 }
 
-static ssize_t up_read(struct gate_flow *f)
+ssize_t flow_up_read(struct gate_flow *f)
 {
 	ssize_t n;
 
@@ -467,7 +428,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 	for (;;) {
 		memset(&f->resp, 0, sizeof(f->resp));
 		while ((err = http_resp_parse(&f->resp, f->rb, f->rblen, head)) == HTTP_MORE) {
-			r = up_read(f);
+			r = flow_up_read(f);
 			if (r <= 0) {
 				/* A close with or without TLS's close_notify: the same to the
 				 * agent. */
@@ -544,7 +505,7 @@ static int relay_response(struct gate_flow *f, int until_continue)
 		}
 		replen = 0;
 		f->rblen = pos = 0;
-		r = up_read(f);
+		r = flow_up_read(f);
 		/*
 		 * A body delimited by the close: its end, with or without TLS's
 		 * close_notify (many servers send none). The agent sees the close
@@ -594,7 +555,7 @@ failed:
 	 */
 	if (!began || f->held) {
 		f->held = 0;
-		refuse(f, 502, f->error, NULL);
+		flow_refuse(f, 502, f->error, NULL);
 		return -1;
 	}
 	flow_log(f);
@@ -656,12 +617,12 @@ static int read_push(struct gate_flow *f)
 
 	memset(&f->push, 0, sizeof(f->push));
 	if (req_encoded(f)) {
-		refuse(f, 400, "a push in a Content-Encoding: its ref updates cannot be read",
-		       NULL);
+		flow_refuse(f, 400, "a push in a Content-Encoding: its ref updates cannot be read",
+			    NULL);
 		return -1;
 	}
 	if (b.kind == HTTP_BODY_NONE) {
-		refuse(f, 400, "a push without a body", NULL);
+		flow_refuse(f, 400, "a push without a body", NULL);
 		return -1;
 	}
 	/* The agent waits for this before its body: the gateway says it, the upstream is not
@@ -676,13 +637,13 @@ static int read_push(struct gate_flow *f)
 		while (pos < f->inlen && err == HTTP_MORE) {
 			err = http_body_feed(&b, f->in + pos, f->inlen - pos, &used, &doff, &dlen);
 			if (err != HTTP_OK && err != HTTP_MORE) {
-				refuse(f, 400, http_strerror(err), NULL);
+				flow_refuse(f, 400, http_strerror(err), NULL);
 				return -1;
 			}
 			r = dlen ? pkt_cmds_feed(&f->push, f->in + pos + doff, dlen, &pu) : 0;
 			if (r < 0) {
-				refuse(f, 400, "a push the gateway will not ask about",
-				       f->push.err);
+				flow_refuse(f, 400, "a push the gateway will not ask about",
+					    f->push.err);
 				return -1;
 			}
 			if (r == 1) {
@@ -692,17 +653,18 @@ static int read_push(struct gate_flow *f)
 			pos += used;
 		}
 		if (err == HTTP_OK) {
-			refuse(f, 400, "a push whose body ends inside its ref updates", NULL);
+			flow_refuse(f, 400, "a push whose body ends inside its ref updates", NULL);
 			return -1;
 		}
-		got = agent_read(f);
+		got = flow_agent_read(f);
 		if (got < 0 && errno == ENOBUFS) {
-			refuse(f, 400, "a push whose ref updates are longer than the gateway holds",
-			       NULL);
+			flow_refuse(f, 400,
+				    "a push whose ref updates are longer than the gateway holds",
+				    NULL);
 			return -1;
 		}
 		if (got <= 0) {
-			refuse(f, 400, "a push whose ref updates did not come in time", NULL);
+			flow_refuse(f, 400, "a push whose ref updates did not come in time", NULL);
 			return -1;
 		}
 	}
@@ -733,7 +695,7 @@ static void drain_body(struct gate_flow *f)
 		if (err != HTTP_MORE || total > (16ULL << 20))
 			return;
 		f->inlen = pos = 0;
-		got = agent_read(f);
+		got = flow_agent_read(f);
 		if (got <= 0)
 			return;
 		total += (unsigned long long)got;
@@ -843,6 +805,85 @@ static int hold(struct gate_flow *f)
 	return -1;
 }
 
+/*
+ * A login's grant: its table's pairs, copied when a refresh has added some
+ * (the table's gen moved), and a scrubber for each, repl the first's and
+ * more the others': every real of the session, the refresh and id tokens
+ * too, is scrubbed from every response. 0, or -1 (memory).
+ */
+static int tok_sync(struct gate_flow *f)
+{
+	struct login_table *t = f->g->login->t;
+	size_t n;
+
+	if (!f->tok) {
+		f->tok = calloc(GATE_LOGIN_PAIRS, sizeof(*f->tok));
+		f->treal = malloc(GATE_LOGIN_PAIRS * HTTP_MAX_SECRET);
+		f->tmp = malloc(2 * TMP_SIZE);
+		if (!f->tok || !f->treal || !f->tmp)
+			return -1;
+		for (size_t i = 0; i < GATE_LOGIN_PAIRS; i++)
+			f->tok[i].real = f->treal + i * HTTP_MAX_SECRET;
+	} else if (f->tgen == atomic_load(&t->gen)) {
+		return 0;
+	}
+	pthread_mutex_lock(&t->lock);
+	n = t->n;
+	for (size_t i = 0; i < n; i++) {
+		f->tok[i].role = t->tok[i].role;
+		f->tok[i].len = t->tok[i].len;
+		memcpy(f->tok[i].real, t->tok[i].real, t->tok[i].len);
+		memcpy(f->tok[i].phantom, t->tok[i].phantom, t->tok[i].len);
+	}
+	f->tgen = t->gen;
+	pthread_mutex_unlock(&t->lock);
+	if (n - 1 > f->nmore_cap) {
+		struct http_repl *m = calloc(n - 1, sizeof(*m));
+
+		if (!m)
+			return -1;
+		if (f->more) {
+			sodium_memzero(f->more, f->nmore_cap * sizeof(*f->more));
+			free(f->more);
+		}
+		f->more = m;
+		f->nmore_cap = n - 1;
+	}
+	f->ntok = n;
+	f->nmore = 0;
+	if (http_repl_init(&f->repl, f->tok[0].real, f->tok[0].phantom, f->tok[0].len) < 0)
+		return -1;
+	for (size_t i = 1; i < n; i++) {
+		if (http_repl_init(&f->more[f->nmore], f->tok[i].real, f->tok[i].phantom,
+				   f->tok[i].len) < 0)
+			return -1;
+		f->nmore++;
+	}
+	return 0;
+}
+
+/*
+ * The access pair a login's request is for: the newest whose phantom the
+ * head holds (a CLI sends its new phantom once it has refreshed, and may
+ * still send an older one on another flow), else the newest.
+ */
+static const struct login_tok *tok_access(const struct gate_flow *f)
+{
+	const struct login_tok *pick = NULL;
+
+	for (size_t i = f->ntok; i-- > 0;) {
+		const struct login_tok *k = &f->tok[i];
+
+		if (k->role != LOGIN_ACCESS)
+			continue;
+		if (memmem(f->in, f->req.head_len, k->phantom, k->len))
+			return k;
+		if (!pick)
+			pick = k;
+	}
+	return pick;
+}
+
 static void serve(struct gate_flow *f)
 {
 	struct http_rewrite rw;
@@ -859,7 +900,11 @@ static void serve(struct gate_flow *f)
 		if (read_head(f) <= 0)
 			return;
 		if (!f->g) {
-			refuse(f, 421, "no grant on this port", NULL);
+			flow_refuse(f, 421, "no grant on this port", NULL);
+			return;
+		}
+		if (f->g->login && tok_sync(f) < 0) {
+			flow_refuse(f, 503, "out of memory for the login's tokens", NULL);
 			return;
 		}
 		/* What the credential may do (allow=): judged on the whole head, before any of it
@@ -867,10 +912,11 @@ static void serve(struct gate_flow *f)
 		 * that the request the upstream acts on is the one judged: no override. */
 		switch (allow_head_check(f->g, f->in, &f->req, &why)) {
 		case ALLOW_BADPATH:
-			refuse(f, 400, "a path the upstream could read as another", why);
+			flow_refuse(f, 400, "a path the upstream could read as another", why);
 			return;
 		case ALLOW_OVERRIDE:
-			refuse(f, 400, "a method or URL override the upstream could act on", why);
+			flow_refuse(f, 400, "a method or URL override the upstream could act on",
+				    why);
 			return;
 		case ALLOW_OK:
 		case ALLOW_NOMATCH:
@@ -880,10 +926,10 @@ static void serve(struct gate_flow *f)
 		switch (allow_judge(f->g, f->in + f->req.method.off, f->req.method.len,
 				    f->in + f->req.target.off, f->req.target.len, &why)) {
 		case ALLOW_BADPATH:
-			refuse(f, 400, "a path the upstream could read as another", why);
+			flow_refuse(f, 400, "a path the upstream could read as another", why);
 			return;
 		case ALLOW_NOMATCH:
-			refuse(f, 403, why, NULL);
+			flow_refuse(f, 403, why, NULL);
 			return;
 		case ALLOW_OK:
 		default:
@@ -893,7 +939,7 @@ static void serve(struct gate_flow *f)
 		if (other) {
 			snprintf(detail, sizeof(detail), "%s is not for %s", other->name,
 				 f->g->host);
-			refuse(f, 403, "the phantom of another grant", detail);
+			flow_refuse(f, 403, "the phantom of another grant", detail);
 			return;
 		}
 		login_sights(f);
@@ -901,9 +947,22 @@ static void serve(struct gate_flow *f)
 		f->continued = 0;
 		if ((f->g->nask || f->g->ask_writes) && hold(f) < 0)
 			return;
+		/* A login's token endpoint: the refresh is read whole, and swapped there. */
+		if (f->g->login && refresh_is(f)) {
+			if (refresh_serve(f) < 0)
+				return;
+			continue;
+		}
 		rw.from = f->g->phantom;
 		rw.from_len = rw.to_len = f->g->len;
 		rw.to = (const char *)f->g->real;
+		if (f->g->login) {
+			const struct login_tok *k = tok_access(f);
+
+			rw.from = k->phantom;
+			rw.from_len = rw.to_len = k->len;
+			rw.to = (const char *)k->real;
+		}
 		rw.names = f->g->headers;
 		rw.nnames = f->g->nheaders;
 		rw.host = f->g->hosthdr;
@@ -915,7 +974,8 @@ static void serve(struct gate_flow *f)
 		rw.identity = 1;
 		n = http_head_rewrite(f->in, &f->req, &rw, f->out, sizeof(f->out), &count);
 		if (n < 0) {
-			refuse(f, 400, "unable to rewrite the request's head", strerror(errno));
+			flow_refuse(f, 400, "unable to rewrite the request's head",
+				    strerror(errno));
 			return;
 		}
 		/*
@@ -928,12 +988,13 @@ static void serve(struct gate_flow *f)
 		if (f->up.fd < 0 && upstream_open(upstream_context(f->gate), f->g, &f->up, &why,
 						  detail, sizeof(detail)) < 0) {
 			sodium_memzero(f->out, (size_t)n);
-			refuse(f, 502, why, detail);
+			flow_refuse(f, 502, why, detail);
 			return;
 		}
 		if (upstream_write(&f->up, f->out, (size_t)n) < 0) {
 			sodium_memzero(f->out, (size_t)n);
-			refuse(f, 502, "the upstream closed before the request was sent", NULL);
+			flow_refuse(f, 502, "the upstream closed before the request was sent",
+				    NULL);
 			return;
 		}
 		sodium_memzero(f->out, (size_t)n);
@@ -948,7 +1009,7 @@ static void serve(struct gate_flow *f)
 			return;
 		if (forward_body(f) < 0) {
 			if (f->status)
-				refuse(f, f->status, f->error, NULL);
+				flow_refuse(f, f->status, f->error, NULL);
 			else
 				flow_log(f);
 			return;
@@ -962,37 +1023,23 @@ static void serve(struct gate_flow *f)
 static void flow_free(struct gate_flow *f)
 {
 	if (f->more) {
-		sodium_memzero(f->more, f->nmore * sizeof(*f->more));
+		sodium_memzero(f->more, f->nmore_cap * sizeof(*f->more));
 		free(f->more);
 	}
 	if (f->tmp) {
 		sodium_memzero(f->tmp, 2 * TMP_SIZE);
 		free(f->tmp);
 	}
+	if (f->treal) {
+		sodium_memzero(f->treal, GATE_LOGIN_PAIRS * HTTP_MAX_SECRET);
+		free(f->treal);
+	}
+	if (f->tok) {
+		sodium_memzero(f->tok, GATE_LOGIN_PAIRS * sizeof(*f->tok));
+		free(f->tok);
+	}
 	sodium_memzero(f, sizeof(*f));
 	free(f);
-}
-
-/*
- * A login's grant: a scrubber for each of its file's other secrets (the
- * refresh and id tokens too: none comes back in a response). 0, or -1.
- */
-static int more_init(struct gate_flow *f)
-{
-	const struct gate_login *l = f->g->login;
-
-	f->more = calloc(l->n, sizeof(*f->more));
-	f->tmp = malloc(2 * TMP_SIZE);
-	if (!f->more || !f->tmp)
-		return -1;
-	for (size_t i = 0; i < l->n; i++) {
-		if (l->role[i] == LOGIN_ACCESS)
-			continue;
-		if (http_repl_init(&f->more[f->nmore], l->sreal[i], l->sphantom[i], l->slen[i]) < 0)
-			return -1;
-		f->nmore++;
-	}
-	return 0;
 }
 
 static void *flow_main(void *arg)
@@ -1045,8 +1092,13 @@ int flow_start(struct gate *gate, int fd, int port)
 		if (gate->o->grants[i].gw_port == port)
 			f->g = &gate->o->grants[i];
 	/* The forms of the value, once for the flow's responses (main checked its length). */
-	if (f->g && (http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0 ||
-		     (f->g->login && more_init(f) < 0))) {
+	f->tok = NULL;
+	f->treal = NULL;
+	f->ntok = f->nmore_cap = 0;
+	f->tgen = 0;
+	/* A login's grant: its scrubbers from its table, at each request (tok_sync). */
+	if (f->g && !f->g->login &&
+	    http_repl_init(&f->repl, f->g->real, f->g->phantom, f->g->len) < 0) {
 		atomic_fetch_sub(&gate->nflows, 1);
 		close(fd);
 		flow_free(f);

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <linux/landlock.h>
 #include <unistd.h>
 
 #include "oto.h"
@@ -29,12 +32,58 @@ void xgate_unshare(void)
 	xuserns_self("gateway");
 }
 
-void xgate_confine(void)
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule	    445
+#define SYS_landlock_restrict_self  446
+#endif
+
+/*
+ * The store's directory (a login's refreshed file is sealed there) is the
+ * one place the gateway writes: a Landlock domain handles every access it
+ * knows and allows five on that directory's files alone, so that a path
+ * from its fd ("..") leads nowhere else. A kernel without Landlock: the
+ * empty root and the filter's pinned fd are what is left, said once.
+ */
+static void xstore_landlock(int dirfd)
+{
+	const unsigned long long allow = LANDLOCK_ACCESS_FS_READ_FILE |
+					 LANDLOCK_ACCESS_FS_WRITE_FILE |
+					 LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+					 LANDLOCK_ACCESS_FS_REMOVE_FILE;
+	struct landlock_ruleset_attr ra = { 0 };
+	struct landlock_path_beneath_attr pb = { .allowed_access = allow, .parent_fd = dirfd };
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int rs;
+
+	if (abi < 1) {
+		warnx("gateway: no Landlock here: the store's directory is not fenced off");
+		return;
+	}
+	/* ABI 1: EXECUTE to MAKE_SYM; 2 REFER; 3 TRUNCATE; 5 IOCTL_DEV. */
+	ra.handled_access_fs = (1ULL << 13) - 1;
+	if (abi >= 2)
+		ra.handled_access_fs |= 1ULL << 13;
+	if (abi >= 3)
+		ra.handled_access_fs |= 1ULL << 14;
+	if (abi >= 5)
+		ra.handled_access_fs |= 1ULL << 15;
+	rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
+	if (rs < 0 || syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		die(EXIT_SYS, errno,
+		    "gateway: unable to fence the store's directory off (Landlock)");
+	close(rs);
+}
+
+void xgate_confine(int store_dir)
 {
 	xempty_root("gateway", "oto-gateway");
 	xcaps_drop_all("gateway");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EXIT_SYS, errno, "gateway: unable to set no_new_privs");
+	if (store_dir >= 0)
+		xstore_landlock(store_dir);
 }
 
 /*

@@ -94,10 +94,75 @@ void xlogin_add(struct otogate_opts *o, const char *spec)
 	o->nlogins++;
 }
 
+/*
+ * The token endpoint's parts, from a URL login_profile_parse took
+ * (https://HOST[:PORT]/PATH): 0, or -1.
+ */
+static int token_split(struct gate_login *l)
+{
+	const char *u = l->p.token_url + 8, *slash, *colon;
+	size_t hl;
+	unsigned long port = 443;
+
+	if (strncmp(l->p.token_url, "https://", 8))
+		return -1;
+	slash = strchr(u, '/');
+	if (!slash)
+		return -1;
+	colon = memchr(u, ':', (size_t)(slash - u));
+	hl = (size_t)((colon ? colon : slash) - u);
+	if (!hl || hl > GATE_MAX_HOST)
+		return -1;
+	if (colon) {
+		char *end;
+
+		port = strtoul(colon + 1, &end, 10);
+		if (end != slash || !port || port > 65535)
+			return -1;
+	}
+	memcpy(l->token_host, u, hl);
+	l->token_host[hl] = 0;
+	l->token_port = (uint16_t)port;
+	l->token_path = slash;
+	return 0;
+}
+
+/* A transparent grant of l's for host:port, the (o->ngrants)th. Dies 100. */
+static struct grant *xlogin_grant(struct otogate_opts *o, struct gate_login *l, const char *host,
+				  uint16_t port)
+{
+	struct grant *g = &o->grants[o->ngrants];
+
+	if (o->ngrants == GATE_MAX_GRANTS)
+		die_usage("--login %s: a grant for each of its hosts passes the %d grants in all",
+			  l->spec, GATE_MAX_GRANTS);
+	memset(g, 0, sizeof(*g));
+	g->name = l->entry;
+	g->login = l;
+	snprintf(g->host, sizeof(g->host), "%s", host);
+	if (port == 443)
+		snprintf(g->hosthdr, sizeof(g->hosthdr), "%s", host);
+	else
+		snprintf(g->hosthdr, sizeof(g->hosthdr), "%s:%u", host, (unsigned int)port);
+	g->port = port;
+	g->headers[0] = "Authorization";
+	g->nheaders = 1;
+	g->transparent = 1;
+	for (size_t j = 0; j < o->ngrants; j++)
+		if (o->grants[j].transparent && o->grants[j].port == port &&
+		    !strcmp(o->grants[j].host, g->host))
+			die_usage("--login %s: %s is transparent for %s already", l->spec,
+				  o->grants[j].name, g->host);
+	g->gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
+	o->ngrants++;
+	return g;
+}
+
 void xlogin_grants(struct otogate_opts *o)
 {
 	for (size_t i = 0; i < o->nlogins; i++) {
 		struct gate_login *l = &o->logins[i];
+		int token_served = 0;
 
 		for (size_t j = 0; j < o->ngrants; j++)
 			if (!o->grants[j].login && !strcmp(o->grants[j].name, l->entry))
@@ -107,25 +172,24 @@ void xlogin_grants(struct otogate_opts *o)
 				  "grants in all",
 				  l->spec, l->p.nhosts, GATE_MAX_GRANTS);
 		l->grant0 = o->ngrants;
+		if (l->p.token_url[0] && token_split(l) < 0)
+			die_usage("--login %s: the token URL %s is not https://HOST[:PORT]/PATH",
+				  l->spec, l->p.token_url);
 		for (size_t h = 0; h < l->p.nhosts; h++) {
-			struct grant *g = &o->grants[o->ngrants];
+			xlogin_grant(o, l, l->p.host[h], 443);
+			if (l->token_port == 443 && !strcmp(l->token_host, l->p.host[h]))
+				token_served = 1;
+		}
+		/*
+		 * The token endpoint's host, when no host of the profile is it: a
+		 * grant that swaps nothing in any header (the refresh is swapped in
+		 * its body, refresh.c), and scrubs every real from its answers.
+		 */
+		if (l->p.token_url[0] && !token_served) {
+			struct grant *g = xlogin_grant(o, l, l->token_host, l->token_port);
 
-			memset(g, 0, sizeof(*g));
-			g->name = l->entry;
-			g->login = l;
-			snprintf(g->host, sizeof(g->host), "%s", l->p.host[h]);
-			memcpy(g->hosthdr, g->host, strlen(g->host) + 1);
-			g->port = 443;
-			g->headers[0] = "Authorization";
-			g->nheaders = 1;
-			g->transparent = 1;
-			for (size_t j = 0; j < o->ngrants; j++)
-				if (o->grants[j].transparent && o->grants[j].port == 443 &&
-				    !strcmp(o->grants[j].host, g->host))
-					die_usage("--login %s: %s is transparent for %s already",
-						  l->spec, o->grants[j].name, g->host);
-			g->gw_port = (uint16_t)(GATE_FIRST_PORT + o->ngrants);
-			o->ngrants++;
+			g->token_only = 1;
+			g->nheaders = 0;
 		}
 	}
 }
@@ -225,9 +289,11 @@ static void xlogin_values(struct otogate_opts *o, struct gate_login *l)
 		a++;
 	if (a == l->n)
 		die(EXIT_REJECT, 0, "--login %s: no access token in the file", l->spec);
-	for (size_t h = 0; h < l->p.nhosts; h++) {
-		struct grant *g = &o->grants[l->grant0 + h];
+	for (size_t h = 0; h < o->ngrants; h++) {
+		struct grant *g = &o->grants[h];
 
+		if (g->login != l)
+			continue;
 		g->len = l->slen[a];
 		g->real = sodium_malloc(g->len + 1);
 		g->phantom = malloc(g->len + 1);
@@ -238,6 +304,58 @@ static void xlogin_values(struct otogate_opts *o, struct gate_login *l)
 		memcpy(g->phantom, l->sphantom[a], g->len);
 		g->phantom[g->len] = 0;
 	}
+}
+
+int login_table_add(struct login_table *t, enum login_role role, const void *real,
+		    const void *phantom, size_t len)
+{
+	size_t drop = 0;
+
+	if (len < HTTP_MIN_SECRET || len > HTTP_MAX_SECRET)
+		return -1;
+	pthread_mutex_lock(&t->lock);
+	if (t->n == GATE_LOGIN_PAIRS) {
+		/* The oldest not a refresh token's: a CLI may still send an older access. */
+		while (drop < t->n && t->tok[drop].role == LOGIN_REFRESH)
+			drop++;
+		if (drop == t->n)
+			drop = 0;
+		for (size_t i = drop; i + 1 < t->n; i++) {
+			uint8_t *keep = t->tok[i].real;
+
+			memcpy(keep, t->tok[i + 1].real, t->tok[i + 1].len);
+			t->tok[i].role = t->tok[i + 1].role;
+			t->tok[i].len = t->tok[i + 1].len;
+			memcpy(t->tok[i].phantom, t->tok[i + 1].phantom, t->tok[i + 1].len);
+		}
+		t->n--;
+	}
+	t->tok[t->n].role = role;
+	t->tok[t->n].len = len;
+	memcpy(t->tok[t->n].real, real, len);
+	memcpy(t->tok[t->n].phantom, phantom, len);
+	t->n++;
+	atomic_fetch_add(&t->gen, 1);
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* The session's table of tokens: the file's pairs, the file itself. Dies 111. */
+static void xlogin_table(struct gate_login *l)
+{
+	struct login_table *t = calloc(1, sizeof(*t));
+	uint8_t *slab = sodium_malloc(GATE_LOGIN_PAIRS * HTTP_MAX_SECRET);
+
+	if (!t || !slab || !(t->file = sodium_malloc(JSON_MAX_INPUT)))
+		die(EXIT_SYS, errno, "--login %s: unable to allocate its tokens", l->spec);
+	pthread_mutex_init(&t->lock, NULL);
+	for (size_t i = 0; i < GATE_LOGIN_PAIRS; i++)
+		t->tok[i].real = slab + i * HTTP_MAX_SECRET;
+	for (size_t i = 0; i < l->n; i++)
+		login_table_add(t, l->role[i], l->sreal[i], l->sphantom[i], l->slen[i]);
+	memcpy(t->file, l->real, l->len);
+	t->file_len = l->len;
+	l->t = t;
 }
 
 void xlogin_open(struct otogate_opts *o, const struct store_view *v, const uint8_t *key)
@@ -255,6 +373,7 @@ void xlogin_open(struct otogate_opts *o, const struct store_view *v, const uint8
 			    store_strerror(STORE_EVERIFY));
 		xlogin_phantom(l);
 		xlogin_values(o, l);
+		xlogin_table(l);
 		/* The offset is the chain's too: back at the start for a reader that reads on. */
 		if (fd_write_all(l->memfd, l->phantom, l->len) < 0 ||
 		    lseek(l->memfd, 0, SEEK_SET) < 0 || fcntl(l->memfd, F_ADD_SEALS, seals) < 0)

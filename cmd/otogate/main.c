@@ -268,7 +268,7 @@ static int xgate_become(struct start *s)
 	/* From the go on, the chain runs: a failure of the gateway leaves it (fail closed). */
 	log_at_die = NULL;
 	close(s->go[1]);
-	xgate_confine();
+	xgate_confine(s->o.store_dir);
 	xgate_lockdown();
 	return sigfd;
 }
@@ -311,6 +311,9 @@ int main(int argc, char **argv)
 	s.gate.log_fd = s.o.log_fd;
 	s.gate.why = &s.why;
 	pthread_mutex_init(&s.gate.why_lock, NULL);
+	pthread_mutex_init(&s.gate.refresh_lock, NULL);
+	if (s.o.nlogins && !(s.gate.work = malloc(sizeof(*s.gate.work))))
+		die(EXIT_SYS, errno, "gateway: unable to allocate the refresh's work area");
 	if (s.o.ask_fd >= 0) {
 		s.gate.ask = ask_start(s.o.ask_fd, s.net[0], s.o.ask_timeout_ms, s.session.id);
 		if (!s.gate.ask)

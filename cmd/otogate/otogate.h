@@ -46,6 +46,12 @@
 #define GATE_MAX_ASK	      32 /* ask= rules of a grant */
 #define GATE_ASK_TIMEOUT      30 /* s: --ask-timeout's default, otonet's */
 #define GATE_MAX_LOGINS	      4	 /* --login */
+#define GATE_LOGIN_PAIRS      8	 /* a login's tokens kept: the file's and each refresh's */
+/*
+ * The store's directory, in the gateway: dup'd to this number so that the
+ * filter compiled at build time can pin every *at() call to it.
+ */
+#define GATE_STORE_DIRFD 1000
 
 /* ---- opts.c ---- */
 /* One allow=METHOD:PREFIX of a grant (pointing into its spec): "*" is any method. */
@@ -55,6 +61,8 @@ struct grant_allow {
 };
 struct gate_login;
 struct grant {
+	/* a login's grant for its token endpoint's host alone: no header carries the access */
+	int token_only;
 	const char *name; /* the store entry, and the agent's variable */
 	/* a --login's grant (transparent, Authorization, its access token), or NULL */
 	const struct gate_login *login;
@@ -104,7 +112,36 @@ struct gate_login {
 	const char *sphantom[LOGIN_MAX_SECRETS];
 	size_t slen[LOGIN_MAX_SECRETS];
 	enum login_role role[LOGIN_MAX_SECRETS];
+	/* the token endpoint, from p.token_url: its host, port and path */
+	char token_host[GATE_MAX_HOST + 1];
+	uint16_t token_port;
+	const char *token_path;
+	struct login_table *t; /* the session's tokens (login.c), from xlogin_open on */
 };
+/*
+ * A login's tokens in the session: the file's, then each refresh's, every
+ * one a (role, real, phantom) pair, oldest first; the reals in locked
+ * memory. Full, the oldest pair not a refresh token's is dropped first.
+ * Flows copy the pairs under lock when gen has moved; only a refresh
+ * (under the gateway's refresh lock) adds pairs or sets file.
+ */
+struct login_tok {
+	enum login_role role;
+	size_t len;
+	uint8_t *real; /* HTTP_MAX_SECRET bytes of the locked slab */
+	char phantom[HTTP_MAX_SECRET];
+};
+struct login_table {
+	pthread_mutex_t lock;
+	atomic_ulong gen;
+	size_t n;
+	struct login_tok tok[GATE_LOGIN_PAIRS];
+	uint8_t *file; /* the real login file now, locked (JSON_MAX_INPUT bytes) */
+	size_t file_len;
+};
+/* Adds the pair (role, real, phantom, len): 0, or -1 for a length the table does not take. */
+int login_table_add(struct login_table *t, enum login_role role, const void *real,
+		    const void *phantom, size_t len);
 struct otogate_opts {
 	int store_fd, key_fd;		   /* -1 when unset */
 	const char *store_path, *key_path; /* NULL when unset */
@@ -113,6 +150,9 @@ struct otogate_opts {
 	int ask_fd;			   /* the decider's socket (--ask-fd), -1 when unset */
 	unsigned long ask_timeout_ms;	   /* --ask-timeout */
 	const char *as;
+	int store_dir;		/* with --login and --store FILE: its directory, else -1 */
+	const char *store_name; /* the store's name in store_dir */
+	uint8_t *key;		/* with --login: kept (locked) for the refreshed files */
 	struct grant grants[GATE_MAX_GRANTS]; /* --grant's, then --login's */
 	size_t ngrants;
 	struct gate_login logins[GATE_MAX_LOGINS];
@@ -493,6 +533,9 @@ struct gate {
 	struct gate_ask *ask;	  /* the decider (--ask-fd), or NULL */
 	struct why *why;	  /* the agent's file (OTO_WHY): a short line per refusal */
 	pthread_mutex_t why_lock; /* ...from every flow's thread */
+	/* a refresh at a time (refresh.c): the work area, the login tables' writes */
+	pthread_mutex_t refresh_lock;
+	struct login_refresh_work *work;
 };
 /*
  * Returns the upstreams' TLS client context (made by the first flow to ask),
@@ -504,6 +547,16 @@ void *upstream_context(struct gate *g);
  * Returns 0, or -1 with errno.
  */
 int flow_start(struct gate *g, int fd, int port);
+
+/* ---- refresh.c: a login's token endpoint ---- */
+struct gate_flow;
+/* Whether the flow's current request is a refresh: POST to its login's token URL. */
+int refresh_is(const struct gate_flow *f);
+/*
+ * Serves a refresh (refresh.c): 0 when answered and the flow may go on,
+ * -1 when it ends (answered or logged).
+ */
+int refresh_serve(struct gate_flow *f);
 
 /* ---- agent.c: the agent's side of a flow, plain or TLS (a transparent grant's) ---- */
 struct agent {
@@ -538,8 +591,13 @@ extern const size_t OTOGATE_BPF_LEN;
  * themselves. Dies on failure: 111.
  */
 void xgate_unshare(void);
-/* Then: an empty root, no capability, no_new_privs. Dies on failure: 111. */
-void xgate_confine(void);
+/*
+ * Then: an empty root, no capability, no_new_privs; with store_dir (>= 0,
+ * the store's directory), a Landlock domain that allows the files of that
+ * directory alone (read, write, make, remove), where the kernel has
+ * Landlock. Dies on failure: 111.
+ */
+void xgate_confine(int store_dir);
 /* Loads the gateway's seccomp filter. Dies on failure: 111. */
 void xgate_lockdown(void);
 

@@ -58,6 +58,21 @@ void *gate_filter(void)
 		SCMP_SYS(restart_syscall),
 		/* OpenSSL's randomness */
 		SCMP_SYS(getrandom),
+		/*
+		 * a login's refreshed file sealed into the store (refresh.c,
+		 * store_update): its lock, its file's metadata and sync, locked
+		 * memory (sodium_malloc); the *at() calls are pinned below
+		 */
+		SCMP_SYS(flock),
+		SCMP_SYS(nanosleep),
+		SCMP_SYS(clock_nanosleep),
+		SCMP_SYS(fstat),
+		SCMP_SYS(newfstatat),
+		SCMP_SYS(fchmod),
+		SCMP_SYS(fchown),
+		SCMP_SYS(fsync),
+		SCMP_SYS(mlock),
+		SCMP_SYS(munlock),
 	};
 
 	/* Upstream sockets: internet ones only. */
@@ -81,6 +96,28 @@ void *gate_filter(void)
 	 */
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(sysinfo), 0);
+	/*
+	 * The store's directory (GATE_STORE_DIRFD, main.c keeps it there): every
+	 * path the gateway opens, makes, links, renames or removes is under it,
+	 * never one of its root's (empty anyway) or through another fd.
+	 */
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+				      SCMP_A0(SCMP_CMP_EQ, GATE_STORE_DIRFD));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 1,
+				      SCMP_A0(SCMP_CMP_EQ, GATE_STORE_DIRFD));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(linkat), 1,
+				      SCMP_A2(SCMP_CMP_EQ, GATE_STORE_DIRFD));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2,
+				      SCMP_A0(SCMP_CMP_EQ, GATE_STORE_DIRFD),
+				      SCMP_A2(SCMP_CMP_EQ, GATE_STORE_DIRFD));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2,
+				      SCMP_A0(SCMP_CMP_EQ, GATE_STORE_DIRFD),
+				      SCMP_A2(SCMP_CMP_EQ, GATE_STORE_DIRFD));
 	if (rc < 0) {
 		seccomp_release(ctx);
 		errno = -rc;

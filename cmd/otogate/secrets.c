@@ -15,15 +15,57 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
 #include "http.h"
 #include "oto.h"
 #include "otogate.h"
+
+/*
+ * With --login and --store FILE: the store's directory, where a refresh's
+ * new tokens are sealed (refresh.c, store_update), opened now while the
+ * host's files are there, on GATE_STORE_DIRFD (the gateway's filter pins
+ * its *at() calls to that number). With --store-fd there is none: said
+ * once, and the tokens are the session's alone.
+ */
+static void xstore_dir(struct otogate_opts *o)
+{
+	const char *path = o->store_path, *slash;
+	char *dir;
+	int fd;
+
+	o->store_dir = -1;
+	if (!o->nlogins)
+		return;
+	if (!path) {
+		warnx("--store-fd: no directory to seal a refresh's new tokens in: they are kept "
+		      "for this session only (--store FILE keeps them)");
+		return;
+	}
+	slash = strrchr(path, '/');
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		die(EXIT_SYS, errno, "unable to copy the store's path");
+	o->store_name = slash ? slash + 1 : path;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		die(EXIT_SYS, errno, "unable to open the store's directory %s", dir);
+	if (fcntl(GATE_STORE_DIRFD, F_GETFD) >= 0 || errno != EBADF)
+		die(EXIT_SYS, 0, "fd %d is open: otogate keeps the store's directory there",
+		    GATE_STORE_DIRFD);
+	if (dup3(fd, GATE_STORE_DIRFD, O_CLOEXEC) < 0)
+		die(EXIT_SYS, errno, "unable to keep the store's directory on fd %d",
+		    GATE_STORE_DIRFD);
+	close(fd);
+	free(dir);
+	o->store_dir = GATE_STORE_DIRFD;
+}
 
 void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 {
@@ -67,6 +109,7 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 			die(EXIT_SYS, errno, "unable to derive the phantom of %s", g->name);
 	}
 	xlogin_plan(o, &s->v);
+	xstore_dir(o);
 	/*
 	 * The key stays unread for now: opened here (the file may be root's, and
 	 * the gateway will not be), checked as xkey_load checks it, and kept
@@ -129,8 +172,13 @@ void xsecrets_open(struct otogate_opts *o, struct gate_secrets *s)
 			    g->name);
 	}
 	xlogin_open(o, &s->v, key);
-	sodium_memzero(key, STORE_KEY_BYTES);
-	sodium_free(key);
+	/* A login's refreshed file is sealed under it (refresh.c): kept, locked. */
+	if (o->nlogins) {
+		o->key = key;
+	} else {
+		sodium_memzero(key, STORE_KEY_BYTES);
+		sodium_free(key);
+	}
 	free(s->store);
 	s->store = NULL;
 }

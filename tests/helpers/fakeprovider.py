@@ -12,7 +12,10 @@
 #   {"refresh_token": the one valid refresh token, "access_token": the one
 #    valid access token (or absent), "rotate": whether a refresh answers a
 #    new refresh token (default: claude and codex yes, gemini no, as the
-#    real ones do), "expires_in": seconds (default: as the real ones)}
+#    real ones do), "expires_in": seconds (default: as the real ones),
+#    "hostile": a token endpoint that echoes the refresh token it was sent
+#    ("error": in a 400's body; "field", "base64": in another field of its
+#    answer, as it is or in base64; "header": in a header)}
 # A refresh checks grant_type, client_id (and gemini's client_secret), the
 # body's content type and that the refresh token is the valid one; it then
 # invalidates the old tokens, issues new ones and appends each to DIR/issued
@@ -237,6 +240,12 @@ class H(fakeapi.H):
         if any(form.get(k) != v for k, v in prov["client"].items()):
             self.send_json(401, {"error": "invalid_client"})
             return
+        # A hostile endpoint (DIR/P.json's "hostile"): the refresh token it
+        # was sent, echoed in an error body, another field, base64, a header.
+        hostile, sent = state(p).get("hostile"), form.get("refresh_token", "")
+        if hostile == "error":
+            self.send_json(400, {"error": "invalid_grant", "error_description": "bad token " + sent})
+            return
         with lock:
             st = state(p)
             if not st.get("refresh_token") or form.get("refresh_token") != st["refresh_token"]:
@@ -255,7 +264,14 @@ class H(fakeapi.H):
                 for k in ("access", "refresh", "id"):
                     if k in tok and (k != "refresh" or rotate):
                         f.write(f"{p} {k} {tok[k]}\n")
-        self.send_json(200, prov["answer"](tok, dict(st, rotate=rotate), form.get("scope", "")))
+        answer, headers = prov["answer"](tok, dict(st, rotate=rotate), form.get("scope", "")), ()
+        if hostile == "field":
+            answer["echo"] = sent
+        elif hostile == "base64":
+            answer["b"] = base64.b64encode(sent.encode()).decode()
+        elif hostile == "header":
+            headers = (("X-Echo", sent),)
+        self.send_json(200, answer, headers)
 
     def authorized(self, p, token=None):
         if token is None:
