@@ -14,6 +14,8 @@
 . "$OTO_TESTS/net/provider.sh"
 
 CLIENT=9d1c250a-e61b-44d9-88ed-5944d1962f5e
+GEMINI_CLIENT=681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com
+GEMINI_SECRET=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
 TOKEN_URL=https://platform.claude.com/v1/oauth/token
 
 oneTimeSetUp() {
@@ -37,24 +39,27 @@ suite_setUp() {
 	[ -n "$IS_ROOT" ] || { skip "needs root (ip netns)"; return 0; }
 	subscribe
 }
+# subscribe [PROVIDER [ENTRY]]: claude and CLAUDE_LOGIN by default.
 subscribe() {
+	PROV=${1:-claude}
+	ENTRY=${2:-CLAUDE_LOGIN}
 	: >"$P/requests"
 	: >"$P/issued"
 	S=$T/s
 	rm -rf "${S:?}" "${T:?}/home"
 	mkdir -p "$S" "$T/home"
-	F=$($PY "$OTO_TESTS/helpers/fakeprovider.py" seed "$P" claude "$T/home")
+	F=$($PY "$OTO_TESTS/helpers/fakeprovider.py" seed "$P" "$PROV" "$T/home")
 	R=$(state refresh_token)
 	otosecret keygen --out "$S/key" >/dev/null &&
-		otosecret import --profile claude --name CLAUDE_LOGIN --key-file "$S/key" \
+		otosecret import --profile "$PROV" --name "$ENTRY" --key-file "$S/key" \
 			--store "$S/store" "$F" >/dev/null || fail "the store"
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$S"
 	chmod 0700 "$S"
 	chmod 0755 "$T"
 }
 
-# state FIELD: the fake's FIELD of claude (refresh_token, access_token, refreshes).
-state() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$P/claude.json" "$1"; }
+# state FIELD: the fake's FIELD of $PROV (refresh_token, access_token, refreshes).
+state() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' "$P/$PROV.json" "$1"; }
 hostile() { $PY -c 'import json, sys
 d = json.load(open(sys.argv[1])); d["hostile"] = sys.argv[2]; json.dump(d, open(sys.argv[1], "w"))' "$P/claude.json" "$1"; }
 
@@ -84,7 +89,7 @@ gate() {
 	shift
 	# shellcheck disable=SC2086 # options split on purpose
 	in_host "$OTO_BIN/otogate" --store "$S/store" --key-file "$S/key" $AS --log-fd 3 \
-		--ca-file "$K/ca.pem" --login CLAUDE_LOGIN=claude $_opts -- \
+		--ca-file "$K/ca.pem" --login "$ENTRY=$PROV" $_opts -- \
 		"$OTO_BIN/otonet" $AS $PUB -- sh -c 'cd "$0" || exit 99
 		cat <&"$OTO_GATE_CA" >"$0/ca.pem"
 		cat <&"${OTO_LOGIN%%:*}" >"$0/login.json"
@@ -239,6 +244,30 @@ test_two_sessions_both_keep_working() {
 	assertEquals 2 "$(state refreshes)"
 	assertEquals "$(state refresh_token)" "$(stored refreshToken)"
 	assertEquals "$(state access_token)" "$(stored accessToken)"
+}
+
+# gemini-cli's profile: a form body, and a token host that is one of the
+# profile's own (oauth2.googleapis.com): Google does not rotate its
+# refresh token, so the answer holds none and the store keeps the one it
+# had, with the new access token.
+test_a_form_refresh_at_a_host_of_the_profile() {
+	subscribe gemini GEMINI_LOGIN
+	gate "$T/a" -- sh -c 'R=$(python3 -c "import json; print(json.load(open(\"login.json\"))[\"refresh_token\"])")
+		curl -sS -o ans.json -w "%{http_code}\n" --data-urlencode "refresh_token=$R" \
+			--data-urlencode "client_id='"$GEMINI_CLIENT"'" --data-urlencode "client_secret='"$GEMINI_SECRET"'" \
+			-d grant_type=refresh_token https://oauth2.googleapis.com/token
+		A=$(python3 -c "import json; print(json.load(open(\"ans.json\"))[\"access_token\"])")
+		curl -sS -o /dev/null -w "%{http_code}\n" -H "Authorization: Bearer $A" https://www.googleapis.com/oauth2/v2/userinfo'
+	assertEquals "rc: $(cat "$T/a/err")" 0 $?
+	assertEquals "200
+200" "$(cat "$T/a/out")"
+	assertEquals 1 "$(state refreshes)"
+	assertEquals 1 "$(grep -c "^refresh_token=$(printf %s "$R" | sed 's|/|%2F|g')&" "$P/requests")"
+	new_a=$(state access_token)
+	assertNotEquals "$new_a" "$(answered "$T/a/ans.json" access_token)"
+	assertFalse "a real reached the agent" "grep -rqF -e '$new_a' -e '$R' '$T/a'"
+	stored_gemini=$(otosecret --store "$S/store" --key-file "$S/key" --use GEMINI_LOGIN -- sh -c 'printf %s "$GEMINI_LOGIN"')
+	assertEquals "$new_a $R" "$(printf %s "$stored_gemini" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["access_token"], d["refresh_token"])')"
 }
 
 # OTO_TEST_ONLY="NAME...": those tests alone (while one is being worked on).
