@@ -76,6 +76,7 @@ answered() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.ar
 # (--login CLAUDE_LOGIN=claude, the store $S) and otonet in the fake host,
 # in DIR; the phantom file in DIR/login.json, the session CA trusted, the
 # gateway's log in DIR/log, stdout and stderr in DIR/out and DIR/err.
+# STORE_ARG: otogate's store option instead of --store $S/store.
 gate() {
 	_d=$1
 	shift
@@ -88,7 +89,7 @@ gate() {
 	done
 	shift
 	# shellcheck disable=SC2086 # options split on purpose
-	in_host "$OTO_BIN/otogate" --store "$S/store" --key-file "$S/key" $AS --log-fd 3 \
+	in_host "$OTO_BIN/otogate" ${STORE_ARG:---store $S/store} --key-file "$S/key" $AS --log-fd 3 \
 		--ca-file "$K/ca.pem" --login "$ENTRY=$PROV" $_opts -- \
 		"$OTO_BIN/otonet" $AS $PUB -- sh -c 'cd "$0" || exit 99
 		cat <&"$OTO_GATE_CA" >"$0/ca.pem"
@@ -244,6 +245,32 @@ test_two_sessions_both_keep_working() {
 	assertEquals 2 "$(state refreshes)"
 	assertEquals "$(state refresh_token)" "$(stored refreshToken)"
 	assertEquals "$(state access_token)" "$(stored accessToken)"
+}
+
+# The store on an fd, as otorun passes it: the gateway finds its file by
+# the fd's path (the same inode) and keeps the rotated tokens there. A
+# store it cannot find (a file removed since): said once, the tokens last
+# the session.
+test_a_store_on_an_fd_is_kept_current_too() {
+	(
+		exec 5<"$S/store"
+		STORE_ARG="--store-fd 5" gate "$T/a" -- sh -c "$REFRESH"
+	)
+	assertEquals "rc: $(cat "$T/a/err")" "200
+200" "$(cat "$T/a/out")"
+	assertEquals "$(state refresh_token)" "$(stored refreshToken)"
+	before=$(stored refreshToken)
+	cp -p "$S/store" "$S/gone"
+	(
+		exec 5<"$S/gone"
+		rm "$S/gone"
+		STORE_ARG="--store-fd 5" gate "$T/b" -- sh -c "$REFRESH"
+	)
+	assertEquals "rc: $(cat "$T/b/err")" "200
+200" "$(cat "$T/b/out")"
+	assertEquals 2 "$(state refreshes)"
+	assertEquals "$before" "$(stored refreshToken)"
+	assertEquals 1 "$(grep -c "^otogate: warning: --store-fd 5: no directory to seal a refresh's new tokens in: they are kept for this session only (--store FILE keeps them)$" "$T/b/err")"
 }
 
 # gemini-cli's profile: a form body, and a token host that is one of the

@@ -28,31 +28,60 @@
 #include "otogate.h"
 
 /*
- * With --login and --store FILE: the store's directory, where a refresh's
- * new tokens are sealed (refresh.c, store_update), opened now while the
- * host's files are there, on GATE_STORE_DIRFD (the gateway's filter pins
- * its *at() calls to that number). With --store-fd there is none: said
- * once, and the tokens are the session's alone.
+ * The store's path: --store FILE's, or with --store-fd the one the kernel
+ * names for that fd (otorun passes the store so), taken only when the
+ * name still leads to the same file (its device and inode). NULL: none.
+ */
+static const char *store_path_of(const struct otogate_opts *o, char *buf, size_t size)
+{
+	struct stat a, b;
+	char proc[64];
+	ssize_t n;
+
+	if (o->store_path)
+		return o->store_path;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->store_fd);
+	n = readlink(proc, buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1 || buf[0] != '/')
+		return NULL;
+	buf[n] = 0;
+	if (fstat(o->store_fd, &a) < 0 || stat(buf, &b) < 0 || !S_ISREG(a.st_mode) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return NULL;
+	return buf;
+}
+
+/*
+ * With --login: the store's directory, where a refresh's new tokens are
+ * sealed (refresh.c, store_update), opened now while the host's files are
+ * there, on GATE_STORE_DIRFD (the gateway's filter pins its *at() calls to
+ * that number). A --store-fd with no path to its file (a pipe, a deleted
+ * file): said once, and the tokens are the session's alone.
  */
 static void xstore_dir(struct otogate_opts *o)
 {
-	const char *path = o->store_path, *slash;
+	static char found[4096];
+	const char *path, *slash;
 	char *dir;
 	int fd;
 
 	o->store_dir = -1;
 	if (!o->nlogins)
 		return;
+	path = store_path_of(o, found, sizeof(found));
 	if (!path) {
-		warnx("--store-fd: no directory to seal a refresh's new tokens in: they are kept "
-		      "for this session only (--store FILE keeps them)");
+		warnx("--store-fd %d: no directory to seal a refresh's new tokens in: they are "
+		      "kept for this session only (--store FILE keeps them)",
+		      o->store_fd);
 		return;
 	}
 	slash = strrchr(path, '/');
 	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		die(EXIT_SYS, errno, "unable to copy the store's path");
-	o->store_name = slash ? slash + 1 : path;
+	o->store_name = strdup(slash ? slash + 1 : path);
+	if (!o->store_name)
+		die(EXIT_SYS, errno, "unable to copy the store's path");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		die(EXIT_SYS, errno, "unable to open the store's directory %s", dir);
@@ -75,6 +104,8 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 
 	if (sodium_init() < 0)
 		die(EXIT_SYS, 0, "unable to initialise libsodium");
+	/* Before the store's fd is read and closed: its path, with --store-fd. */
+	xstore_dir(o);
 	s->store = xstore_load(o->store_fd, o->store_path, &len, 0, 1);
 	err = store_parse(s->store, len, &s->v);
 	if (err)
@@ -109,7 +140,6 @@ void xsecrets_plan(struct otogate_opts *o, struct gate_secrets *s)
 			die(EXIT_SYS, errno, "unable to derive the phantom of %s", g->name);
 	}
 	xlogin_plan(o, &s->v);
-	xstore_dir(o);
 	/*
 	 * The key stays unread for now: opened here (the file may be root's, and
 	 * the gateway will not be), checked as xkey_load checks it, and kept
