@@ -15,8 +15,9 @@
 # access token still valid: the fake gets the real token, and the tool's
 # output, the environment, /proc and every file of the view's writable
 # trees and the home hold phantoms only. examples/setup.sh makes that
-# recipe. The same with an expired token, refreshed through the gateway, is
-# written and pending (pending_test_..., below).
+# recipe. Then with an expired token, refreshed through the gateway: the
+# fake gets the real refresh token, the store the rotated tokens, and a
+# second session starts from them with no refresh.
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
@@ -164,18 +165,21 @@ test_gemini_cli_refreshes_and_calls_with_the_new_token() {
 # otorun --login, its login file sealed with otosecret import. ----
 
 # sealed NAME: a subscription of NAME at the fake, its login file on the
-# host ($F, in $T/host, outside any view) sealed whole into $T/store (key
+# host ($F, in $T/host, outside any view) sealed whole into $T/st/store (key
 # $T/key) by otosecret import; every real token of the file in $T/reals,
 # one a line, with a JWT's signature alone too (a phantom JWT keeps the
 # rest). The access token expired an hour ago, or, with "valid", is valid
 # for 8 hours.
 sealed() {
-	mkdir -p "$T/host"
+	mkdir -p "$T/host" "$T/st"
 	F=$($PY "$OTO_TESTS/helpers/fakeprovider.py" seed "$P" "$1" "$T/host" ${2:+"$2"})
 	R=$(state "$1" refresh_token)
 	"$OTO_BIN/otosecret" keygen --out "$T/key" &&
-		"$OTO_BIN/otosecret" import --profile "$1" --key-file "$T/key" --store "$T/store" "$F" >"$T/import" ||
+		"$OTO_BIN/otosecret" import --profile "$1" --key-file "$T/key" --store "$T/st/store" "$F" >"$T/import" ||
 		fail "import: $(cat "$T/import")"
+	# The store's, as an operator keeps it: the account the gateway runs as
+	# owns it and its directory, so that a refresh's tokens are sealed back.
+	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$T/st"
 	reals "$F" >"$T/reals"
 }
 
@@ -203,7 +207,7 @@ for v in out:
 # $T, the CLI's install $C, the home skeleton $T/skel.
 sub_recipe() {
 	sed -e "s|^--agent-root .*|--agent-root $A|" -e "s|^--as .*|--as $OTO_TEST_USER|" \
-		-e "s|^--store .*|--store $T/store|" -e "s|^--key-file .*|--key-file $T/key|" \
+		-e "s|^--store .*|--store $T/st/store|" -e "s|^--key-file .*|--key-file $T/key|" \
 		-e "s|^--ro /opt/\([a-z]*\):|--ro $C:|" -e "s|^--home-skel .*|--home-skel $T/skel|" \
 		"$OTO_TOP/examples/$1/subscription.conf" >"$T/subscription.conf"
 	assertEquals "the recipe, only its places changed" 6 \
@@ -393,7 +397,7 @@ test_setup_makes_the_subscription_recipe() {
 	assertEquals "setup: account $OTO_TEST_USER: unchanged
 setup: tree $A: made (a copy of examples/agent, $OTO_TEST_USER's)
 setup: key $T/key: made
-setup: store $T/store, CLAUDE_LOGIN: made
+setup: store $T/st/store, CLAUDE_LOGIN: made
 setup: install $C: unchanged
 setup: home $T/skel: made" "$(grep '^setup: ' "$T/err")"
 	assertEquals "import's lines" "profile claude" "$(grep '^profile ' "$T/err")"
@@ -405,33 +409,30 @@ setup: home $T/skel: made" "$(grep '^setup: ' "$T/err")"
 		"$(grep -i '^authorization:' "$P/requests" | sed 's/^[Aa]uthorization/authorization/' | sort -u)"
 	run env CLAUDE_LOGIN="$F" "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
 	assertEquals "again: $(cat "$T/err")" 0 "$rc"
-	assertEquals "setup: store $T/store, CLAUDE_LOGIN: unchanged" "$(grep CLAUDE_LOGIN "$T/err")"
+	assertEquals "setup: store $T/st/store, CLAUDE_LOGIN: unchanged" "$(grep CLAUDE_LOGIN "$T/err")"
 	assertEquals "setup: home $T/skel: unchanged" "$(grep 'home ' "$T/err")"
 	$PY "$OTO_TESTS/helpers/fakeprovider.py" seed "$P" claude "$T/host" valid >/dev/null
 	run env CLAUDE_LOGIN="$F" "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
 	assertEquals "a newer login: $(cat "$T/err")" 0 "$rc"
-	assertEquals "setup: store $T/store, CLAUDE_LOGIN: updated" "$(grep 'CLAUDE_LOGIN:' "$T/err")"
+	assertEquals "setup: store $T/st/store, CLAUDE_LOGIN: updated" "$(grep 'CLAUDE_LOGIN:' "$T/err")"
 	run "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
 	assertEquals "none given, one in the store: $(cat "$T/err")" 0 "$rc"
-	rm "$T/store"
+	rm "$T/st/store"
 	run "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
 	assertEquals 100 "$rc"
-	assertEquals "setup: fatal: no login CLAUDE_LOGIN in the store $T/store: set CLAUDE_LOGIN to the CLI's login file on this host (CLAUDE_LOGIN=~/.claude/.credentials.json), or seal it with otosecret import" \
+	assertEquals "setup: fatal: no login CLAUDE_LOGIN in the store $T/st/store: set CLAUDE_LOGIN to the CLI's login file on this host (CLAUDE_LOGIN=~/.claude/.credentials.json), or seal it with otosecret import" \
 		"$(cat "$T/err")"
 }
 
-# ---- Pending: an EXPIRED access token, refreshed through the gateway,
-# the new tokens sealed back into the store, a second session starting
-# from them. Named pending_test_ so that the suite does not run them (until
-# the gateway swaps the phantom refresh token at the token endpoint, the
-# fake gets the phantom and answers invalid_grant); each is expected to
-# pass once it does, then renamed test_. To run one now:
-#   OTO_ONLY='^test_subscription\.sh$' OTO_ONLY_TESTS=pending_test_... tests/run.sh
+# ---- An EXPIRED access token, refreshed through the gateway (the real
+# refresh token swapped in at the token endpoint, the answer's tokens turned
+# into phantoms), the new tokens sealed back into the store, a second
+# session starting from them with no refresh.
 
-# stored ENTRY FIELD: the login file sealed in $T/store as ENTRY, its FIELD
+# stored ENTRY FIELD: the login file sealed in $T/st/store as ENTRY, its FIELD
 # (dotted), read by otosecret as a session would.
 stored() {
-	"$OTO_BIN/otosecret" --store "$T/store" --key-file "$T/key" --use "$1:env=LOGIN_FILE" -- \
+	"$OTO_BIN/otosecret" --store "$T/st/store" --key-file "$T/key" --use "$1:env=LOGIN_FILE" -- \
 		$PY -c 'import json, os, sys
 v = json.loads(os.environ["LOGIN_FILE"])
 for k in sys.argv[1].split("."): v = v[k]
@@ -474,7 +475,7 @@ assertSecondSessionNoRefresh() {
 	assertNoReal
 }
 
-pending_test_claude_code_refreshes_through_oto() {
+test_claude_code_refreshes_through_oto() {
 	C=$AGENTS/claude
 	npm_cli "$C" "$CLAUDE" || return 0
 	sealed claude
@@ -488,7 +489,7 @@ pending_test_claude_code_refreshes_through_oto() {
 	assertSecondSessionNoRefresh "$@"
 }
 
-pending_test_codex_refreshes_through_oto() {
+test_codex_refreshes_through_oto() {
 	C=$AGENTS/codex
 	npm_cli "$C" "$CODEX" || return 0
 	sealed codex
@@ -505,7 +506,7 @@ pending_test_codex_refreshes_through_oto() {
 
 # Google keeps the refresh token (the fake does not rotate it): the store
 # keeps it and gets the new access token.
-pending_test_gemini_cli_refreshes_through_oto() {
+test_gemini_cli_refreshes_through_oto() {
 	gemini_cli || return 0
 	sealed gemini
 	cp -R "$OTO_TOP/examples/gemini-cli/home-subscription" "$T/skel"
