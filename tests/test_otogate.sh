@@ -486,8 +486,10 @@ test_another_grants_phantom_is_refused() {
 # The gateway, once serving: the --as account, no capability, no_new_privs,
 # a seccomp filter, and an empty root of its own.
 test_the_gateway_is_locked_down() {
+	# The agent outlives the wait below (at most 5 s, for the gateway's empty
+	# root): the test ends it.
 	ip netns exec "$NH" "$OTO_BIN/otogate" --store "$K/store" --key-file "$K/key" $AS $GRANT -- \
-		"$OTO_BIN/otonet" $AS $PUB -- sleep 5 >"$T/out" 2>"$T/err" &
+		"$OTO_BIN/otonet" $AS $PUB -- sleep 30 >"$T/out" 2>"$T/err" &
 	pid=$!
 	n=0
 	while ! grep -q oto-gateway "/proc/$pid/mountinfo" 2>/dev/null && [ $n -lt 100 ]; do
