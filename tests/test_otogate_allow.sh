@@ -147,10 +147,12 @@ test_a_method_override_in_a_form_body_is_refused() {
 		"$P|>_method=DELETE" "$P|$U|>>title=x;+_me%74hod=DELETE" "$P|$U|>a=1&.METHOD" \
 		"$P|$M|>--b\\r\\nContent-Disposition: form-data; name=\"_method\"\\r\\n\\r\\nDELETE\\r\\n--b--\\r\\n" \
 		"$P|$M|>>--b\\r\\nContent-Disposition: form-data; NAME=_method\\r\\n\\r\\nDELETE\\r\\n--b--\\r\\n" \
+		"$P|$M|>name=_method" \
 		"$P|Content-Type: application/json|>{\"_method\": \"DELETE\"}" "$P|$U|>title=_method&x%26_method=1"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
 	o='400 otogate: a method or URL override the upstream could act on: a _method parameter in the form body'
 	assertEquals "$o
+$o
 $o
 $o
 $o
@@ -163,7 +165,7 @@ $o
 	assertEquals "the upstream got: $(cat "$TOPO_DIR/api/requests")" \
 		'{"_method": "DELETE"}' "$(grep -a DELETE "$TOPO_DIR/api/requests")"
 	assertContains "$(cat "$TOPO_DIR/api/requests")" "title=_method&x%26_method=1"
-	assertEquals 6 "$(grep -c '"status":400,.*"error":"a method or URL override the upstream could act on: a _method parameter in the form body"' "$T/log")"
+	assertEquals 7 "$(grep -c '"status":400,.*"error":"a method or URL override the upstream could act on: a _method parameter in the form body"' "$T/log")"
 }
 
 # Any non-ASCII byte in the path, raw or percent-encoded: the look-alikes of

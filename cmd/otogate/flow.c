@@ -256,6 +256,8 @@ static int forward_body(struct gate_flow *f)
 				form_scan_feed(&multi, f->in + pos + doff, dlen);
 			if (err == HTTP_OK && (kinds & (1U << FORM_URLENCODED)))
 				form_scan_end(&url);
+			if (err == HTTP_OK && (kinds & (1U << FORM_MULTIPART)))
+				form_scan_end(&multi);
 			if (url.found || multi.found) {
 				f->status = 400;
 				f->error =
