@@ -119,7 +119,8 @@ class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def body(self):
+    def read_body(self):
+        """The request's body, by its Content-Length or chunked."""
         n = int(self.headers.get("Content-Length") or 0)
         data = self.rfile.read(n) if n else b""
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -130,6 +131,10 @@ class H(BaseHTTPRequestHandler):
                     break
                 data += self.rfile.read(size)
                 self.rfile.readline()
+        return data
+
+    def body(self):
+        data = self.read_body()
         with lock, open(os.path.join(DIR, "requests"), "ab") as f:
             f.write(f"== {self.command} {self.path}\n".encode() + bytes(self.headers) + data + b"\n")
         return data

@@ -188,16 +188,7 @@ class H(fakeapi.H):
     def body(self):
         # fakeapi's log, with the host (the providers share paths) and each
         # header on one line (email's folding splits a long Bearer).
-        n = int(self.headers.get("Content-Length") or 0)
-        data = self.rfile.read(n) if n else b""
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            while True:
-                size = int(self.rfile.readline().split(b";")[0], 16)
-                if not size:
-                    self.rfile.readline()
-                    break
-                data += self.rfile.read(size)
-                self.rfile.readline()
+        data = self.read_body()
         # codex compresses its model calls' bodies (zstd), as the ChatGPT
         # backend accepts: the log and the scripted model get them plain.
         if self.headers.get("Content-Encoding", "").lower() == "zstd" and data:
