@@ -34,6 +34,8 @@
 
 /* Fills buf with n random bytes (libsodium's randombytes_buf in the tools). */
 typedef void (*phantom_rand_fn)(uint8_t *buf, size_t n, void *arg);
+/* phantom_rand.c: the tools' phantom_rand_fn, libsodium's randombytes_buf (arg unused). */
+void phantom_rand(uint8_t *buf, size_t n, void *arg);
 
 enum phantom_kind { PHANTOM_OPAQUE, PHANTOM_JWT };
 enum phantom_err {

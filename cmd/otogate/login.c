@@ -230,12 +230,6 @@ size_t login_env_format(char *buf, size_t size, const struct otogate_opts *o)
 	return at;
 }
 
-static void rnd(uint8_t *buf, size_t n, void *arg)
-{
-	(void)arg;
-	randombytes_buf(buf, n);
-}
-
 /* The file decrypted, its phantoms made: dies 101 on a file that does not fit the profile. */
 static void xlogin_phantom(struct gate_login *l)
 {
@@ -247,8 +241,8 @@ static void xlogin_phantom(struct gate_login *l)
 	l->phantom = malloc(l->len ? l->len : 1);
 	if (!l->phantom)
 		die(EXIT_SYS, errno, "--login %s: unable to allocate its phantom", l->spec);
-	err = login_phantom(&l->p, (const char *)l->real, l->len, l->phantom, f, rnd, NULL, &bad,
-			    &jerr, &at);
+	err = login_phantom(&l->p, (const char *)l->real, l->len, l->phantom, f, phantom_rand, NULL,
+			    &bad, &jerr, &at);
 	if (err == LOGIN_EJSON)
 		die(EXIT_REJECT, 0, "--login %s: the file is not strict JSON: %s at byte %zu",
 		    l->spec, json_strerror(jerr), at);

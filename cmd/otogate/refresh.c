@@ -75,12 +75,6 @@ int refresh_is(const struct gate_flow *f)
 	       f->req.target.len == pl && !memcmp(f->in + f->req.target.off, l->token_path, pl);
 }
 
-static void rnd(uint8_t *buf, size_t n, void *arg)
-{
-	(void)arg;
-	randombytes_buf(buf, n);
-}
-
 static int hname(const struct gate_flow *f, const struct http_header *h, const char *name)
 {
 	size_t n = strlen(name);
@@ -422,7 +416,7 @@ static int store_newer(struct gate_flow *f, struct refresh *r, size_t used)
 	vl = v.e[idx].value_len;
 	if (vl > sizeof(r->file) || store_open(&v, (uint32_t)idx, o->key, (uint8_t *)r->file))
 		goto out;
-	if (login_phantom(&l->p, r->file, vl, r->back, fl, rnd, NULL, &bad, &jerr, &at))
+	if (login_phantom(&l->p, r->file, vl, r->back, fl, phantom_rand, NULL, &bad, &jerr, &at))
 		goto out;
 	for (size_t i = 0; i < l->p.nsecrets; i++) {
 		size_t n = fl[i].end - fl[i].start;
@@ -501,7 +495,7 @@ static int refresh_locked(struct gate_flow *f, struct refresh *r)
 		return 0;
 	}
 	err = login_refresh_response(r->resp, r->resp_len, r->known, r->nknown, r->back, r->fresh,
-				     &r->nfresh, &expires_in, rnd, NULL, w, &jerr);
+				     &r->nfresh, &expires_in, phantom_rand, NULL, w, &jerr);
 	/* The head too: nothing of a real in any header. */
 	if (!err && login_refresh_holds(r->rhead, r->rhead_len, r->fresh, r->nfresh,
 					LOGIN_SIDE_REAL, w) != -1)

@@ -102,12 +102,6 @@ static const char *xrecognise(const char *file, const char *in, size_t len, stru
 	return found;
 }
 
-static void random_bytes(uint8_t *buf, size_t n, void *arg)
-{
-	(void)arg;
-	randombytes_buf(buf, n);
-}
-
 /*
  * Seals NAME = the file's bytes by seal's own path (modes.c), fed one
  * "NAME:base64=DATA" line on stdin through a pipe: the store is written,
@@ -183,7 +177,7 @@ void xotosecret_import(const struct otosecret_opts *o)
 	out = sodium_malloc(len + 1);
 	if (!out)
 		die(EXIT_SYS, errno, "unable to allocate locked memory");
-	err = login_phantom(&p, in, len, out, f, random_bytes, NULL, &bad, &jerr, &at);
+	err = login_phantom(&p, in, len, out, f, phantom_rand, NULL, &bad, &jerr, &at);
 	if (err != LOGIN_OK)
 		die(EXIT_REJECT, 0, "login file %s: profile %s: %s %s", o->login, pname,
 		    bad ? bad->path : "the file", login_strerror(err));
