@@ -196,6 +196,13 @@ static void login_sights(struct gate_flow *f)
 	}
 }
 
+int flow_header_is(const struct gate_flow *f, const struct http_header *h, const char *name)
+{
+	size_t n = strlen(name);
+
+	return h->name.len == n && !strncasecmp(f->in + h->name.off, name, n);
+}
+
 /*
  * The form kinds a request's body is read as for a _method (FORM_URLENCODED,
  * FORM_MULTIPART, as bits), under a grant that limits requests: by each
@@ -215,7 +222,7 @@ static unsigned int form_kinds(const struct gate_flow *f)
 		const char *v = f->in + h->value.off;
 		size_t vl = h->value.len;
 
-		if (h->name.len != 12 || strncasecmp(f->in + h->name.off, "content-type", 12))
+		if (!flow_header_is(f, h, "content-type"))
 			continue;
 		typed = 1;
 		if (vl >= sizeof(URL) - 1 && !strncasecmp(v, URL, sizeof(URL) - 1))
@@ -297,8 +304,8 @@ static int expects_continue(const struct gate_flow *f)
 	for (uint32_t i = 0; i < f->req.nheaders; i++) {
 		const struct http_header *h = &f->req.h[i];
 
-		if (h->name.len == 6 && !strncasecmp(f->in + h->name.off, "expect", 6) &&
-		    h->value.len == 12 && !strncasecmp(f->in + h->value.off, "100-continue", 12))
+		if (flow_header_is(f, h, "expect") && h->value.len == 12 &&
+		    !strncasecmp(f->in + h->value.off, "100-continue", 12))
 			return 1;
 	}
 	return 0;
@@ -589,8 +596,7 @@ static int req_encoded(const struct gate_flow *f)
 	for (uint32_t i = 0; i < f->req.nheaders; i++) {
 		const struct http_header *h = &f->req.h[i];
 
-		if (h->name.len == 16 &&
-		    !strncasecmp(f->in + h->name.off, "content-encoding", 16) &&
+		if (flow_header_is(f, h, "content-encoding") &&
 		    !(h->value.len == 8 && !strncasecmp(f->in + h->value.off, "identity", 8)))
 			return 1;
 	}

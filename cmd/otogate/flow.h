@@ -61,5 +61,7 @@ void flow_log(struct gate_flow *f);
 ssize_t flow_agent_read(struct gate_flow *f);
 /* More of the upstream's bytes into rb: the count, 0 at its end, -1 on error. */
 ssize_t flow_up_read(struct gate_flow *f);
+/* Whether the request's header h (over in) is named name, in any case. Pure. */
+int flow_header_is(const struct gate_flow *f, const struct http_header *h, const char *name);
 
 #endif

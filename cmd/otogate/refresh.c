@@ -75,13 +75,6 @@ int refresh_is(const struct gate_flow *f)
 	       f->req.target.len == pl && !memcmp(f->in + f->req.target.off, l->token_path, pl);
 }
 
-static int hname(const struct gate_flow *f, const struct http_header *h, const char *name)
-{
-	size_t n = strlen(name);
-
-	return h->name.len == n && !strncasecmp(f->in + h->name.off, name, n);
-}
-
 /*
  * The head, checked and rewritten before the body overwrites in: exactly
  * one Content-Type (kept), Host the upstream's, nothing swapped in any
@@ -97,7 +90,7 @@ static int take_head(struct gate_flow *f, struct refresh *r)
 	for (uint32_t i = 0; i < f->req.nheaders; i++) {
 		const struct http_header *h = &f->req.h[i];
 
-		if (!hname(f, h, "content-type"))
+		if (!flow_header_is(f, h, "content-type"))
 			continue;
 		if (++nct > 1 || h->value.len > sizeof(r->ctype)) {
 			flow_refuse(f, 400, "a refresh with two Content-Type headers", NULL);
@@ -167,7 +160,7 @@ static int read_body(struct gate_flow *f, struct refresh *r)
 	int err = HTTP_MORE, expect = 0;
 
 	for (uint32_t i = 0; i < f->req.nheaders; i++)
-		if (hname(f, &f->req.h[i], "expect") && f->req.h[i].value.len == 12 &&
+		if (flow_header_is(f, &f->req.h[i], "expect") && f->req.h[i].value.len == 12 &&
 		    !strncasecmp(f->in + f->req.h[i].value.off, "100-continue", 12))
 			expect = 1;
 	/* The body comes once the agent is told to: the gateway reads it whole first. */
