@@ -76,7 +76,7 @@ client() {
 		>"$w/out" 2>&1 </dev/null || rc=$?
 	t1=$(date +%s%N)
 	printf '%-6s %-9s %7.2f s  exit %s  %s\n' "$name" "$(cat "$w/mode")" \
-		"$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$rc" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')" "$rc" \
 		"$(grep -v '^\s*$' "$w/out" | tail -n 1 | cut -c1-90)"
 }
 

@@ -10,7 +10,7 @@ libseccomp-dev libsodium-dev libcap-dev libssl-dev file"
 test="$build clang:clang libclang-rt-14-dev libcmocka-dev shunit2 groff-base:groff iproute2 util-linux
 python3:python3 socat dnsmasq-base procps git openssl bash make gzip tar coreutils findutils binutils
 nodejs:node iperf3 curl strace gdb linux-perf shellcheck cppcheck clang-tidy-14 clang-format-14
-npm:npm python3-venv python3-wheel python3-pytest chromium fonts-dejavu-core
+npm:npm zstd python3-venv python3-wheel python3-pytest chromium fonts-dejavu-core
 qemu-system-x86 debootstrap cpio openssh-client libwrap0 libgssapi-krb5-2"
 bench="$test bubblewrap hyperfine iperf3 slirp4netns passt"
 fuzz="$build clang:clang libclang-rt-14-dev"

@@ -5,10 +5,10 @@
 # the gateway puts the real access token into the requests to the
 # profile's hosts (transparent grants), scrubs every real of the file from
 # the responses, and records a phantom it sees where no grant swaps it.
-# The profile's host is rest.example.test, tests/helpers/fakehub.py on the
-# fake internet (port 443 led to the hub's $PORT in the internet's
-# namespace), with a profile file: the built-in ones' text, hosts changed
-# (the token endpoint's too: the gateway resolves it at start).
+# The profile's host is rest.example.test, tests/helpers/fakehub.py on its
+# port 443 in a server's namespace behind the fake internet (topo_server),
+# with a profile file: the built-in ones' text, hosts changed (the token
+# endpoint's too: the gateway resolves it at start).
 # run-as: root
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
@@ -17,19 +17,21 @@
 REAL=sk-ant-oat01-Q2xhdWRlUmVhbEFjY2Vzc1Rva2VuMDEyMzQ1Njc4OUFCQ0RFRg-real
 REFRESH=sk-ant-ort01-UmVhbFJlZnJlc2hUb2tlbjAxMjM0NTY3ODlBQkNERUZHSElK-refresh
 HOST=rest.example.test
-PORT=9443
+PORT=443
+HUB4=203.0.113.31
+HUB6=2001:db8:1::31
+HUB_NS=oto-hub-$TOPO_ID
 
 oneTimeSetUp() {
 	[ -n "$IS_ROOT" ] || return 0
 	trap 'hub_down; topo_down' EXIT
 	trap 'hub_down; topo_down; exit 1' INT TERM HUP
 	topo_up || { echo "topology failed" >&2; topo_down; exit 1; }
+	# The profile's host is reached on 443, as a provider's.
+	topo_server "$HUB_NS" hub0 $HUB4 $HUB6 || { echo "the hub's namespace failed" >&2; exit 1; }
+	printf '%s %s\n%s %s\n' $HUB4 $HOST $HUB6 $HOST >"$TOPO_DIR/hosts.d/.$HOST.tmp" &&
+		mv "$TOPO_DIR/hosts.d/.$HOST.tmp" "$TOPO_DIR/hosts.d/$HOST"
 	hub_up || { echo "the fake hub failed" >&2; exit 1; }
-	# The profile's host is reached on 443, as a provider's: led to the hub.
-	ip netns exec "$NI" iptables -t nat -A PREROUTING -d $INET4 -p tcp --dport 443 \
-		-j DNAT --to-destination $INET4:$PORT || exit 1
-	ip netns exec "$NI" ip6tables -t nat -A PREROUTING -d $INET6 -p tcp --dport 443 \
-		-j DNAT --to-destination "[$INET6]:$PORT" || exit 1
 	L=$TOPO_DIR/login
 	mkdir -p "$L" && chmod 0755 "$L"
 	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":1999999999000,"scopes":["user:inference","user:profile"],"subscriptionType":"max"}}\n' \

@@ -68,14 +68,19 @@ print(v)' "$1" "$2"
 }
 
 # cli ENV... -- CMD...: CMD as the test user in the fake host, in
-# $T/home/work, with a bare environment: HOME, PATH, the test CA, ENVs.
+# $T/home/work, with a bare environment: HOME, PATH, the test CA, ENVs; the
+# CLI's install $C seen at $T/cli (a bind mount in ip netns exec's own
+# mount namespace: the account may not reach $C itself, under a checkout
+# in /root).
 cli() {
 	chown -R "$OTO_TEST_USER:$OTO_TEST_USER" "$T/home"
+	mkdir -p "$T/cli"
 	_env=
 	while [ "$1" != -- ]; do _env="$_env $1"; shift; done
 	shift
-	# shellcheck disable=SC2086 # _env: words
-	run in_host setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups \
+	# shellcheck disable=SC2016,SC2086 # the mount's script; _env: words
+	run in_host sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$C" "$T/cli" \
+		setpriv --reuid "$OTO_TEST_USER" --regid "$OTO_TEST_USER" --clear-groups \
 		sh -c 'cd "$0" && exec "$@"' "$T/home/work" timeout 30 env -i PATH=/usr/bin:/bin HOME="$T/home" \
 		NODE_EXTRA_CA_CERTS="$K/ca.pem" $_env "$@" </dev/null
 }
@@ -105,7 +110,7 @@ test_claude_code_refreshes_and_calls_with_the_new_token() {
 	npm_cli "$C" "$CLAUDE" || return 0
 	login claude
 	cli CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 -- \
-		"$C/node_modules/.bin/claude" -p "Show me the environment." --dangerously-skip-permissions
+		"$T/cli/node_modules/.bin/claude" -p "Show me the environment." --dangerously-skip-permissions
 	assertRefreshed claude api.anthropic.com
 	assertEquals "the refresh's body" \
 		"{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$R\",\"client_id\":\"9d1c250a-e61b-44d9-88ed-5944d1962f5e\",\"scope\":\"user:profile user:inference user:sessions:claude_code user:mcp_servers user:file_upload user:plugins\"}" \
@@ -129,7 +134,7 @@ test_codex_refreshes_and_calls_with_the_new_token() {
 		'check_for_update_on_startup = false' 'model = "gpt-5-codex"' '[analytics]' 'enabled = false' \
 		>"$T/home/.codex/config.toml"
 	cli CODEX_CA_CERTIFICATE="$K/ca.pem" -- \
-		"$C/node_modules/.bin/codex" exec --skip-git-repo-check "Show me the environment."
+		"$T/cli/node_modules/.bin/codex" exec --skip-git-repo-check "Show me the environment."
 	assertRefreshed codex chatgpt.com
 	assertEquals "2 model calls" 2 "$(grep -c '^== POST chatgpt.com /backend-api/codex/responses$' "$P/requests")"
 	assertEquals "the account header" "chatgpt-account-id: 8f2d3c4e-1a2b-4c5d-9e8f-0a1b2c3d4e5f" \
@@ -152,7 +157,7 @@ test_gemini_cli_refreshes_and_calls_with_the_new_token() {
  "model": {"name": "gemini-2.5-pro"}, "privacy": {"usageStatisticsEnabled": false},
  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}}\n' >"$T/home/.gemini/settings.json"
 	printf '{"%s": "TRUST_FOLDER"}\n' "$T/home/work" >"$T/home/.gemini/trustedFolders.json"
-	cli PATH="$C/bin:/usr/bin:/bin" -- "$C/bin/gemini" -p "Show me the environment." --yolo
+	cli PATH="$T/cli/bin:/usr/bin:/bin" -- "$T/cli/bin/gemini" -p "Show me the environment." --yolo
 	assertRefreshed gemini 'cloudcode-pa.googleapis.com|www.googleapis.com|oauth2.googleapis.com /tokeninfo'
 	assertEquals "the refresh's body" \
 		"refresh_token=$(printf %s "$R" | sed 's|/|%2F|g')&client_id=681255809395-oo8ft2oprdrnp9e3aqf6av3hmdib135j.apps.googleusercontent.com&client_secret=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&grant_type=refresh_token" \

@@ -9,8 +9,7 @@
 #              those real names with PROV4 and PROV6 (inside the namespaces
 #              only; both, as musl's resolver fails a name whose AAAA is
 #              refused: codex is a static musl binary)
-#   prov_down  the fake stopped, the namespace removed (topo_down removes
-#              the rest)
+#   prov_down  the fake stopped (topo_down removes the namespace)
 #
 # The real names are hard-coded in the CLIs (Claude Code's token endpoint,
 # codex's ChatGPT backend, gemini-cli's Google endpoints): a CLI reaches
@@ -40,23 +39,7 @@ prov_up() {
 		-keyout "$K/prov.key" -out "$K/prov.csr" 2>/dev/null &&
 		openssl x509 -req -in "$K/prov.csr" -CA "$K/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
 			-days 2 -extfile "$K/prov.ext" -out "$K/prov.pem" 2>/dev/null || return 1
-	# Its own namespace: the fake internet's port 443 is nettool's.
-	ip netns add "$NP" || return 1
-	ip link add ip0 netns "$NI" type veth peer name pi0 netns "$NP" || return 1
-	ip -n "$NP" link set lo up
-	ip -n "$NI" link set ip0 up
-	ip -n "$NP" link set pi0 up
-	ip -n "$NI" -6 addr add fe80::1/64 dev ip0 nodad
-	ip -n "$NP" -6 addr add fe80::2/64 dev pi0 nodad
-	ip -n "$NP" addr add $PROV4/32 dev pi0
-	ip -n "$NP" addr add $PROV6/128 dev pi0 nodad
-	ip -n "$NI" route add $PROV4/32 dev ip0
-	ip -n "$NI" -6 route add $PROV6/128 via fe80::2 dev ip0
-	ip -n "$NP" route add default via $INET4 dev pi0 onlink
-	ip -n "$NP" -6 route add default via fe80::1 dev pi0
-	ip -n "$NH" route add $PROV4/32 via $INET4
-	ip -n "$NH" -6 route add $PROV6/128 via $INET6
-	ip netns exec "$NI" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	topo_server "$NP" prov0 $PROV4 $PROV6 || return 1
 	for h in $PROV_HOSTS; do
 		printf '%s %s\n%s %s\n' $PROV4 "$h" $PROV6 "$h" >"$TOPO_DIR/hosts.d/.$h.tmp" &&
 			mv "$TOPO_DIR/hosts.d/.$h.tmp" "$TOPO_DIR/hosts.d/$h"
@@ -71,6 +54,5 @@ prov_up() {
 
 prov_down() {
 	[ -f "$TOPO_DIR/prov.pid" ] && kill "$(cat "$TOPO_DIR/prov.pid")" 2>/dev/null
-	ip netns del "$NP" 2>/dev/null
 	return 0
 }

@@ -184,6 +184,31 @@ topo_mtu() {
 	return 0
 }
 
+# topo_server NS LINK ADDR4 ADDR6 [MTU]: a server's namespace NS behind
+# the fake internet, on a veth pair named LINK in both (MTU 1500 unless
+# given), with ADDR4 and ADDR6 (in the fake internet's ranges) routed to it
+# from the fake internet and the fake host. Its own ports, 443 among them:
+# the fake internet's are nettool's. topo_down removes it.
+topo_server() {
+	ip netns add "$1" || return 1
+	echo "$1" >>"$TOPO_DIR/servers"
+	ip link add "$2" netns "$NI" type veth peer name "$2" netns "$1" || return 1
+	ip -n "$1" link set lo up
+	ip -n "$NI" link set "$2" up mtu "${5:-1500}"
+	ip -n "$1" link set "$2" up mtu "${5:-1500}"
+	ip -n "$NI" -6 addr add fe80::1/64 dev "$2" nodad
+	ip -n "$1" -6 addr add fe80::2/64 dev "$2" nodad
+	ip -n "$1" addr add "$3/32" dev "$2"
+	ip -n "$1" addr add "$4/128" dev "$2" nodad
+	ip -n "$NI" route add "$3/32" dev "$2"
+	ip -n "$NI" -6 route add "$4/128" via fe80::2 dev "$2"
+	ip -n "$1" route add default via $INET4 dev "$2" onlink
+	ip -n "$1" -6 route add default via fe80::1 dev "$2"
+	ip -n "$NH" route add "$3/32" via $INET4
+	ip -n "$NH" -6 route add "$4/128" via $INET6
+	ip netns exec "$NI" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+}
+
 # topo_far: a server further away, behind a hop of MTU 1400 in the fake
 # internet (oto-far-ID: FAR4, FAR6, the fake internet's servers), so that a
 # packet of 1500 bytes from the host draws an ICMP "fragmentation needed" /
@@ -191,28 +216,13 @@ topo_mtu() {
 FAR4=203.0.113.200
 FAR6=2001:db8:1::200
 topo_far() {
-	ip netns add "$NF" || return 1
-	ip link add if0 netns "$NI" type veth peer name fi0 netns "$NF" || return 1
-	ip -n "$NF" link set lo up
-	ip -n "$NI" link set if0 up mtu 1400
-	ip -n "$NF" link set fi0 up mtu 1400
-	ip -n "$NI" -6 addr add fe80::1/64 dev if0 nodad
-	ip -n "$NF" addr add $FAR4/32 dev fi0
-	ip -n "$NF" addr add $FAR6/128 dev fi0 nodad
-	ip -n "$NF" -6 addr add fe80::2/64 dev fi0 nodad
-	ip -n "$NI" route add $FAR4/32 dev if0
-	ip -n "$NI" -6 route add $FAR6/128 via fe80::2 dev if0
-	ip -n "$NF" route add default via $INET4 dev fi0 onlink
-	ip -n "$NF" -6 route add default via fe80::1 dev fi0
-	ip -n "$NH" route add $FAR4/32 via $INET4
-	ip -n "$NH" -6 route add $FAR6/128 via $INET6
-	ip netns exec "$NI" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	topo_server "$NF" far0 $FAR4 $FAR6 1400 || return 1
 	mkdir -p "$TOPO_DIR/far"
 	ip netns exec "$NF" $PY "$NETTOOL" serve-inet "$TOPO_DIR/far" >"$TOPO_DIR/far.log" 2>&1 &
 	echo $! >"$TOPO_DIR/far.pid"
 	n=0
 	while [ ! -e "$TOPO_DIR/far/inet.ready" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	topo_mcast_wait "$NI if0" "$NF fi0"
+	topo_mcast_wait "$NI far0" "$NF far0"
 	[ -e "$TOPO_DIR/far/inet.ready" ]
 }
 
@@ -228,7 +238,9 @@ topo_down() {
 	for p in inet lan dns far; do
 		[ -f "$TOPO_DIR/$p.pid" ] && kill "$(cat "$TOPO_DIR/$p.pid")" 2>/dev/null
 	done
-	for ns in "$NH" "$NI" "$NL" "$NF"; do ip netns del "$ns" 2>/dev/null; done
+	for ns in "$NH" "$NI" "$NL" $(cat "$TOPO_DIR/servers" 2>/dev/null); do
+		ip netns del "$ns" 2>/dev/null
+	done
 	rm -rf "/etc/netns/$NH" "$TOPO_DIR"
 	# The device is the machine's: restore its mode only when no other
 	# topology (another suite, a benchmark) still needs it, and the mode
@@ -333,8 +345,9 @@ hub_auth() {
 		sed 's/^[^:]*:/Authorization:/' | LC_ALL=C sort -u
 }
 # The test CA, a certificate of it for every name the hub answers as, the
-# hub on $PORT, a bare repository, a package, and the store (GH_TOKEN,
-# NPM_TOKEN, API_TOKEN), each holding $REAL; $K the keys, $D the hub's tree.
+# hub on $PORT (in the namespace $HUB_NS if set, the fake internet's if
+# not), a bare repository, a package, and the store (GH_TOKEN, NPM_TOKEN,
+# API_TOKEN), each holding $REAL; $K the keys, $D the hub's tree.
 hub_up() {
 	K=$TOPO_DIR/pki
 	D=$TOPO_DIR/hub
@@ -363,7 +376,7 @@ hub_up() {
 			>"$D/pkg/package/package.json" &&
 		echo 'module.exports = "private ok";' >"$D/pkg/package/index.js" &&
 		tar -C "$D/pkg" -czf "$D/private-1.0.0.tgz" package || return 1
-	ip netns exec "$NI" $PY "$OTO_TESTS/helpers/fakehub.py" "$K/srv.pem" "$K/srv.key" $PORT \
+	ip netns exec "${HUB_NS:-$NI}" $PY "$OTO_TESTS/helpers/fakehub.py" "$K/srv.pem" "$K/srv.key" $PORT \
 		"$D" "$K/real" >"$TOPO_DIR/hub.log" 2>&1 &
 	echo $! >"$TOPO_DIR/hub.pid"
 	n=0
