@@ -648,6 +648,9 @@ int store_merge(struct store_plain *out, const struct store_plain *old, uint32_t
  * owner and mode 0600, fsync'd, renamed over NAME; the directory fsync'd.
  * The file is at every instant a whole old or a whole new store.
  * A missing store is made (new random id) with STORE_UPDATE_CREATE only.
+ * With STORE_UPDATE_DIR_LATER the directory's fsync is the caller's, on
+ * dirfd, once it has done what must not wait for the disk (otogate: the
+ * refresh's answer); the new store is in place at return.
  * STORE_UPDATE_NO_TMPFILE writes the named file at once (tests);
  * STORE_UPDATE_STOP(k) raises SIGSTOP at point k (tests: 1 read and
  * verified, 2 new store synced, 3 named, 4 renamed). Returns STORE_UPD_OK, or
@@ -680,6 +683,7 @@ enum store_upd {
 };
 #define STORE_UPDATE_CREATE	    1u
 #define STORE_UPDATE_NO_TMPFILE	    2u
+#define STORE_UPDATE_DIR_LATER	    4u
 #define STORE_UPDATE_STOP(k)	    ((unsigned int)(k) << 4)
 #define STORE_UPDATE_STOP_POINT(fl) (((fl) >> 4) & 0xfu)
 #define STORE_UPDATE_WAIT_MS	    10000 /* how long a writer waits for the lock */

@@ -88,6 +88,7 @@ static int read_store(struct upd *u, uint8_t **buf, size_t *len, struct stat *st
 {
 	/* O_NONBLOCK: a FIFO planted under the store's name must not hang the writer. */
 	int fd = openat(u->at, u->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	size_t cap;
 	ssize_t n;
 
 	*buf = NULL;
@@ -105,9 +106,17 @@ static int read_store(struct upd *u, uint8_t **buf, size_t *len, struct stat *st
 		errno = 0;
 		return S_ISREG(st->st_mode) ? STORE_UPD_MODE : STORE_UPD_NOTREG;
 	}
-	*buf = malloc(STORE_MAX_SIZE);
-	n = *buf ? fd_read_all(fd, *buf, STORE_MAX_SIZE) : -1;
+	/* Its size and one byte more, not STORE_MAX_SIZE: a megabyte mapped and unmapped at
+	 * every refresh of a login (otogate) costs a page fault and a TLB flush each time. */
+	cap = st->st_size < STORE_MAX_SIZE ? (size_t)st->st_size + 1 : STORE_MAX_SIZE;
+	*buf = malloc(cap);
+	n = *buf ? fd_read_all(fd, *buf, cap) : -1;
 	close(fd);
+	if (n < 0 && errno == EFBIG && cap < STORE_MAX_SIZE) {
+		/* Grew while read, under our lock: a writer that does not take it. */
+		errno = EBUSY;
+		return STORE_UPD_READ;
+	}
 	if (n < 0 && errno == EFBIG) {
 		*detail = STORE_ETOOBIG;
 		return STORE_UPD_STORE;
@@ -274,7 +283,8 @@ static int update_locked(struct upd *u, const uint8_t *key, const struct store_p
 	u->named = 0;
 	stop_at(u, 4);
 	/* The rename itself lasts only once the directory is on disk. */
-	r = fsync(u->lock) < 0 ? STORE_UPD_SYNC : STORE_UPD_OK;
+	r = !(u->flags & STORE_UPDATE_DIR_LATER) && fsync(u->lock) < 0 ? STORE_UPD_SYNC
+								       : STORE_UPD_OK;
 out:
 	err = errno;
 	if (u->named)

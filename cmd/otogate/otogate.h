@@ -536,6 +536,7 @@ struct gate {
 	/* a refresh at a time (refresh.c): the work area, the login tables' writes */
 	pthread_mutex_t refresh_lock;
 	struct login_refresh_work *work;
+	void *_Atomic refresh_spare; /* a refresh's area (600 KB), kept for the next */
 };
 /*
  * Returns the upstreams' TLS client context (made by the first flow to ask),

@@ -334,11 +334,15 @@ static int send_answer(struct gate_flow *f, struct refresh *r, const char *body)
 }
 
 /*
- * The new real file sealed into the store, at once. Without a directory
+ * The new real file sealed into the store, at once, its directory's fsync
+ * left to the caller (sync_dir) once the agent has its answer: a power cut
+ * between the rename and that sync loses the tokens as one between the
+ * provider's answer and the rename would, and the agent does not wait for
+ * the disk twice. 1 when that sync is owed, else 0. Without a directory
  * (--store-fd), or when the write fails, the session keeps the tokens
  * alone: said on stderr.
  */
-static void keep(struct gate_flow *f, struct refresh *r, int64_t expires_in)
+static int keep(struct gate_flow *f, struct refresh *r, int64_t expires_in)
 {
 	const struct otogate_opts *o = f->gate->o;
 	const struct gate_login *l = f->g->login;
@@ -349,23 +353,37 @@ static void keep(struct gate_flow *f, struct refresh *r, int64_t expires_in)
 				 r->nfresh, expires_in, (int64_t)time(NULL), r->file,
 				 sizeof(r->file), &r->file_len);
 	if (err) {
+		sodium_memzero(r->file, sizeof(r->file));
+		r->file_len = 0;
 		warnx("--login %s: the refreshed login file: %s: the new tokens are kept for "
 		      "this session only",
 		      l->spec, login_refresh_strerror(err));
-		return;
+		return 0;
 	}
 	memcpy(l->t->file, r->file, r->file_len);
 	l->t->file_len = r->file_len;
 	if (o->store_dir < 0)
-		return;
+		return 0;
 	pe.name = l->entry;
 	pe.value = (const uint8_t *)r->file;
 	pe.value_len = r->file_len;
-	err = store_update(o->store_dir, o->store_name, o->key, &pe, 1, 0, STORE_WAIT_MS, &detail);
-	if (err != STORE_UPD_OK && err != STORE_UPD_SYNC)
+	err = store_update(o->store_dir, o->store_name, o->key, &pe, 1, STORE_UPDATE_DIR_LATER,
+			   STORE_WAIT_MS, &detail);
+	if (err != STORE_UPD_OK)
 		log_msg(LOG_WARN, err < STORE_UPD_NOTREG ? errno : 0,
 			"--login %s: unable to keep the refreshed tokens in the store: %s", l->spec,
 			store_update_strerror(err, detail));
+	return err == STORE_UPD_OK;
+}
+
+/* The store's directory on disk, the rename in it lasting (keep). */
+static void sync_dir(struct gate_flow *f)
+{
+	const struct gate_login *l = f->g->login;
+
+	if (fsync(f->gate->o->store_dir) < 0)
+		log_msg(LOG_WARN, errno, "--login %s: the store with the refreshed tokens: %s",
+			l->spec, store_update_strerror(STORE_UPD_SYNC, 0));
 }
 
 /* Whether an error answer says the refresh token is no longer valid (RFC 6749, 5.2). */
@@ -443,7 +461,7 @@ static int refresh_locked(struct gate_flow *f, struct refresh *r)
 	const struct gate_login *l = f->g->login;
 	struct login_refresh_work *w = f->gate->work;
 	char detail[512], msg[640];
-	int err, jerr = 0, k;
+	int err, jerr = 0, k, owed, rc;
 	int64_t expires_in = -1;
 	size_t used = 0;
 
@@ -502,14 +520,17 @@ static int refresh_locked(struct gate_flow *f, struct refresh *r)
 		return -1;
 	}
 	/* Kept first (the store too), then told: the provider has invalidated the old ones. */
-	keep(f, r, expires_in);
+	owed = keep(f, r, expires_in);
 	for (size_t i = 0; i < r->nfresh; i++)
 		if (login_table_add(l->t, r->fresh[i].role, r->fresh[i].real, r->fresh[i].phantom,
 				    r->fresh[i].len) < 0)
 			warnx("--login %s: a %s token of %zu bytes is not kept", l->spec,
 			      login_role_name(r->fresh[i].role), r->fresh[i].len);
 	f->status = r->status;
-	if (send_answer(f, r, r->back) < 0) {
+	rc = send_answer(f, r, r->back);
+	if (owed)
+		sync_dir(f);
+	if (rc < 0) {
 		f->error = "the agent closed";
 		flow_log(f);
 		return -1;
@@ -518,24 +539,51 @@ static int refresh_locked(struct gate_flow *f, struct refresh *r)
 	return 0;
 }
 
+/*
+ * What a refresh wrote, zeroed: the parts used, by their lengths (the
+ * whole area is 600 KB, and zeroing it all made every refresh fault in
+ * each of its pages).
+ */
+static void wipe(struct refresh *r)
+{
+	sodium_memzero(r->ctype, r->ctype_len);
+	sodium_memzero(r->head, r->head_len);
+	sodium_memzero(r->body, r->len);
+	sodium_memzero(r->out, r->len);
+	sodium_memzero(r->rhead, r->rhead_len);
+	sodium_memzero(r->resp, r->resp_len);
+	sodium_memzero(r->back, r->resp_len);
+	sodium_memzero(r->file, r->file_len);
+	sodium_memzero(r->known, sizeof(r->known));
+	sodium_memzero(r->fresh, sizeof(r->fresh));
+}
+
 int refresh_serve(struct gate_flow *f)
 {
-	struct refresh *r = malloc(sizeof(*r));
+	/* The last refresh's area when no other refresh holds it: no mapping made and
+	 * unmapped (a TLB flush on every core the gateway runs on), no page faulted in. */
+	struct refresh *r = atomic_exchange(&f->gate->refresh_spare, NULL);
+	void *none = NULL;
 	int rc = -1;
+
+	if (!r)
+		r = malloc(sizeof(*r));
 
 	if (!r) {
 		flow_refuse(f, 503, "out of memory for a refresh", NULL);
 		return -1;
 	}
-	r->ctype_len = 0;
+	r->ctype_len = r->head_len = r->len = r->rhead_len = r->resp_len = r->file_len = 0;
+	r->nknown = r->nfresh = 0;
 	if (take_head(f, r) == 0 && read_body(f, r) == 0) {
 		head_length(r, f->req.body.kind == HTTP_BODY_CHUNKED);
 		pthread_mutex_lock(&f->gate->refresh_lock);
 		rc = refresh_locked(f, r);
 		pthread_mutex_unlock(&f->gate->refresh_lock);
 	}
-	sodium_memzero(r, sizeof(*r));
-	free(r);
+	wipe(r);
+	if (!atomic_compare_exchange_strong(&f->gate->refresh_spare, &none, r))
+		free(r);
 	if (rc == 0 && (!f->req.keep_alive || f->resp.body.kind == HTTP_BODY_CLOSE))
 		rc = -1;
 	return rc;
