@@ -71,6 +71,21 @@ skip() {
 	startSkipping
 }
 
+# helper_cc NAME [CFLAGS...]: tests/helpers/NAME.c built into $T/NAME
+# (gcc -O1 CFLAGS), or the one prebuilt in $OTO_HELPERS_BIN when set (the
+# VM of test_otons_vm.sh: its root has no compiler, and gcc under TCG
+# took seconds a helper); false, the test failed, when neither is there.
+helper_cc() {
+	_n=$1
+	shift
+	if [ -n "${OTO_HELPERS_BIN:-}" ]; then
+		cp "$OTO_HELPERS_BIN/$_n" "$T/$_n" || { fail "no prebuilt $_n in $OTO_HELPERS_BIN"; return 1; }
+	else
+		gcc -O1 "$@" -o "$T/$_n" "$OTO_TESTS/helpers/$_n.c" || { fail "cannot build $_n"; return 1; }
+	fi
+	chmod 0755 "$T/$_n"
+}
+
 # lldeny_build: $T/lldeny, the static helper of the Landlock lines
 # (tests/helpers/lldeny.c); skips the test where Landlock cannot log (ABI < 7,
 # Linux 6.15).

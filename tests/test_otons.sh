@@ -426,8 +426,7 @@ test_cgroup_removed_when_the_launch_fails() {
 
 test_cgroup_fork_bomb_meets_pids_max() {
 	need_cgroup pids || return 0
-	gcc -O1 -o "$T/forkn" "$OTO_TESTS/helpers/forkn.c" || fail "cannot build forkn"
-	chmod 0755 "$T/forkn"
+	helper_cc forkn || return 0
 	# 16 tasks: pid 1 and forkn, and 14 children; the 15th fork fails.
 	ns --cgroup="$CG_DIR" --pids-max 16 -- "$T/forkn" 200 "$T/go" >"$T/bomb" 2>"$T/bomb.err" &
 	bomb=$!
@@ -464,8 +463,7 @@ test_cgroup_memory_hog_is_killed_inside() {
 # --log-fd: the calls otoexec's filter refuses, logged by the supervisor,
 # answered with the errno they get without a log.
 refuse_build() {
-	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
-	chmod 0755 "$T/refuse"
+	helper_cc refuse
 }
 
 # log_field FIELD: that field of every refusal's JSON line of $T/log, one a
@@ -546,8 +544,7 @@ test_refusal_log_budget_spent_says_so() {
 # call still fails with EPERM, the log stays bounded (the first ten, then
 # each power of ten), and the session ends with the program's code.
 test_refusal_flood_costs_the_session() {
-	gcc -O1 -pthread -o "$T/flood" "$OTO_TESTS/helpers/flood.c" || fail "cannot build flood"
-	chmod 0755 "$T/flood"
+	helper_cc flood -pthread || return 0
 	# shellcheck disable=SC2086 # AS is an option and its value
 	otons $AS --log-fd 3 -- otoexec -- "$T/flood" 4 2 "$T/go" 3 3>"$T/log" >"$T/out" 2>"$T/err" &
 	sup=$!

@@ -3,7 +3,7 @@
 # machines are hybrid (cgroup v1 holds pids, memory and cpu), so there the
 # tests of test_otons.sh that need a controller skip. The VM (qemu TCG,
 # Debian's kernel, a minbase bookworm root as its initramfs: tests/vm/image.sh,
-# cached in build/vm) runs test_otons.sh's cgroup tests (the fork bomb at
+# cached in build/vm; the tests' C helpers built here, static) runs test_otons.sh's cgroup tests (the fork bomb at
 # pids.max while a second session of the account starts, the OOM kill with
 # 137, nothing left after a session, the errors) and the refusal flood's
 # bound on the supervisor's CPU, as root and as uid 65534 in a delegated
@@ -55,6 +55,12 @@ test_vm_runs_the_cgroup_tests() {
 	cp -p "$OTO_BIN"/* "$s/oto/bin/"
 	cp -pR "$OTO_TESTS/." "$s/oto/tests/"
 	cp "$OTO_TESTS/vm/init" "$s/init"
+	# The tests' C helpers, static, built here: the VM's root has no compiler.
+	mkdir -p "$s/oto/helpers"
+	for h in forkn refuse flood; do
+		gcc -static -O1 -pthread -o "$s/oto/helpers/$h" "$OTO_TESTS/helpers/$h.c" ||
+			fail "cannot build $h"
+	done
 	for who in root user; do
 		[ -z "$(vm_tests $who)" ] || echo "$who test_otons.sh $(vm_tests $who | tr '\n' ' ')"
 	done >"$s/oto/vm-tests"

@@ -3,8 +3,8 @@
 # (the suite gives build/vm): DIR/vmlinuz, Debian's kernel (the package
 # linux-image-amd64 depends on, fetched with apt-get download, its vmlinuz
 # taken out with dpkg-deb), and DIR/root.cpio, a debootstrap --variant=minbase
-# bookworm root with what the tests need (gcc and libc6-dev for their helpers,
-# python3, shunit2, procps), without documentation or apt's caches, as an
+# bookworm root with what the tests need (python3, shunit2, procps; their C
+# helpers come built: tests/test_otons_vm.sh), without documentation or apt's caches, as an
 # uncompressed initramfs (the VM's kernel unpacks it faster than it would
 # decompress it). Both come from Debian's archive as this machine's apt
 # sources name it. Each is made only when missing, or when what it is made of
@@ -20,7 +20,7 @@ die() {
 info() { echo "$prog: info: $*" >&2; }
 mkdir -p "$dir"
 log=$dir/image.log
-INCLUDE=gcc,libc6-dev,python3,shunit2,procps
+INCLUDE=python3,shunit2,procps
 SUITE=bookworm
 
 # The main archive, as scripts/fresh-check.sh finds it: the first URI naming
