@@ -20,6 +20,9 @@
 #   the tree: a copy of examples/agent when new, the account's, mode 0700;
 #     a part the role needs and the tree lacks (people/PERSON...) made alone;
 #   the key and the sealed store (otosecret keygen, seal), root's, mode 0600;
+#     with --login, the store and its directory (one of its own) are the
+#     account's instead: the gateway, as the account, seals a refresh's new
+#     tokens back into it (the store is sealed: the key stays root's);
 #     each name's value from the variable NAME, else a line on stdin (never
 #     argv; not echoed on a terminal); a name already in the store is left
 #     alone unless its value is given and differs;
@@ -241,8 +244,20 @@ if [ -e "$root" ] || [ -L "$root" ]; then
 fi
 
 # 3. The key and the store: whether they open, which names they hold, the
-# values given. Values live in variables val_NAME, never in argv.
-key_new="" seal_names="" import_entries=""
+# values given. Values live in variables val_NAME, never in argv. A store
+# of logins is in a directory of the account's own, or one to be made.
+key_new="" seal_names="" import_entries="" sdir=""
+if [ -n "$entries" ]; then
+	sdir=$(dirname "$store")
+	if [ -e "$sdir" ] && { [ -n "$made_user" ] || [ "$(stat -c %u "$sdir")" != "$uid" ]; }; then
+		die 101 "the store $store holds logins (--login), and its directory $sdir is not $user's:" \
+			"the gateway, as $user, seals a refresh's new tokens back into it" \
+			"(name a store in a directory of its own, which setup makes $user's: --store $sdir/logins/$(basename "$store"))"
+	fi
+	# The account could replace a key there with one it knows.
+	[ "$(dirname "$key")" != "$sdir" ] ||
+		die 101 "the key $key is in the directory of the store of logins, which is $user's (keep the key elsewhere, root's)"
+fi
 if [ -n "$names$entries" ]; then
 	if [ -e "$key" ]; then
 		[ -f "$key" ] && ! [ -L "$key" ] || die 101 "the key $key is not a regular file"
@@ -405,6 +420,11 @@ if [ -n "$names$entries" ]; then
 	else
 		say "key $key: unchanged"
 	fi
+	if [ -n "$sdir" ] && ! [ -d "$sdir" ]; then
+		mkdir -p "$(dirname "$sdir")"
+		mkdir -m 0700 "$sdir"
+		chown "$uid:$gid" "$sdir"
+	fi
 	if [ -n "$seal_names" ]; then
 		mkdir -p "$(dirname "$store")"
 		for n in $seal_names; do
@@ -422,6 +442,7 @@ if [ -n "$names$entries" ]; then
 		"$otosecret" import "$how" "$p" --name "$n" --key-file "$key" --store "$store" "$f" >&2 ||
 			die 101 "unable to import $f into the store $store (above: why)"
 	done
+	[ -z "$sdir" ] || chown "$uid:$gid" "$store" || die 111 "unable to give the store $store to $user"
 	for n in $names $entries; do
 		eval "say \"store $store, $n: \$state_$n\""
 	done

@@ -315,6 +315,28 @@ test_claude_code_through_oto_holds_phantoms_only() {
 }
 
 
+# examples/setup.sh and a store of logins the account could not write
+# back into, or a key the account could replace: refused, with the fix,
+# before anything is made.
+test_setup_refuses_a_store_of_logins_the_account_cannot_keep() {
+	A=$T/code
+	sub_recipe claude-code
+	mkdir -m 0755 "$T/etc"
+	sed -i "s|^--store .*|--store $T/etc/code.store|" "$T/subscription.conf"
+	run env CLAUDE_LOGIN=/nonexistent "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
+	assertEquals 101 "$rc"
+	assertEquals "setup: fatal: the store $T/etc/code.store holds logins (--login), and its directory $T/etc is not $OTO_TEST_USER's: the gateway, as $OTO_TEST_USER, seals a refresh's new tokens back into it (name a store in a directory of its own, which setup makes $OTO_TEST_USER's: --store $T/etc/logins/code.store)" \
+		"$(cat "$T/err")"
+	sed -i -e "s|^--store .*|--store $T/etc/logins/code.store|" -e "s|^--key-file .*|--key-file $T/etc/logins/code.key|" \
+		"$T/subscription.conf"
+	run env CLAUDE_LOGIN=/nonexistent "$OTO_TOP/examples/setup.sh" --config "$T/subscription.conf" claude-code
+	assertEquals 101 "$rc"
+	assertEquals "setup: fatal: the key $T/etc/logins/code.key is in the directory of the store of logins, which is $OTO_TEST_USER's (keep the key elsewhere, root's)" \
+		"$(cat "$T/err")"
+	assertEquals "nothing made in $T/etc" "" "$(ls -A "$T/etc")"
+	assertFalse "no tree made" "[ -e '$T/code' ]"
+}
+
 # Claude Code at a terminal, on its subscription, as a person starts it
 # with the recipe's skeleton (home-subscription/): it asks nothing at start,
 # and the prompt typed reaches the API with the real access token.
@@ -408,6 +430,10 @@ setup: store $T/st/store, CLAUDE_LOGIN: made
 setup: install $C: unchanged
 setup: home $T/skel: made" "$(grep '^setup: ' "$T/err")"
 	assertEquals "import's lines" "profile claude" "$(grep '^profile ' "$T/err")"
+	# The gateway, as the account, seals a refresh's tokens back: the store
+	# and its directory are the account's; the key root's.
+	assertEquals "$OTO_TEST_USER 700 $OTO_TEST_USER 600 0 600" \
+		"$(stat -c '%u %a' "$T/st" "$T/st/store" "$T/key" | tr '\n' ' ' | sed 's/ $//')"
 	assertEquals "the skeleton: home-subscription/" "" "$(diff -r "$OTO_TOP/examples/claude-code/home-subscription" "$T/skel")"
 	run in_host sh -c "$(cat "$T/out") </dev/null"
 	assertEquals "rc: $(tail -c 1500 "$T/err")" 0 "$rc"
