@@ -197,6 +197,24 @@ test_the_phantom_elsewhere_goes_out_as_it_is() {
 	assertEquals 1 "$(grep -c '"verdict":"pass","phantom":"refresh","where":"header X-R"' "$T/a/log")"
 }
 
+# The phantoms a refresh gave out, where no grant swaps them, are recorded
+# as the file's are: the new access token in another header, the new
+# refresh token in a query.
+test_a_refreshed_phantom_elsewhere_is_recorded() {
+	gate "$T/a" -- sh -c "$REFRESH"'
+		A=$(python3 -c "import json; print(json.load(open(\"ans.json\"))[\"access_token\"])")
+		R=$(python3 -c "import json; print(json.load(open(\"ans.json\"))[\"refresh_token\"])")
+		curl -sS -o /dev/null -w "%{http_code}\n" -H "Authorization: Bearer $A" -H "X-Copy: $A" \
+			"https://api.anthropic.com/api/oauth/profile?r=$R"'
+	assertEquals "rc: $(cat "$T/a/err")" 0 $?
+	assertEquals "200
+200
+200" "$(cat "$T/a/out")"
+	assertEquals '"grant":"CLAUDE_LOGIN","host":"api.anthropic.com","verdict":"pass","phantom":"access","where":"header X-Copy"
+"grant":"CLAUDE_LOGIN","host":"api.anthropic.com","verdict":"pass","phantom":"refresh","where":"query"' \
+		"$(grep '"verdict":"pass"' "$T/a/log" | sed 's/^{"time":[0-9.]*,//; s/}$//')"
+}
+
 # A hostile token endpoint echoes the real refresh token: in another
 # field, in base64, in a header, in an error body: a 502, nothing of it
 # reaches the agent.

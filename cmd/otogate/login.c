@@ -389,46 +389,73 @@ static int carries(const struct grant *g, const char *name, size_t n)
 	return 0;
 }
 
-size_t login_seen(const struct otogate_opts *o, const struct grant *g, const char *buf,
-		  const struct http_req *r, struct login_sight *out, size_t max)
+/* The places of phantom p (len bytes, of role) of login l in the head r: appended to out. */
+static size_t sight(const struct gate_login *l, enum login_role role, const char *p, size_t len,
+		    const struct grant *g, const char *buf, const struct http_req *r,
+		    struct login_sight *out, size_t n, size_t max)
 {
 	const char *t = buf + r->target.off;
 	const char *q = memchr(t, '?', r->target.len);
-	size_t pl = q ? (size_t)(q - t) : r->target.len, n = 0;
+	size_t pl = q ? (size_t)(q - t) : r->target.len;
+	struct login_sight w = { .login = l, .role = role };
+
+	if (n < max && memmem(t, pl, p, len)) {
+		w.where = "path";
+		w.where_len = 4;
+		out[n++] = w;
+	}
+	if (n < max && q && memmem(q, r->target.len - pl, p, len)) {
+		w.where = "query";
+		w.where_len = 5;
+		out[n++] = w;
+	}
+	for (uint32_t h = 0; h < r->nheaders && n < max; h++) {
+		const struct http_header *hd = &r->h[h];
+
+		if (!memmem(buf + hd->value.off, hd->value.len, p, len))
+			continue;
+		/* Where its own grant swaps it: the real value goes out. */
+		if (g && g->login == l && role == LOGIN_ACCESS &&
+		    carries(g, buf + hd->name.off, hd->name.len))
+			continue;
+		w.where = buf + hd->name.off;
+		w.where_len = hd->name.len;
+		w.header = 1;
+		out[n++] = w;
+	}
+	return n;
+}
+
+/* Whether p (len bytes) is one of the file's phantoms of l. */
+static int in_file(const struct gate_login *l, const char *p, size_t len)
+{
+	for (size_t s = 0; s < l->n; s++)
+		if (l->slen[s] == len && !memcmp(l->sphantom[s], p, len))
+			return 1;
+	return 0;
+}
+
+size_t login_seen(const struct otogate_opts *o, const struct grant *g, const char *buf,
+		  const struct http_req *r, struct login_sight *out, size_t max)
+{
+	size_t n = 0;
 
 	for (size_t i = 0; i < o->nlogins; i++) {
 		const struct gate_login *l = &o->logins[i];
+		struct login_table *t = l->t;
 
-		for (size_t s = 0; s < l->n; s++) {
-			const char *p = l->sphantom[s];
-			size_t len = l->slen[s];
-			struct login_sight w = { .login = l, .role = l->role[s] };
-
-			if (n < max && memmem(t, pl, p, len)) {
-				w.where = "path";
-				w.where_len = 4;
-				out[n++] = w;
-			}
-			if (n < max && q && memmem(q, r->target.len - pl, p, len)) {
-				w.where = "query";
-				w.where_len = 5;
-				out[n++] = w;
-			}
-			for (uint32_t h = 0; h < r->nheaders && n < max; h++) {
-				const struct http_header *hd = &r->h[h];
-
-				if (!memmem(buf + hd->value.off, hd->value.len, p, len))
-					continue;
-				/* Where its own grant swaps it: the real value goes out. */
-				if (g && g->login == l && l->role[s] == LOGIN_ACCESS &&
-				    carries(g, buf + hd->name.off, hd->name.len))
-					continue;
-				w.where = buf + hd->name.off;
-				w.where_len = hd->name.len;
-				w.header = 1;
-				out[n++] = w;
-			}
-		}
+		for (size_t s = 0; s < l->n; s++)
+			n = sight(l, l->role[s], l->sphantom[s], l->slen[s], g, buf, r, out, n,
+				  max);
+		if (!t)
+			continue;
+		/* The phantoms the session's refreshes gave out, as the file's. */
+		pthread_mutex_lock(&t->lock);
+		for (size_t k = 0; k < t->n; k++)
+			if (!in_file(l, t->tok[k].phantom, t->tok[k].len))
+				n = sight(l, t->tok[k].role, t->tok[k].phantom, t->tok[k].len, g,
+					  buf, r, out, n, max);
+		pthread_mutex_unlock(&t->lock);
 	}
 	return n;
 }

@@ -425,9 +425,10 @@ struct login_sight {
 };
 /*
  * The places in the head r (over buf) of a request to g where a phantom of
- * a login stands and goes out as it is: the path, the query, a header but
- * the one g puts the access token's real value in. At most max, into out;
- * their number. Pure.
+ * a login (the file's, or one its refreshes gave out) stands and goes out
+ * as it is: the path, the query, a header but the one g puts the access
+ * token's real value in. At most max, into out; their number. Takes each
+ * login's table lock; else pure.
  */
 size_t login_seen(const struct otogate_opts *o, const struct grant *g, const char *buf,
 		  const struct http_req *r, struct login_sight *out, size_t max);
