@@ -90,8 +90,7 @@ helper_cc() {
 # (tests/helpers/lldeny.c); skips the test where Landlock cannot log (ABI < 7,
 # Linux 6.15).
 lldeny_build() {
-	gcc -static -O1 -o "$T/lldeny" "$OTO_TESTS/helpers/lldeny.c" || fail "cannot build lldeny"
-	chmod 0755 "$T/lldeny"
+	helper_cc lldeny -static || return 1
 	[ "$("$T/lldeny" abi)" -ge 7 ] || { skip "Landlock ABI $("$T/lldeny" abi): no audit"; return 1; }
 }
 

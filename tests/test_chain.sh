@@ -252,8 +252,7 @@ test_only_the_named_secret_arrives() {
 # (OTO_REFUSALS reaches otoexec; test_otosecret checks OTO_VIEW too).
 test_refusals_on_the_record_with_a_secret() {
 	make_store
-	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
-	chmod 0755 "$T/refuse"
+	helper_cc refuse
 	run chain --role member --secret API_KEY --store "$T/store" --key-file "$T/key" \
 		--ro "$T/refuse:/opt/refuse" --log-fd 3 -- /opt/refuse 3>"$T/log"
 	assertEquals "$(cat "$T/err")" 0 "$rc"

@@ -149,8 +149,7 @@ test_cgroup_runs_the_agent_in_its_own_cgroup() {
 # --log-fd reaches otons: the calls the filter refuses, named on fd 3 from
 # outside the sandbox, and still refused with EPERM inside the view.
 test_refusal_log_through_the_chain() {
-	gcc -O1 -o "$T/refuse" "$OTO_TESTS/helpers/refuse.c" || fail "cannot build refuse"
-	chmod 0755 "$T/refuse"
+	helper_cc refuse
 	run "$OTO_BIN/otorun" $AS --no-net --agent-root "$A" --role member --person alice \
 		--ro "$T/refuse:/opt/refuse" --log-fd 3 -- /opt/refuse 3>"$T/log"
 	assertEquals "$(cat "$T/err")" 0 "$rc"
@@ -728,7 +727,7 @@ test_example_configs() {
 # launches whose first stage is tests/helpers/argdump.c, which shows its argv
 # and fds), replayed: the same stdout, stderr and exit code, byte for byte.
 test_corpus_recorded_with_the_script() {
-	gcc -O1 -o "$T/argdump" "$OTO_TESTS/helpers/argdump.c" || fail "cannot build argdump"
+	helper_cc argdump
 	run python3 "$OTO_TESTS/helpers/otorun_corpus.py" replay "$OTO_TESTS/otorun/corpus.jsonl" \
 		"$T/replay" "$OTO_BIN/otorun" "$T/argdump"
 	assertEquals "$(cat "$T/out" "$T/err")" 0 "$rc"
@@ -737,7 +736,7 @@ test_corpus_recorded_with_the_script() {
 
 # A fake chain: $T/bin holds otorun (a link) and argdump as its first stages.
 fake_chain() {
-	gcc -O1 -o "$T/argdump" "$OTO_TESTS/helpers/argdump.c" || fail "cannot build argdump"
+	helper_cc argdump
 	mkdir -p "$T/bin"
 	ln -s "$OTO_BIN/otorun" "$T/bin/otorun"
 	for t in otogate otonet otons otomount; do cp "$T/argdump" "$T/bin/$t"; done
