@@ -27,7 +27,13 @@
 # alone; goals 0.5 ms and 80 %). A fifth, "asked", is the gated one with
 # ask=*:/ and tests/helpers/decider.py answering allow-once as soon as it
 # reads a question (otogate --ask-fd): every request held and asked (its
-# own table: the time a question adds to the gated p50). OTO_BIN_B is
+# own table: the time a question adds to the gated p50). A sixth,
+# "limited", is the gated one under allow=*:/: every request served, none
+# asked, but each judged (the override headers, the path, and a POST's body
+# read for a form's _method: up1m's POST has no Content-Type, so its
+# megabyte is scanned as a urlencoded form); with OTO_PREV_BIN its earlier
+# build's runs too (its own table: what a rule costs a request nothing
+# asks, and the change from the earlier build). OTO_BIN_B is
 # OTO_PREV_BIN's other name (as bench/names.sh calls the build before).
 # Needs root
 # (ip netns). Results: stdout, and bench/results-gate.md when
@@ -90,10 +96,10 @@ CLIENT="$PY $top/bench/gatebench.py"
 direct() { # KIND
 	ip netns exec "$NH" env API_KEY="$REAL" $CLIENT "https://$API:8443" "$1" "$COUNT" "$K/ca.pem"
 }
-gated() { # KIND [BIN]
+gated() { # KIND [BIN [GRANT'S RULES]]
 	_b=${2:-$OTO_BIN}
 	ip netns exec "$NH" "$_b/otogate" --store "$K/store" --key-file "$K/key" \
-		--as "$AS_USER" --grant "API_KEY=https://$API:8443" --ca-file "$K/ca.pem" -- \
+		--as "$AS_USER" --grant "API_KEY=https://$API:8443${3:-}" --ca-file "$K/ca.pem" -- \
 		"$_b/otonet" --as "$AS_USER" --public 203.0.113.0/24 -- \
 		sh -c "exec $CLIENT \"\$API_KEY_URL\" $1 $COUNT" 2>/dev/null
 }
@@ -139,9 +145,13 @@ for r in $(seq "$RUNS"); do
 		transparent "$k" >>"$out/transparent-$k" ||
 			echo "gate.sh: warning: run $r: transparent $k failed" >&2
 		asked "$k" >>"$out/asked-$k" || echo "gate.sh: warning: run $r: asked $k failed" >&2
+		gated "$k" "$OTO_BIN" ",allow=*:/" >>"$out/limited-$k" ||
+			echo "gate.sh: warning: run $r: limited $k failed" >&2
 		if [ -n "${OTO_PREV_BIN:-}" ]; then
 			gated "$k" "$OTO_PREV_BIN" >>"$out/prev-$k" ||
 				echo "gate.sh: warning: run $r: the earlier build's gated $k failed" >&2
+			gated "$k" "$OTO_PREV_BIN" ",allow=*:/" >>"$out/prevlimited-$k" ||
+				echo "gate.sh: warning: run $r: the earlier build's limited $k failed" >&2
 		fi
 	done
 done
@@ -186,6 +196,30 @@ report() {
 		awk -v k="$k" -v g50="$g50" -v a50="$a50" -v a90="$a90" -v g="$grps" -v a="$arps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %+.3f | %.3f | %.1f | %.1f |\n",
 				k, g50, a50, a50 - g50, a90, g, a }'
+	done
+	echo
+	echo "A grant that limits (allow=*:/): every request judged, none asked, in the same runs:"
+	echo
+	if [ -n "${OTO_PREV_BIN:-}" ]; then
+		echo "| kind | gated p50 ms | limited p50 | added by the rule | earlier limited p50 | change | limited req/s | earlier limited req/s |"
+		echo "|---|---|---|---|---|---|---|---|"
+	else
+		echo "| kind | gated p50 ms | limited p50 | added by the rule | limited req/s |"
+		echo "|---|---|---|---|---|"
+	fi
+	for k in $KINDS; do
+		g50=$(cut -d' ' -f2 "$out/gated-$k" | med) l50=$(cut -d' ' -f2 "$out/limited-$k" | med)
+		lrps=$(cut -d' ' -f4 "$out/limited-$k" | med)
+		if [ -z "${OTO_PREV_BIN:-}" ]; then
+			awk -v k="$k" -v g50="$g50" -v l50="$l50" -v l="$lrps" 'BEGIN {
+				printf "| %s | %.3f | %.3f | %+.3f | %.1f |\n", k, g50, l50, l50 - g50, l }'
+			continue
+		fi
+		p50=$(cut -d' ' -f2 "$out/prevlimited-$k" | med)
+		prps=$(cut -d' ' -f4 "$out/prevlimited-$k" | med)
+		awk -v k="$k" -v g50="$g50" -v l50="$l50" -v p50="$p50" -v l="$lrps" -v p="$prps" 'BEGIN {
+			printf "| %s | %.3f | %.3f | %+.3f | %.3f | %+.3f | %.1f | %.1f |\n",
+				k, g50, l50, l50 - g50, p50, l50 - p50, l, p }'
 	done
 	[ -n "${OTO_PREV_BIN:-}" ] || return 0
 	echo

@@ -20,6 +20,7 @@
  * refuses the override headers and a _method parameter (allow_head_check),
  * for the request the upstream acts on must be the one judged.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "http.h"
@@ -332,13 +333,54 @@ static void multipart_byte(struct form_scan *s, int c)
 	}
 }
 
+/*
+ * The length of p[0, len)'s first run of bytes none of which is one of
+ * stop[0, n): eight bytes at a time (a byte is zero in x exactly when
+ * (x - ONES) & ~x has its high bit), since a form body can be megabytes.
+ */
+static size_t span_without(const char *p, size_t len, const char *stop, size_t n)
+{
+	const uint64_t ones = UINT64_MAX / 255, highs = ones << 7;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, hit = 0;
+
+		memcpy(&w, p + i, 8);
+		for (size_t k = 0; k < n; k++) {
+			uint64_t x = w ^ (ones * (unsigned char)stop[k]);
+
+			hit |= (x - ones) & ~x & highs;
+		}
+		if (hit)
+			break;
+	}
+	while (i < len && !memchr(stop, p[i], n))
+		i++;
+	return i;
+}
+
+/*
+ * Runs of bytes that cannot change the scan's answer are skipped whole: in
+ * a value, or a name already not "_method", only '&', ';' and '=' count
+ * (none is an escape's digit, and an escape cut short gives bytes these
+ * states ignore); outside a multipart name, with none of "name=" matched,
+ * only an 'n' does.
+ */
 void form_scan_feed(struct form_scan *s, const char *p, size_t len)
 {
 	for (size_t i = 0; i < len && !s->found; i++) {
-		if (s->kind == FORM_URLENCODED)
-			url_byte(s, (unsigned char)p[i]);
-		else
-			multipart_byte(s, (unsigned char)p[i]);
+		if (s->kind == FORM_URLENCODED) {
+			if (s->value || s->cut)
+				i += span_without(p + i, len - i, "&;=", 3);
+			if (i < len)
+				url_byte(s, (unsigned char)p[i]);
+		} else {
+			if (!s->in_name && !s->k)
+				i += span_without(p + i, len - i, "nN", 2);
+			if (i < len)
+				multipart_byte(s, (unsigned char)p[i]);
+		}
 	}
 }
 
