@@ -169,6 +169,22 @@ two-host: HTTP/1.1 400 Bad Request otogate: not exactly one Host header" "$(sed 
 	assertNoSecret "the agent's output" "$T/out"
 }
 
+# A WebSocket's handshake and an h2c upgrade: the gateway relays neither,
+# and says so with a 426 naming plain HTTP/1.1, which codex, trying its
+# model call as a WebSocket first, takes as "go on over HTTPS" at once (a
+# 501 made it try six times, for about 6 s, per session). The upstream
+# never sees them.
+test_an_upgrade_is_refused_as_final() {
+	gate $GRANT -- sh -c "$CLIENT websocket h2c"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	b='HTTP/1.1 426 Upgrade Required otogate: an Upgrade (WebSocket, h2c) refused: the gateway relays plain HTTP'
+	assertEquals "websocket: $b
+h2c: $b" "$(cat "$T/out")"
+	assertEquals "the upstream's requests: $(cat "$TOPO_DIR/api/requests")" 0 \
+		"$(grep -c '^== ' "$TOPO_DIR/api/requests")"
+	assertEquals 2 "$(grep -c '"status":426,.*"error":"an Upgrade (WebSocket, h2c) refused: the gateway relays plain HTTP"' "$T/log")"
+}
+
 test_expect_100_continue() {
 	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT expect"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

@@ -137,6 +137,8 @@ test_codex_refreshes_and_calls_with_the_new_token() {
 		"$T/cli/node_modules/.bin/codex" exec --skip-git-repo-check "Show me the environment."
 	assertRefreshed codex chatgpt.com
 	assertEquals "2 model calls" 2 "$(grep -c '^== POST chatgpt.com /backend-api/codex/responses$' "$P/requests")"
+	# Its WebSocket tried first, refused 426 by the fake: tried no more.
+	assertEquals "the WebSocket's tries" 1 "$(grep -c '^== GET chatgpt.com /backend-api/codex/responses$' "$P/requests")"
 	assertEquals "the account header" "chatgpt-account-id: 8f2d3c4e-1a2b-4c5d-9e8f-0a1b2c3d4e5f" \
 		"$(grep -i '^chatgpt-account-id:' "$P/requests" | sort -u)"
 	assertEquals "the new access token, in the file" "$A" "$(field "$F" tokens.access_token)"
@@ -388,8 +390,13 @@ test_codex_through_oto_holds_phantoms_only() {
 	assertOnlyPhantoms codex chatgpt.com "$(state codex access_token)"
 	assertEquals "no refresh" 0 "$(grep -c '^== POST auth.openai.com ' "$P/requests")"
 	assertEquals "2 model calls" 2 "$(grep -c '^== POST chatgpt.com /backend-api/codex/responses$' "$P/requests")"
+	# Its WebSocket tried first, refused 426 by the gateway: tried no more.
+	assertEquals "the WebSocket's tries: $(grep 'otogate: info: .*an Upgrade' "$T/err" | sort | uniq -c)" 1 \
+		"$(grep -c 'otogate: info: port [0-9]* (CODEX_LOGIN): 426 an Upgrade (WebSocket, h2c) refused' "$T/err")"
 	assertEquals "the account header" "chatgpt-account-id: 8f2d3c4e-1a2b-4c5d-9e8f-0a1b2c3d4e5f" \
 		"$(grep -i '^chatgpt-account-id:' "$P/requests" | sort -u)"
+	assertEquals "the upstream got no WebSocket's try" 0 \
+		"$(grep -c '^== GET chatgpt.com /backend-api/codex/responses$' "$P/requests")"
 }
 
 # gemini-cli on its Google sign-in, through oto: tokeninfo, userinfo and

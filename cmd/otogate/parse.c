@@ -351,6 +351,8 @@ static const char *reason(int status)
 		return "URI Too Long";
 	case 421:
 		return "Misdirected Request";
+	case 426:
+		return "Upgrade Required";
 	case 431:
 		return "Request Header Fields Too Large";
 	case 501:
@@ -366,10 +368,12 @@ static const char *reason(int status)
 
 size_t gate_error_format(char *buf, size_t size, int status, const char *why)
 {
+	/* A 426 names the protocols the server takes (RFC 9110, 15.5.22): here, plain HTTP/1.1. */
 	int w = snprintf(buf, size,
-			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+			 "HTTP/1.1 %d %s\r\n%sContent-Type: text/plain\r\nContent-Length: %zu\r\n"
 			 "Connection: close\r\n\r\notogate: %s\n",
-			 status, reason(status), strlen(why) + 10, why);
+			 status, reason(status), status == 426 ? "Upgrade: HTTP/1.1\r\n" : "",
+			 strlen(why) + 10, why);
 
 	return w < 0 || (size_t)w >= size ? 0 : (size_t)w;
 }

@@ -49,8 +49,9 @@
 #   id and its origin), /codex/models (404 here: the bundled catalogue),
 #   /wham/settings/user, /ps/plugins/..., POST /ps/mcp,
 #   /codex/analytics-events/events; the model call first as a WebSocket
-#   (GET /codex/responses, Upgrade; 6 tries, about 6 s) and then POST
-#   /codex/responses, its body zstd (Content-Encoding). The catalogue's
+#   (GET /codex/responses, Upgrade: this fake answers 426, as otogate does,
+#   and codex goes on at once; to a 404 or a 5xx it tries 6 times, about
+#   6 s) and then POST /codex/responses, its body zstd (Content-Encoding). The catalogue's
 #   default model offers only a JavaScript "exec" tool (code mode): the
 #   test names examples/codex's model. CA: CODEX_CA_CERTIFICATE. Off:
 #   [analytics] enabled = false, check_for_update_on_startup = false.
@@ -332,6 +333,8 @@ class H(fakeapi.H):
     def api_codex(self, path, q, data):
         if path == "/backend-api/codex/responses" and self.command == "POST":
             self.responses_api(data)
+        elif path == "/backend-api/codex/responses" and self.headers.get("Upgrade"):
+            self.send_json(426, {"detail": "no WebSocket here"})
         elif path == "/backend-api/wham/accounts/check":
             # The workspace routing codex needs before a turn: the account
             # of the token, its backend origin (codex-rs app-server's

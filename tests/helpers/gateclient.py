@@ -34,6 +34,9 @@
 #   te-cl, two-host   a request with both Transfer-Encoding and Content-Length,
 #                 or with two Host headers, on a connection of its own: the
 #                 status line and the body
+#   websocket, h2c   a WebSocket's handshake (as codex sends its model call
+#                 first) or an h2c upgrade, with the phantom in Authorization,
+#                 on a connection of its own: the status line and the body
 #   hop           POST /echo (a chunked body) with every hop-by-hop header and
 #                 one that Connection names, on a connection of its own: the
 #                 status line and the body
@@ -111,6 +114,14 @@ def one(step):
     if step == "te-cl":
         return head_only(b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
                          b"Content-Length: 5\r\nConnection: close\r\n\r\n0\r\n\r\n")
+    if step == "websocket":
+        return head_only(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                         b"Authorization: Bearer " + key.encode() + b"\r\n\r\n")
+    if step == "h2c":
+        return head_only(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                         b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n"
+                         b"Authorization: Bearer " + key.encode() + b"\r\n\r\n")
     if step == "two-host":
         return head_only(b"GET /echo HTTP/1.1\r\nHost: x\r\nHost: y\r\nx-api-key: " +
                          key.encode() + b"\r\nConnection: close\r\n\r\n")

@@ -314,7 +314,7 @@ static void test_errors_have_messages_and_statuses(void **state)
 	assert_int_equal(http_status(HTTP_EVERSION), 505);
 	assert_int_equal(http_status(HTTP_ETE), 501);
 	assert_int_equal(http_status(HTTP_ECONNECT), 501);
-	assert_int_equal(http_status(HTTP_EUPGRADE), 501);
+	assert_int_equal(http_status(HTTP_EUPGRADE), 426);
 	assert_int_equal(http_status(HTTP_ETELENGTH), 400);
 	assert_int_equal(http_status(HTTP_EHOST), 400);
 }

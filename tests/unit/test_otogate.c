@@ -176,6 +176,11 @@ static void test_error_answer(void **state)
 	assert_int_equal(gate_error_format(buf, sizeof(buf), 502, "why"), strlen(want));
 	assert_string_equal(buf, want);
 	assert_int_equal(gate_error_format(buf, 10, 502, "why"), 0);
+	/* A 426 names the one protocol the gateway takes. */
+	want = "HTTP/1.1 426 Upgrade Required\r\nUpgrade: HTTP/1.1\r\nContent-Type: text/plain\r\n"
+	       "Content-Length: 13\r\nConnection: close\r\n\r\notogate: why\n";
+	assert_int_equal(gate_error_format(buf, sizeof(buf), 426, "why"), strlen(want));
+	assert_string_equal(buf, want);
 }
 
 int main(void)
