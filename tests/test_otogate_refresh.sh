@@ -246,14 +246,20 @@ test_a_crash_after_the_answer_loses_nothing() {
 	assertEquals "$new_r" "$(stored refreshToken)"
 }
 
-# Two sessions on one store, one subscription: A refreshes (the fake
-# invalidates the file's refresh token), then B refreshes with the
-# phantom of that old one: B's gateway gets invalid_grant, finds A's newer
-# token in the store, and sends it instead. Both keep working; the store
-# ends with the newest tokens.
+# Two sessions on one store, one subscription: B starts, then A refreshes
+# (the fake invalidates the file's refresh token), then B refreshes with
+# the phantom of that old one: B's gateway gets invalid_grant, finds A's
+# newer token in the store, and sends it instead (three calls of the token
+# endpoint). Both keep working; the store ends with the newest tokens. In
+# that order whatever the machine's load: A starts once B has its login
+# file, and B refreshes once A has its answer (sealed before A got it).
 test_two_sessions_both_keep_working() {
-	gate "$T/b" -- sh -c 'sleep 1.5; '"$REFRESH" &
+	gate "$T/b" -- sh -c 'n=0
+		while [ ! -s "$1/ans.json" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+		'"$REFRESH" sh "$T/a" &
 	b=$!
+	n=0
+	while [ ! -s "$T/b/login.json" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 	gate "$T/a" -- sh -c "$REFRESH"
 	wait $b
 	assertEquals "A: $(cat "$T/a/err")" "200
@@ -261,6 +267,7 @@ test_two_sessions_both_keep_working() {
 	assertEquals "B: $(cat "$T/b/err")" "200
 200" "$(cat "$T/b/out")"
 	assertEquals 2 "$(state refreshes)"
+	assertEquals "the token endpoint's calls" 3 "$(grep -c '^== POST platform.claude.com /v1/oauth/token' "$P/requests")"
 	assertEquals "$(state refresh_token)" "$(stored refreshToken)"
 	assertEquals "$(state access_token)" "$(stored accessToken)"
 }
