@@ -231,6 +231,40 @@ test_a_hostile_token_endpoint_gets_a_502() {
 	assertContains "$(cat "$T/error/log")" "the token endpoint's error answer holds a real token"
 }
 
+# A token endpoint that takes the refresh and answers nothing, then one
+# that drips its answer: each a 504 once the refresh's time has passed
+# (OTO_TEST_REFRESH_TIMEOUT_MS: 1.5 s here, 30 s in use), nothing of it
+# to the agent. The refresh lock is let go each time: the same gateway's
+# next refresh, with the endpoint well again, goes through.
+test_a_token_endpoint_that_stalls_gets_a_504() {
+	hostile hang
+	# shellcheck disable=SC2016 # the agent's script
+	TRY='curl -sS -o "body$1" -w "%{http_code}\n" -H "Content-Type: application/json" \
+		-d "{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$(python3 -c "import json; print(json.load(open(\"login.json\"))[\"claudeAiOauth\"][\"refreshToken\"])")\",\"client_id\":\"'$CLIENT'\",\"scope\":\"user:inference\"}" '$TOKEN_URL'
+		: >"step$1"; n=0; while [ ! -e "go$1" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done'
+	export OTO_TEST_REFRESH_TIMEOUT_MS=1500
+	gate "$T/a" -- sh -c "set -- 1; $TRY; set -- 2; $TRY; $REFRESH" &
+	bg=$!
+	unset OTO_TEST_REFRESH_TIMEOUT_MS
+	for i in 1 2; do
+		n=0
+		while [ ! -e "$T/a/step$i" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n + 1)); done
+		[ $i = 1 ] && hostile drip
+		[ $i = 2 ] && hostile none
+		: >"$T/a/go$i"
+	done
+	wait $bg
+	assertEquals "rc: $(cat "$T/a/err")" "504
+504
+200
+200" "$(cat "$T/a/out")"
+	assertEquals "otogate: the token endpoint did not answer in time" "$(cat "$T/a/body1")"
+	assertEquals "otogate: the token endpoint did not answer in time" "$(cat "$T/a/body2")"
+	assertEquals 2 "$(grep -c '"status":504,.*"error":"the token endpoint did not answer in time"' "$T/a/log")"
+	assertEquals 1 "$(state refreshes)"
+	assertEquals "$(state refresh_token)" "$(stored refreshToken)"
+}
+
 # A crash right after the answer: the store has the new tokens already
 # (sealed before the agent got them); the next session starts from them.
 test_a_crash_after_the_answer_loses_nothing() {

@@ -1117,6 +1117,7 @@ int flow_start(struct gate *gate, int fd, int port)
 	f->ag.ssl = NULL;
 	f->up.fd = -1;
 	f->up.ssl = NULL;
+	f->up.deadline = 0;
 	f->inlen = f->rblen = f->held = 0;
 	f->method_len = f->path_len = 0;
 	f->up_bytes = f->down_bytes = 0;

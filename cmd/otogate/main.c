@@ -282,6 +282,9 @@ int main(int argc, char **argv)
 	/* 1. Not dumpable before anything else; the options, checked against the caller. */
 	xundumpable();
 	xotogate_parse(&s.o, argc, argv);
+	s.gate.refresh_ms = (int)xtest_switch(
+	    "OTO_TEST_REFRESH_TIMEOUT_MS", REFRESH_TIMEOUT_MS, 100, REFRESH_TIMEOUT_MS,
+	    "the token endpoint's time to answer a refresh, in ms");
 	xcaller_check(&s);
 
 	/* 2. The store, the phantoms, the key opened; the session CA for transparent grants. */

@@ -481,6 +481,8 @@ struct upstream {
 	void *ssl;     /* SSL * */
 	int ended;     /* the connection's end was read: */
 	int end_errno; /* 0 a clean close, or the error */
+	/* CLOCK_MONOTONIC ms by which a wait to read or write ends (ETIMEDOUT), or 0: none */
+	long long deadline;
 };
 /*
  * Connects to g's upstream over TLS, verified. Returns 0, or -1 with why (a
@@ -489,6 +491,8 @@ struct upstream {
 int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, const char **why,
 		  char *detail, size_t dsz);
 void upstream_close(struct upstream *u);
+/* A deadline for struct upstream, ms from now. */
+long long upstream_deadline(int ms);
 /* Returns whether an idle kept-alive connection has anything to read: its close, in practice. */
 int upstream_idle_closed(struct upstream *u);
 /*
@@ -537,6 +541,8 @@ struct gate {
 	/* a refresh at a time (refresh.c): the work area, the login tables' writes */
 	pthread_mutex_t refresh_lock;
 	struct login_refresh_work *work;
+	int refresh_ms; /* the token endpoint's time to answer, the lock held meanwhile */
+#define REFRESH_TIMEOUT_MS 30000
 	void *_Atomic refresh_spare; /* a refresh's area (600 KB), kept for the next */
 };
 /*

@@ -359,6 +359,10 @@ static const char *reason(int status)
 		return "Not Implemented";
 	case 502:
 		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
 	case 505:
 		return "HTTP Version Not Supported";
 	default:

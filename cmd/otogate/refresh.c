@@ -42,6 +42,9 @@
 
 #define STORE_WAIT_MS 5000 /* for the store's lock: another session's write */
 
+/* The 504's reason: the token endpoint let the refresh's deadline (gate.refresh_ms) pass. */
+static const char TIMED_OUT[] = "the token endpoint did not answer in time";
+
 struct refresh {
 	char ctype[512];
 	size_t ctype_len;
@@ -209,7 +212,9 @@ static int read_answer(struct gate_flow *f, struct refresh *r)
 		memset(&f->resp, 0, sizeof(f->resp));
 		while ((err = http_resp_parse(&f->resp, f->rb, f->rblen, 0)) == HTTP_MORE)
 			if (flow_up_read(f) <= 0) {
-				f->error = "the token endpoint closed before its answer";
+				f->error = errno == ETIMEDOUT
+					       ? TIMED_OUT
+					       : "the token endpoint closed before its answer";
 				return -1;
 			}
 		if (err != HTTP_OK) {
@@ -265,7 +270,9 @@ static int read_answer(struct gate_flow *f, struct refresh *r)
 		if ((got == 0 || (got < 0 && errno == ENODATA)) && r->kind == HTTP_BODY_CLOSE)
 			break;
 		if (got <= 0) {
-			f->error = "the token endpoint closed inside its answer";
+			f->error = got < 0 && errno == ETIMEDOUT
+				       ? TIMED_OUT
+				       : "the token endpoint closed inside its answer";
 			return -1;
 		}
 	}
@@ -278,10 +285,16 @@ static int read_answer(struct gate_flow *f, struct refresh *r)
 	return 0;
 }
 
-/* The request sent (head, r->out), the answer read: 0, or -1 with f->error (a 502). */
+/*
+ * The request sent (head, r->out), the answer read: 0, or -1 with f->error
+ * (a 502, or TIMED_OUT: a 504). The lock is held meanwhile, so the token
+ * endpoint gets gate.refresh_ms for both, after the connect and handshake
+ * (10 s each at most): a hung one would hold every refresh of the gateway.
+ */
 static int exchange(struct gate_flow *f, struct refresh *r, char *detail, size_t dsz)
 {
 	const char *why;
+	int rc = -1;
 
 	if (f->up.fd >= 0 && upstream_idle_closed(&f->up))
 		upstream_close(&f->up);
@@ -290,14 +303,20 @@ static int exchange(struct gate_flow *f, struct refresh *r, char *detail, size_t
 		f->error = why;
 		return -1;
 	}
+	f->up.deadline = upstream_deadline(f->gate->refresh_ms);
 	if (upstream_write(&f->up, r->head, r->head_len) < 0 ||
 	    upstream_write(&f->up, r->out, r->len) < 0) {
-		f->error = "the token endpoint closed before the refresh was sent";
-		upstream_close(&f->up);
-		return -1;
+		f->error = errno == ETIMEDOUT
+			       ? TIMED_OUT
+			       : "the token endpoint closed before the refresh was sent";
+	} else {
+		f->up_bytes += r->head_len + r->len;
+		rc = read_answer(f, r);
 	}
-	f->up_bytes += r->head_len + r->len;
-	return read_answer(f, r);
+	f->up.deadline = 0;
+	if (rc < 0)
+		upstream_close(&f->up);
+	return rc;
 }
 
 /* The login's pairs, as the refresh functions take them (under refresh_lock: they stay). */
@@ -478,7 +497,7 @@ static int refresh_locked(struct gate_flow *f, struct refresh *r)
 		}
 		detail[0] = 0;
 		if (exchange(f, r, detail, sizeof(detail)) < 0) {
-			flow_refuse(f, 502, f->error, detail);
+			flow_refuse(f, f->error == TIMED_OUT ? 504 : 502, f->error, detail);
 			return -1;
 		}
 		if (r->status >= 200 && r->status < 300)

@@ -8,12 +8,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -138,8 +141,9 @@ static int connect_timeout(int fd, const struct sockaddr *sa, socklen_t len)
 int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, const char **why,
 		  char *detail, size_t dsz)
 {
+	const struct timeval hs = { .tv_sec = CONNECT_TIMEOUT_MS / 1000 };
 	SSL *ssl;
-	int fd = -1, one = 1;
+	int fd = -1, one = 1, rc;
 	long vr;
 
 	detail[0] = 0;
@@ -176,8 +180,15 @@ int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, c
 	}
 	if (SSL_set_fd(ssl, fd) != 1)
 		goto tls_fail;
+	/* The handshake on a blocking socket, bounded as the connect is: an upstream that
+	 * takes the connection and says nothing would hold the flow (a refresh: the lock). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &hs, sizeof(hs)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &hs, sizeof(hs)) < 0)
+		goto tls_fail;
 	ERR_clear_error();
-	if (SSL_connect(ssl) != 1) {
+	if ((rc = SSL_connect(ssl)) != 1) {
+		int se = SSL_get_error(ssl, rc);
+
 		vr = SSL_get_verify_result(ssl);
 		if (vr != X509_V_OK) {
 			*why = "the upstream's certificate does not verify";
@@ -186,7 +197,11 @@ int upstream_open(void *client_ctx, const struct grant *g, struct upstream *u, c
 			unsigned long e = ERR_get_error();
 
 			*why = "the TLS handshake with the upstream failed";
-			snprintf(detail, dsz, "%s", e ? ERR_reason_error_string(e) : "closed");
+			snprintf(detail, dsz, "%s",
+				 se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE
+				     ? "no answer within 10 s"
+				 : e ? ERR_reason_error_string(e)
+				     : "closed");
 		}
 		SSL_free(ssl);
 		close(fd);
@@ -222,7 +237,34 @@ void upstream_close(struct upstream *u)
 	u->fd = -1;
 }
 
-/* Wait until fd can do what TLS wants (SSL_ERROR_WANT_READ or _WRITE): 0, or -1. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long upstream_deadline(int ms)
+{
+	return now_ms() + ms;
+}
+
+/* The ms left before u's deadline for poll(2): -1 with none, 0 once passed. */
+static int wait_ms(const struct upstream *u)
+{
+	long long left;
+
+	if (!u->deadline)
+		return -1;
+	left = u->deadline - now_ms();
+	return left <= 0 ? 0 : left < INT_MAX ? (int)left : INT_MAX;
+}
+
+/*
+ * Wait until fd can do what TLS wants (SSL_ERROR_WANT_READ or _WRITE): 0, or
+ * -1 (ETIMEDOUT once u's deadline has passed).
+ */
 static int tls_wait(const struct upstream *u, int want)
 {
 	struct pollfd p = { .fd = u->fd,
@@ -230,9 +272,11 @@ static int tls_wait(const struct upstream *u, int want)
 	int rc;
 
 	do
-		rc = poll(&p, 1, -1);
+		rc = poll(&p, 1, wait_ms(u));
 	while (rc < 0 && errno == EINTR);
-	return rc < 0 ? -1 : 0;
+	if (rc == 0)
+		errno = ETIMEDOUT;
+	return rc <= 0 ? -1 : 0;
 }
 
 /*
@@ -301,8 +345,13 @@ int upstream_write(struct upstream *u, const void *buf, size_t len)
 		if (SSL_write_ex(u->ssl, buf, len, &done) == 1 && done == len)
 			return 0;
 		e = SSL_get_error(u->ssl, 0);
-		if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) || tls_wait(u, e) < 0)
+		if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
 			break;
+		if (tls_wait(u, e) < 0) {
+			if (errno == ETIMEDOUT)
+				return -1;
+			break;
+		}
 	}
 	ERR_clear_error();
 	errno = EPIPE;

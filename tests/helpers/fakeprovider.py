@@ -15,7 +15,10 @@
 #    real ones do), "expires_in": seconds (default: as the real ones),
 #    "hostile": a token endpoint that echoes the refresh token it was sent
 #    ("error": in a 400's body; "field", "base64": in another field of its
-#    answer, as it is or in base64; "header": in a header)}
+#    answer, as it is or in base64; "header": in a header), or that takes
+#    the refresh and stalls ("hang": answers nothing; "drip": its head,
+#    then a byte of its body every 0.2 s; either for 10 s at most, then it
+#    closes)}
 # A refresh checks grant_type, client_id (and gemini's client_secret), the
 # body's content type and that the refresh token is the valid one; it then
 # invalidates the old tokens, issues new ones and appends each to DIR/issued
@@ -200,6 +203,30 @@ class H(fakeapi.H):
             f.write(f"== {self.command} {host} {self.path}\n{head}\n".encode("latin-1") + data + b"\n")
         return data
 
+    def stall(self, drip):
+        """Nothing, or a head and a byte every 0.2 s, until the client closes (10 s at most)."""
+        import select
+        if drip:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+        for _ in range(50):
+            r, _w, _x = select.select([self.connection], [], [], 0.2)
+            try:
+                # The client sends nothing more: readable means it closed.
+                if r and not self.connection.recv(1):
+                    break
+            except OSError:
+                break
+            if drip:
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    break
+        self.close_connection = True
+
     def send_json(self, status, obj, headers=()):
         out = json.dumps(obj).encode()
         self.send_response(status)
@@ -235,6 +262,9 @@ class H(fakeapi.H):
         # A hostile endpoint (DIR/P.json's "hostile"): the refresh token it
         # was sent, echoed in an error body, another field, base64, a header.
         hostile, sent = state(p).get("hostile"), form.get("refresh_token", "")
+        if hostile in ("hang", "drip"):
+            self.stall(hostile == "drip")
+            return
         if hostile == "error":
             self.send_json(400, {"error": "invalid_grant", "error_description": "bad token " + sent})
             return
