@@ -527,6 +527,7 @@ enum gate_decision ask_question(struct gate_ask *a, const struct grant *g,
 				uint32_t *id, void (*logq)(void *arg, uint32_t id), void *arg);
 
 /* ---- flow.c ---- */
+#define REFRESH_TIMEOUT_MS 30000 /* gate.refresh_ms unless a test shortens it */
 struct gate {
 	const struct otogate_opts *o;
 	int log_fd;
@@ -542,7 +543,6 @@ struct gate {
 	pthread_mutex_t refresh_lock;
 	struct login_refresh_work *work;
 	int refresh_ms; /* the token endpoint's time to answer, the lock held meanwhile */
-#define REFRESH_TIMEOUT_MS 30000
 	void *_Atomic refresh_spare; /* a refresh's area (600 KB), kept for the next */
 };
 /*

@@ -348,9 +348,11 @@ int upstream_write(struct upstream *u, const void *buf, size_t len)
 		if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
 			break;
 		if (tls_wait(u, e) < 0) {
-			if (errno == ETIMEDOUT)
-				return -1;
-			break;
+			if (errno != ETIMEDOUT)
+				break;
+			ERR_clear_error();
+			errno = ETIMEDOUT;
+			return -1;
 		}
 	}
 	ERR_clear_error();

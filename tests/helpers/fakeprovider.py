@@ -54,10 +54,11 @@
 #   /codex/analytics-events/events; the model call first as a WebSocket
 #   (GET /codex/responses, Upgrade: this fake answers 426, as otogate does,
 #   and codex goes on at once; to a 404 or a 5xx it tries 6 times, about
-#   6 s) and then POST /codex/responses, its body zstd (Content-Encoding). The catalogue's
-#   default model offers only a JavaScript "exec" tool (code mode): the
-#   test names examples/codex's model. CA: CODEX_CA_CERTIFICATE. Off:
-#   [analytics] enabled = false, check_for_update_on_startup = false.
+#   6 s) and then POST /codex/responses, its body zstd (Content-Encoding).
+#   The catalogue's default model offers only a JavaScript "exec" tool
+#   (code mode): the test names examples/codex's model. CA:
+#   CODEX_CA_CERTIFICATE. Off: [analytics] enabled = false,
+#   check_for_update_on_startup = false.
 # gemini-cli 0.61.0 (google-auth-library 10): refreshes when expiry_date
 #   (ms) is near; POST https://oauth2.googleapis.com/token, a form
 #   {refresh_token, client_id, client_secret, grant_type}; then POST
