@@ -19,7 +19,7 @@
 # fake gets the real refresh token, the store the rotated tokens, and a
 # second session starts from them with no refresh.
 # run-as: root
-# sanitized: no (75 s more of CI for the real CLIs; the gateway's --login and refresh
+# sanitized: no (about 45 s more of CI for the real CLIs; the gateway's --login and refresh
 # run under the sanitizers in test_otogate_login.sh and test_otogate_refresh.sh)
 . "$(dirname "$0")/common.sh"
 . "$OTO_TESTS/net/topo.sh"
