@@ -133,6 +133,8 @@ netonly() { # KIND
 }
 
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# col N PATH KIND: the median over the runs of PATH's figure N for KIND (2: p50, 3: p90, 4: req/s).
+col() { cut -d' ' -f"$1" "$out/$2-$3" | med; }
 
 out=$(mktemp -d /tmp/oto-bench-gate.XXXXXX)
 shared=$(mktemp -d /tmp/oto-bench-gate-ca.XXXXXX)
@@ -160,11 +162,11 @@ report() {
 	echo "| kind | direct p50 ms | otonet alone p50 | gated p50 | added p50 | gateway's own p50 | direct p90 | gated p90 | direct req/s | otonet alone req/s | gated req/s | gated / direct | gated / otonet alone |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for k in $KINDS; do
-		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) g50=$(cut -d' ' -f2 "$out/gated-$k" | med)
-		n50=$(cut -d' ' -f2 "$out/netonly-$k" | med)
-		d90=$(cut -d' ' -f3 "$out/direct-$k" | med) g90=$(cut -d' ' -f3 "$out/gated-$k" | med)
-		drps=$(cut -d' ' -f4 "$out/direct-$k" | med) grps=$(cut -d' ' -f4 "$out/gated-$k" | med)
-		nrps=$(cut -d' ' -f4 "$out/netonly-$k" | med)
+		d50=$(col 2 direct "$k") g50=$(col 2 gated "$k")
+		n50=$(col 2 netonly "$k")
+		d90=$(col 3 direct "$k") g90=$(col 3 gated "$k")
+		drps=$(col 4 direct "$k") grps=$(col 4 gated "$k")
+		nrps=$(col 4 netonly "$k")
 		awk -v k="$k" -v d50="$d50" -v n50="$n50" -v g50="$g50" -v d90="$d90" -v g90="$g90" \
 			-v d="$drps" -v n="$nrps" -v g="$grps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %.3f | %+.3f | %+.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %.0f %% | %.0f %% |\n",
@@ -177,9 +179,9 @@ report() {
 	echo "| kind | direct p50 ms | otonet alone p50 | transparent p50 | added p50 | transparent p90 | otonet alone req/s | transparent req/s | transparent / otonet alone |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for k in $KINDS; do
-		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) t50=$(cut -d' ' -f2 "$out/transparent-$k" | med)
-		n50=$(cut -d' ' -f2 "$out/netonly-$k" | med) t90=$(cut -d' ' -f3 "$out/transparent-$k" | med)
-		nrps=$(cut -d' ' -f4 "$out/netonly-$k" | med) trps=$(cut -d' ' -f4 "$out/transparent-$k" | med)
+		d50=$(col 2 direct "$k") t50=$(col 2 transparent "$k")
+		n50=$(col 2 netonly "$k") t90=$(col 3 transparent "$k")
+		nrps=$(col 4 netonly "$k") trps=$(col 4 transparent "$k")
 		awk -v k="$k" -v d50="$d50" -v n50="$n50" -v t50="$t50" -v t90="$t90" -v n="$nrps" -v t="$trps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %.3f | %+.3f | %.3f | %.1f | %.1f | %.0f %% |\n",
 				k, d50, n50, t50, t50 - d50, t90, n, t, n ? 100 * t / n : 0 }'
@@ -190,9 +192,9 @@ report() {
 	echo "| kind | gated p50 ms | asked p50 | added by the question | asked p90 | gated req/s | asked req/s |"
 	echo "|---|---|---|---|---|---|---|"
 	for k in $KINDS; do
-		g50=$(cut -d' ' -f2 "$out/gated-$k" | med) a50=$(cut -d' ' -f2 "$out/asked-$k" | med)
-		a90=$(cut -d' ' -f3 "$out/asked-$k" | med)
-		grps=$(cut -d' ' -f4 "$out/gated-$k" | med) arps=$(cut -d' ' -f4 "$out/asked-$k" | med)
+		g50=$(col 2 gated "$k") a50=$(col 2 asked "$k")
+		a90=$(col 3 asked "$k")
+		grps=$(col 4 gated "$k") arps=$(col 4 asked "$k")
 		awk -v k="$k" -v g50="$g50" -v a50="$a50" -v a90="$a90" -v g="$grps" -v a="$arps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %+.3f | %.3f | %.1f | %.1f |\n",
 				k, g50, a50, a50 - g50, a90, g, a }'
@@ -208,15 +210,15 @@ report() {
 		echo "|---|---|---|---|---|"
 	fi
 	for k in $KINDS; do
-		g50=$(cut -d' ' -f2 "$out/gated-$k" | med) l50=$(cut -d' ' -f2 "$out/limited-$k" | med)
-		lrps=$(cut -d' ' -f4 "$out/limited-$k" | med)
+		g50=$(col 2 gated "$k") l50=$(col 2 limited "$k")
+		lrps=$(col 4 limited "$k")
 		if [ -z "${OTO_PREV_BIN:-}" ]; then
 			awk -v k="$k" -v g50="$g50" -v l50="$l50" -v l="$lrps" 'BEGIN {
 				printf "| %s | %.3f | %.3f | %+.3f | %.1f |\n", k, g50, l50, l50 - g50, l }'
 			continue
 		fi
-		p50=$(cut -d' ' -f2 "$out/prevlimited-$k" | med)
-		prps=$(cut -d' ' -f4 "$out/prevlimited-$k" | med)
+		p50=$(col 2 prevlimited "$k")
+		prps=$(col 4 prevlimited "$k")
 		awk -v k="$k" -v g50="$g50" -v l50="$l50" -v p50="$p50" -v l="$lrps" -v p="$prps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %+.3f | %.3f | %+.3f | %.1f | %.1f |\n",
 				k, g50, l50, l50 - g50, p50, l50 - p50, l, p }'
@@ -228,9 +230,9 @@ report() {
 	echo "| kind | earlier gated p50 ms | gated p50 | change | earlier added p50 | added p50 | earlier req/s | req/s |"
 	echo "|---|---|---|---|---|---|---|---|"
 	for k in $KINDS; do
-		d50=$(cut -d' ' -f2 "$out/direct-$k" | med) g50=$(cut -d' ' -f2 "$out/gated-$k" | med)
-		p50=$(cut -d' ' -f2 "$out/prev-$k" | med)
-		grps=$(cut -d' ' -f4 "$out/gated-$k" | med) prps=$(cut -d' ' -f4 "$out/prev-$k" | med)
+		d50=$(col 2 direct "$k") g50=$(col 2 gated "$k")
+		p50=$(col 2 prev "$k")
+		grps=$(col 4 gated "$k") prps=$(col 4 prev "$k")
 		awk -v k="$k" -v d50="$d50" -v g50="$g50" -v p50="$p50" -v g="$grps" -v p="$prps" 'BEGIN {
 			printf "| %s | %.3f | %.3f | %+.3f | %+.3f | %+.3f | %.1f | %.1f |\n",
 				k, p50, g50, g50 - p50, p50 - d50, g50 - d50, p, g }'
