@@ -286,10 +286,11 @@ test_a_crash_after_the_answer_loses_nothing() {
 # newer token in the store, and sends it instead (three calls of the token
 # endpoint). Both keep working; the store ends with the newest tokens. In
 # that order whatever the machine's load: A starts once B has its login
-# file, and B refreshes once A has its answer (sealed before A got it).
+# file, and B refreshes once A is done, its refresh and its call (B's
+# refresh invalidates A's access token, as the provider's would).
 test_two_sessions_both_keep_working() {
 	gate "$T/b" -- sh -c 'n=0
-		while [ ! -s "$1/ans.json" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+		while [ "$(cat "$1/out" 2>/dev/null | wc -l)" -lt 2 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 		'"$REFRESH" sh "$T/a" &
 	b=$!
 	n=0
