@@ -185,6 +185,21 @@ h2c: $b" "$(cat "$T/out")"
 	assertEquals 2 "$(grep -c '"status":426,.*"error":"an Upgrade (WebSocket, h2c) refused: the gateway relays plain HTTP"' "$T/log")"
 }
 
+# An agent that closes its connection while the gateway awaits the
+# upstream (a person cancelling a model's answer): the flow ends at once,
+# and with it the upstream's request. The upstream's /sse sends its first
+# event, then waits 10 s for a flag that never comes; the agent closes
+# after that first event and lives 2 s more. The flow's line, with why,
+# is in the record by then (without the watch, the gateway waited on the
+# upstream until the agent's exit ended it, and wrote none).
+test_an_agent_that_closes_ends_the_upstreams_request() {
+	gate $GRANT -- sh -c "$CLIENT abandon; sleep 2"
+	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
+	assertEquals "abandon: closed" "$(cat "$T/out")"
+	assertEquals "the record: $(cat "$T/log")" 1 \
+		"$(grep -c '"path":"/sse","status":200,.*"error":"the agent closed while the upstream'"'"'s response was awaited"' "$T/log")"
+}
+
 test_expect_100_continue() {
 	gate $GRANT -- sh -c "echo P=\$API_KEY; $CLIENT expect"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"

@@ -421,13 +421,16 @@ static int send_data(struct gate_flow *f, const char *buf, size_t len, int chunk
 	return 0;
 }
 
+/* Why a flow ends whose agent closed while the upstream's answer was awaited (AGENT_GONE). */
+static const char AGENT_GONE[] = "the agent closed while the upstream's response was awaited";
+
 /*
  * The response, streamed: 0 when it is complete (the connection may carry
  * the next), -1 when the flow must end (logged; or a body that ended with
  * the upstream's close). With until_continue, a 100 (Continue) is passed on
  * and 1 returned: the request's body is to follow.
  */
-static int relay_response(struct gate_flow *f, int until_continue)
+static int stream_response(struct gate_flow *f, int until_continue)
 {
 	int head = f->method_len == 4 && !memcmp(f->method, "HEAD", 4);
 	int err, chunked, began = 0;
@@ -441,7 +444,9 @@ static int relay_response(struct gate_flow *f, int until_continue)
 			if (r <= 0) {
 				/* A close with or without TLS's close_notify: the same to the
 				 * agent. */
-				f->error = "the upstream closed before its response";
+				f->error = r < 0 && errno == ECONNABORTED
+					       ? AGENT_GONE
+					       : "the upstream closed before its response";
 				goto failed;
 			}
 		}
@@ -523,7 +528,9 @@ static int relay_response(struct gate_flow *f, int until_continue)
 		if ((r == 0 || (r < 0 && errno == ENODATA)) && f->resp.body.kind == HTTP_BODY_CLOSE)
 			break;
 		if (r <= 0) {
-			f->error = "the upstream closed inside its response";
+			f->error = r < 0 && errno == ECONNABORTED
+				       ? AGENT_GONE
+				       : "the upstream closed inside its response";
 			goto failed;
 		}
 	}
@@ -570,6 +577,23 @@ failed:
 	flow_log(f);
 	infox("port %d (%s): %s", f->port, f->g->name, f->error);
 	return -1;
+}
+
+/*
+ * stream_response, with the agent's connection watched while the upstream
+ * is awaited: an agent that closes it (a CLI whose person cancelled) ends
+ * the flow at once, and with it the upstream's request (a model that would
+ * go on generating, and billing, for nobody). A half-close reads as a
+ * close, as it does to nginx.
+ */
+static int relay_response(struct gate_flow *f, int until_continue)
+{
+	int rc;
+
+	f->up.watch = f->ag.fd;
+	rc = stream_response(f, until_continue);
+	f->up.watch = -1;
+	return rc;
 }
 
 /* ---- asking (ask=; otogate(1), Asking) ---------------------------------------- */
@@ -1118,6 +1142,7 @@ int flow_start(struct gate *gate, int fd, int port)
 	f->up.fd = -1;
 	f->up.ssl = NULL;
 	f->up.deadline = 0;
+	f->up.watch = -1;
 	f->inlen = f->rblen = f->held = 0;
 	f->method_len = f->path_len = 0;
 	f->up_bytes = f->down_bytes = 0;

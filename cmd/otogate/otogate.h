@@ -483,6 +483,8 @@ struct upstream {
 	int end_errno; /* 0 a clean close, or the error */
 	/* CLOCK_MONOTONIC ms by which a wait to read or write ends (ETIMEDOUT), or 0: none */
 	long long deadline;
+	/* an fd whose peer's close (POLLRDHUP) ends a wait too (ECONNABORTED), or -1: none */
+	int watch;
 };
 /*
  * Connects to g's upstream over TLS, verified. Returns 0, or -1 with why (a

@@ -263,19 +263,26 @@ static int wait_ms(const struct upstream *u)
 
 /*
  * Wait until fd can do what TLS wants (SSL_ERROR_WANT_READ or _WRITE): 0, or
- * -1 (ETIMEDOUT once u's deadline has passed).
+ * -1 (ETIMEDOUT once u's deadline has passed; ECONNABORTED once u->watch's
+ * peer has closed, and the upstream has nothing to do yet).
  */
 static int tls_wait(const struct upstream *u, int want)
 {
-	struct pollfd p = { .fd = u->fd,
-			    .events = want == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = u->fd, .events = want == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN },
+		{ .fd = u->watch, .events = POLLRDHUP },
+	};
 	int rc;
 
 	do
-		rc = poll(&p, 1, wait_ms(u));
+		rc = poll(p, u->watch >= 0 ? 2 : 1, wait_ms(u));
 	while (rc < 0 && errno == EINTR);
 	if (rc == 0)
 		errno = ETIMEDOUT;
+	if (rc > 0 && !p[0].revents) {
+		errno = ECONNABORTED;
+		return -1;
+	}
 	return rc <= 0 ? -1 : 0;
 }
 

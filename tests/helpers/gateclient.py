@@ -34,6 +34,8 @@
 #   te-cl, two-host   a request with both Transfer-Encoding and Content-Length,
 #                 or with two Host headers, on a connection of its own: the
 #                 status line and the body
+#   abandon       GET /sse on a connection of its own, closed once the first
+#                 event has come (a person cancelling): "closed"
 #   websocket, h2c   a WebSocket's handshake (as codex sends its model call
 #                 first) or an h2c upgrade, with the phantom in Authorization,
 #                 on a connection of its own: the status line and the body
@@ -114,6 +116,18 @@ def one(step):
     if step == "te-cl":
         return head_only(b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
                          b"Content-Length: 5\r\nConnection: close\r\n\r\n0\r\n\r\n")
+    if step == "abandon":
+        import socket
+        s = socket.create_connection((url.hostname, url.port), 10)
+        s.sendall(f"GET /sse HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\n\r\n".encode())
+        got = b""
+        while b"data: one" not in got:
+            d = s.recv(4096)
+            if not d:
+                return "ended before the first event"
+            got += d
+        s.close()
+        return "closed"
     if step == "websocket":
         return head_only(b"GET /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                          b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
