@@ -192,12 +192,19 @@ h2c: $b" "$(cat "$T/out")"
 # after that first event and lives 2 s more. The flow's line, with why,
 # is in the record by then (without the watch, the gateway waited on the
 # upstream until the agent's exit ended it, and wrote none).
+# The same before any byte of the answer (/slow thinks 10 s first): the
+# line has status 0, and the agent's close is no refusal: nothing said on
+# stderr (nor in the agent's file, which takes 400 and more).
 test_an_agent_that_closes_ends_the_upstreams_request() {
-	gate $GRANT -- sh -c "$CLIENT abandon; sleep 2"
+	gate $GRANT -- sh -c "$CLIENT abandon abandon-slow; sleep 2"
 	assertEquals "rc: $(cat "$T/err")" 0 "$rc"
-	assertEquals "abandon: closed" "$(cat "$T/out")"
+	assertEquals "abandon: closed
+abandon-slow: closed" "$(cat "$T/out")"
 	assertEquals "the record: $(cat "$T/log")" 1 \
 		"$(grep -c '"path":"/sse","status":200,.*"error":"the agent closed while the upstream'"'"'s response was awaited"' "$T/log")"
+	assertEquals "the record: $(cat "$T/log")" 1 \
+		"$(grep -c '"path":"/slow","status":0,.*"error":"the agent closed while the upstream'"'"'s response was awaited"' "$T/log")"
+	assertNotContains "$(cat "$T/err")" "agent closed"
 }
 
 test_expect_100_continue() {

@@ -567,8 +567,16 @@ failed:
 	/*
 	 * f->error says why. Whether the agent has seen any of the response
 	 * decides what it gets: nothing yet (no head, or the head still held),
-	 * the gateway's own 502; part of it, the end of the connection.
+	 * the gateway's own 502; part of it, the end of the connection. An
+	 * agent gone gets nothing: its line in the record, with the status the
+	 * upstream had given (0: none yet), is no refusal, so nothing for the
+	 * agent's file or stderr (a person who cancels often would fill both).
 	 */
+	if (f->error == AGENT_GONE) {
+		f->held = 0;
+		flow_log(f);
+		return -1;
+	}
 	if (!began || f->held) {
 		f->held = 0;
 		flow_refuse(f, 502, f->error, NULL);

@@ -12,6 +12,8 @@
 #             cut across two chunks, twice
 #   /sse      200, text/event-stream, chunked: "data: one", then waits (up to
 #             10 s) for DIR/flag to exist, then "data: two" or "data: late"
+#   /slow     waits (up to 10 s) for DIR/flag to exist, then 200 "slow"
+#             (a model that thinks before it answers)
 #   /close    a Content-Length of 100, 10 bytes, then the connection closes
 #   /eof      200, no length: "a SECRET b", then the connection closes
 #   /bye      200 (kept alive, as far as the client knows), then the
@@ -321,6 +323,15 @@ class H(BaseHTTPRequestHandler):
                 time.sleep(0.05)
             self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
             self.wfile.write(b"0\r\n\r\n")
+        elif p == "/slow":
+            flag = os.path.join(DIR, "flag")
+            t = time.time() + 10
+            while not os.path.exists(flag) and time.time() < t:
+                time.sleep(0.05)
+            self.send_response(200)
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"slow")
         elif p == "/sum":
             out = f"{hashlib.sha256(data).hexdigest()} {len(data)}".encode()
             self.send_response(200)

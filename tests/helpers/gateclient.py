@@ -36,6 +36,8 @@
 #                 status line and the body
 #   abandon       GET /sse on a connection of its own, closed once the first
 #                 event has come (a person cancelling): "closed"
+#   abandon-slow  GET /slow on a connection of its own, closed 0.5 s after it
+#                 was sent, before any answer: "closed"
 #   websocket, h2c   a WebSocket's handshake (as codex sends its model call
 #                 first) or an h2c upgrade, with the phantom in Authorization,
 #                 on a connection of its own: the status line and the body
@@ -126,6 +128,13 @@ def one(step):
             if not d:
                 return "ended before the first event"
             got += d
+        s.close()
+        return "closed"
+    if step == "abandon-slow":
+        import socket, time
+        s = socket.create_connection((url.hostname, url.port), 10)
+        s.sendall(f"GET /slow HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\n\r\n".encode())
+        time.sleep(0.5)
         s.close()
         return "closed"
     if step == "websocket":
