@@ -317,17 +317,10 @@ class H(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self.chunk(b"data: one\n\n")
-            flag = os.path.join(DIR, "flag")
-            t = time.time() + 10
-            while not os.path.exists(flag) and time.time() < t:
-                time.sleep(0.05)
-            self.chunk(b"data: two\n\n" if os.path.exists(flag) else b"data: late\n\n")
+            self.chunk(b"data: two\n\n" if flag_within(10) else b"data: late\n\n")
             self.wfile.write(b"0\r\n\r\n")
         elif p == "/slow":
-            flag = os.path.join(DIR, "flag")
-            t = time.time() + 10
-            while not os.path.exists(flag) and time.time() < t:
-                time.sleep(0.05)
+            flag_within(10)
             self.send_response(200)
             self.send_header("Content-Length", "4")
             self.end_headers()
@@ -391,6 +384,15 @@ class H(BaseHTTPRequestHandler):
             self.end_headers()
 
     do_GET = do_POST = do_HEAD = do_PUT = do_PATCH = do_DELETE = handle_one
+
+
+def flag_within(seconds):
+    """Whether DIR/flag exists, waited for up to seconds (the test's go)."""
+    flag = os.path.join(DIR, "flag")
+    t = time.time() + seconds
+    while not os.path.exists(flag) and time.time() < t:
+        time.sleep(0.05)
+    return os.path.exists(flag)
 
 
 class S(ThreadingHTTPServer):
